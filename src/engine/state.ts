@@ -1,0 +1,51 @@
+/**
+ * The engine's session state (STYLE #5): the one mutable value, owned by the edge (one per client
+ * session), changed only through engine functions. Pure.
+ * @module
+ */
+
+import { createTaintStore, type TaintStore, type TaintStoreOptions } from "./taint-index.ts";
+import type { ApprovalKey } from "./types.ts";
+
+/**
+ * Everything a session remembers between calls: budget counters (SPEC §2.3), remembered approvals and
+ * declines (SPEC §2.5), and the taint index over untrusted output (SPEC §2.5 "Index, not rescans").
+ */
+export interface EngineState {
+  /** Attempts per tool, keyed by {@link budgetKey}. */
+  readonly budgets: Map<string, number>;
+  /** Remembered answers, keyed by {@link approvalKeyString}. */
+  readonly approvals: Map<string, "approved" | "declined">;
+  readonly taint: TaintStore;
+}
+
+/** Options of a new session state. */
+export type EngineStateOptions = TaintStoreOptions;
+
+/**
+ * Creates an empty session state.
+ * @param options - Taint store options (window size in bytes; default 8 MiB).
+ * @returns A fresh state with no counters, approvals or recorded output.
+ */
+export function createEngineState(options: EngineStateOptions = {}): EngineState {
+  return { budgets: new Map(), approvals: new Map(), taint: createTaintStore(options) };
+}
+
+/**
+ * The map key of a remembered approval or decline (SPEC §2.5): server, tool, parameter, identity.
+ * @param key - The approval key.
+ * @returns A collision-free string (a JSON array).
+ */
+export function approvalKeyString(key: ApprovalKey): string {
+  return JSON.stringify([key.server, key.tool, key.param, key.identity]);
+}
+
+/**
+ * The map key of a tool's budget counter (SPEC §2.3: per tool per session).
+ * @param server - The upstream name.
+ * @param tool - The tool name.
+ * @returns A collision-free string.
+ */
+export function budgetKey(server: string, tool: string): string {
+  return JSON.stringify([server, tool]);
+}
