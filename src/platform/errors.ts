@@ -1,0 +1,78 @@
+/**
+ * Local errors of the edges (STYLE #11): a {@link BouncerError} carries a stable string `code`, a
+ * message written to the house grammar (STYLE #12) and an optional `cause`. Only `src/cli.ts` turns
+ * one into an exit status: codes of usage and policy errors give 2, every other code gives 1
+ * (SPEC §5 "Exit codes"). Wire errors (JSON-RPC) are a separate family and never use this class. Edge.
+ *
+ * Source: SPEC §5, STYLE #11–#12.
+ * @module
+ */
+
+/**
+ * Codes that mean "usage or policy error" (exit 2, SPEC §5). Any other code, and any code not listed
+ * here that does not end in `_INVALID`, is a runtime failure (exit 1).
+ */
+export const USAGE_ERROR_CODES: ReadonlySet<string> = new Set([
+  "USAGE",
+  "UNKNOWN_FLAG",
+  "UNKNOWN_COMMAND",
+  "MISSING_ARGUMENT",
+  "POLICY_INVALID",
+  "SESSION_INVALID",
+  "CONFIG_INVALID",
+  "SCHEMA_INVALID",
+  "PACK_UNKNOWN",
+]);
+
+/** Options of a {@link BouncerError}. */
+export interface BouncerErrorOptions {
+  /** The underlying error, kept for diagnostics (never shown as the main message). */
+  readonly cause?: unknown;
+}
+
+/**
+ * An expected failure at an edge (bad flag, unreadable file, invalid policy, spawn failure).
+ *
+ * Source: STYLE #11.
+ * @example new BouncerError("POLICY_INVALID", 'Cannot load policy "bouncer.yaml": line 4: unknown key "alow"')
+ */
+export class BouncerError extends Error {
+  /** Stable upper-snake-case code, e.g. `POLICY_INVALID`, `CONFIG_UNREADABLE`, `UPSTREAM_SPAWN_FAILED`. */
+  readonly code: string;
+
+  /**
+   * @param code - The stable error code.
+   * @param message - Sentence case, no final period, values quoted (STYLE #12).
+   * @param options - The cause, if any.
+   */
+  constructor(code: string, message: string, options: BouncerErrorOptions = {}) {
+    super(message, Object.hasOwn(options, "cause") ? { cause: options.cause } : undefined);
+    this.name = "BouncerError";
+    this.code = code;
+  }
+}
+
+/**
+ * Whether an error is a {@link BouncerError} (also across module copies: checks the name and code).
+ * @param error - Anything caught.
+ * @returns True for a Bouncer error.
+ */
+export function isBouncerError(error: unknown): error is BouncerError {
+  return (
+    error instanceof BouncerError ||
+    (error instanceof Error &&
+      error.name === "BouncerError" &&
+      typeof Reflect.get(error, "code") === "string")
+  );
+}
+
+/**
+ * The exit status an error maps to (SPEC §5): 2 for usage and policy errors (the codes of
+ * {@link USAGE_ERROR_CODES}, or any code ending in `_INVALID`), 1 for everything else.
+ * @param error - Anything caught at the top level.
+ * @returns 1 or 2.
+ */
+export function exitCodeFor(error: unknown): 1 | 2 {
+  if (!isBouncerError(error)) return 1;
+  return USAGE_ERROR_CODES.has(error.code) || error.code.endsWith("_INVALID") ? 2 : 1;
+}
