@@ -63,8 +63,8 @@ export interface Reason {
 
 /**
  * What an approval or a decline is remembered under (SPEC §2.5 "Approvals"): server, tool,
- * parameter and identity. For pinning questions `param` is `""` and `identity` is the definition hash
- * or `"new"`; for `action: ask`, `param` is `""` and `identity` is `"action"`.
+ * parameter and identity. For pinning questions `param` is `""` and `identity` is the current
+ * definition's hash; for `action: ask`, `param` is `""` and `identity` is `"action"`.
  */
 export interface ApprovalKey {
   readonly server: string;
@@ -171,6 +171,17 @@ export interface PinDiff {
   readonly schemaChanged: boolean;
   readonly outputSchemaChanged: boolean;
   readonly annotationsChanged: boolean;
+  /** The description's changed lines, removed (pinned) and added (current), in order. */
+  readonly descriptionLines?: readonly PinDiffLine[];
+  /** Annotation keys added, removed or changed, sorted. */
+  readonly annotationKeys?: readonly string[];
+}
+
+/** One changed line of a tool description (SPEC §2.2 "saying what changed"). */
+export interface PinDiffLine {
+  readonly op: "removed" | "added";
+  /** The line's text (untrusted: render it before showing it). */
+  readonly text: string;
 }
 
 /**
