@@ -63,7 +63,8 @@ function isFlagToken(token: string): boolean {
 /**
  * Rejects what citty would silently accept: unknown flags (also `--no-x` for a non-boolean `x`), a
  * string flag without a value, a value given to a boolean flag other than `true`/`false`, and more
- * positional arguments than the command declares. Everything after `--` is left alone.
+ * positional arguments than the command declares, or fewer than it requires. Everything after `--` is
+ * left alone.
  *
  * Source: SPEC §5.
  * @param rawArgs - The command's own arguments (after the command names).
@@ -78,12 +79,16 @@ export function assertKnownArgs(
 ): void {
   const command = options.command ?? "bouncer";
   const table = flagTable(argsDef);
-  const positionalCount = Object.values(argsDef).filter((def) => def.type === "positional").length;
+  const positionalDefs = Object.entries(argsDef).filter(([, def]) => def.type === "positional");
+  const positionalCount = positionalDefs.length;
   const hint = `run "${command} --help" for the accepted flags`;
   let positionals = 0;
   for (let i = 0; i < rawArgs.length; i++) {
     const token = rawArgs[i] ?? "";
-    if (token === "--") return;
+    if (token === "--") {
+      positionals += rawArgs.length - i - 1;
+      break;
+    }
     if (!isFlagToken(token)) {
       positionals++;
       if (positionals > positionalCount && options.extraPositionals !== true) {
@@ -127,6 +132,13 @@ export function assertKnownArgs(
       );
     }
     i++;
+  }
+  const missing = positionalDefs[positionals];
+  if (missing !== undefined && missing[1].required !== false && missing[1].default === undefined) {
+    throw new BouncerError(
+      "MISSING_ARGUMENT",
+      `Cannot run "${command}": missing argument ${missing[0].toUpperCase()}: ${hint}`,
+    );
   }
 }
 

@@ -1,0 +1,251 @@
+#!/usr/bin/env bun
+/**
+ * The `bouncer` command line: the citty root command. The only file that reads `process.argv` or
+ * calls `process.exit` (STYLE #15). Subcommands are imported lazily from each edge folder's command
+ * file; a command file missing from a build makes that one command unavailable (exit 1), never the
+ * others. Commands return their exit status; a {@link BouncerError} maps to 2 (usage or policy) or 1.
+ * Edge.
+ *
+ * Dispatch is Bouncer's own (then citty's `runCommand` for the chosen command), so that: `--help`
+ * works on every command, unknown flags are rejected (exit 2), a command name is looked up with
+ * `Object.hasOwn` (citty's `in` would find `constructor`), and the command's return value is the exit
+ * status.
+ *
+ * Source: SPEC §5 (exit codes 0/1/2, `--help`, unknown flags), §6 (`--version`).
+ * @module
+ */
+
+import { type ArgsDef, type CommandDef, type CommandMeta, renderUsage, runCommand } from "citty";
+import packageJson from "../package.json" with { type: "json" };
+import { type CommandIo, processIo } from "./commands/io.ts";
+import { assertKnownArgs } from "./platform/args.ts";
+import { BouncerError, exitCodeFor, isBouncerError } from "./platform/errors.ts";
+
+/** Any citty command (the argument types differ per command). */
+// biome-ignore lint/suspicious/noExplicitAny: citty's own SubCommandsDef uses CommandDef<any>
+type AnyCommand = CommandDef<any>;
+
+/** Bouncer's version, from package.json (embedded by the compiler). */
+export const VERSION: string = packageJson.version;
+
+const HELP_FLAGS: ReadonlySet<string> = new Set(["--help", "-h"]);
+const VERSION_FLAGS: ReadonlySet<string> = new Set(["--version", "-v"]);
+
+/**
+ * A lazily imported subcommand. When the module is absent from this build, the command resolves to a
+ * hidden stand-in that fails with `Command "NAME" is not available in this build` (exit 1).
+ * @param name - The subcommand name.
+ * @param load - Imports the command module.
+ * @param exportName - The named export holding the command (the default export is the fallback).
+ * @returns A citty resolvable command.
+ */
+function lazy(name: string, load: () => Promise<unknown>, exportName: string): () => Promise<AnyCommand> {
+  return async (): Promise<AnyCommand> => {
+    let module: unknown;
+    try {
+      module = await load();
+    } catch (error) {
+      if (!isModuleNotFound(error)) throw error;
+      return unavailable(name, "its command file is missing");
+    }
+    for (const key of [exportName, "default"]) {
+      if (typeof module === "object" && module !== null && Object.hasOwn(module, key)) {
+        const command: unknown = Reflect.get(module, key);
+        if (typeof command === "object" && command !== null) return command as AnyCommand;
+      }
+    }
+    return unavailable(name, `its module exports no "${exportName}"`);
+  };
+}
+
+/**
+ * Whether an import failed because a module file does not exist.
+ * @param error - The import's rejection.
+ * @returns True for a missing module.
+ */
+function isModuleNotFound(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = Reflect.get(error, "code");
+  return code === "ERR_MODULE_NOT_FOUND" || /Cannot find module/i.test(error.message);
+}
+
+/**
+ * A hidden command standing in for one that is not in this build.
+ * @param name - The command name.
+ * @param why - Why it is unavailable (for the message).
+ * @returns A command whose run fails with exit 1.
+ */
+function unavailable(name: string, why: string): AnyCommand {
+  return {
+    meta: { name, hidden: true, description: "Not available in this build" },
+    run: (): never => {
+      throw new BouncerError(
+        "COMMAND_UNAVAILABLE",
+        `Command "${name}" is not available in this build: ${why}`,
+      );
+    },
+  };
+}
+
+/**
+ * The root command. The import specifiers are typed as `string` so that type checking does not
+ * require command files other helpers are still writing; the bundler still sees the literal path.
+ */
+export const rootCommand: AnyCommand = {
+  meta: {
+    name: "bouncer",
+    version: VERSION,
+    description:
+      "A local stdio MCP proxy that decides every tools/call: should this destination receive this value?",
+  },
+  subCommands: {
+    run: lazy("run", () => import("./proxy/command.ts" as string), "runCommand"),
+    init: lazy("init", () => import("./init/command.ts" as string), "initCommand"),
+    doctor: lazy("doctor", () => import("./init/doctor-command.ts" as string), "doctorCommand"),
+    check: lazy("check", () => import("./commands/check.ts" as string), "checkCommand"),
+    explain: lazy("explain", () => import("./commands/explain.ts" as string), "explainCommand"),
+    replay: lazy("replay", () => import("./commands/replay.ts" as string), "replayCommand"),
+    packs: lazy("packs", () => import("./commands/packs.ts" as string), "packsCommand"),
+  },
+};
+
+/** The command a command line selects, with its own arguments and the names that led to it. */
+interface Target {
+  readonly command: AnyCommand;
+  readonly path: readonly string[];
+  readonly args: readonly string[];
+}
+
+/**
+ * Resolves a value citty allows to be lazy (a value, a promise or a function returning either).
+ * @param value - The resolvable.
+ * @returns The value.
+ */
+async function resolve<T>(value: T | Promise<T> | (() => T | Promise<T>)): Promise<T> {
+  return typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
+}
+
+/**
+ * Walks the subcommand tree along the command line. Flags given before a subcommand name are checked
+ * against the parent command's flags.
+ * @param argv - The arguments after the executable.
+ * @returns The selected command and its arguments.
+ * @throws {BouncerError} `UNKNOWN_COMMAND` (exit 2) for a name that is not a subcommand.
+ */
+async function selectCommand(argv: readonly string[]): Promise<Target> {
+  let command = rootCommand;
+  const path = ["bouncer"];
+  let args = argv;
+  for (;;) {
+    const subCommands = command.subCommands === undefined ? undefined : await resolve(command.subCommands);
+    if (subCommands === undefined || Object.keys(subCommands).length === 0) break;
+    const index = args.findIndex((arg) => !arg.startsWith("-") || arg === "-");
+    const dash = args.indexOf("--");
+    if (index === -1 || (dash !== -1 && dash < index)) break;
+    const name = args[index] ?? "";
+    if (!Object.hasOwn(subCommands, name)) {
+      if (args.some((arg) => HELP_FLAGS.has(arg))) break;
+      throw new BouncerError(
+        "UNKNOWN_COMMAND",
+        `Unknown command "${name}": run "${path.join(" ")} --help" for the commands`,
+      );
+    }
+    const before = args.slice(0, index).filter((arg) => !HELP_FLAGS.has(arg) && !VERSION_FLAGS.has(arg));
+    assertKnownArgs(before, (await resolve(command.args ?? {})) as ArgsDef, { command: path.join(" ") });
+    command = await resolve(subCommands[name] as AnyCommand);
+    path.push(name);
+    args = args.slice(index + 1);
+  }
+  return { command, path, args };
+}
+
+/**
+ * Renders a command's `--help` text with its full name (`bouncer packs show`).
+ * @param target - The selected command.
+ * @returns The usage text, without colour unless `color` is set.
+ */
+async function usage(target: Target, color: boolean): Promise<string> {
+  const meta: CommandMeta = await resolve(target.command.meta ?? {});
+  const name = target.path.at(-1) ?? "bouncer";
+  const parentName = target.path.slice(0, -1).join(" ");
+  const text = await renderUsage(
+    { ...target.command, meta: { ...meta, name } },
+    parentName === "" ? undefined : { meta: { name: parentName, version: VERSION } },
+  );
+  return color ? text : stripAnsi(text);
+}
+
+/**
+ * Removes ANSI escape sequences (citty colours its help text and its own errors).
+ * @param text - Text that may hold colour codes.
+ * @returns The plain text.
+ */
+function stripAnsi(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching the ESC of colour codes
+  return text.replace(/\u001b\[[0-9;]*m/g, "");
+}
+
+/**
+ * Runs the command line and returns the exit status: 0 success, 1 runtime failure, 2 usage or policy
+ * error (SPEC §5). Never exits the process itself.
+ * @param argv - The arguments after the executable (`process.argv.slice(2)`).
+ * @param io - Where output goes (the process's streams by default).
+ * @returns The exit status.
+ */
+export async function main(argv: readonly string[], io: CommandIo = processIo()): Promise<number> {
+  let target: Target | undefined;
+  try {
+    if (argv.length === 1 && VERSION_FLAGS.has(argv[0] ?? "")) {
+      io.out(`${VERSION}\n`);
+      return 0;
+    }
+    target = await selectCommand(argv);
+    const dash = target.args.indexOf("--");
+    const own = dash === -1 ? target.args : target.args.slice(0, dash);
+    if (own.some((arg) => HELP_FLAGS.has(arg))) {
+      io.out(`${await usage(target, io.color)}\n`);
+      return 0;
+    }
+    if (target.command.run === undefined) {
+      io.err(`${await usage(target, false)}\n`);
+      throw new BouncerError(
+        "USAGE",
+        `Missing command: run "${target.path.join(" ")} --help" for the commands`,
+      );
+    }
+    const argsDef = (await resolve(target.command.args ?? {})) as ArgsDef;
+    assertKnownArgs(target.args, argsDef, { command: target.path.join(" ") });
+    const { result } = await runCommand(target.command, { rawArgs: [...target.args], data: { io } });
+    return typeof result === "number" && Number.isInteger(result) ? result : 0;
+  } catch (error) {
+    return report(error, { io, command: target?.path.join(" ") ?? "bouncer" });
+  }
+}
+
+/**
+ * Prints an error on stderr and maps it to an exit status.
+ * @param error - What a command threw.
+ * @param options - The io and the command name (for citty's own argument errors).
+ * @returns 2 for usage and policy errors (including citty's argument errors), else 1.
+ */
+function report(error: unknown, options: { readonly io: CommandIo; readonly command: string }): number {
+  if (isBouncerError(error)) {
+    options.io.err(`bouncer: ${error.message}\n`);
+    return exitCodeFor(error);
+  }
+  if (error instanceof Error && error.name === "CLIError") {
+    const message = stripAnsi(error.message).replace(/\.$/, "");
+    options.io.err(`bouncer: Cannot run "${options.command}": ${message}\n`);
+    return 2;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  options.io.err(`bouncer: Unexpected failure: ${message}\n`);
+  if (process.env.BOUNCER_DEBUG === "1" && error instanceof Error && error.stack !== undefined) {
+    options.io.err(`${error.stack}\n`);
+  }
+  return 1;
+}
+
+if (import.meta.main) {
+  process.exit(await main(process.argv.slice(2)));
+}
