@@ -1,0 +1,256 @@
+/**
+ * The replayable session file (SPEC §5.9): one JSON event per line — `server`, `tools` and `call` —
+ * parsed strictly, every problem named with its line number. `bouncer run --record` writes this
+ * format (SPEC §3.6) and `bouncer replay` reads it. Edge (pure parsing; the caller reads the file).
+ *
+ * Source: SPEC §5.9, §3.6.
+ * @module
+ */
+
+import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
+import { BouncerError } from "../platform/errors.ts";
+
+/** `{"event":"server",...}`: what pack matching and path resolution need about one server. */
+export interface ServerEvent {
+  readonly event: "server";
+  readonly line: number;
+  readonly server: string;
+  /** The upstream command line, command first. */
+  readonly command?: readonly string[];
+  /** The upstream's working directory. */
+  readonly cwd?: string;
+  /** The upstream's `initialize` `serverInfo`. */
+  readonly serverInfo?: JsonObject;
+}
+
+/** `{"event":"tools",...}`: one full `tools/list` walk of a server (the first pins it). */
+export interface ToolsEvent {
+  readonly event: "tools";
+  readonly line: number;
+  readonly server: string;
+  /** The tools as listed (each keeps every field the upstream sent). */
+  readonly tools: readonly (ToolDefinition & JsonObject)[];
+}
+
+/** `{"event":"call",...}`: one client `tools/call` with what the upstream answered. */
+export interface CallEvent {
+  readonly event: "call";
+  readonly line: number;
+  readonly server: string;
+  readonly tool: string;
+  readonly arguments: JsonObject;
+  /** The `tools/call` result, when the upstream answered with one. */
+  readonly result?: JsonObject;
+  /** The JSON-RPC error (message and data), when the upstream answered with one. */
+  readonly error?: JsonValue;
+  /** The recorded answer to an ask on this call: only `approved` approves (SPEC §5.9). */
+  readonly ask?: string;
+}
+
+/** One event of a session file. */
+export type SessionEvent = ServerEvent | ToolsEvent | CallEvent;
+
+/** Keys allowed per event; `ts` and `seq` are accepted (and ignored) so recorders may add them. */
+const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ["server", new Set(["event", "server", "command", "cwd", "serverInfo", "ts", "seq"])],
+  ["tools", new Set(["event", "server", "tools", "ts", "seq"])],
+  ["call", new Set(["event", "server", "tool", "arguments", "result", "error", "ask", "ts", "seq"])],
+]);
+
+/** A problem on one line; {@link parseSession} adds the file and line number. */
+class LineProblem extends TypeError {
+  override readonly name = "LineProblem";
+}
+
+/** Optional string fields of a tool definition (SPEC §2.2 pinned fields). */
+const TOOL_STRINGS = ["title", "description"] as const;
+/** Optional object fields of a tool definition. */
+const TOOL_OBJECTS = ["inputSchema", "outputSchema", "annotations"] as const;
+
+/**
+ * Whether a value is a JSON object (not null, not an array).
+ * @param value - Any parsed JSON.
+ * @returns True for an object.
+ */
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Quotes an untrusted value for a message (one line, escapes visible).
+ * @param value - A name from the file.
+ * @returns The JSON string form, cut at 80 characters.
+ */
+function quote(value: string): string {
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+}
+
+/**
+ * Reads an own property of a parsed JSON object (hostile keys, STYLE #6).
+ * @param object - The object.
+ * @param key - The key.
+ * @returns The value, or undefined when absent.
+ */
+function own(object: JsonObject, key: string): JsonValue | undefined {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+/**
+ * Validates one tool definition of a `tools` event.
+ * @param value - The listed tool.
+ * @param index - Its position in the list (for messages).
+ * @returns The tool, unchanged.
+ * @throws {LineProblem} For a malformed value.
+ */
+function checkTool(value: JsonValue, index: number): ToolDefinition & JsonObject {
+  if (!isObject(value)) throw new LineProblem(`tool ${index} is not an object`);
+  const name = own(value, "name");
+  if (typeof name !== "string" || name === "") throw new LineProblem(`tool ${index} has no "name" string`);
+  for (const key of TOOL_STRINGS) {
+    const field = own(value, key);
+    if (field !== undefined && typeof field !== "string")
+      throw new LineProblem(`tool ${quote(name)}: "${key}" is not a string`);
+  }
+  for (const key of TOOL_OBJECTS) {
+    const field = own(value, key);
+    if (field !== undefined && !isObject(field))
+      throw new LineProblem(`tool ${quote(name)}: "${key}" is not an object`);
+  }
+  return value as ToolDefinition & JsonObject;
+}
+
+/**
+ * Validates one parsed line and turns it into an event.
+ * @param value - The parsed JSON of the line.
+ * @param line - The 1-based line number.
+ * @returns The event.
+ * @throws {LineProblem} For a malformed value.
+ */
+function toEvent(value: JsonValue, line: number): SessionEvent {
+  if (!isObject(value)) throw new LineProblem("an event must be a JSON object");
+  const kind = own(value, "event");
+  if (typeof kind !== "string") throw new LineProblem('missing "event"');
+  const allowed = EVENT_KEYS.get(kind);
+  if (allowed === undefined)
+    throw new LineProblem(`unknown event ${quote(kind)} (expected "server", "tools" or "call")`);
+  for (const key of Object.keys(value)) {
+    if (!allowed.has(key)) throw new LineProblem(`unknown key ${quote(key)} in a "${kind}" event`);
+  }
+  const server = own(value, "server");
+  if (typeof server !== "string" || server === "")
+    throw new LineProblem(`"${kind}" event without a "server" string`);
+  if (kind === "server") return serverEvent(value, server, line);
+  if (kind === "tools") {
+    const tools = own(value, "tools");
+    if (!Array.isArray(tools)) throw new LineProblem('"tools" is not a list');
+    return { event: "tools", line, server, tools: tools.map(checkTool) };
+  }
+  return callEvent(value, server, line);
+}
+
+/**
+ * Builds a `server` event.
+ * @param value - The line's object.
+ * @param server - Its server name.
+ * @param line - The line number.
+ * @returns The event.
+ * @throws {LineProblem} For a malformed field.
+ */
+function serverEvent(value: JsonObject, server: string, line: number): ServerEvent {
+  const command = own(value, "command");
+  const cwd = own(value, "cwd");
+  const serverInfo = own(value, "serverInfo");
+  if (
+    command !== undefined &&
+    !(Array.isArray(command) && command.every((part) => typeof part === "string"))
+  ) {
+    throw new LineProblem('"command" is not a list of strings');
+  }
+  if (cwd !== undefined && typeof cwd !== "string") throw new LineProblem('"cwd" is not a string');
+  if (serverInfo !== undefined && !isObject(serverInfo))
+    throw new LineProblem('"serverInfo" is not an object');
+  return {
+    event: "server",
+    line,
+    server,
+    ...(command === undefined ? {} : { command: command as string[] }),
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(serverInfo === undefined ? {} : { serverInfo }),
+  };
+}
+
+/**
+ * Builds a `call` event.
+ * @param value - The line's object.
+ * @param server - Its server name.
+ * @param line - The line number.
+ * @returns The event.
+ * @throws {LineProblem} For a malformed field.
+ */
+function callEvent(value: JsonObject, server: string, line: number): CallEvent {
+  const tool = own(value, "tool");
+  if (typeof tool !== "string" || tool === "") throw new LineProblem('"call" event without a "tool" string');
+  const args = own(value, "arguments") ?? {};
+  if (!isObject(args)) throw new LineProblem('"arguments" is not an object');
+  const result = own(value, "result");
+  const error = own(value, "error");
+  if (result !== undefined && !isObject(result)) throw new LineProblem('"result" is not an object');
+  if (result !== undefined && error !== undefined)
+    throw new LineProblem('a call has "result" or "error", not both');
+  const ask = own(value, "ask");
+  if (ask !== undefined && typeof ask !== "string") throw new LineProblem('"ask" is not a string');
+  return {
+    event: "call",
+    line,
+    server,
+    tool,
+    arguments: args,
+    ...(result === undefined ? {} : { result }),
+    ...(error === undefined ? {} : { error }),
+    ...(ask === undefined ? {} : { ask }),
+  };
+}
+
+/**
+ * Parses a session file. Blank lines are skipped; anything else malformed is an error naming the line.
+ *
+ * Source: SPEC §5.9.
+ * @param text - The file's text (UTF-8 decoded; a leading BOM and `\r\n` are accepted).
+ * @param options - The file name for messages.
+ * @returns The events in file order.
+ * @throws {BouncerError} `SESSION_INVALID` (exit 2), e.g. `Cannot read session "s.jsonl": line 3: unknown event "cal"`.
+ * @example parseSession('{"event":"tools","server":"mail","tools":[]}\n')[0].event // "tools"
+ */
+export function parseSession(text: string, options: { readonly file?: string } = {}): SessionEvent[] {
+  const file = options.file ?? "<session>";
+  const events: SessionEvent[] = [];
+  const lines = text.replace(/^\uFEFF/, "").split("\n");
+  for (const [index, raw] of lines.entries()) {
+    const line = index + 1;
+    const source = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (source.trim() === "") continue;
+    let value: JsonValue;
+    try {
+      value = JSON.parse(source) as JsonValue;
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new BouncerError(
+        "SESSION_INVALID",
+        `Cannot read session "${file}": line ${line}: invalid JSON: ${detail}`,
+      );
+    }
+    try {
+      events.push(toEvent(value, line));
+    } catch (problem) {
+      if (!(problem instanceof LineProblem)) throw problem;
+      throw new BouncerError(
+        "SESSION_INVALID",
+        `Cannot read session "${file}": line ${line}: ${problem.message}`,
+        {
+          cause: problem,
+        },
+      );
+    }
+  }
+  return events;
+}
