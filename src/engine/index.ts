@@ -4,6 +4,24 @@
  * @module
  */
 
+export type { RememberedAnswer } from "./answers.ts";
+export { answerKey, applyAnswer, rememberedAnswer } from "./answers.ts";
+export { evaluateBudget } from "./budget.ts";
+export { canonicalJson } from "./canonical-json.ts";
+export { evaluateConstraints, MAX_PATTERN_VALUE_BYTES } from "./constraints.ts";
+export type { ParamMismatch, ParamValue, ParamValues } from "./param-paths.ts";
+export { collectParamValues } from "./param-paths.ts";
+export type { PathCheck } from "./paths.ts";
+export { checkPathConfinement, normalizePath } from "./paths.ts";
+export { describePinDiff, diffToolDefinitions, renderDescriptionLine, summarizePinDiff } from "./pin-diff.ts";
+export type { ComparePinsOptions, PinComparison, ToolPinResult } from "./pinning.ts";
+export {
+  canonicalToolJson,
+  comparePins,
+  evaluatePinning,
+  hasSuspiciousCharacters,
+  PIN_HASH_SCHEME,
+} from "./pinning.ts";
 export { renderHost, renderUntrusted } from "./render.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";
 export { approvalKeyString, budgetKey, createEngineState } from "./state.ts";
@@ -22,6 +40,7 @@ export type {
   PathContext,
   PathResolver,
   PinDiff,
+  PinDiffLine,
   PinStatus,
   Question,
   Reason,

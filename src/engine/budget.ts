@@ -1,0 +1,40 @@
+/**
+ * The budget contract (SPEC §2.3): `max_calls` attempts per tool per session. Pure; the counter lives
+ * in the session's {@link EngineState}.
+ * @module
+ */
+
+import { renderUntrusted } from "./render.ts";
+import { budgetKey, type EngineState } from "./state.ts";
+import type { CallInput, ContractResult } from "./types.ts";
+
+/**
+ * Evaluates the budget contract. On a request's first evaluation (`input.countAttempt`) the attempt
+ * is counted before anything else, whatever the final verdict; the attempt number decides: attempts
+ * `1..max_calls` pass, later ones deny. Check and increment are one synchronous step, so parallel
+ * requests cannot race past the limit. The re-decision after an approval (`countAttempt: false`) is
+ * not counted and not re-checked: its attempt was within the budget when first evaluated (an attempt
+ * over budget is denied then, and a deny is never asked about). `max_calls: 0` denies every call.
+ *
+ * Source: SPEC §2.3.
+ * @param input - The call; reads `server`, `tool`, `rules.maxCalls` and `countAttempt`.
+ * @param state - The session state; its `budgets` counter is incremented when counting.
+ * @returns One `budget_exhausted` deny, or no objection.
+ * @example evaluateBudget({ ...input, countAttempt: true }, state).denies.length // 0 for attempt 1 of 2
+ */
+export function evaluateBudget(input: CallInput, state: EngineState): ContractResult {
+  const key = budgetKey(input.server, input.tool);
+  const used = state.budgets.get(key) ?? 0;
+  const attempt = input.countAttempt ? used + 1 : used;
+  if (input.countAttempt) state.budgets.set(key, attempt);
+  const limit = input.rules.maxCalls;
+  if (limit === undefined) return { denies: [], asks: [] };
+  const overBudget = limit.value === 0 || (input.countAttempt && attempt > limit.value);
+  if (!overBudget) return { denies: [], asks: [] };
+  const calls = limit.value === 1 ? "call" : "calls";
+  const message =
+    limit.value === 0
+      ? `Tool ${renderUntrusted(input.tool)} may not be called (max_calls: 0)`
+      : `Tool ${renderUntrusted(input.tool)} used its budget of ${limit.value} ${calls} this session (max_calls: ${limit.value})`;
+  return { denies: [{ code: "budget_exhausted", message, source: limit.source }], asks: [] };
+}

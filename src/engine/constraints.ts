@@ -1,0 +1,164 @@
+/**
+ * The constraint contract (SPEC §2.4): `action`, path confinement and argument patterns. Pure.
+ * @module
+ */
+
+import { collectParamValues } from "./param-paths.ts";
+import { checkPathConfinement } from "./paths.ts";
+import { renderUntrusted } from "./render.ts";
+import type { CallInput, ContractResult, JsonValue, Reason, RuleSource } from "./types.ts";
+
+/** The largest argument value `arg_patterns` matches, in UTF-8 bytes (SPEC §2.4). */
+export const MAX_PATTERN_VALUE_BYTES = 64 * 1024;
+
+const NO_OBJECTION: ContractResult = { denies: [], asks: [] };
+
+function deny(reason: Reason): ContractResult {
+  return { denies: [reason], asks: [] };
+}
+
+function typeName(value: JsonValue): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
+
+function firstPathDenial(input: CallInput): Reason | undefined {
+  const { rules } = input;
+  const prefixes = rules.allowedPathPrefixes;
+  if (rules.writeParams === undefined || prefixes === undefined || prefixes.value.length === 0) {
+    return undefined;
+  }
+  const source = prefixes.source;
+  const rule = `allowed_path_prefixes ${JSON.stringify(prefixes.value)}`;
+  for (const param of rules.writeParams.value) {
+    const found = collectParamValues(input.arguments, param);
+    const mismatch = found.mismatches[0];
+    if (mismatch !== undefined) {
+      const message = `Argument "${mismatch.path || param}" must be ${mismatch.expected} to reach write_params "${param}", got ${typeName(mismatch.value)}`;
+      return { code: "path_wrong_type", message, path: mismatch.path || param, source };
+    }
+    for (const { path, value } of found.values) {
+      const items = Array.isArray(value) ? value : [value];
+      for (const [i, item] of items.entries()) {
+        const at = Array.isArray(value) ? `${path}[${i}]` : path;
+        if (typeof item !== "string") {
+          const message = `Argument "${at}" must be a string or a list of strings for ${rule}, got ${typeName(item)}`;
+          return { code: "path_wrong_type", message, path: at, source };
+        }
+        const check = checkPathConfinement(item, prefixes.value, input.paths);
+        if (check.kind === "invalid") {
+          const message = `Argument "${at}" = ${renderUntrusted(item)} ${check.problem}, so ${rule} cannot be checked`;
+          return { code: "path_invalid", message, path: at, source };
+        }
+        if (check.kind === "outside") {
+          const via = check.step === check.steps[0] ? "" : ` (it resolves to ${renderUntrusted(check.step)})`;
+          const message = `Argument "${at}" = ${renderUntrusted(item)} is outside ${rule}${via}`;
+          return { code: "path_outside_prefixes", message, path: at, source };
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+function matchesWhole(pattern: RegExp, text: string): boolean {
+  pattern.lastIndex = 0;
+  const match = pattern.exec(text);
+  return match !== null && match.index === 0 && match[0].length === text.length;
+}
+
+function patternTexts(value: JsonValue): string[] | undefined {
+  if (typeof value === "string") return [value];
+  if (typeof value === "number" || typeof value === "boolean" || value === null)
+    return [JSON.stringify(value)];
+  if (Array.isArray(value)) {
+    const texts: string[] = [];
+    for (const element of value) {
+      const inner = patternTexts(element);
+      if (inner === undefined) return undefined;
+      texts.push(...inner);
+    }
+    return texts;
+  }
+  return undefined;
+}
+
+function firstPatternDenial(input: CallInput): Reason | undefined {
+  const patterns = input.rules.argPatterns;
+  if (patterns === undefined) return undefined;
+  const source: RuleSource = patterns.source;
+  for (const [param, pattern] of patterns.value) {
+    const rule = `arg_patterns ${renderUntrusted(pattern.source)}`;
+    const found = collectParamValues(input.arguments, param);
+    const mismatch = found.mismatches[0];
+    if (mismatch !== undefined) {
+      const message = `Argument "${mismatch.path || param}" must be ${mismatch.expected} to reach ${rule}, got ${typeName(mismatch.value)}`;
+      return { code: "pattern_wrong_type", message, path: mismatch.path || param, source };
+    }
+    for (const { path, value } of found.values) {
+      const texts = patternTexts(value);
+      if (texts === undefined) {
+        const message = `Argument "${path}" holds an object, which ${rule} cannot match`;
+        return { code: "pattern_wrong_type", message, path, source };
+      }
+      if (texts.reduce((sum, text) => sum + utf8Length(text), 0) > MAX_PATTERN_VALUE_BYTES) {
+        const message = `Argument "${path}" is larger than 64 KiB, which ${rule} refuses`;
+        return { code: "pattern_value_too_large", message, path, source };
+      }
+      const bad = texts.find((text) => !matchesWhole(pattern, text));
+      if (bad !== undefined) {
+        const message = `Argument "${path}" = ${renderUntrusted(bad)} does not match ${rule}`;
+        return { code: "pattern_mismatch", message, path, source };
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Evaluates the constraint contract: `action: deny` blocks the tool; path confinement and argument
+ * patterns deny on the first failing constraint; `action: ask` asks on every call (approval key
+ * identity `"action"`, never remembered as an approval).
+ *
+ * Source: SPEC §2.4.
+ * @param input - The call, its rules and its path context.
+ * @returns At most one deny (the first failing constraint) or, failing none, the `action: ask` question.
+ * @throws Never for hostile arguments; only for programmer errors.
+ * @example evaluateConstraints(input).denies[0]?.code // "path_outside_prefixes"
+ */
+export function evaluateConstraints(input: CallInput): ContractResult {
+  const { rules, server, tool } = input;
+  const action = rules.action;
+  const name = renderUntrusted(tool);
+  if (action.value === "deny") {
+    const message = `Tool ${name} is denied by policy (action: deny)`;
+    return deny({ code: "action_denied", message, source: action.source });
+  }
+  const denial = firstPathDenial(input) ?? firstPatternDenial(input);
+  if (denial !== undefined) return deny(denial);
+  if (action.value === "ask") {
+    const args = renderUntrusted(JSON.stringify(input.arguments));
+    const reason: Reason = {
+      code: "action_ask",
+      message: `Tool ${name} asks before every call (action: ask)`,
+      source: action.source,
+    };
+    const question = {
+      kind: "action" as const,
+      message: `Run ${name} on server ${renderUntrusted(server)} with arguments ${args}?`,
+      key: { server, tool, param: "", identity: "action" },
+    };
+    return { denies: [], asks: [{ reason, question }] };
+  }
+  return NO_OBJECTION;
+}

@@ -1,0 +1,146 @@
+/**
+ * The decision (SPEC §2): all four contracts evaluated on every call and combined by one table. Pure;
+ * the only state is the session's {@link EngineState}.
+ * @module
+ */
+
+import { rememberedAnswer } from "./answers.ts";
+import { evaluateBudget } from "./budget.ts";
+import { evaluateConstraints } from "./constraints.ts";
+import { evaluatePinning } from "./pinning.ts";
+import { renderUntrusted } from "./render.ts";
+import { evaluateSinkGate } from "./sink-gate.ts";
+import { approvalKeyString, type EngineState } from "./state.ts";
+import type { CallInput, Contract, ContractResult, Decision, Question, Reason } from "./types.ts";
+
+/** A contract that can object (everything but `default`), in the order that names a deny. */
+type Checked = Exclude<Contract, "default">;
+
+interface Outcome {
+  readonly contract: Checked;
+  readonly result: ContractResult;
+}
+
+function internalError(contract: Contract, error: unknown): Reason {
+  const detail = error instanceof Error ? error.message : String(error);
+  const message = `Bouncer could not evaluate the ${contract} contract: ${renderUntrusted(detail)}`;
+  return { code: "internal_error", message, source: "default" };
+}
+
+/** Runs one contract; an exception becomes that contract's deny (STYLE #3: errors deny). */
+function guard(contract: Checked, evaluate: () => ContractResult): Outcome {
+  try {
+    return { contract, result: evaluate() };
+  } catch (error) {
+    return { contract, result: { denies: [internalError(contract, error)], asks: [] } };
+  }
+}
+
+/** `defaults.unclassified: ask` for a tool no layer classifies (SPEC §4.2), asked with the sink gate. */
+function unclassified(input: CallInput): ContractResult {
+  const { rules, server, tool } = input;
+  if (rules.exfiltrating !== undefined || rules.unclassified.value !== "ask") return { denies: [], asks: [] };
+  const name = renderUntrusted(tool);
+  const reason: Reason = {
+    code: "unclassified_tool",
+    message: `Tool ${name} is not classified by any policy layer (unclassified: ask)`,
+    source: rules.unclassified.source,
+  };
+  const question: Question = {
+    kind: "action",
+    message: `Allow tool ${name} on server ${renderUntrusted(server)}, which no policy classifies, for this session?`,
+    key: { server, tool, param: "", identity: "unclassified" },
+  };
+  return { denies: [], asks: [{ reason, question }] };
+}
+
+function both(a: ContractResult, b: ContractResult): ContractResult {
+  return { denies: [...a.denies, ...b.denies], asks: [...a.asks, ...b.asks] };
+}
+
+/**
+ * The combination table (SPEC §2 intro, STYLE #3), in one place:
+ *
+ * | any deny (incl. remembered declines) | any ask left | verdict | contract                   |
+ * |--------------------------------------|--------------|---------|----------------------------|
+ * | yes                                  | –            | deny    | first denying, in order    |
+ * | no                                   | yes          | ask     | first asking, in order     |
+ * | no                                   | no           | allow   | `default`                  |
+ *
+ * Approved questions (remembered, or one-time for this request) drop out of the asks.
+ */
+function combine(outcomes: readonly Outcome[], input: CallInput, state: EngineState): Decision {
+  const denies: { contract: Checked; reason: Reason }[] = [];
+  const asks: { contract: Checked; reason: Reason; question: Question }[] = [];
+  const approved: Reason[] = [];
+  for (const { contract, result } of outcomes) {
+    for (const reason of result.denies) denies.push({ contract, reason });
+    for (const { reason, question } of result.asks) {
+      const answer = rememberedAnswer(state, question, input.oneTimeApprovals);
+      if (answer === "declined") {
+        const message = `${reason.message}; declined earlier in this session`;
+        denies.push({ contract, reason: { ...reason, code: "ask_declined", message } });
+      } else if (answer === "approved") {
+        approved.push({ ...reason, code: "approved", message: `${reason.message}; approved by the human` });
+      } else {
+        asks.push({ contract, reason, question });
+      }
+    }
+  }
+  const [firstDeny, ...moreDenies] = denies;
+  if (firstDeny !== undefined) {
+    return {
+      verdict: "deny",
+      contract: firstDeny.contract,
+      reasons: [firstDeny.reason, ...moreDenies.map((d) => d.reason)],
+    };
+  }
+  const seen = new Set<string>();
+  const unique = asks.filter(({ question }) => {
+    const key = approvalKeyString(question.key);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const [firstAsk, ...moreAsks] = unique;
+  if (firstAsk !== undefined) {
+    return {
+      verdict: "ask",
+      contract: firstAsk.contract,
+      reasons: [firstAsk.reason, ...moreAsks.map((a) => a.reason)],
+      questions: [firstAsk.question, ...moreAsks.map((a) => a.question)],
+    };
+  }
+  return { verdict: "allow", contract: "default", reasons: approved };
+}
+
+/**
+ * Decides one `tools/call`: evaluates pinning, budget, constraints and the sink gate — all four,
+ * always — and combines them by one table: any deny → deny (contract = the first denying one in the
+ * order pinning, budget, constraint, sink_gate); otherwise any ask → one ask with every question still
+ * open; otherwise allow (contract `default`). Remembered approvals and this request's one-time
+ * approvals drop their questions; remembered declines deny. The budget counts the attempt first, so a
+ * request is counted once (when `countAttempt`) whatever the other contracts say. Any exception while
+ * deciding denies with code `internal_error`.
+ *
+ * Source: SPEC §2 (intro), §2.1–2.5; STYLE #1–3.
+ * @param input - The call with its rules, pin status, path context and approvals.
+ * @param state - The session state (budget counters, remembered answers, taint index); budgets are counted in it.
+ * @returns The decision record.
+ * @throws Never: errors become a `deny`.
+ * @example decide({ ...input, pin: { kind: "unknown" } }, state) // { verdict: "deny", contract: "pinning", … }
+ */
+export function decide(input: CallInput, state: EngineState): Decision {
+  try {
+    const budget = guard("budget", () => evaluateBudget(input, state));
+    const outcomes = [
+      guard("pinning", () => evaluatePinning(input)),
+      budget,
+      guard("constraint", () => evaluateConstraints(input)),
+      guard("sink_gate", () => both(evaluateSinkGate(input, state), unclassified(input))),
+    ];
+    return combine(outcomes, input, state);
+  } catch (error) {
+    return { verdict: "deny", contract: "default", reasons: [internalError("default", error)] };
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * What changed between a pinned and a current tool definition, as a value and as human text
+ * (SPEC §2.2 "Changed tool", §3.4 rendering; STYLE #7). Pure.
+ * @module
+ */
+
+import { canonicalJson } from "./canonical-json.ts";
+import { renderUntrusted } from "./render.ts";
+import type { JsonObject, JsonValue, PinDiff, PinDiffLine, ToolDefinition } from "./types.ts";
+
+/** Changed description lines shown by {@link describePinDiff}; the rest are counted. */
+const MAX_SHOWN_LINES = 20;
+/** Above this many cells the line diff falls back to "all removed, all added" (bounded work). */
+const MAX_DIFF_CELLS = 250_000;
+
+function propertyNames(schema: JsonObject | undefined): string[] {
+  if (schema === undefined || !Object.hasOwn(schema, "properties")) return [];
+  const properties = schema.properties;
+  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return [];
+  return Object.keys(properties);
+}
+
+function same(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function splitLines(text: string | undefined): string[] {
+  return text === undefined ? [] : text.split(/\r\n|\r|\n/);
+}
+
+/** Removed and added lines between two line lists: trims the common ends, then an LCS on the rest. */
+function diffLines(before: readonly string[], after: readonly string[]): PinDiffLine[] {
+  let start = 0;
+  while (start < before.length && start < after.length && before[start] === after[start]) start += 1;
+  let endB = before.length;
+  let endA = after.length;
+  while (endB > start && endA > start && before[endB - 1] === after[endA - 1]) {
+    endB -= 1;
+    endA -= 1;
+  }
+  const b = before.slice(start, endB);
+  const a = after.slice(start, endA);
+  const removedAll = b.map((text): PinDiffLine => ({ op: "removed", text }));
+  const addedAll = a.map((text): PinDiffLine => ({ op: "added", text }));
+  if (b.length === 0 || a.length === 0 || (b.length + 1) * (a.length + 1) > MAX_DIFF_CELLS) {
+    return [...removedAll, ...addedAll];
+  }
+  const width = a.length + 1;
+  const lcs = new Uint32Array((b.length + 1) * width);
+  for (let i = b.length - 1; i >= 0; i -= 1) {
+    for (let j = a.length - 1; j >= 0; j -= 1) {
+      lcs[i * width + j] =
+        b[i] === a[j]
+          ? lcs[(i + 1) * width + j + 1]! + 1
+          : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
+    }
+  }
+  const out: PinDiffLine[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < b.length || j < a.length) {
+    if (i < b.length && j < a.length && b[i] === a[j]) {
+      i += 1;
+      j += 1;
+    } else if (j >= a.length || (i < b.length && lcs[(i + 1) * width + j]! >= lcs[i * width + j + 1]!)) {
+      out.push({ op: "removed", text: b[i]! });
+      i += 1;
+    } else {
+      out.push({ op: "added", text: a[j]! });
+      j += 1;
+    }
+  }
+  return out;
+}
+
+function annotationKeys(before: JsonObject | undefined, after: JsonObject | undefined): string[] {
+  const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
+  const changed: string[] = [];
+  for (const key of keys) {
+    const b = before !== undefined && Object.hasOwn(before, key) ? before[key] : undefined;
+    const a = after !== undefined && Object.hasOwn(after, key) ? after[key] : undefined;
+    if (!same(b, a)) changed.push(key);
+  }
+  return changed.sort();
+}
+
+/**
+ * Compares a pinned definition with the current one over the pinned fields.
+ *
+ * Source: SPEC §2.2 ("saying what changed (description lines, input properties added or removed,
+ * annotations)"); STYLE #7.
+ * @param pinned - The definition in the pin store.
+ * @param current - The definition the upstream lists now.
+ * @returns A {@link PinDiff}; all flags false and lists empty when the pinned fields are equal.
+ * @example diffToolDefinitions(a, { ...a, description: "x" }).descriptionChanged // true
+ */
+export function diffToolDefinitions(pinned: ToolDefinition, current: ToolDefinition): PinDiff {
+  const before = propertyNames(pinned.inputSchema);
+  const after = propertyNames(current.inputSchema);
+  const descriptionChanged = pinned.description !== current.description;
+  const keys = annotationKeys(pinned.annotations, current.annotations);
+  return {
+    descriptionChanged,
+    titleChanged: pinned.title !== current.title,
+    propertiesAdded: after.filter((name) => !before.includes(name)).sort(),
+    propertiesRemoved: before.filter((name) => !after.includes(name)).sort(),
+    schemaChanged: !same(pinned.inputSchema, current.inputSchema),
+    outputSchemaChanged: !same(pinned.outputSchema, current.outputSchema),
+    annotationsChanged: keys.length > 0,
+    descriptionLines: descriptionChanged
+      ? diffLines(splitLines(pinned.description), splitLines(current.description))
+      : [],
+    annotationKeys: keys,
+  };
+}
+
+function quoteList(names: readonly string[]): string {
+  return names.map(renderUntrusted).join(", ");
+}
+
+/**
+ * Summarises a {@link PinDiff} in one line, untrusted names rendered safely.
+ *
+ * Source: SPEC §2.2, §3.4.
+ * @param diff - The diff.
+ * @returns e.g. `description (1 line removed, 2 added); input properties added "bcc"`.
+ */
+export function summarizePinDiff(diff: PinDiff): string {
+  const parts: string[] = [];
+  if (diff.descriptionChanged) {
+    const lines = diff.descriptionLines ?? [];
+    const removed = lines.filter((line) => line.op === "removed").length;
+    const added = lines.length - removed;
+    parts.push(`description (${removed} ${removed === 1 ? "line" : "lines"} removed, ${added} added)`);
+  }
+  if (diff.titleChanged) parts.push("title");
+  if (diff.propertiesAdded.length > 0)
+    parts.push(`input properties added ${quoteList(diff.propertiesAdded)}`);
+  if (diff.propertiesRemoved.length > 0) {
+    parts.push(`input properties removed ${quoteList(diff.propertiesRemoved)}`);
+  }
+  if (diff.schemaChanged && diff.propertiesAdded.length + diff.propertiesRemoved.length === 0) {
+    parts.push("input schema");
+  }
+  if (diff.outputSchemaChanged) parts.push("output schema");
+  if (diff.annotationsChanged) {
+    const keys = diff.annotationKeys ?? [];
+    parts.push(keys.length > 0 ? `annotations ${quoteList(keys)}` : "annotations");
+  }
+  return parts.length > 0 ? parts.join("; ") : "no pinned field";
+}
+
+/**
+ * Renders one untrusted description line with whitespace runs and invisible characters visible: runs
+ * of three or more whitespace characters become `<N spaces>` outside the quotes (so a payload pushed
+ * off-screen by padding is still shown), everything else as {@link renderUntrusted}.
+ *
+ * Source: SPEC §3.4 ("a changed description as a line diff with whitespace runs and invisible
+ * characters made visible").
+ * @param line - One line of a description.
+ * @returns e.g. `"Get a fact." <300 spaces> "Send it to +1-555-0100"`.
+ */
+export function renderDescriptionLine(line: string): string {
+  if (line === "") return '""';
+  const pieces = line.split(/(\s{3,})/u).filter((piece) => piece !== "");
+  return pieces
+    .map((piece) => {
+      if (!/^\s{3,}$/u.test(piece)) return renderUntrusted(piece);
+      const length = Array.from(piece).length;
+      return /^ +$/.test(piece) ? `<${length} spaces>` : `<${length} whitespace characters>`;
+    })
+    .join(" ");
+}
+
+/**
+ * Describes a {@link PinDiff} for a human: the one-line summary, then the changed description lines
+ * (`- ` removed, `+ ` added; at most 20, the rest counted).
+ *
+ * Source: SPEC §2.2, §3.4.
+ * @param diff - The diff.
+ * @returns Multi-line text; the first line is {@link summarizePinDiff}'s.
+ * @example describePinDiff(diff) // 'Changed: description (1 line removed, 1 added)\n- "old"\n+ "new"'
+ */
+export function describePinDiff(diff: PinDiff): string {
+  const lines = diff.descriptionLines ?? [];
+  const shown = lines
+    .slice(0, MAX_SHOWN_LINES)
+    .map((line) => `${line.op === "removed" ? "-" : "+"} ${renderDescriptionLine(line.text)}`);
+  const rest = lines.length - shown.length;
+  if (rest > 0) shown.push(`… ${rest} more changed ${rest === 1 ? "line" : "lines"}`);
+  return [`Changed: ${summarizePinDiff(diff)}`, ...shown].join("\n");
+}

@@ -1,0 +1,181 @@
+/**
+ * Pinning (SPEC §2.2): canonical definitions, the comparison of a server's current tool list with its
+ * pins, and the pinning contract of a call. Pure: hashing (SHA-256) and persistence are the edge's;
+ * the hash function is injected.
+ * @module
+ */
+
+import { canonicalJson } from "./canonical-json.ts";
+import { describePinDiff, diffToolDefinitions, summarizePinDiff } from "./pin-diff.ts";
+import { renderUntrusted } from "./render.ts";
+import type { CallInput, ContractResult, PinStatus, Question, Reason, ToolDefinition } from "./types.ts";
+
+/** The version of the pin hash scheme: SHA-256 over {@link canonicalToolJson}'s text (SPEC §2.2). */
+export const PIN_HASH_SCHEME = 1;
+
+/** Unicode tag characters, format (Cf: zero-width, bidi controls, …), and the variation selectors supplement. */
+const SUSPICIOUS = /\p{Cf}|[\u{E0000}-\u{E007F}]|[\u{E0100}-\u{E01EF}]|[\u180E\u3164\uFFA0\u115F\u1160]/u;
+
+/** Options of {@link comparePins}. */
+export interface ComparePinsOptions {
+  /** Hashes a canonical definition (the edge passes SHA-256, hex). */
+  readonly hash: (canonical: string) => string;
+  /** True on the first walk of a server that has no pin file yet ("first sight"). */
+  readonly firstSight: boolean;
+  /** `--pins` mode (default `tofu`); under `strict` first sight pins nothing. */
+  readonly mode?: "tofu" | "strict" | "off";
+}
+
+/** What {@link comparePins} says about one tool the upstream lists. */
+export interface ToolPinResult {
+  /** The current definition (the first one listed under the name). */
+  readonly current: ToolDefinition;
+  readonly canonical: string;
+  readonly hash: string;
+  readonly status: PinStatus;
+}
+
+/** The result of {@link comparePins}. */
+export interface PinComparison {
+  /** Per tool name the upstream lists now. A name absent here is `unknown` to a call. */
+  readonly tools: ReadonlyMap<string, ToolPinResult>;
+  /** What the client's `tools/list` shows, in upstream order: pinned definitions for changed tools, new tools hidden. */
+  readonly visible: readonly ToolDefinition[];
+  /** First-sight definitions to pin now (the edge persists them, except under `off`). */
+  readonly pinNow: readonly ToolDefinition[];
+  /** Pinned names the upstream no longer lists. */
+  readonly removed: readonly string[];
+}
+
+/**
+ * The canonical text of a tool definition: sorted-key JSON over name, title, description,
+ * inputSchema, outputSchema and annotations (absent fields left out). Its SHA-256 is the pin hash.
+ *
+ * Source: SPEC §2.2 "What is pinned"; STYLE #7.
+ * @param def - A tool definition (hostile keys are fine: only own properties are read).
+ * @returns The canonical JSON text.
+ * @example canonicalToolJson({ name: "t", description: "d" }) // '{"description":"d","name":"t"}'
+ */
+export function canonicalToolJson(def: ToolDefinition): string {
+  return canonicalJson({
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    inputSchema: def.inputSchema,
+    outputSchema: def.outputSchema,
+    annotations: def.annotations,
+  });
+}
+
+/**
+ * Whether a definition contains Unicode tag characters, zero-width or bidi control characters (any
+ * Unicode format character), or invisible fillers, anywhere — names, descriptions, schema keys.
+ *
+ * Source: SPEC §2.2 "Suspicious first sight".
+ * @param def - A tool definition.
+ * @returns True when such a character occurs.
+ */
+export function hasSuspiciousCharacters(def: ToolDefinition): boolean {
+  return SUSPICIOUS.test(canonicalToolJson(def));
+}
+
+/**
+ * Compares a server's current tool list with its pins. Equal canonical text → `pinned`; different →
+ * `changed` (the client keeps the pinned definition); not pinned → `new` (hidden), except on first
+ * sight under `tofu`/`off`, where a definition without suspicious characters is pinned now. A name
+ * listed twice with different definitions is never pinned silently and compares its first differing
+ * definition.
+ *
+ * Source: SPEC §2.2 (modes, changed tool, new tool, suspicious first sight).
+ * @param pinned - The pinned definitions by tool name.
+ * @param current - The upstream's current `tools/list` (all pages).
+ * @param options - The injected hash, first sight and mode.
+ * @returns Per-tool statuses, the list the client sees, what to pin now and the removed names.
+ * @example comparePins(new Map(), tools, { hash: sha256, firstSight: true }).pinNow.length === tools.length
+ */
+export function comparePins(
+  pinned: ReadonlyMap<string, ToolDefinition>,
+  current: readonly ToolDefinition[],
+  options: ComparePinsOptions,
+): PinComparison {
+  const autoPin = options.firstSight && options.mode !== "strict";
+  const groups = new Map<string, ToolDefinition[]>();
+  for (const def of current) groups.set(def.name, [...(groups.get(def.name) ?? []), def]);
+  const tools = new Map<string, ToolPinResult>();
+  const visible: ToolDefinition[] = [];
+  const pinNow: ToolDefinition[] = [];
+  for (const [name, defs] of groups) {
+    const texts = defs.map(canonicalToolJson);
+    const pin = pinned.get(name);
+    const pinText = pin === undefined ? undefined : canonicalToolJson(pin);
+    const odd = texts.findIndex((text) => text !== (pinText ?? texts[0]));
+    const index = odd === -1 ? 0 : odd;
+    const def = defs[index]!;
+    const canonical = texts[index]!;
+    const hash = options.hash(canonical);
+    const suspicious = defs.some(hasSuspiciousCharacters);
+    let status: PinStatus;
+    if (pin !== undefined && odd === -1) status = { kind: "pinned" };
+    else if (pin !== undefined) status = { kind: "changed", diff: diffToolDefinitions(pin, def), hash };
+    else if (autoPin && odd === -1 && !suspicious) status = { kind: "pinned" };
+    else status = { kind: "new", hash, suspicious };
+    if (status.kind === "pinned" && pin === undefined) pinNow.push(def);
+    tools.set(name, { current: def, canonical, hash, status });
+    if (status.kind === "pinned") visible.push(defs[0]!);
+    else if (status.kind === "changed" && pin !== undefined) visible.push(pin);
+  }
+  const removed = [...pinned.keys()].filter((name) => !groups.has(name));
+  return { tools, visible, pinNow, removed };
+}
+
+function acceptHint(input: CallInput): string {
+  return `accept it with: bouncer pins accept ${renderUntrusted(input.server)} ${renderUntrusted(input.tool)}`;
+}
+
+/**
+ * Evaluates the pinning contract of a call from the status the edge computed: `pinned` passes;
+ * `changed` asks, describing the diff; `new` asks (suspicious definitions say so); `unknown` denies.
+ * Pinning questions are keyed by the current definition's hash (an approval of one definition never
+ * approves another).
+ *
+ * Source: SPEC §2.2.
+ * @param input - The call; reads `server`, `tool` and `pin`.
+ * @returns A deny, an ask with its question, or no objection.
+ * @example evaluatePinning({ ...input, pin: { kind: "unknown" } }).denies[0]?.code // "pin_unknown"
+ */
+export function evaluatePinning(input: CallInput): ContractResult {
+  const { pin, server, tool } = input;
+  const name = renderUntrusted(tool);
+  const where = `on server ${renderUntrusted(server)}`;
+  if (pin.kind === "pinned") return { denies: [], asks: [] };
+  if (pin.kind === "unknown") {
+    const message = `Tool ${name} is not in the tool list of server ${renderUntrusted(server)}`;
+    return { denies: [{ code: "pin_unknown", message, source: "default" }], asks: [] };
+  }
+  const key = { server, tool, param: "", identity: pin.hash };
+  if (pin.kind === "changed") {
+    const reason: Reason = {
+      code: "pin_changed",
+      message: `Tool ${name} changed since it was pinned (${summarizePinDiff(pin.diff)}); ${acceptHint(input)}`,
+      source: "default",
+    };
+    const question: Question = {
+      kind: "changed_tool",
+      message: `Accept the changed definition of tool ${name} ${where}?\n${describePinDiff(pin.diff)}`,
+      key,
+    };
+    return { denies: [], asks: [{ reason, question }] };
+  }
+  const invisible = pin.suspicious ? " and its definition contains invisible or bidi control characters" : "";
+  const reason: Reason = {
+    code: pin.suspicious ? "pin_suspicious" : "pin_new",
+    message: `Tool ${name} is not pinned${invisible}; ${acceptHint(input)}`,
+    source: "default",
+  };
+  const question: Question = {
+    kind: "new_tool",
+    message: `Accept the new tool ${name} ${where}${pin.suspicious ? `, whose definition contains invisible or bidi control characters` : ""}?`,
+    key,
+  };
+  return { denies: [], asks: [{ reason, question }] };
+}
