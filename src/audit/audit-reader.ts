@@ -1,0 +1,148 @@
+/**
+ * The audit log reader: the rotated files oldest first (`audit.jsonl.5` … `audit.jsonl.1`), then the
+ * log itself, one record per line. A line that is not a JSON object with string `ts` and `event` is
+ * skipped and reported with its file and line number, never fatal. Edge (file system).
+ *
+ * Source: SPEC §3.5 ("readers skip a bad line and report it"), §5.6 ("rotated files included").
+ * @module
+ */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { BouncerError } from "../platform/errors.ts";
+import type { AuditRecord } from "./audit-record.ts";
+import { describeFsError } from "./audit-writer.ts";
+import { hasErrorCode } from "./rotation-lock.ts";
+
+/** A line the reader skipped. */
+export interface AuditIssue {
+  readonly file: string;
+  /** 1-based line number within `file`. */
+  readonly line: number;
+  /** What is wrong, e.g. `not JSON` or `missing "event"`. */
+  readonly message: string;
+}
+
+/** What {@link readAuditLog} found. */
+export interface AuditReadResult {
+  /** Records in file order, oldest file first. */
+  readonly records: AuditRecord[];
+  readonly issues: AuditIssue[];
+  /** The files that were read, oldest first (empty when the log does not exist). */
+  readonly files: string[];
+}
+
+/**
+ * Lists the log and its rotated files that exist, oldest first: `path.N` … `path.1`, then `path`.
+ * Any numeric suffix is listed, not only 1–5, so a log rotated with another `keep` reads completely.
+ *
+ * Source: SPEC §3.5, §5.6.
+ * @param path - The log file.
+ * @returns Existing files, oldest first.
+ * @throws {BouncerError} `AUDIT_UNREADABLE` when the folder cannot be listed.
+ */
+export function listAuditFiles(path: string): string[] {
+  const folder = dirname(path);
+  const name = basename(path);
+  let entries: string[];
+  try {
+    entries = readdirSync(folder);
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return [];
+    throw new BouncerError("AUDIT_UNREADABLE", `Cannot read audit log "${path}": ${describeFsError(error)}`, {
+      cause: error,
+    });
+  }
+  const rotated: number[] = [];
+  let hasLog = false;
+  for (const entry of entries) {
+    if (entry === name) hasLog = true;
+    else if (entry.startsWith(`${name}.`)) {
+      const suffix = entry.slice(name.length + 1);
+      if (/^[1-9]\d{0,5}$/.test(suffix)) rotated.push(Number(suffix));
+    }
+  }
+  rotated.sort((a, b) => b - a);
+  const files = rotated.map((n) => join(folder, `${name}.${n}`));
+  if (hasLog) files.push(join(folder, name));
+  return files;
+}
+
+/**
+ * Parses one line of the audit log.
+ * @param text - The line without its newline.
+ * @returns The record, or a message saying why the line is bad.
+ */
+export function parseAuditLine(
+  text: string,
+): { readonly ok: true; readonly record: AuditRecord } | { readonly ok: false; readonly error: string } {
+  if (text.trim() === "") return { ok: false, error: "empty line" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, error: "not JSON" };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { ok: false, error: "not a JSON object" };
+  const ts: unknown = Object.hasOwn(value, "ts") ? Reflect.get(value, "ts") : undefined;
+  const event: unknown = Object.hasOwn(value, "event") ? Reflect.get(value, "event") : undefined;
+  if (typeof event !== "string") return { ok: false, error: 'missing "event"' };
+  if (typeof ts !== "string") return { ok: false, error: 'missing "ts"' };
+  return { ok: true, record: value as AuditRecord };
+}
+
+/**
+ * Parses the text of one log file: every complete line, and a last line without its newline when it
+ * parses (a line still being written is reported like any bad line).
+ * @param text - The file's text.
+ * @param file - The file name, for issues.
+ * @returns Records and issues.
+ */
+export function parseAuditText(text: string, file: string): { records: AuditRecord[]; issues: AuditIssue[] } {
+  const records: AuditRecord[] = [];
+  const issues: AuditIssue[] = [];
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  for (const [index, raw] of lines.entries()) {
+    const parsed = parseAuditLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
+    if (parsed.ok) records.push(parsed.record);
+    else issues.push({ file, line: index + 1, message: parsed.error });
+  }
+  return { records, issues };
+}
+
+/**
+ * Reads the whole audit log, rotated files included, oldest first. Bad lines are skipped and listed in
+ * `issues`; a file that disappears between listing and reading (rotated meanwhile) is skipped.
+ *
+ * Source: SPEC §3.5, §5.6.
+ * @param path - The log file.
+ * @returns Records, issues and the files read.
+ * @throws {BouncerError} `AUDIT_UNREADABLE` for a file that exists but cannot be read.
+ */
+export function readAuditLog(path: string): AuditReadResult {
+  const records: AuditRecord[] = [];
+  const issues: AuditIssue[] = [];
+  const files: string[] = [];
+  for (const file of listAuditFiles(path)) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      if (hasErrorCode(error, "ENOENT")) continue;
+      throw new BouncerError(
+        "AUDIT_UNREADABLE",
+        `Cannot read audit log "${file}": ${describeFsError(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    files.push(file);
+    const parsed = parseAuditText(text, file);
+    records.push(...parsed.records);
+    issues.push(...parsed.issues);
+  }
+  return { records, issues, files };
+}

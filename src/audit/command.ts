@@ -1,0 +1,163 @@
+/**
+ * `bouncer audit [--summary] [--tail N] [--follow] [--json] [--audit-log FILE]`: reads the audit log,
+ * rotated files included, and prints a table (time, server, tool, verdict, contract, reason), a
+ * summary, or JSON for scripts (`--summary --json`: one document; records: JSONL). Skipped lines are
+ * reported on stderr. Returns the exit status. Edge.
+ *
+ * Source: SPEC §5.6, §3.5, §5 (exit codes, `--json`).
+ * @module
+ */
+
+import { join, resolve } from "node:path";
+import { defineCommand } from "citty";
+import { type CommandIo, commandIo } from "../commands/io.ts";
+import { BouncerError } from "../platform/errors.ts";
+import { bouncerHome } from "../platform/home-dir.ts";
+import { type AuditIssue, readAuditLog } from "./audit-reader.ts";
+import type { AuditRecord } from "./audit-record.ts";
+import { followAuditLog } from "./follow-audit-log.ts";
+import { formatAuditSummary, formatAuditTable } from "./format-audit.ts";
+import { summarizeAudit } from "./summarize-audit.ts";
+
+/** Records shown by `--follow` before following, when `--tail` is not given (as `tail -f`). */
+const FOLLOW_TAIL = 10;
+
+/** What `bouncer audit` was asked to do. */
+export interface AuditOptions {
+  /** The log file, resolved. */
+  readonly auditLog: string;
+  /** Whether the user named the log (`--audit-log`): a missing named log is an error (exit 1). */
+  readonly explicit?: boolean;
+  readonly summary?: boolean;
+  /** Show only the last N records. */
+  readonly tail?: number;
+  readonly follow?: boolean;
+  readonly json?: boolean;
+  /** Ends `--follow` (the CLI runs until interrupted). */
+  readonly signal?: AbortSignal;
+  /** Poll interval of `--follow`, in milliseconds. */
+  readonly intervalMs?: number;
+}
+
+/**
+ * Reports a skipped line on stderr.
+ * @param io - The command's io.
+ * @param issue - The skipped line.
+ */
+function reportIssue(io: CommandIo, issue: AuditIssue): void {
+  io.err(`bouncer: Skipped line ${issue.line} of audit log "${issue.file}": ${issue.message}\n`);
+}
+
+/**
+ * Runs `bouncer audit` with parsed options.
+ *
+ * Source: SPEC §5.6.
+ * @param options - What to show and where the log is.
+ * @param io - Where output goes.
+ * @returns 0 on success; 1 when a log named with `--audit-log` does not exist.
+ * @throws {BouncerError} `USAGE` for `--summary` with `--follow`; `AUDIT_UNREADABLE` for an unreadable file.
+ */
+export async function runAudit(options: AuditOptions, io: CommandIo): Promise<number> {
+  if (options.summary === true && options.follow === true) {
+    throw new BouncerError(
+      "USAGE",
+      'Cannot run "bouncer audit": "--summary" and "--follow" do not go together',
+    );
+  }
+  const read = readAuditLog(options.auditLog);
+  for (const issue of read.issues) reportIssue(io, issue);
+  if (read.files.length === 0 && options.follow !== true) {
+    io.err(`bouncer: No audit log at "${options.auditLog}"\n`);
+    return options.explicit === true ? 1 : 0;
+  }
+  if (options.summary === true) {
+    const summary = summarizeAudit(read.records);
+    io.out(options.json === true ? `${JSON.stringify(summary, null, 2)}\n` : formatAuditSummary(summary));
+    return 0;
+  }
+  const tail = options.tail ?? (options.follow === true ? FOLLOW_TAIL : undefined);
+  const shown = tail === undefined ? read.records : tail === 0 ? [] : read.records.slice(-tail);
+  const print = (records: readonly AuditRecord[], header: boolean): void => {
+    if (options.json === true) {
+      for (const record of records) io.out(`${JSON.stringify(record)}\n`);
+    } else {
+      io.out(formatAuditTable(records, { color: io.color, header }));
+    }
+  };
+  print(shown, true);
+  if (options.follow !== true) return 0;
+  await followAuditLog(options.auditLog, {
+    signal: options.signal ?? new AbortController().signal,
+    onRecord: (record) => print([record], false),
+    onIssue: (issue) => reportIssue(io, issue),
+    ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
+  });
+  return 0;
+}
+
+/**
+ * Parses `--tail N`.
+ * @param value - The flag's value.
+ * @returns The count.
+ * @throws {BouncerError} `USAGE` when it is not a whole number.
+ */
+function parseTail(value: string): number {
+  if (!/^\d{1,9}$/.test(value.trim())) {
+    throw new BouncerError(
+      "USAGE",
+      `Cannot run "bouncer audit": "--tail" needs a whole number, got "${value}"`,
+    );
+  }
+  return Number(value.trim());
+}
+
+/**
+ * The citty command. `context.data` may carry `io` (see `src/commands/io.ts`) and an AbortSignal as
+ * `signal` (ends `--follow`; tests use it). Returns the exit status.
+ *
+ * Source: SPEC §5.6.
+ */
+export const auditCommand = defineCommand({
+  meta: {
+    name: "audit",
+    description: "Show the audit log (rotated files included): a table, a summary, or JSON for scripts",
+  },
+  args: {
+    summary: { type: "boolean", description: "Counts by verdict, contract, server and tool" },
+    tail: { type: "string", valueHint: "N", description: "Only the last N records" },
+    follow: { type: "boolean", description: "Keep printing records as they are written" },
+    json: {
+      type: "boolean",
+      description: "JSON lines (one record per line); with --summary one JSON document",
+    },
+    "audit-log": {
+      type: "string",
+      valueHint: "FILE",
+      description: "The audit log (default $BOUNCER_HOME/audit.jsonl)",
+    },
+  },
+  run(context): Promise<number> {
+    const io = commandIo(context.data);
+    const args = context.args;
+    const named = typeof args["audit-log"] === "string" && args["audit-log"] !== "";
+    const data: unknown = context.data;
+    const signal: unknown =
+      typeof data === "object" && data !== null && Object.hasOwn(data, "signal")
+        ? Reflect.get(data, "signal")
+        : undefined;
+    return runAudit(
+      {
+        auditLog: named ? resolve(io.cwd, args["audit-log"] as string) : join(bouncerHome(), "audit.jsonl"),
+        explicit: named,
+        summary: args.summary === true,
+        follow: args.follow === true,
+        json: args.json === true,
+        ...(typeof args.tail === "string" ? { tail: parseTail(args.tail) } : {}),
+        ...(signal instanceof AbortSignal ? { signal } : {}),
+      },
+      io,
+    );
+  },
+});
+
+export default auditCommand;

@@ -1,0 +1,154 @@
+/**
+ * `bouncer audit --follow`: polls the audit log and hands over each new record as it is appended,
+ * following the log across rotations (the rest of the renamed file is read, then the new log from its
+ * start). Bad lines are reported like the reader does. Edge (file system, timers).
+ *
+ * Source: SPEC §5.6 (`--follow`), §3.5.
+ * @module
+ */
+
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { type AuditIssue, parseAuditLine } from "./audit-reader.ts";
+import type { AuditRecord } from "./audit-record.ts";
+import { hasErrorCode } from "./rotation-lock.ts";
+
+/** Options of {@link followAuditLog}. */
+export interface FollowOptions {
+  /** Stops following (the promise resolves). */
+  readonly signal: AbortSignal;
+  /** Receives each new record, in order. */
+  readonly onRecord: (record: AuditRecord) => void;
+  /** Receives each skipped line. */
+  readonly onIssue?: (issue: AuditIssue) => void;
+  /** Poll interval in milliseconds. Default 250. */
+  readonly intervalMs?: number;
+  /** Read the current log from its start instead of from its end. Default false. */
+  readonly fromStart?: boolean;
+}
+
+/** An open file being followed. */
+interface Cursor {
+  readonly fd: number;
+  readonly identity: string;
+  offset: number;
+  line: number;
+  pending: Buffer;
+}
+
+/**
+ * Waits for a number of milliseconds, or less when the signal aborts.
+ * @param ms - The delay.
+ * @param signal - Ends the wait early.
+ * @returns A promise that resolves after the delay or on abort.
+ */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * Opens the log for following, or returns `undefined` when it does not exist (yet).
+ * @param path - The log file.
+ * @param fromStart - Start at offset 0 rather than at the end.
+ * @returns The cursor.
+ */
+function openCursor(path: string, fromStart: boolean): Cursor | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return undefined;
+    throw error;
+  }
+  const stats = fstatSync(fd);
+  const cursor: Cursor = {
+    fd,
+    identity: `${stats.dev}:${stats.ino}`,
+    offset: 0,
+    line: 0,
+    pending: Buffer.alloc(0),
+  };
+  if (!fromStart) {
+    // Skip what is there, counting its lines so that issue line numbers stay right.
+    drain(cursor, path, { onRecord: () => undefined });
+  }
+  return cursor;
+}
+
+/**
+ * Reads everything appended since the last read, delivering complete lines.
+ * @param cursor - The followed file.
+ * @param file - Its name, for issues.
+ * @param sinks - Where records and issues go.
+ */
+function drain(cursor: Cursor, file: string, sinks: Pick<FollowOptions, "onRecord" | "onIssue">): void {
+  const chunk = Buffer.alloc(64 * 1024);
+  for (;;) {
+    const read = readSync(cursor.fd, chunk, 0, chunk.length, cursor.offset);
+    if (read === 0) break;
+    cursor.offset += read;
+    cursor.pending = Buffer.concat([cursor.pending, chunk.subarray(0, read)]);
+    let newline = cursor.pending.indexOf(0x0a);
+    while (newline !== -1) {
+      const raw = cursor.pending.subarray(0, newline).toString("utf8");
+      cursor.pending = cursor.pending.subarray(newline + 1);
+      cursor.line++;
+      const parsed = parseAuditLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
+      if (parsed.ok) sinks.onRecord(parsed.record);
+      else sinks.onIssue?.({ file, line: cursor.line, message: parsed.error });
+      newline = cursor.pending.indexOf(0x0a);
+    }
+  }
+}
+
+/**
+ * Follows the audit log until the signal aborts: every record appended after the call (or from the
+ * start, with `fromStart`) is delivered once, in order. When the log is rotated, the rest of the
+ * renamed file is read before the new log; an unterminated last line of a rotated file is reported
+ * as an issue. A log that does not exist yet is waited for.
+ *
+ * Source: SPEC §5.6.
+ * @param path - The log file.
+ * @param options - Signal, sinks, poll interval.
+ * @returns A promise that resolves once the signal aborts.
+ * @throws {Error} A file-system error other than "not found" (e.g. `EACCES`).
+ */
+export async function followAuditLog(path: string, options: FollowOptions): Promise<void> {
+  const intervalMs = options.intervalMs ?? 250;
+  let cursor = openCursor(path, options.fromStart === true);
+  try {
+    while (!options.signal.aborted) {
+      if (cursor === undefined) cursor = openCursor(path, true);
+      if (cursor !== undefined) {
+        drain(cursor, path, options);
+        let identity: string | undefined;
+        try {
+          const stats = statSync(path);
+          identity = `${stats.dev}:${stats.ino}`;
+        } catch (error) {
+          if (!hasErrorCode(error, "ENOENT")) throw error;
+        }
+        if (identity !== cursor.identity) {
+          drain(cursor, path, options);
+          if (cursor.pending.length > 0) {
+            options.onIssue?.({ file: path, line: cursor.line + 1, message: "unterminated last line" });
+          }
+          closeSync(cursor.fd);
+          cursor = identity === undefined ? undefined : openCursor(path, true);
+          continue;
+        }
+      }
+      await pause(intervalMs, options.signal);
+    }
+  } finally {
+    if (cursor !== undefined) closeSync(cursor.fd);
+  }
+}

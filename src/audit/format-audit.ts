@@ -1,0 +1,157 @@
+/**
+ * Renders audit records and summaries for people: a table (time, server, tool, verdict, contract,
+ * reason) and a summary listing, every cell from the log treated as untrusted (control and format
+ * characters escaped, so a crafted log line cannot drive the terminal), colour only when asked.
+ * Pure (text in, text out).
+ *
+ * Source: SPEC §5 ("people get tables, colour when stdout is a terminal"), §5.6.
+ * @module
+ */
+
+import pc from "picocolors";
+import type { AuditRecord } from "./audit-record.ts";
+import type { AuditSummary, Counts } from "./summarize-audit.ts";
+
+/** Options of the formatters. */
+export interface FormatOptions {
+  /** Colour verdicts and outcomes (stdout is a colour terminal). Default false. */
+  readonly color?: boolean;
+  /** Print the header row (tables only). Default true; `--follow` prints it once. */
+  readonly header?: boolean;
+}
+
+/** Widest a narrow column may get. */
+const MAX_COLUMN = 28;
+/** Longest reason shown in the table. */
+const MAX_REASON = 120;
+
+const HEADERS = ["TIME", "SERVER", "TOOL", "VERDICT", "CONTRACT", "REASON"] as const;
+
+/**
+ * Makes an untrusted string safe to print: control (Cc), format (Cf), line and paragraph separator
+ * characters become `\u{…}`, and the text is cut to `max` characters with `…`.
+ * @param value - A value read from the log (any type).
+ * @param max - The longest result, in characters.
+ * @returns A printable single-line string (`""` for absent values).
+ */
+export function cell(value: unknown, max: number): string {
+  if (value === undefined || value === null) return "";
+  const raw = typeof value === "string" ? value : JSON.stringify(value);
+  const safe = raw.replace(
+    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
+    (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`,
+  );
+  const chars = Array.from(safe);
+  return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : safe;
+}
+
+/**
+ * The verdict column: the verdict of a decision, the outcome of an ask, `pin:<what>` for a pin
+ * record, and the event name otherwise.
+ * @param record - A record.
+ * @returns The column's raw text.
+ */
+function verdictOf(record: AuditRecord): unknown {
+  const own = (key: keyof AuditRecord): unknown => (Object.hasOwn(record, key) ? record[key] : undefined);
+  const event = own("event");
+  if (event === "decision") return own("verdict");
+  if (event === "outcome") return own("outcome");
+  if (event === "pin") return `pin:${cell(own("outcome"), MAX_COLUMN)}`;
+  return event;
+}
+
+/**
+ * Colours a verdict or outcome: deny-like red, ask-like yellow, allow-like green.
+ * @param text - The padded cell.
+ * @param word - The bare verdict.
+ * @param color - Whether to colour.
+ * @returns The cell, coloured or not.
+ */
+function paint(text: string, word: string, color: boolean): string {
+  if (!color) return text;
+  const colors = pc.createColors(true);
+  if (word === "deny" || word === "declined" || word.startsWith("auto_") || word === "timeout")
+    return colors.red(text);
+  if (word === "ask" || word === "cancelled" || word === "no_channel" || word.startsWith("pin:")) {
+    return colors.yellow(text);
+  }
+  if (word === "allow" || word === "approved") return colors.green(text);
+  return text;
+}
+
+/**
+ * Renders records as a table with a header row; columns are as wide as their widest cell (capped).
+ *
+ * Source: SPEC §5.6 (time, server, tool, verdict, contract, reason).
+ * @param records - Records to show, oldest first.
+ * @param options - Colour; whether to print the header row.
+ * @returns The table, one line per record, each ending in a newline; `""` for no records.
+ */
+export function formatAuditTable(records: readonly AuditRecord[], options: FormatOptions = {}): string {
+  if (records.length === 0) return "";
+  const rows = records.map((record) => {
+    const own = (key: keyof AuditRecord): unknown => (Object.hasOwn(record, key) ? record[key] : undefined);
+    return [
+      cell(own("ts"), MAX_COLUMN),
+      cell(own("server"), MAX_COLUMN),
+      cell(own("tool"), MAX_COLUMN),
+      cell(verdictOf(record), MAX_COLUMN),
+      cell(own("contract"), MAX_COLUMN),
+      cell(own("reason"), MAX_REASON),
+    ];
+  });
+  const widths = HEADERS.map((header, i) =>
+    Math.max(header.length, ...rows.map((row) => (row[i] ?? "").length)),
+  );
+  const line = (row: readonly string[], verdictWord?: string): string =>
+    row
+      .map((text, i) => {
+        const padded = i === row.length - 1 ? text : text.padEnd(widths[i] ?? 0);
+        return i === 3 && verdictWord !== undefined
+          ? paint(padded, verdictWord, options.color === true)
+          : padded;
+      })
+      .join("  ")
+      .trimEnd();
+  const body = rows.map((row) => line(row, row[3]));
+  return [...(options.header === false ? [] : [line(HEADERS)]), ...body].map((text) => `${text}\n`).join("");
+}
+
+/**
+ * Renders one count table as an indented block (`  name  count`).
+ * @param title - The section title.
+ * @param counts - The counts.
+ * @returns The section, or `""` when empty.
+ */
+function section(title: string, counts: Counts): string {
+  const entries = Object.entries(counts);
+  if (entries.length === 0) return "";
+  const keys = entries.map(([key]) => cell(key, 60));
+  const width = Math.max(...keys.map((key) => key.length));
+  const lines = entries.map(([, count], i) => `  ${(keys[i] ?? "").padEnd(width)}  ${count}`);
+  return `${title}\n${lines.join("\n")}\n`;
+}
+
+/**
+ * Renders a summary for people.
+ *
+ * Source: SPEC §5.6 (`--summary`).
+ * @param summary - The summary.
+ * @returns Text ending in a newline.
+ */
+export function formatAuditSummary(summary: AuditSummary): string {
+  const range =
+    summary.first === undefined ? "" : ` from ${cell(summary.first, 40)} to ${cell(summary.last, 40)}`;
+  const head = `${summary.records} records${range}, ${summary.decisions} decisions\n`;
+  return [
+    head,
+    section("By verdict", summary.byVerdict),
+    section("By contract", summary.byContract),
+    section("By server", summary.byServer),
+    section("By tool", summary.byTool),
+    section("Ask outcomes", summary.byOutcome),
+    section("Records by event", summary.byEvent),
+  ]
+    .filter((part) => part !== "")
+    .join("\n");
+}

@@ -1,0 +1,181 @@
+/**
+ * Redaction of what the audit log stores (`args`, `reason`, `evidence`): values of secret-named
+ * arguments and token-shaped strings become `"[redacted]"`, and strings over 1 KiB are cut and carry
+ * their SHA-256. Edge (uses `node:crypto`).
+ *
+ * Source: SPEC §3.5 ("Redaction applies to `args`, `reason` and `evidence`").
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import type { JsonValue } from "../engine/index.ts";
+
+/** What a redacted value or token becomes. */
+export const REDACTED = "[redacted]";
+
+/** Strings longer than this many UTF-8 bytes are cut (SPEC §3.5: 1 KiB). */
+export const MAX_STRING_BYTES = 1024;
+
+/** Nesting deeper than this is replaced by a marker rather than walked. */
+const MAX_DEPTH = 64;
+
+/**
+ * Words that make an argument name secret-like when they occur as a word of the name (SPEC §3.5:
+ * token, password, secret, key, authorization, cookie), with their plurals and common spellings.
+ */
+const SECRET_WORDS: ReadonlySet<string> = new Set([
+  "token",
+  "tokens",
+  "password",
+  "passwords",
+  "passwd",
+  "passphrase",
+  "secret",
+  "secrets",
+  "key",
+  "keys",
+  "apikey",
+  "authorization",
+  "auth",
+  "cookie",
+  "cookies",
+  "credential",
+  "credentials",
+]);
+
+/**
+ * Token shapes that are redacted wherever they occur in a string. Each pattern is global; the match
+ * (and only the match) is replaced, so the text around a token stays readable.
+ */
+const TOKEN_PATTERNS: readonly RegExp[] = [
+  /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,}/g, // GitHub classic and OAuth tokens
+  /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{20,}/g, // GitHub fine-grained tokens
+  /(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/g, // OpenAI, Anthropic (sk-ant-)
+  /(?<![A-Za-z0-9_-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}/g, // Slack
+  /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Z0-9])/g, // AWS
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, // JWT
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, // HTTP bearer credentials
+  /\bBasic\s+(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/g, // HTTP basic credentials
+  /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/g, // Google API keys
+  /(?<![A-Za-z0-9_])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}/g, // Stripe
+  /(?<![A-Za-z0-9_-])glpat-[0-9A-Za-z_-]{20,}/g, // GitLab
+  /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}/g, // npm
+  /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}/g, // Hugging Face
+  /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/g, // PEM keys
+  /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+(?=@)/gi, // a password in URL user info
+];
+
+/**
+ * Splits an argument name into lower-case words on `_`, `-`, `.`, spaces and camelCase
+ * (`X-Api-Key`, `apiKey`, `APIKey`, `api_key` → `api`, `key`).
+ * @param name - An argument name (hostile: any string).
+ * @returns Its words, lower-cased.
+ */
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[\s_.\-/]+/)
+    .filter((word) => word.length > 0);
+}
+
+/**
+ * Whether an argument name is secret-like: one of its words is a secret word such as `token`,
+ * `password`, `secret`, `key`, `authorization` or `cookie` (`api_key`, `accessToken`, `X-Auth-Token`;
+ * not `keyword` or `monkey`).
+ *
+ * Source: SPEC §3.5.
+ * @param name - An argument (or nested object key) name.
+ * @returns True when the value under this name must be redacted.
+ */
+export function isSecretName(name: string): boolean {
+  return nameWords(name).some((word) => SECRET_WORDS.has(word));
+}
+
+/**
+ * Cuts a string to at most {@link MAX_STRING_BYTES} UTF-8 bytes (on a character boundary) and appends
+ * a marker with the full length and the SHA-256 of the (already token-redacted) string.
+ * @param text - Any string.
+ * @returns The text unchanged when short enough, else `<prefix>…[cut N bytes sha256:<hex>]`.
+ */
+export function cutLongString(text: string): string {
+  if (text.length * 3 <= MAX_STRING_BYTES) return text;
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= MAX_STRING_BYTES) return text;
+  let end = MAX_STRING_BYTES;
+  // Step back over UTF-8 continuation bytes so no character is split.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  const prefix = bytes.subarray(0, end).toString("utf8");
+  const digest = createHash("sha256").update(bytes).digest("hex");
+  return `${prefix}…[cut ${bytes.length} bytes sha256:${digest}]`;
+}
+
+/**
+ * Replaces every token-shaped substring (GitHub, OpenAI/Anthropic, Slack, AWS, JWT, `Bearer …`,
+ * Google, Stripe, GitLab, npm, Hugging Face, PEM private keys, URL passwords) by `"[redacted]"`.
+ *
+ * Source: SPEC §3.5 ("strings shaped like known tokens").
+ * @param text - Any string.
+ * @returns The text with tokens replaced; unchanged when it holds none.
+ */
+export function redactTokens(text: string): string {
+  let out = text;
+  for (const pattern of TOKEN_PATTERNS) {
+    pattern.lastIndex = 0;
+    out = out.replace(pattern, REDACTED);
+  }
+  return out;
+}
+
+/**
+ * Redacts a free-text string: every token-shaped substring becomes `"[redacted]"`, then the result is
+ * cut when over 1 KiB (the SHA-256 is of the redacted text, so a hash never verifies a secret).
+ *
+ * Source: SPEC §3.5.
+ * @param text - A reason, an excerpt, an argument value.
+ * @returns The redacted text.
+ */
+export function redactText(text: string): string {
+  return cutLongString(redactTokens(text));
+}
+
+/**
+ * Redacts a JSON-like value for the audit log: strings through {@link redactText}; the whole value of
+ * any object key that {@link isSecretName} matches (at any depth) becomes `"[redacted]"`; keys are
+ * token-redacted too. Keys are hostile (STYLE #6): the copy is built on null-prototype objects, so a
+ * key named `__proto__` stays an ordinary key. Values that are not JSON (functions, `undefined`) are
+ * dropped from objects and become `null` in lists; nesting deeper than 64 levels becomes a marker.
+ *
+ * Source: SPEC §3.5.
+ * @param value - Tool arguments, evidence, or any JSON value.
+ * @returns A redacted deep copy.
+ */
+export function redactJson(value: unknown): JsonValue {
+  return redactAt(value, 0) ?? null;
+}
+
+/**
+ * Recursive step of {@link redactJson}.
+ * @param value - The value at this depth.
+ * @param depth - Nesting depth so far.
+ * @returns The redacted value, or `undefined` for a value JSON cannot hold.
+ */
+function redactAt(value: unknown, depth: number): JsonValue | undefined {
+  if (value === null || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value === "string") return redactText(value);
+  if (typeof value !== "object") return undefined;
+  if (depth >= MAX_DEPTH) return "[too deep]";
+  if (Array.isArray(value)) return value.map((item: unknown) => redactAt(item, depth + 1) ?? null);
+  const out: { [key: string]: JsonValue } = Object.create(null);
+  for (const key of Object.keys(value)) {
+    const item: unknown = Reflect.get(value, key);
+    const redacted = isSecretName(key) ? REDACTED : redactAt(item, depth + 1);
+    if (redacted === undefined) continue;
+    let outKey = redactText(key);
+    for (let n = 2; Object.hasOwn(out, outKey); n++) outKey = `${redactText(key)} #${n}`;
+    out[outKey] = redacted;
+  }
+  return out;
+}

@@ -1,0 +1,178 @@
+/**
+ * `bouncer run --record FILE`: writes a replayable session file in the format of SPEC §5.9 — `server`
+ * events (command, cwd, serverInfo), `tools` events (each walk of `tools/list`), and `call` events with
+ * their arguments, their result or error, and an ask's outcome as `"ask"` (`approved` or `declined`;
+ * every other outcome is a decline). The file is created with mode 0600 and appended to (several
+ * instances of one client session may record into one file: one file is one client session). Each
+ * event is one `O_APPEND` write. Tool outputs are stored as they are (opt-in, SPEC §3.6); only
+ * token-shaped strings in the upstream command line are redacted (they never matter to replay). Edge.
+ *
+ * Source: SPEC §3.6, §5.9.
+ * @module
+ */
+
+import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import type { JsonObject, JsonValue } from "../engine/index.ts";
+import { BouncerError } from "../platform/errors.ts";
+import type { AskOutcome } from "./audit-record.ts";
+import { describeFsError } from "./audit-writer.ts";
+import { redactTokens } from "./redact.ts";
+import { hasErrorCode } from "./rotation-lock.ts";
+
+/** What a `server` event says about the upstream (SPEC §5.9). Env values are never recorded. */
+export interface RecordedServer {
+  /** The upstream command line, command first. */
+  readonly command: readonly string[];
+  /** The upstream's working directory (absolute). */
+  readonly cwd: string;
+  /** The upstream's `initialize` result `serverInfo`, when known. */
+  readonly serverInfo?: JsonObject;
+}
+
+/** One client `tools/call`, written once its outcome and result are known. */
+export interface RecordedCall {
+  readonly server: string;
+  readonly tool: string;
+  /** The arguments as decided (and, if forwarded, as forwarded). */
+  readonly arguments: JsonObject;
+  /** The per-instance call counter (helps match the audit log). */
+  readonly seq?: number;
+  /** The upstream's `tools/call` result, when the call was forwarded and answered. */
+  readonly result?: JsonObject;
+  /** The upstream's JSON-RPC error (`code`, `message`, `data`), when it answered with one. */
+  readonly error?: JsonValue;
+  /** The outcome of an ask on this call, when one was put; only `approved` is recorded as approved. */
+  readonly ask?: AskOutcome;
+}
+
+/** A session file being written. */
+export interface SessionRecorder {
+  /** The file's path. */
+  readonly path: string;
+  /**
+   * Writes a `server` event (once per instance, after the handshake).
+   * @param server - The `--upstream-name`.
+   * @param info - Command line, cwd and serverInfo.
+   * @throws {BouncerError} `RECORD_WRITE_FAILED`.
+   */
+  recordServer(server: string, info: RecordedServer): void;
+  /**
+   * Writes a `tools` event: one complete `tools/list` walk (each re-walk too), tools as listed.
+   * @param server - The `--upstream-name`.
+   * @param tools - Every tool of the walk, in order, as the upstream sent them.
+   * @throws {BouncerError} `RECORD_WRITE_FAILED`.
+   */
+  recordTools(server: string, tools: readonly JsonObject[]): void;
+  /**
+   * Writes a `call` event.
+   * @param call - The call with its result or error and its ask outcome.
+   * @throws {BouncerError} `RECORD_WRITE_FAILED`.
+   */
+  recordCall(call: RecordedCall): void;
+  /** Forces written events to disk (for shutdown). */
+  flush(): void;
+  /** Closes the file. */
+  close(): void;
+}
+
+/**
+ * Builds the line of a `call` event in the §5.9 field order.
+ * @param call - The call.
+ * @returns The event object.
+ */
+export function callEvent(call: RecordedCall): JsonObject {
+  const event: JsonObject = { event: "call", server: call.server, tool: call.tool };
+  if (call.seq !== undefined) event.seq = call.seq;
+  event.arguments = call.arguments;
+  if (call.result !== undefined) event.result = call.result;
+  else if (call.error !== undefined) event.error = call.error;
+  if (call.ask !== undefined) event.ask = call.ask === "approved" ? "approved" : "declined";
+  return event;
+}
+
+/**
+ * Opens (creating with mode 0600, its folder with mode 0700) a session file for appending.
+ * @param path - The file.
+ * @returns The descriptor.
+ */
+function openForAppend(path: string): number {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const flags = constants.O_WRONLY | constants.O_APPEND;
+  try {
+    const fd = openSync(path, flags | constants.O_CREAT | constants.O_EXCL, 0o600);
+    fchmodSync(fd, 0o600);
+    return fd;
+  } catch (error) {
+    if (!hasErrorCode(error, "EEXIST")) throw error;
+    return openSync(path, flags, 0o600);
+  }
+}
+
+/**
+ * Creates the session recorder for `--record FILE`. The file is opened at once, so an unwritable path
+ * fails at start-up.
+ *
+ * Source: SPEC §3.6, §5.9.
+ * @param path - The session file (resolved by the caller).
+ * @returns The recorder.
+ * @throws {BouncerError} `RECORD_WRITE_FAILED` when the file cannot be opened.
+ */
+export function createSessionRecorder(path: string): SessionRecorder {
+  const fail = (error: unknown): BouncerError =>
+    new BouncerError(
+      "RECORD_WRITE_FAILED",
+      `Cannot write session file "${path}": ${describeFsError(error)}`,
+      {
+        cause: error,
+      },
+    );
+  let fd: number | undefined;
+  try {
+    fd = openForAppend(path);
+  } catch (error) {
+    throw fail(error);
+  }
+  const append = (event: JsonObject): void => {
+    const line = Buffer.from(`${JSON.stringify(event)}\n`, "utf8");
+    try {
+      if (fd === undefined) fd = openForAppend(path);
+      const written = writeSync(fd, line);
+      if (written !== line.length) throw new Error(`short write of ${written} of ${line.length} bytes`);
+    } catch (error) {
+      throw fail(error);
+    }
+  };
+  return {
+    path,
+    recordServer(server: string, info: RecordedServer): void {
+      const event: JsonObject = {
+        event: "server",
+        server,
+        command: info.command.map(redactTokens),
+        cwd: info.cwd,
+      };
+      if (info.serverInfo !== undefined) event.serverInfo = info.serverInfo;
+      append(event);
+    },
+    recordTools(server: string, tools: readonly JsonObject[]): void {
+      append({ event: "tools", server, tools: [...tools] });
+    },
+    recordCall(call: RecordedCall): void {
+      append(callEvent(call));
+    },
+    flush(): void {
+      if (fd === undefined) return;
+      try {
+        fsyncSync(fd);
+      } catch (error) {
+        throw fail(error);
+      }
+    },
+    close(): void {
+      if (fd === undefined) return;
+      closeSync(fd);
+      fd = undefined;
+    },
+  };
+}
