@@ -229,7 +229,7 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
  * @returns 2 for usage and policy errors (including citty's argument errors), else 1.
  */
 function report(error: unknown, options: { readonly io: CommandIo; readonly command: string }): number {
-  if (isBouncerError(error)) {
+  if (error instanceof Error && (isBouncerError(error) || exitCodeFor(error) === 2)) {
     options.io.err(`bouncer: ${error.message}\n`);
     return exitCodeFor(error);
   }

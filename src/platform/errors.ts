@@ -21,6 +21,8 @@ export const USAGE_ERROR_CODES: ReadonlySet<string> = new Set([
   "SESSION_INVALID",
   "CONFIG_INVALID",
   "SCHEMA_INVALID",
+  "POLICY_UNREADABLE",
+  "SESSION_UNREADABLE",
   "PACK_UNKNOWN",
 ]);
 
@@ -67,12 +69,26 @@ export function isBouncerError(error: unknown): error is BouncerError {
 }
 
 /**
+ * The stable code an error carries: a {@link BouncerError}'s, or the `code` string of another error
+ * that follows the same convention (the policy module's `PolicyError` has `POLICY_INVALID`).
+ * @param error - Anything caught.
+ * @returns The code, or undefined.
+ */
+export function errorCode(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code: unknown = Reflect.get(error, "code");
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
  * The exit status an error maps to (SPEC §5): 2 for usage and policy errors (the codes of
- * {@link USAGE_ERROR_CODES}, or any code ending in `_INVALID`), 1 for everything else.
+ * {@link USAGE_ERROR_CODES}, or any code ending in `_INVALID`, on a {@link BouncerError} or any error
+ * with such a `code`), 1 for everything else.
  * @param error - Anything caught at the top level.
  * @returns 1 or 2.
  */
 export function exitCodeFor(error: unknown): 1 | 2 {
-  if (!isBouncerError(error)) return 1;
-  return USAGE_ERROR_CODES.has(error.code) || error.code.endsWith("_INVALID") ? 2 : 1;
+  const code = errorCode(error);
+  if (code === undefined) return 1;
+  return USAGE_ERROR_CODES.has(code) || code.endsWith("_INVALID") ? 2 : 1;
 }
