@@ -1,0 +1,249 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import {
+  type ContractResult,
+  evaluateConstraints,
+  type JsonObject,
+  type JsonValue,
+  type ToolRules,
+} from "../../src/engine/index.ts";
+import { makeInput, makeRules, patterns, sourced } from "./core-input.ts";
+
+function codeOf(result: ContractResult): string | undefined {
+  return result.denies[0]?.code ?? result.asks[0]?.reason.code;
+}
+
+const confined = makeRules({ writeParams: sourced(["path"]), allowedPathPrefixes: sourced(["./out"]) });
+
+describe("evaluateConstraints() action", () => {
+  test.each<[string, ToolRules["action"]["value"], string | undefined]>([
+    ["action: deny blocks the tool outright", "deny", "action_denied"],
+    ["action: ask asks on every call", "ask", "action_ask"],
+    ["action: allow leaves the decision to the other rules", "allow", undefined],
+  ])("evaluateConstraints() %s", (_rule, action, code) => {
+    const result = evaluateConstraints(makeInput({ rules: makeRules({ action: sourced(action) }) }));
+    expect(codeOf(result)).toBe(code);
+  });
+
+  test("evaluateConstraints() keys an action: ask question by identity action", () => {
+    const rules = makeRules({ tool: "delete_repo", action: sourced("ask") });
+    const result = evaluateConstraints(makeInput({ rules, arguments: { repo: "x" } }));
+    expect(result.asks[0]?.question.key).toEqual({
+      server: "srv",
+      tool: "delete_repo",
+      param: "",
+      identity: "action",
+    });
+    expect(result.asks[0]?.question.kind).toBe("action");
+    expect(result.asks[0]?.question.message).toContain("repo");
+  });
+
+  test("evaluateConstraints() names the action rule's source", () => {
+    const rules = makeRules({ action: sourced("deny", "pack:github") });
+    expect(evaluateConstraints(makeInput({ rules })).denies[0]?.source).toBe("pack:github");
+  });
+});
+
+describe("evaluateConstraints() path confinement", () => {
+  test.each<[string, JsonObject, string | undefined, string | undefined]>([
+    ["allows a path inside the prefix", { path: "./out/a.txt" }, undefined, undefined],
+    ["denies ./outside/x under ./out", { path: "./outside/x" }, "path_outside_prefixes", "path"],
+    ["denies an absolute path outside", { path: "/etc/passwd" }, "path_outside_prefixes", "path"],
+    ["checks each string of a list", { path: ["./out/a", "/etc/x"] }, "path_outside_prefixes", "path[1]"],
+    ["allows a list of inside strings", { path: ["./out/a", "out/b"] }, undefined, undefined],
+    ["denies a number", { path: 42 }, "path_wrong_type", "path"],
+    ["denies an object", { path: { p: "./out/a" } }, "path_wrong_type", "path"],
+    ["denies null", { path: null }, "path_wrong_type", "path"],
+    ["denies a nested list", { path: [["./out/a"]] }, "path_wrong_type", "path[0]"],
+    ["passes an absent argument", { other: "/etc/passwd" }, undefined, undefined],
+    ["denies a ~user value as invalid", { path: "~root/x" }, "path_invalid", "path"],
+    [
+      "denies an encoded file URI escape",
+      { path: "file:///work/out/..%2F..%2Fetc" },
+      "path_outside_prefixes",
+      "path",
+    ],
+  ])("evaluateConstraints() %s", (_rule, args, code, path) => {
+    const result = evaluateConstraints(makeInput({ rules: confined, arguments: args }));
+    expect(codeOf(result)).toBe(code);
+    expect(result.denies[0]?.path).toBe(path);
+  });
+
+  test.each<[string, Partial<ToolRules>]>([
+    [
+      "does not apply with empty prefixes",
+      { writeParams: sourced(["path"]), allowedPathPrefixes: sourced([]) },
+    ],
+    ["does not apply without write_params", { allowedPathPrefixes: sourced(["./out"]) }],
+    ["does not apply without prefixes", { writeParams: sourced(["path"]) }],
+  ])("evaluateConstraints() path confinement %s", (_rule, overrides) => {
+    const input = makeInput({ rules: makeRules(overrides), arguments: { path: "/etc/passwd" } });
+    expect(evaluateConstraints(input).denies).toEqual([]);
+  });
+
+  const files = makeRules({
+    writeParams: sourced(["files[].path"]),
+    allowedPathPrefixes: sourced(["./out"]),
+  });
+
+  test.each<[string, JsonObject, string | undefined, string | undefined]>([
+    [
+      "reaches into lists and objects",
+      { files: [{ path: "./out/a" }, { path: "/etc/x" }] },
+      "path_outside_prefixes",
+      "files[1].path",
+    ],
+    [
+      "allows every element inside",
+      { files: [{ path: "./out/a" }, { path: "./out/b" }] },
+      undefined,
+      undefined,
+    ],
+    ["passes an element without the key", { files: [{ content: "x" }] }, undefined, undefined],
+    ["denies an object where a list belongs", { files: { path: "/etc/x" } }, "path_wrong_type", "files"],
+    ["denies a string element where an object belongs", { files: ["/etc/x"] }, "path_wrong_type", "files[0]"],
+  ])("evaluateConstraints() write_params files[].path %s", (_rule, args, code, path) => {
+    const result = evaluateConstraints(makeInput({ rules: files, arguments: args }));
+    expect(codeOf(result)).toBe(code);
+    expect(result.denies[0]?.path).toBe(path);
+  });
+
+  test("evaluateConstraints() denies a symlink that the resolver shows leaving the prefix", () => {
+    const resolve = (p: string): readonly string[] => (p === "/work/out/link" ? [p, "/etc/shadow"] : [p]);
+    const input = makeInput({
+      rules: confined,
+      arguments: { path: "out/link" },
+      paths: { cwd: "/work", home: "/home/u", platform: "posix", resolve },
+    });
+    const reason = evaluateConstraints(input).denies[0];
+    expect(reason?.code).toBe("path_outside_prefixes");
+    expect(reason?.message).toContain('resolves to "/etc/shadow"');
+  });
+
+  test("evaluateConstraints() denies when the resolver throws", () => {
+    const resolve = (): readonly string[] => {
+      throw new Error("ELOOP");
+    };
+    const input = makeInput({
+      rules: confined,
+      arguments: { path: "out/a" },
+      paths: { cwd: "/work", home: "/home/u", platform: "posix", resolve },
+    });
+    expect(evaluateConstraints(input).denies[0]?.code).toBe("path_invalid");
+  });
+
+  test("evaluateConstraints() renders the value safely in the reason", () => {
+    const input = makeInput({ rules: confined, arguments: { path: `/etc/\u200b${"x".repeat(300)}` } });
+    const message = evaluateConstraints(input).denies[0]?.message ?? "";
+    expect(message).toContain("\\u{200b}");
+    expect(message).toContain("…");
+    expect(message).toContain("allowed_path_prefixes");
+  });
+});
+
+describe("evaluateConstraints() arg_patterns", () => {
+  const big = "a".repeat(64 * 1024);
+  test.each<[string, Record<string, string>, JsonObject, string | undefined]>([
+    ["allows a whole match", { mode: "read|write" }, { mode: "read" }, undefined],
+    ["denies a partial match (anchored)", { mode: "read|write" }, { mode: "readx" }, "pattern_mismatch"],
+    ["denies an empty string that does not match", { mode: "read|write" }, { mode: "" }, "pattern_mismatch"],
+    ["matches numbers as JSON text", { n: "\\d+" }, { n: 42 }, undefined],
+    ["denies a number whose JSON text does not match", { n: "\\d+" }, { n: 4.5 }, "pattern_mismatch"],
+    ["matches booleans as JSON text", { b: "true|false" }, { b: true }, undefined],
+    ["matches lists element by element", { mode: "read|write" }, { mode: ["read", "write"] }, undefined],
+    [
+      "denies a list with one bad element",
+      { mode: "read|write" },
+      { mode: ["read", "delete"] },
+      "pattern_mismatch",
+    ],
+    ["denies an object", { mode: ".*" }, { mode: { a: "read" } }, "pattern_wrong_type"],
+    ["passes an absent argument", { mode: "read" }, { other: "x" }, undefined],
+    [
+      "denies null unless the pattern matches its JSON text",
+      { mode: "read" },
+      { mode: null },
+      "pattern_mismatch",
+    ],
+    ["matches Unicode classes", { name: "\\p{L}+" }, { name: "Zoë" }, undefined],
+    ["allows a value of exactly 64 KiB", { s: ".*" }, { s: big }, undefined],
+    ["denies a value over 64 KiB", { s: ".*" }, { s: `${big}a` }, "pattern_value_too_large"],
+    [
+      "counts UTF-8 bytes for the 64 KiB limit",
+      { s: ".*" },
+      { s: "é".repeat(32 * 1024 + 1) },
+      "pattern_value_too_large",
+    ],
+    ["reaches dotted paths", { "opts.mode": "read" }, { opts: { mode: "write" } }, "pattern_mismatch"],
+  ])("evaluateConstraints() arg_patterns %s", (_rule, map, args, code) => {
+    const input = makeInput({ rules: makeRules({ argPatterns: patterns(map) }), arguments: args });
+    expect(codeOf(evaluateConstraints(input))).toBe(code);
+  });
+
+  test("evaluateConstraints() requires a whole match even from an unanchored compiled pattern", () => {
+    const rules = makeRules({ argPatterns: sourced(new Map([["mode", /read/gu]])) });
+    expect(codeOf(evaluateConstraints(makeInput({ rules, arguments: { mode: "readx" } })))).toBe(
+      "pattern_mismatch",
+    );
+    expect(codeOf(evaluateConstraints(makeInput({ rules, arguments: { mode: "read" } })))).toBeUndefined();
+    expect(codeOf(evaluateConstraints(makeInput({ rules, arguments: { mode: "read" } })))).toBeUndefined();
+  });
+});
+
+describe("evaluateConstraints() order and hostile keys", () => {
+  test("evaluateConstraints() gives the first failing constraint's reason (path before pattern)", () => {
+    const rules = makeRules({ ...confined, argPatterns: patterns({ mode: "read" }) });
+    const result = evaluateConstraints(makeInput({ rules, arguments: { path: "/etc/x", mode: "delete" } }));
+    expect(result.denies.map((r) => r.code)).toEqual(["path_outside_prefixes"]);
+  });
+
+  test("evaluateConstraints() denies rather than asks when action: ask meets a failing path", () => {
+    const rules = makeRules({ ...confined, action: sourced("ask") });
+    const result = evaluateConstraints(makeInput({ rules, arguments: { path: "/etc/x" } }));
+    expect(result.asks).toEqual([]);
+    expect(result.denies[0]?.code).toBe("path_outside_prefixes");
+  });
+
+  test("evaluateConstraints() finds an own __proto__ argument", () => {
+    const args = JSON.parse('{"__proto__": "/etc/passwd"}') as JsonObject;
+    const rules = makeRules({ writeParams: sourced(["__proto__"]), allowedPathPrefixes: sourced(["./out"]) });
+    expect(evaluateConstraints(makeInput({ rules, arguments: args })).denies[0]?.code).toBe(
+      "path_outside_prefixes",
+    );
+  });
+
+  test.each(["toString", "constructor", "hasOwnProperty", "valueOf"])(
+    "evaluateConstraints() treats %s as absent when the call does not send it",
+    (key) => {
+      const rules = makeRules({
+        writeParams: sourced([key]),
+        allowedPathPrefixes: sourced(["./out"]),
+        argPatterns: patterns({ [key]: "x" }),
+      });
+      expect(evaluateConstraints(makeInput({ rules, arguments: {} }))).toEqual({ denies: [], asks: [] });
+    },
+  );
+});
+
+describe("evaluateConstraints() properties", () => {
+  const json: fc.Arbitrary<JsonValue> = fc.jsonValue() as fc.Arbitrary<JsonValue>;
+  const rules = makeRules({ ...confined, argPatterns: patterns({ mode: "read|write", n: "\\d{1,3}" }) });
+
+  test("evaluateConstraints() never turns a denied call into an allowed one when arguments are added (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.record({ path: json, mode: json, n: json }, { requiredKeys: [] }),
+        fc.dictionary(fc.string(), json),
+        (base, extra) => {
+          const args = base as JsonObject;
+          fc.pre(evaluateConstraints(makeInput({ rules, arguments: args })).denies.length > 0);
+          const added: JsonObject = { ...args };
+          for (const [key, value] of Object.entries(extra)) {
+            if (!Object.hasOwn(added, key)) Object.defineProperty(added, key, { value, enumerable: true });
+          }
+          return evaluateConstraints(makeInput({ rules, arguments: added })).denies.length > 0;
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,172 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { checkPathConfinement, normalizePath, type PathContext } from "../../src/engine/index.ts";
+
+const posix: PathContext = { cwd: "/work", home: "/home/u", platform: "posix" };
+const win: PathContext = { cwd: "C:\\work", home: "C:\\Users\\u", platform: "win32" };
+
+describe("normalizePath() on POSIX", () => {
+  test.each<[string, string, string | undefined]>([
+    ["resolves relative values against the working directory", "out/x", "/work/out/x"],
+    ["collapses . and ..", "./out/../out/./x", "/work/out/x"],
+    ["stops .. at the root", "/a/../../../b", "/b"],
+    ["expands ~ to the home directory", "~/notes/a", "/home/u/notes/a"],
+    ["expands a bare ~", "~", "/home/u"],
+    ["refuses the ~user form", "~root/.ssh", undefined],
+    ["decodes file:// URIs", "file:///tmp/a%20b", "/tmp/a b"],
+    ["accepts file://localhost", "file://localhost/tmp/x", "/tmp/x"],
+    ["decodes encoded slashes before collapsing", "file:///work/out/..%2F..%2Fetc", "/etc"],
+    ["refuses a file URI naming another host", "file://evil.example/x", undefined],
+    ["refuses an invalid percent-encoding", "file:///%E0%A4%A", undefined],
+    ["refuses a NUL character", "out/a\0b", undefined],
+    ["refuses a decoded NUL character", "file:///out/a%00b", undefined],
+    ["keeps backslashes as ordinary characters", "a\\b", "/work/a\\b"],
+  ])("normalizePath() %s", (_rule, value, expected) => {
+    expect(normalizePath(value, posix)).toBe(expected);
+  });
+
+  test("normalizePath() refuses relative values when the working directory is not absolute", () => {
+    expect(normalizePath("x", { ...posix, cwd: "work" })).toBeUndefined();
+  });
+});
+
+describe("normalizePath() on Windows", () => {
+  test.each<[string, string, string | undefined]>([
+    ["normalises forward slashes and the drive letter", "c:/Users/u/out/x", "C:\\Users\\u\\out\\x"],
+    ["resolves relative values against the working directory", "out\\x", "C:\\work\\out\\x"],
+    ["resolves root-relative values on the working drive", "\\x", "C:\\x"],
+    ["resolves drive-relative values on the working drive", "c:x", "C:\\work\\x"],
+    ["refuses drive-relative values on another drive", "D:x", undefined],
+    [
+      "collapses .. in UNC paths without leaving the share",
+      "\\\\srv\\share\\a\\..\\..\\b",
+      "\\\\srv\\share\\b",
+    ],
+    ["strips the \\\\?\\ prefix", "\\\\?\\C:\\x\\..\\y", "C:\\y"],
+    ["refuses device paths", "\\\\.\\PhysicalDrive0", undefined],
+    ["refuses \\\\?\\ forms it cannot place", "\\\\?\\GLOBALROOT\\Device\\x", undefined],
+    ["decodes file:// URIs with a drive", "file:///C:/a%20b", "C:\\a b"],
+    ["maps a file URI with a host to UNC", "file://srv/share/x", "\\\\srv\\share\\x"],
+    ["expands ~\\ to the home directory", "~\\notes", "C:\\Users\\u\\notes"],
+  ])("normalizePath() %s", (_rule, value, expected) => {
+    expect(normalizePath(value, win)).toBe(expected);
+  });
+});
+
+describe("checkPathConfinement()", () => {
+  test.each<[string, PathContext, string, readonly string[], "inside" | "outside" | "invalid"]>([
+    ["allows a path below a relative prefix", posix, "./out/x", ["./out"], "inside"],
+    ["allows the prefix itself", posix, "out", ["./out"], "inside"],
+    [
+      "denies ./outside/x under ./out (containment per component)",
+      posix,
+      "./outside/x",
+      ["./out"],
+      "outside",
+    ],
+    ["denies a .. escape", posix, "./out/../../etc/passwd", ["./out"], "outside"],
+    ["denies a file URI escape", posix, "file:///work/out/..%2F..%2Fetc", ["./out"], "outside"],
+    ["allows ~ paths under a ~ prefix", posix, "/home/u/notes/a", ["~/notes"], "inside"],
+    ["allows any of several prefixes", posix, "/tmp/x", ["./out", "/tmp"], "inside"],
+    ["denies when no prefix resolves", posix, "/work/x", ["~root"], "outside"],
+    ["reports a ~user value as invalid", posix, "~root/x", ["/"], "invalid"],
+    ["compares case-insensitively on Windows", win, "c:\\WORK\\OUT\\x", ["C:\\work\\out"], "inside"],
+    [
+      "denies a sibling with a shared name start on Windows",
+      win,
+      "C:\\work\\outside",
+      ["C:\\work\\out"],
+      "outside",
+    ],
+    ["denies another drive on Windows", win, "D:\\work\\out\\x", ["C:\\work\\out"], "outside"],
+    ["mixes separators on Windows", win, "C:/work/out/a", ["./out"], "inside"],
+  ])("checkPathConfinement() %s", (_rule, ctx, value, prefixes, kind) => {
+    expect(checkPathConfinement(value, prefixes, ctx).kind).toBe(kind);
+  });
+
+  test("checkPathConfinement() denies a symlink (resolver step) that leaves the prefix", () => {
+    const resolve = (p: string): readonly string[] => (p === "/work/out/link" ? ["/etc/passwd"] : [p]);
+    const check = checkPathConfinement("./out/link", ["./out"], { ...posix, resolve });
+    expect(check).toEqual({ kind: "outside", step: "/etc/passwd", steps: ["/work/out/link", "/etc/passwd"] });
+  });
+
+  test("checkPathConfinement() denies when an intermediate step leaves even if the last returns", () => {
+    const resolve = (p: string): readonly string[] => (p === "/work/out/x" ? ["/tmp/hop", p] : [p]);
+    expect(checkPathConfinement("./out/x", ["./out"], { ...posix, resolve }).kind).toBe("outside");
+  });
+
+  test("checkPathConfinement() resolves prefixes the same way (a symlinked prefix)", () => {
+    const resolve = (p: string): readonly string[] => [p.replace(/^\/work\/out(?=\/|$)/, "/data/out")];
+    const check = checkPathConfinement("./out/x", ["./out"], { ...posix, resolve });
+    expect(check).toEqual({ kind: "inside", steps: ["/work/out/x", "/data/out/x"] });
+  });
+
+  test("checkPathConfinement() reports a throwing resolver as invalid", () => {
+    const resolve = (): readonly string[] => {
+      throw new Error("EACCES: permission denied");
+    };
+    const check = checkPathConfinement("./out/x", ["./out"], { ...posix, resolve });
+    expect(check.kind).toBe("invalid");
+  });
+
+  test("checkPathConfinement() reports a resolver step that is not absolute as invalid", () => {
+    const resolve = (p: string): readonly string[] => [p, "relative/target"];
+    expect(checkPathConfinement("./out/x", ["./out"], { ...posix, resolve }).kind).toBe("invalid");
+  });
+
+  const segment = fc.constantFrom("out", "outside", "x", "..", ".", "", "a b", "~", "%2e%2e");
+
+  test("checkPathConfinement() never allows a path whose resolution leaves every prefix (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(segment, { maxLength: 8 }),
+        fc.array(fc.constantFrom("out", "x", "notes"), { minLength: 1, maxLength: 3 }),
+        fc.nat({ max: 3 }),
+        (pathSegments, prefixSegments, where) => {
+          const prefix = `./${prefixSegments.join("/")}`;
+          const value = pathSegments.join("/");
+          const target = normalizePath(value, posix);
+          const prefixPath = normalizePath(prefix, posix);
+          fc.pre(target !== prefixPath);
+          // The walk of the called path lands outside at some step; the prefix resolves lexically.
+          const resolve = (p: string): readonly string[] => {
+            if (p !== target) return [p];
+            const steps = [p, p, p];
+            steps.splice(Math.min(where, 2), 1, "/elsewhere/target");
+            return steps;
+          };
+          return checkPathConfinement(value, [prefix], { ...posix, resolve }).kind !== "inside";
+        },
+      ),
+    );
+  });
+
+  test("checkPathConfinement() agrees with a reference model on lexical POSIX paths (property)", () => {
+    const model = (value: string, prefix: string): boolean => {
+      const norm = (v: string): string => {
+        const parts: string[] = [];
+        for (const part of (v.startsWith("/") ? v : `/work/${v}`).split("/")) {
+          if (part === "..") parts.pop();
+          else if (part !== "" && part !== ".") parts.push(part);
+        }
+        return `/${parts.join("/")}`;
+      };
+      const p = norm(value);
+      const q = norm(prefix);
+      return q === "/" || p === q || p.startsWith(`${q}/`);
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("out", "outside", "x", "..", ".", "", "work"), { maxLength: 8 }),
+        fc.boolean(),
+        fc.array(fc.constantFrom("out", "x", "..", "work"), { maxLength: 3 }),
+        (segments, absolute, prefixSegments) => {
+          const value = (absolute ? "/" : "") + segments.join("/");
+          const prefix = `./${prefixSegments.join("/")}`;
+          const inside = checkPathConfinement(value, [prefix], posix).kind === "inside";
+          return inside === model(value, prefix);
+        },
+      ),
+    );
+  });
+});
