@@ -200,7 +200,14 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
     const lock = tryAcquireLock(`${path}.lock`, { now, staleMs: options.lockStaleMs ?? LOCK_STALE_MS });
     if (lock === undefined) return;
     try {
-      if (statSync(path).size < maxBytes) return;
+      let size: number;
+      try {
+        size = statSync(path).size;
+      } catch (error) {
+        if (hasErrorCode(error, "ENOENT")) return; // another writer rotated it a moment ago
+        throw error;
+      }
+      if (size < maxBytes) return;
       for (let i = keep; i >= 1; i--) {
         const from = i === 1 ? path : `${path}.${i - 1}`;
         try {

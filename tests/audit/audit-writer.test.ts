@@ -1,0 +1,304 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readAuditLog } from "../../src/audit/audit-reader.ts";
+import type { AuditEntry } from "../../src/audit/audit-record.ts";
+import { createAuditWriter } from "../../src/audit/audit-writer.ts";
+import { isBouncerError } from "../../src/platform/errors.ts";
+
+let dir = "";
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "bouncer-audit-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const FIXED = Date.UTC(2026, 0, 2, 3, 4, 5, 6);
+const posix = process.platform !== "win32";
+
+/** A decision entry with a sequence number and some padding. */
+function entry(seq: number, extra: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    event: "decision",
+    session: "s1",
+    seq,
+    server: "mail",
+    tool: "send_email",
+    args: { to: `user${seq}@corp.example` },
+    verdict: "allow",
+    contract: "default",
+    ...extra,
+  };
+}
+
+describe("createAuditWriter()", () => {
+  test.if(posix)("createAuditWriter() creates the log with mode 0600 and its folder with mode 0700", () => {
+    const log = join(dir, "home", "audit.jsonl");
+    createAuditWriter(log).write(entry(1));
+    expect(statSync(log).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "home")).mode & 0o777).toBe(0o700);
+  });
+
+  test("createAuditWriter() writes one JSON line per record in the SPEC field order, stamped with the injected clock", () => {
+    const log = join(dir, "audit.jsonl");
+    const writer = createAuditWriter(log, { now: () => FIXED, version: "9.9.9" });
+    writer.write({
+      ...entry(7, { verdict: "deny", contract: "sink_gate" }),
+      reason: "no",
+      source: "heuristic",
+    });
+    writer.write({
+      event: "outcome",
+      session: "s1",
+      seq: 7,
+      server: "mail",
+      tool: "send_email",
+      outcome: "declined",
+    });
+    const lines = readFileSync(log, "utf8").split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe("");
+    const first = JSON.parse(lines[0] ?? "");
+    expect(Object.keys(first)).toEqual([
+      "ts",
+      "event",
+      "session",
+      "seq",
+      "server",
+      "tool",
+      "args",
+      "verdict",
+      "contract",
+      "reason",
+      "source",
+      "bouncer",
+    ]);
+    expect(first.ts).toBe("2026-01-02T03:04:05.006Z");
+    expect(first.bouncer).toBe("9.9.9");
+    expect(JSON.parse(lines[1] ?? "")).toEqual({
+      ts: "2026-01-02T03:04:05.006Z",
+      event: "outcome",
+      session: "s1",
+      seq: 7,
+      server: "mail",
+      tool: "send_email",
+      outcome: "declined",
+      bouncer: "9.9.9",
+    });
+  });
+
+  test("createAuditWriter() defaults the bouncer field to the package version", () => {
+    const log = join(dir, "audit.jsonl");
+    const record = createAuditWriter(log).write(entry(1));
+    const pkg = JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "package.json"), "utf8"));
+    expect(record.bouncer).toBe(pkg.version);
+  });
+
+  test("createAuditWriter() redacts args, reason and evidence but not server or tool", () => {
+    const log = join(dir, "audit.jsonl");
+    const token = `ghp_${"a1B2".repeat(9)}`;
+    const long = "y".repeat(3000);
+    createAuditWriter(log).write({
+      ...entry(1),
+      args: { to: "bob@x.example", api_key: "k-123", body: `use ${token} please`, blob: long },
+      reason: `Recipient came from output holding ${token}`,
+      evidence: [{ server: "mail", tool: "read_inbox", seq: 1, kind: "free_text", excerpt: `key ${token}` }],
+    });
+    const record = JSON.parse(readFileSync(log, "utf8"));
+    expect(record.args.to).toBe("bob@x.example");
+    expect(record.args.api_key).toBe("[redacted]");
+    expect(record.args.body).toBe("use [redacted] please");
+    expect(record.args.blob).toContain(`sha256:${createHash("sha256").update(long).digest("hex")}`);
+    expect(record.reason).toBe("Recipient came from output holding [redacted]");
+    expect(record.evidence[0].excerpt).toBe("key [redacted]");
+    expect(record.server).toBe("mail");
+    expect(readFileSync(log, "utf8")).not.toContain(token);
+  });
+
+  test("createAuditWriter() appends after existing content without parsing it", () => {
+    const log = join(dir, "audit.jsonl");
+    writeFileSync(log, "not json at all\n", { mode: 0o600 });
+    createAuditWriter(log).write(entry(1));
+    const text = readFileSync(log, "utf8");
+    expect(text.startsWith("not json at all\n")).toBe(true);
+    expect(text.split("\n")).toHaveLength(3);
+  });
+
+  test("createAuditWriter() rotates at maxBytes and keeps only `keep` rotated files, newest lines last", () => {
+    const log = join(dir, "audit.jsonl");
+    const writer = createAuditWriter(log, { maxBytes: 600, keep: 3 });
+    for (let seq = 0; seq < 200; seq++) writer.write(entry(seq));
+    writer.close();
+    const names = readdirSync(dir).sort();
+    expect(names).toEqual(["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2", "audit.jsonl.3"]);
+    const { records, issues } = readAuditLog(log);
+    expect(issues).toEqual([]);
+    const seqs = records.map((record) => record.seq ?? -1);
+    expect(seqs.at(-1)).toBe(199);
+    expect(seqs).toEqual(seqs.map((_, i) => (seqs[0] ?? 0) + i));
+    expect(seqs[0]).toBeGreaterThan(0);
+    for (const name of names) expect(statSync(join(dir, name)).size).toBeLessThan(600 + 400);
+  });
+
+  test("createAuditWriter() keeps 5 rotated files by default", () => {
+    const log = join(dir, "audit.jsonl");
+    const writer = createAuditWriter(log, { maxBytes: 300 });
+    for (let seq = 0; seq < 100; seq++) writer.write(entry(seq));
+    expect(
+      readdirSync(dir)
+        .filter((name) => name !== "audit.jsonl")
+        .sort(),
+    ).toEqual(["audit.jsonl.1", "audit.jsonl.2", "audit.jsonl.3", "audit.jsonl.4", "audit.jsonl.5"]);
+  });
+
+  test("createAuditWriter() does not rotate while another process holds a fresh lock", () => {
+    const log = join(dir, "audit.jsonl");
+    writeFileSync(`${log}.lock`, "4242 other\n");
+    const writer = createAuditWriter(log, { maxBytes: 300 });
+    for (let seq = 0; seq < 20; seq++) writer.write(entry(seq));
+    expect(readdirSync(dir).sort()).toEqual(["audit.jsonl", "audit.jsonl.lock"]);
+    expect(readAuditLog(log).records).toHaveLength(20);
+  });
+
+  test("createAuditWriter() takes over a stale lock (older than 10 s) and rotates", () => {
+    const log = join(dir, "audit.jsonl");
+    const lock = `${log}.lock`;
+    writeFileSync(lock, "4242 dead\n");
+    const old = (Date.now() - 20_000) / 1000;
+    utimesSync(lock, old, old);
+    const writer = createAuditWriter(log, { maxBytes: 300 });
+    for (let seq = 0; seq < 5; seq++) writer.write(entry(seq));
+    expect(existsSync(`${log}.1`)).toBe(true);
+    expect(existsSync(lock)).toBe(false);
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  test("createAuditWriter() follows a rotation done by another writer to the new file", () => {
+    const log = join(dir, "audit.jsonl");
+    const a = createAuditWriter(log, { maxBytes: 10_000_000 });
+    const b = createAuditWriter(log, { maxBytes: 1 });
+    a.write(entry(1));
+    b.write(entry(2));
+    a.write(entry(3));
+    expect(readAuditLog(`${log}.1`).records.map((record) => record.seq)).toEqual([1, 2]);
+    expect(readFileSync(log, "utf8")).toContain('"seq":3');
+  });
+
+  test.each([
+    ["the path is a directory", (root: string): string => (mkdirSync(join(root, "d")), join(root, "d"))],
+    [
+      "the parent is a file",
+      (root: string): string => (writeFileSync(join(root, "f"), ""), join(root, "f", "audit.jsonl")),
+    ],
+  ])("createAuditWriter() throws AUDIT_WRITE_FAILED naming the file when %s", (_why, make) => {
+    const log = make(dir);
+    const writer = createAuditWriter(log);
+    let caught: unknown;
+    try {
+      writer.write(entry(1));
+    } catch (error) {
+      caught = error;
+    }
+    expect(isBouncerError(caught)).toBe(true);
+    expect((caught as { code: string }).code).toBe("AUDIT_WRITE_FAILED");
+    expect((caught as Error).message).toStartWith(`Cannot write audit log "${log}": `);
+    expect(() => writer.open()).toThrow(/^Cannot write audit log/);
+  });
+
+  test("createAuditWriter() refuses a rotation size of 0 and a keep of 0", () => {
+    expect(() => createAuditWriter(join(dir, "a"), { maxBytes: 0 })).toThrow(RangeError);
+    expect(() => createAuditWriter(join(dir, "a"), { keep: 0 })).toThrow(RangeError);
+  });
+
+  test("createAuditWriter() flush() and close() leave a complete log", () => {
+    const log = join(dir, "audit.jsonl");
+    const writer = createAuditWriter(log);
+    writer.flush();
+    writer.write(entry(1));
+    writer.flush();
+    writer.close();
+    writer.write(entry(2));
+    writer.close();
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([1, 2]);
+  });
+});
+
+/**
+ * Starts the appender fixture, resolving once it has opened the log.
+ * @param args - LOG SESSION COUNT MAX_BYTES KEEP.
+ */
+async function startAppender(args: readonly string[]): Promise<Bun.Subprocess<"pipe", "pipe", "pipe">> {
+  const child = Bun.spawn(
+    [process.execPath, join(import.meta.dir, "..", "fixtures", "audit-appender.ts"), ...args],
+    {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
+  const reader = child.stdout.getReader();
+  let seen = "";
+  while (!seen.includes("ready\n")) {
+    const { value, done } = await reader.read();
+    if (done)
+      throw new Error(`appender exited before it was ready: ${await new Response(child.stderr).text()}`);
+    seen += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return child;
+}
+
+describe("createAuditWriter() across processes", () => {
+  test("createAuditWriter() loses no line when two processes append 1,000 lines each with rotation in between", async () => {
+    const log = join(dir, "shared", "audit.jsonl");
+    const count = 1000;
+    const children = await Promise.all(
+      ["alpha", "beta"].map((session) => startAppender([log, session, String(count), "16384", "200"])),
+    );
+    for (const child of children) {
+      child.stdin.write("go\n");
+      child.stdin.end();
+    }
+    const codes = await Promise.all(children.map((child) => child.exited));
+    const stderr = await Promise.all(children.map((child) => new Response(child.stderr).text()));
+    expect(stderr).toEqual(["", ""]);
+    expect(codes).toEqual([0, 0]);
+
+    const files = readdirSync(join(dir, "shared")).filter((name) => /^audit\.jsonl(\.\d+)?$/.test(name));
+    expect(files.length).toBeGreaterThan(5);
+    for (const name of files) {
+      const text = readFileSync(join(dir, "shared", name), "utf8");
+      expect(text.endsWith("\n")).toBe(true);
+      for (const line of text.slice(0, -1).split("\n")) expect(() => JSON.parse(line)).not.toThrow();
+      if (posix) expect(statSync(join(dir, "shared", name)).mode & 0o777).toBe(0o600);
+    }
+    const mixed = files.filter((name) => {
+      const text = readFileSync(join(dir, "shared", name), "utf8");
+      return text.includes('"session":"alpha"') && text.includes('"session":"beta"');
+    });
+    expect(mixed.length).toBeGreaterThan(0); // the two processes really appended at the same time
+    const { records, issues } = readAuditLog(log);
+    expect(issues).toEqual([]);
+    expect(records).toHaveLength(2 * count);
+    for (const session of ["alpha", "beta"]) {
+      const seqs = records.filter((record) => record.session === session).map((record) => record.seq ?? -1);
+      expect(new Set(seqs).size).toBe(count);
+      expect(Math.min(...seqs)).toBe(0);
+      expect(Math.max(...seqs)).toBe(count - 1);
+    }
+    expect(existsSync(`${log}.lock`)).toBe(false);
+  }, 60_000);
+});
