@@ -44,6 +44,18 @@ function entry(seq: number, extra: Partial<AuditEntry> = {}): AuditEntry {
   };
 }
 
+/** Makes a directory where the log should be. */
+function directoryAsLog(root: string): string {
+  mkdirSync(join(root, "d"));
+  return join(root, "d");
+}
+
+/** Makes a file where the log's folder should be. */
+function logUnderAFile(root: string): string {
+  writeFileSync(join(root, "f"), "");
+  return join(root, "f", "audit.jsonl");
+}
+
 describe("createAuditWriter()", () => {
   test.if(posix)("createAuditWriter() creates the log with mode 0600 and its folder with mode 0700", () => {
     const log = join(dir, "home", "audit.jsonl");
@@ -198,11 +210,8 @@ describe("createAuditWriter()", () => {
   });
 
   test.each([
-    ["the path is a directory", (root: string): string => (mkdirSync(join(root, "d")), join(root, "d"))],
-    [
-      "the parent is a file",
-      (root: string): string => (writeFileSync(join(root, "f"), ""), join(root, "f", "audit.jsonl")),
-    ],
+    ["the path is a directory", directoryAsLog],
+    ["the parent is a file", logUnderAFile],
   ])("createAuditWriter() throws AUDIT_WRITE_FAILED naming the file when %s", (_why, make) => {
     const log = make(dir);
     const writer = createAuditWriter(log);
