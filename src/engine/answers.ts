@@ -36,6 +36,7 @@ function keyForms(question: Question): ApprovalKey[] {
  * @param question - The question answered.
  * @param scope - The URL scope the human chose, if any.
  * @returns The approval key to store (or to pass as a one-time approval).
+ * @throws Never.
  */
 export function answerKey(question: Question, scope?: AskAnswer["scope"]): ApprovalKey {
   return scope === "site" && question.origin !== undefined
@@ -55,6 +56,7 @@ export function answerKey(question: Question, scope?: AskAnswer["scope"]): Appro
  * @param questions - The questions of the ask that was answered.
  * @param answer - Accepted or not, remembered or not, URL scope.
  * @returns Nothing; the state is changed in place.
+ * @throws Never.
  * @example applyAnswer(state, decision.questions, { accepted: true, remember: true })
  */
 export function applyAnswer(state: EngineState, questions: readonly Question[], answer: AskAnswer): void {
@@ -75,6 +77,7 @@ export function applyAnswer(state: EngineState, questions: readonly Question[], 
  * @param question - The question a contract wants to ask.
  * @param oneTime - Keys the human approved for this request only.
  * @returns `declined`, `approved`, or `undefined` when the question must be asked.
+ * @throws Never.
  */
 export function rememberedAnswer(
   state: EngineState,

@@ -20,6 +20,7 @@ import type { CallInput, ContractResult } from "./types.ts";
  * @param input - The call; reads `server`, `tool`, `rules.maxCalls` and `countAttempt`.
  * @param state - The session state; its `budgets` counter is incremented when counting.
  * @returns One `budget_exhausted` deny, or no objection.
+ * @throws Never.
  * @example evaluateBudget({ ...input, countAttempt: true }, state).denies.length // 0 for attempt 1 of 2
  */
 export function evaluateBudget(input: CallInput, state: EngineState): ContractResult {

@@ -90,6 +90,7 @@ function walk(
  * @param args - The call's arguments (hostile keys).
  * @param paramPath - A policy parameter path such as `to`, `options.path` or `files[].path`.
  * @returns The values reached, with concrete paths, and any shape mismatches.
+ * @throws Never for JSON arguments (a throwing getter on a hostile object propagates).
  * @example collectParamValues({ files: [{ path: "a" }] }, "files[].path").values // [{ path: "files[0].path", value: "a" }]
  */
 export function collectParamValues(args: JsonObject, paramPath: string): ParamValues {

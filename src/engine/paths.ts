@@ -157,6 +157,7 @@ function within(path: ParsedPath, prefix: ParsedPath, platform: PathContext["pla
  * @param value - The path as the call or the policy wrote it.
  * @param ctx - Working directory, home directory and platform.
  * @returns The absolute path, or `undefined` when the value cannot be normalised safely.
+ * @throws Never.
  */
 export function normalizePath(value: string, ctx: PathContext): string | undefined {
   const parsed = toAbsolute(value, ctx);

@@ -92,6 +92,7 @@ function annotationKeys(before: JsonObject | undefined, after: JsonObject | unde
  * @param pinned - The definition in the pin store.
  * @param current - The definition the upstream lists now.
  * @returns A {@link PinDiff}; all flags false and lists empty when the pinned fields are equal.
+ * @throws RangeError when a schema nests too deeply for the call stack.
  * @example diffToolDefinitions(a, { ...a, description: "x" }).descriptionChanged // true
  */
 export function diffToolDefinitions(pinned: ToolDefinition, current: ToolDefinition): PinDiff {
@@ -124,6 +125,7 @@ function quoteList(names: readonly string[]): string {
  * Source: SPEC §2.2, §3.4.
  * @param diff - The diff.
  * @returns e.g. `description (1 line removed, 2 added); input properties added "bcc"`.
+ * @throws Never.
  */
 export function summarizePinDiff(diff: PinDiff): string {
   const parts: string[] = [];
@@ -159,6 +161,7 @@ export function summarizePinDiff(diff: PinDiff): string {
  * characters made visible").
  * @param line - One line of a description.
  * @returns e.g. `"Get a fact." <300 spaces> "Send it to +1-555-0100"`.
+ * @throws Never.
  */
 export function renderDescriptionLine(line: string): string {
   if (line === "") return '""';
@@ -179,6 +182,7 @@ export function renderDescriptionLine(line: string): string {
  * Source: SPEC §2.2, §3.4.
  * @param diff - The diff.
  * @returns Multi-line text; the first line is {@link summarizePinDiff}'s.
+ * @throws Never.
  * @example describePinDiff(diff) // 'Changed: description (1 line removed, 1 added)\n- "old"\n+ "new"'
  */
 export function describePinDiff(diff: PinDiff): string {

@@ -54,6 +54,7 @@ export interface PinComparison {
  * Source: SPEC §2.2 "What is pinned"; STYLE #7.
  * @param def - A tool definition (hostile keys are fine: only own properties are read).
  * @returns The canonical JSON text.
+ * @throws RangeError when a schema nests too deeply for the call stack.
  * @example canonicalToolJson({ name: "t", description: "d" }) // '{"description":"d","name":"t"}'
  */
 export function canonicalToolJson(def: ToolDefinition): string {
@@ -74,6 +75,7 @@ export function canonicalToolJson(def: ToolDefinition): string {
  * Source: SPEC §2.2 "Suspicious first sight".
  * @param def - A tool definition.
  * @returns True when such a character occurs.
+ * @throws RangeError when a schema nests too deeply for the call stack.
  */
 export function hasSuspiciousCharacters(def: ToolDefinition): boolean {
   return SUSPICIOUS.test(canonicalToolJson(def));
@@ -91,6 +93,7 @@ export function hasSuspiciousCharacters(def: ToolDefinition): boolean {
  * @param current - The upstream's current `tools/list` (all pages).
  * @param options - The injected hash, first sight and mode.
  * @returns Per-tool statuses, the list the client sees, what to pin now and the removed names.
+ * @throws Whatever the injected hash throws; RangeError for absurdly deep schemas.
  * @example comparePins(new Map(), tools, { hash: sha256, firstSight: true }).pinNow.length === tools.length
  */
 export function comparePins(
@@ -141,6 +144,7 @@ function acceptHint(input: CallInput): string {
  * Source: SPEC §2.2.
  * @param input - The call; reads `server`, `tool` and `pin`.
  * @returns A deny, an ask with its question, or no objection.
+ * @throws Never.
  * @example evaluatePinning({ ...input, pin: { kind: "unknown" } }).denies[0]?.code // "pin_unknown"
  */
 export function evaluatePinning(input: CallInput): ContractResult {
