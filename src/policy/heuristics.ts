@@ -1,0 +1,165 @@
+/**
+ * The schema heuristics, the weakest policy layer: sink-shaped arguments make a tool exfiltrating,
+ * read-like URL tools get `on_tainted: ask`, destructive verbs (and an explicit `destructiveHint`)
+ * get a budget of 2. They fill only keys no stronger layer sets; layering applies them.
+ * Pure.
+ *
+ * Source: SPEC §4.4.
+ * @module
+ */
+
+import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
+import { isSinkShapedName } from "../engine/key-shapes.ts"; // TEMP until index exports it
+
+/** The default budget of a destructive tool (SPEC §4.4). */
+export const DESTRUCTIVE_MAX_CALLS = 2;
+
+/** Destructive verbs, matched as whole words of the tool name (SPEC §4.4). */
+const DESTRUCTIVE_VERBS: ReadonlySet<string> = new Set([
+  "delete",
+  "remove",
+  "rm",
+  "drop",
+  "destroy",
+  "purge",
+  "truncate",
+]);
+
+/** First words of read-like tools (SPEC §4.4). */
+const READ_VERBS: ReadonlySet<string> = new Set(["get", "fetch", "read", "open", "browse", "visit"]);
+
+/** Last words of an argument that holds a URL. */
+const URL_WORDS: ReadonlySet<string> = new Set(["url", "uri", "urls", "uris"]);
+
+/** Nested schemas are walked at most this deep. */
+const MAX_SCHEMA_DEPTH = 8;
+
+/** What the heuristics propose for one tool; absent keys propose nothing. */
+export interface HeuristicRules {
+  readonly exfiltrating?: true;
+  readonly onTainted?: "ask";
+  readonly maxCalls?: number;
+}
+
+/** Options of {@link heuristicRules}. */
+export interface HeuristicOptions {
+  /**
+   * Sinks declared by stronger layers (`sink_params`): a read-like tool whose declared sink holds a
+   * URL is a read-like URL tool even when the name is not sink-shaped.
+   */
+  readonly declaredSinks?: readonly string[];
+  /** True when a user entry or a pack names this tool: annotations are then ignored (SPEC §4.4). */
+  readonly namedByPolicy?: boolean;
+}
+
+/**
+ * The words of a tool or argument name: split on `_`, `-`, `.`, `/`, spaces and camelCase,
+ * lower-cased (`sendEmail` → `send`, `email`; `HTTPGet` → `http`, `get`).
+ *
+ * @param name - A tool or argument name.
+ * @returns Its words, in order.
+ * Source: SPEC §4.4 ("split on `_`, `-`, spaces and camelCase").
+ */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
+    .split(/[\s_\-./]+/u)
+    .filter((word) => word !== "")
+    .map((word) => word.toLowerCase());
+}
+
+/**
+ * Whether a tool name holds a destructive verb as a whole word (`delete_item`, `rm`, `dropTable`;
+ * not `format_string` or `confirm_order`).
+ *
+ * @param tool - The tool name.
+ * @returns True when destructive.
+ * Source: SPEC §4.4.
+ */
+export function isDestructiveName(tool: string): boolean {
+  return nameWords(tool).some((word) => DESTRUCTIVE_VERBS.has(word));
+}
+
+/**
+ * The argument names of an input schema, at every depth (`properties`, list `items`, and the
+ * alternatives of `anyOf`/`oneOf`/`allOf`), each with its property schema.
+ *
+ * @param schema - A JSON Schema object.
+ * @returns `[name, propertySchema]` pairs.
+ */
+export function schemaArguments(schema: JsonObject | undefined): [string, JsonObject][] {
+  const out: [string, JsonObject][] = [];
+  walkSchema(schema, 0, out);
+  return out;
+}
+
+function walkSchema(schema: JsonValue | undefined, depth: number, out: [string, JsonObject][]): void {
+  if (!isObject(schema) || depth > MAX_SCHEMA_DEPTH) return;
+  const properties = own(schema, "properties");
+  if (isObject(properties)) {
+    for (const name of Object.keys(properties)) {
+      const child = own(properties, name);
+      out.push([name, isObject(child) ? child : {}]);
+      walkSchema(child, depth + 1, out);
+    }
+  }
+  walkSchema(own(schema, "items"), depth + 1, out);
+  for (const key of ["anyOf", "oneOf", "allOf"]) {
+    const list = own(schema, key);
+    if (Array.isArray(list)) for (const item of list) walkSchema(item, depth + 1, out);
+  }
+}
+
+/**
+ * What the §4.4 heuristics propose for a tool, from its name and pinned definition.
+ *
+ * @param tool - The tool name.
+ * @param definition - The pinned definition (schema and annotations), when known.
+ * @param options - Declared sinks of stronger layers; whether a stronger layer names the tool.
+ * @returns The proposed keys (layering keeps only those no stronger layer sets).
+ * Source: SPEC §4.4.
+ * @example
+ * ```ts
+ * heuristicRules("delete_item", undefined); // { maxCalls: 2 }
+ * ```
+ */
+export function heuristicRules(
+  tool: string,
+  definition: ToolDefinition | undefined,
+  options: HeuristicOptions = {},
+): HeuristicRules {
+  const args = schemaArguments(definition?.inputSchema);
+  const sinks = args.filter(([name]) => isSinkShapedName(name, tool));
+  const urlSinks = sinks.filter(([name, schema]) => holdsUrl(name, schema));
+  const declaredUrl = (options.declaredSinks ?? []).some((path) => {
+    const last = path.split(".").at(-1)?.replace(/\[\]/gu, "") ?? "";
+    const schema = args.find(([name]) => name === last)?.[1] ?? {};
+    return holdsUrl(last, schema);
+  });
+  const firstWord = nameWords(tool)[0] ?? "";
+  const annotations = definition?.annotations;
+  const destructiveHint = isObject(annotations) && own(annotations, "destructiveHint") === true;
+  const destructive = isDestructiveName(tool) || (destructiveHint && options.namedByPolicy !== true);
+  return {
+    ...(sinks.length > 0 ? { exfiltrating: true as const } : {}),
+    ...(READ_VERBS.has(firstWord) && (urlSinks.length > 0 || declaredUrl)
+      ? { onTainted: "ask" as const }
+      : {}),
+    ...(destructive ? { maxCalls: DESTRUCTIVE_MAX_CALLS } : {}),
+  };
+}
+
+function holdsUrl(name: string, schema: JsonObject): boolean {
+  const format = own(schema, "format");
+  if (format === "uri" || format === "url" || format === "iri" || format === "uri-reference") return true;
+  return URL_WORDS.has(nameWords(name).at(-1) ?? "");
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function own(object: JsonObject, key: string): JsonValue | undefined {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}

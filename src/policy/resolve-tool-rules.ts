@@ -1,0 +1,197 @@
+/**
+ * Layering: the effective {@link ToolRules} of one tool of one server, each value with the layer it
+ * came from. Strongest first: the user's `servers.<name>` entries (and `servers.<name>.defaults`),
+ * the user's top-level entries (later files win), the matched packs, the user's `defaults`, then
+ * the heuristics. Key by key, except `sink_params` and `trusted_destinations`, which are unions of
+ * every layer; `replace: true` discards the layers below its entry.
+ * Pure. Call once per (server, tool, pinned definition); the call path only reads the result.
+ *
+ * Source: SPEC §4.1 (layers and precedence), §4.3 (filesystem confinement), §4.4 (heuristics).
+ * @module
+ */
+
+import type { RuleSource, Sourced, ToolRules } from "../engine/index.ts";
+import { heuristicRules } from "./heuristics.ts";
+import { commandLineDirectories } from "./match-packs.ts";
+import type { Policy, ResolveContext, ToolEntry } from "./types.ts";
+import { COMMAND_LINE_DIRS } from "./value-rules.ts";
+
+/** The default `taint_min_length` (SPEC §2.5). */
+export const DEFAULT_TAINT_MIN_LENGTH = 6;
+
+/** One layer's entry for the tool, with its source and, for packs, the matched command token. */
+interface Contribution {
+  readonly entry: ToolEntry;
+  readonly source: RuleSource;
+  readonly commandIndex?: number;
+}
+
+type KeyedField = Exclude<keyof ToolEntry, "sinkParams" | "trustedDestinations" | "replace">;
+
+/**
+ * The effective rules for one tool.
+ *
+ * @param policy - The user's files (in command-line order) and the available packs.
+ * @param ctx - Server name, tool name, pinned definition, matched packs and command line.
+ * @returns The tool's rules, every value carrying its {@link RuleSource}.
+ * Source: SPEC §4.1, §4.4.
+ * @example
+ * ```ts
+ * const rules = resolveToolRules(policy, { server: "mail", tool: "send_email", packs: [] });
+ * rules.exfiltrating; // { value: true, source: "user:bouncer.yaml" }
+ * ```
+ */
+export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules {
+  const newestFirst = [...policy.files].reverse();
+  const serverEntries: Contribution[] = [];
+  const userEntries: Contribution[] = [];
+  const trusted: Sourced<string>[] = [];
+  for (const file of newestFirst) {
+    const source: RuleSource = `user:${file.file}`;
+    const server = file.servers.get(ctx.server);
+    const serverEntry = server?.tools.get(ctx.tool);
+    if (serverEntry) serverEntries.push({ entry: serverEntry, source });
+    for (const value of server?.trustedDestinations ?? []) trusted.push({ value, source });
+    const topEntry = file.tools.get(ctx.tool);
+    if (topEntry) userEntries.push({ entry: topEntry, source });
+  }
+  const packEntries: Contribution[] = [];
+  for (const matched of ctx.packs) {
+    const entry = matched.pack.tools.get(ctx.tool);
+    if (!entry) continue;
+    const index = matched.commandIndex;
+    packEntries.push({
+      entry,
+      source: `pack:${matched.pack.name}`,
+      ...(index === undefined ? {} : { commandIndex: index }),
+    });
+  }
+  const named = [...serverEntries, ...userEntries, ...packEntries];
+  const replaceAt = named.findIndex((c) => c.entry.replace === true);
+  const layers = replaceAt === -1 ? [...named] : named.slice(0, replaceAt + 1);
+  const replaced = replaceAt !== -1;
+
+  const defaults = resolveDefaults(policy);
+  if (!replaced) {
+    for (const file of newestFirst) {
+      if (file.defaults.onTainted !== undefined || file.defaults.taintFields !== undefined) {
+        const { onTainted, taintFields } = file.defaults;
+        layers.push({
+          entry: {
+            ...(onTainted === undefined ? {} : { onTainted }),
+            ...(taintFields === undefined ? {} : { taintFields }),
+          },
+          source: `user:${file.file}`,
+        });
+      }
+    }
+  }
+  const pick = <K extends KeyedField>(key: K): Sourced<NonNullable<ToolEntry[K]>> | undefined => {
+    const found = layers.find((c) => c.entry[key] !== undefined);
+    return found ? { value: found.entry[key] as NonNullable<ToolEntry[K]>, source: found.source } : undefined;
+  };
+
+  const sinkParams = union(
+    layers.flatMap((c) => (c.entry.sinkParams ?? []).map((value) => ({ value, source: c.source }))),
+  );
+  for (const c of layers)
+    for (const value of c.entry.trustedDestinations ?? []) trusted.push({ value, source: c.source });
+  if (!replaced)
+    for (const file of newestFirst)
+      for (const value of file.defaults.trustedDestinations ?? [])
+        trusted.push({ value, source: `user:${file.file}` });
+
+  let exfiltrating = pick("exfiltrating");
+  let onTainted = pick("onTainted");
+  let maxCalls = pick("maxCalls");
+  if (defaults.heuristics.value && !replaced) {
+    const proposed = heuristicRules(ctx.tool, ctx.definition, {
+      declaredSinks: sinkParams.map((s) => s.value),
+      namedByPolicy: named.length > 0,
+    });
+    if (exfiltrating === undefined && proposed.exfiltrating)
+      exfiltrating = { value: true, source: "heuristic" };
+    if (onTainted === undefined && proposed.onTainted)
+      onTainted = { value: proposed.onTainted, source: "heuristic" };
+    if (maxCalls === undefined && proposed.maxCalls !== undefined)
+      maxCalls = { value: proposed.maxCalls, source: "heuristic" };
+  }
+
+  const action = pick("action");
+  const taintFields = pick("taintFields");
+  const writeParams = pick("writeParams");
+  const prefixes = expandPrefixes(layers, ctx.command);
+  const argPatterns = pick("argPatterns");
+  const trustedOutput = pick("trustedOutput");
+  return {
+    server: ctx.server,
+    tool: ctx.tool,
+    action: action ?? { value: "allow", source: "default" },
+    ...(exfiltrating === undefined ? {} : { exfiltrating }),
+    sinkParams,
+    trustedDestinations: union(trusted),
+    onTainted: onTainted ?? { value: "deny", source: "default" },
+    taintFields: taintFields ?? { value: "lenient", source: "default" },
+    ...(writeParams === undefined ? {} : { writeParams }),
+    ...(prefixes === undefined ? {} : { allowedPathPrefixes: prefixes }),
+    ...(argPatterns === undefined ? {} : { argPatterns }),
+    ...(maxCalls === undefined ? {} : { maxCalls }),
+    ...(trustedOutput === undefined ? {} : { trustedOutput }),
+    unclassified: defaults.unclassified,
+    taintMinLength: defaults.taintMinLength,
+    heuristics: defaults.heuristics.value,
+  };
+}
+
+/** The session-wide settings of `defaults:` (later files win). */
+interface ResolvedDefaults {
+  readonly heuristics: Sourced<boolean>;
+  readonly unclassified: Sourced<"allow" | "ask">;
+  readonly taintMinLength: number;
+}
+
+function resolveDefaults(policy: Policy): ResolvedDefaults {
+  let heuristics: Sourced<boolean> = { value: true, source: "default" };
+  let unclassified: Sourced<"allow" | "ask"> = { value: "allow", source: "default" };
+  let taintMinLength = DEFAULT_TAINT_MIN_LENGTH;
+  for (const file of policy.files) {
+    const source: RuleSource = `user:${file.file}`;
+    if (file.defaults.heuristics !== undefined) heuristics = { value: file.defaults.heuristics, source };
+    if (file.defaults.unclassified !== undefined)
+      unclassified = { value: file.defaults.unclassified, source };
+    if (file.defaults.taintMinLength !== undefined) taintMinLength = file.defaults.taintMinLength;
+  }
+  return { heuristics, unclassified, taintMinLength };
+}
+
+/**
+ * `allowed_path_prefixes` of the strongest layer that sets it, with `$COMMAND_LINE_DIRS` replaced by
+ * the directories on the upstream's command line. A list that ends up empty means no confinement
+ * (SPEC §2.4: prefixes apply when non-empty).
+ */
+function expandPrefixes(
+  layers: readonly Contribution[],
+  command: readonly string[] | undefined,
+): Sourced<readonly string[]> | undefined {
+  const found = layers.find((c) => c.entry.allowedPathPrefixes !== undefined);
+  if (!found) return undefined;
+  const expanded = found.entry.allowedPathPrefixes!.flatMap((prefix) => {
+    if (prefix !== COMMAND_LINE_DIRS) return [prefix];
+    if (command === undefined) return [];
+    return commandLineDirectories(
+      command,
+      found.commandIndex === undefined ? {} : { after: found.commandIndex },
+    );
+  });
+  return expanded.length === 0 ? undefined : { value: [...new Set(expanded)], source: found.source };
+}
+
+/** Distinct values, each with its strongest source (the list is strongest first). */
+function union(values: readonly Sourced<string>[]): Sourced<string>[] {
+  const seen = new Set<string>();
+  return values.filter((item) => {
+    if (seen.has(item.value)) return false;
+    seen.add(item.value);
+    return true;
+  });
+}

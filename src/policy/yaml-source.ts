@@ -1,0 +1,223 @@
+/**
+ * YAML text → a located document, and the helpers the validators share: issues with line:column,
+ * mapping walks that refuse hostile names, plain values for valibot, and value descriptions.
+ * Pure.
+ *
+ * Source: SPEC §4.2 (strict validation with file, line:column, tool and key).
+ * @module
+ */
+
+import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import type { PolicyIssue, PolicyIssueCode } from "./types.ts";
+
+/** Names never accepted as tools, servers or keys (STYLE #6). */
+const REFUSED_NAMES: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/** Aliases are followed at most this deep; plain values are built at most this deep. */
+const MAX_DEPTH = 32;
+
+/** A parsed YAML file with its issue list: what every validator writes into. */
+export interface YamlSource {
+  readonly file: string;
+  readonly doc: Document.Parsed;
+  readonly lines: LineCounter;
+  readonly issues: PolicyIssue[];
+}
+
+/** Where an issue is about: which tool, server and key. */
+export interface IssueContext {
+  readonly tool?: string;
+  readonly server?: string;
+  readonly key?: string;
+  readonly suggestion?: string;
+}
+
+/**
+ * Parses YAML text into a document; syntax errors and warnings become `yaml_syntax` issues.
+ *
+ * @param text - The file's text.
+ * @param file - The file name, for messages.
+ * @returns The located source, with any syntax issues already recorded.
+ * Source: SPEC §4.2 ("YAML syntax errors likewise").
+ */
+export function readYamlSource(text: string, file: string): YamlSource {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const source: YamlSource = { file, doc, lines, issues: [] };
+  for (const error of [...doc.errors, ...doc.warnings]) {
+    const detail = error.message.split("\n")[0]?.replace(/\.$/, "") ?? "invalid YAML";
+    addIssueAt(source, error.pos[0], "yaml_syntax", `YAML syntax error: ${detail}`, {});
+  }
+  return source;
+}
+
+/**
+ * Records an issue located at a character offset.
+ *
+ * @param source - The source being checked.
+ * @param offset - The character offset of the problem.
+ * @param code - The issue's code.
+ * @param message - The detail, without location.
+ * @param context - Tool, server, key and suggestion.
+ */
+export function addIssueAt(
+  source: YamlSource,
+  offset: number,
+  code: PolicyIssueCode,
+  message: string,
+  context: IssueContext,
+): void {
+  const { line, col } = source.lines.linePos(offset);
+  source.issues.push({ code, file: source.file, line, column: col, message, ...context });
+}
+
+/**
+ * Records an issue located at a node (its first character), or at the start of the file.
+ *
+ * @param source - The source being checked.
+ * @param node - The node the problem is about.
+ * @param code - The issue's code.
+ * @param message - The detail, without location.
+ * @param context - Tool, server, key and suggestion.
+ */
+export function addIssue(
+  source: YamlSource,
+  node: unknown,
+  code: PolicyIssueCode,
+  message: string,
+  context: IssueContext,
+): void {
+  addIssueAt(source, nodeOffset(node), code, message, context);
+}
+
+/**
+ * The first character offset of a node, 0 when it has none.
+ *
+ * @param node - A YAML node, or anything else.
+ * @returns Its start offset.
+ */
+export function nodeOffset(node: unknown): number {
+  if (node !== null && typeof node === "object" && Object.hasOwn(node, "range")) {
+    const range = (node as Node).range;
+    if (range) return range[0];
+  }
+  return 0;
+}
+
+/**
+ * Follows aliases to the node they stand for (at most {@link MAX_DEPTH} hops).
+ *
+ * @param source - The source the node belongs to.
+ * @param node - A node, alias or null.
+ * @returns The node itself, or the anchored node an alias points to.
+ */
+export function deref(source: YamlSource, node: unknown): unknown {
+  let current = node;
+  for (let i = 0; i < MAX_DEPTH && isAlias(current); i++) current = current.resolve(source.doc);
+  return current;
+}
+
+/** One key/value pair of a mapping, with the key's text and both nodes. */
+export interface Entry {
+  readonly name: string;
+  readonly keyNode: unknown;
+  readonly valueNode: unknown;
+}
+
+/**
+ * The entries of a mapping node, in order. Keys that are not strings or numbers, and the refused
+ * names `__proto__`, `constructor`, `prototype` (and the empty name), are recorded as issues and
+ * skipped.
+ *
+ * @param source - The source being checked.
+ * @param mapNode - A YAML mapping node.
+ * @param what - What the keys name, for messages (e.g. `tool`, `server`, `key`).
+ * @param context - The issue context of the enclosing entry.
+ * @returns The accepted entries.
+ */
+export function mappingEntries(
+  source: YamlSource,
+  mapNode: unknown,
+  what: string,
+  context: IssueContext,
+): Entry[] {
+  const entries: Entry[] = [];
+  if (!isMap(mapNode)) return entries;
+  for (const pair of mapNode.items) {
+    const keyNode = deref(source, pair.key);
+    const raw = isScalar(keyNode) ? keyNode.value : undefined;
+    if (typeof raw !== "string" && typeof raw !== "number") {
+      addIssue(source, pair.key, "wrong_type", `refused ${what} name: expected a string`, context);
+      continue;
+    }
+    const name = String(raw);
+    if (name === "" || REFUSED_NAMES.has(name)) {
+      addIssue(source, pair.key, "refused_name", `refused ${what} name "${name}"`, context);
+      continue;
+    }
+    entries.push({ name, keyNode: pair.key, valueNode: pair.value });
+  }
+  return entries;
+}
+
+/**
+ * Whether a name is one of the refused names (`__proto__`, `constructor`, `prototype`).
+ *
+ * @param name - A name from policy text.
+ * @returns True when it must be refused.
+ */
+export function isRefusedName(name: string): boolean {
+  return REFUSED_NAMES.has(name);
+}
+
+/**
+ * A node as a plain value for valibot: scalars as their value, lists as arrays, mappings as
+ * null-prototype objects (so no key can reach `Object.prototype`).
+ *
+ * @param source - The source the node belongs to.
+ * @param node - A YAML node.
+ * @returns The plain value.
+ */
+export function plainValue(source: YamlSource, node: unknown): unknown {
+  return toPlain(source, node, 0);
+}
+
+function toPlain(source: YamlSource, node: unknown, depth: number): unknown {
+  const target = deref(source, node);
+  if (depth > MAX_DEPTH) return undefined;
+  if (isScalar(target)) return target.value;
+  if (isSeq(target)) return target.items.map((item) => toPlain(source, item, depth + 1));
+  if (isMap(target)) {
+    const out: Record<string, unknown> = Object.create(null);
+    for (const pair of target.items) {
+      const key = deref(source, pair.key);
+      const name = isScalar(key) ? String(key.value) : "";
+      Object.defineProperty(out, name, { value: toPlain(source, pair.value, depth + 1), enumerable: true });
+    }
+    return out;
+  }
+  return null;
+}
+
+/**
+ * Describes a node's value for an error message: `the string "./out"`, `the number 3.5`, `a list`.
+ *
+ * @param source - The source the node belongs to.
+ * @param node - A YAML node.
+ * @returns A short phrase.
+ */
+export function describeNode(source: YamlSource, node: unknown): string {
+  const target = deref(source, node);
+  if (isMap(target)) return "a mapping";
+  if (isSeq(target)) return "a list";
+  const value = isScalar(target) ? target.value : null;
+  if (value === null || value === undefined) return "nothing";
+  if (typeof value === "string") return `the string ${JSON.stringify(cut(value))}`;
+  if (typeof value === "number" || typeof value === "bigint") return `the number ${String(value)}`;
+  if (typeof value === "boolean") return `the boolean ${String(value)}`;
+  return "an unsupported value";
+}
+
+function cut(value: string): string {
+  return value.length > 60 ? `${value.slice(0, 60)}…` : value;
+}
