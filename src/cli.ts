@@ -28,12 +28,16 @@ type AnyCommand = CommandDef<any>;
 /** Bouncer's version, from package.json (embedded by the compiler). */
 export const VERSION: string = packageJson.version;
 
+/** Commands standing in for ones this build cannot load (run at once, whatever the arguments). */
+const STAND_INS = new WeakSet<AnyCommand>();
+
 const HELP_FLAGS: ReadonlySet<string> = new Set(["--help", "-h"]);
 const VERSION_FLAGS: ReadonlySet<string> = new Set(["--version", "-v"]);
 
 /**
- * A lazily imported subcommand. When the module is absent from this build, the command resolves to a
- * hidden stand-in that fails with `Command "NAME" is not available in this build` (exit 1).
+ * A lazily imported subcommand. When the module is absent from this build (or fails to load), the
+ * command resolves to a hidden stand-in that fails with `Command "NAME" is not available in this
+ * build` and the reason (exit 1); the other commands and `--help` keep working.
  * @param name - The subcommand name.
  * @param load - Imports the command module.
  * @param exportName - The named export holding the command (the default export is the fallback).
@@ -45,8 +49,11 @@ function lazy(name: string, load: () => Promise<unknown>, exportName: string): (
     try {
       module = await load();
     } catch (error) {
-      if (!isModuleNotFound(error)) throw error;
-      return unavailable(name, "its command file is missing");
+      const detail = error instanceof Error ? error.message : String(error);
+      return unavailable(
+        name,
+        isModuleNotFound(error) ? "its command file is missing" : `it failed to load: ${detail}`,
+      );
     }
     for (const key of [exportName, "default"]) {
       if (typeof module === "object" && module !== null && Object.hasOwn(module, key)) {
@@ -76,7 +83,7 @@ function isModuleNotFound(error: unknown): boolean {
  * @returns A command whose run fails with exit 1.
  */
 function unavailable(name: string, why: string): AnyCommand {
-  return {
+  const command: AnyCommand = {
     meta: { name, hidden: true, description: "Not available in this build" },
     run: (): never => {
       throw new BouncerError(
@@ -85,6 +92,8 @@ function unavailable(name: string, why: string): AnyCommand {
       );
     },
   };
+  STAND_INS.add(command);
+  return command;
 }
 
 /**
@@ -137,6 +146,7 @@ async function selectCommand(argv: readonly string[]): Promise<Target> {
   const path = ["bouncer"];
   let args = argv;
   for (;;) {
+    if (STAND_INS.has(command)) break;
     const subCommands = command.subCommands === undefined ? undefined : await resolve(command.subCommands);
     if (subCommands === undefined || Object.keys(subCommands).length === 0) break;
     const index = args.findIndex((arg) => !arg.startsWith("-") || arg === "-");
@@ -200,6 +210,9 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
       return 0;
     }
     target = await selectCommand(argv);
+    if (STAND_INS.has(target.command)) {
+      await runCommand(target.command, { rawArgs: [] });
+    }
     const dash = target.args.indexOf("--");
     const own = dash === -1 ? target.args : target.args.slice(0, dash);
     if (own.some((arg) => HELP_FLAGS.has(arg))) {

@@ -1,0 +1,198 @@
+/**
+ * `bouncer explain TOOL [--server NAME] [--schema FILE] [--policy FILE]... [--json]`: the effective
+ * rules of one tool, each with the layer it came from, and which packs matched the server. With
+ * `--schema`, the heuristics read that input schema (a tool definition, a bare input schema, or a
+ * `tools/list` result holding TOOL). Edge.
+ *
+ * Source: SPEC §5.5, §4.1 (layers), §4.3 ("`bouncer explain` ... print which pack matched"), §4.4.
+ * @module
+ */
+
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { defineCommand } from "citty";
+import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
+import { repeatedFlag } from "../platform/args.ts";
+import { BouncerError } from "../platform/errors.ts";
+import { explainToolRules, type MatchedPack, matchPacks, resolveToolRules } from "../policy/index.ts";
+import { type CommandIo, commandIo } from "./io.ts";
+import { loadPolicyPaths } from "./policy-files.ts";
+import { rulesLines, safeName } from "./rules-view.ts";
+
+/** What `bouncer explain` was asked. */
+export interface ExplainOptions {
+  readonly tool: string;
+  /** The server's `--upstream-name`: selects `servers.<name>` entries and packs matched by name. */
+  readonly server?: string;
+  /** A JSON file with the tool's definition or input schema. */
+  readonly schema?: string;
+  readonly policies: readonly string[];
+  readonly json?: boolean;
+}
+
+/**
+ * Whether a value is a JSON object.
+ * @param value - Parsed JSON.
+ * @returns True for a non-array object.
+ */
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Finds the tool's definition in a schema file's content: a `tools/list` result (`{tools:[...]}`),
+ * a tool definition (`{name, inputSchema}`), or a bare input schema.
+ * @param content - The parsed file.
+ * @param tool - The tool to explain.
+ * @returns The definition (named TOOL).
+ * @throws {BouncerError} `SCHEMA_INVALID` when the content holds no usable schema for TOOL.
+ */
+export function definitionFrom(content: JsonValue, tool: string): ToolDefinition {
+  if (isObject(content) && Object.hasOwn(content, "tools") && Array.isArray(content.tools)) {
+    const found = content.tools.find(
+      (item) => isObject(item) && Object.hasOwn(item, "name") && item.name === tool,
+    );
+    if (found === undefined)
+      throw new BouncerError(
+        "SCHEMA_INVALID",
+        `Cannot explain "${tool}": the tool list has no tool "${tool}"`,
+      );
+    return definitionFrom(found, tool);
+  }
+  if (!isObject(content))
+    throw new BouncerError("SCHEMA_INVALID", `Cannot explain "${tool}": the schema is not a JSON object`);
+  if (Object.hasOwn(content, "inputSchema")) {
+    const { inputSchema, annotations } = content;
+    if (!isObject(inputSchema))
+      throw new BouncerError("SCHEMA_INVALID", `Cannot explain "${tool}": "inputSchema" is not an object`);
+    return { name: tool, inputSchema, ...(isObject(annotations) ? { annotations } : {}) };
+  }
+  return { name: tool, inputSchema: content };
+}
+
+/**
+ * Reads and parses a schema file.
+ * @param file - The path as given.
+ * @param cwd - The directory it is relative to.
+ * @returns The parsed JSON.
+ * @throws {BouncerError} `SCHEMA_INVALID` when it cannot be read or parsed.
+ */
+async function readSchema(file: string, cwd: string): Promise<JsonValue> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, file), "utf8");
+  } catch (error) {
+    throw new BouncerError("SCHEMA_INVALID", `Cannot read schema "${file}": no such file or not readable`, {
+      cause: error,
+    });
+  }
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new BouncerError("SCHEMA_INVALID", `Cannot read schema "${file}": invalid JSON: ${detail}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Describes the packs that matched, e.g. `gmail (command "@gongrzhe/server-gmail-autoauth-mcp")`.
+ * @param packs - The matched packs.
+ * @returns One line per pack.
+ */
+function packLines(packs: readonly MatchedPack[]): string[] {
+  const by = { command: "command", server_name: "serverInfo.name", upstream_name: "server name" } as const;
+  return packs.map(
+    (matched) =>
+      `  ${matched.pack.name}  (${by[matched.by]} ${safeName(matched.value)} matches ${safeName(matched.pattern)})`,
+  );
+}
+
+/**
+ * Runs `bouncer explain`.
+ *
+ * Source: SPEC §5.5.
+ * @param options - The tool, server, schema and policy files.
+ * @param io - Where output goes.
+ * @returns 0.
+ * @throws {PolicyError} `POLICY_INVALID` (exit 2) for an invalid policy file.
+ * @throws {BouncerError} `SCHEMA_INVALID` (exit 2) for an unusable schema file.
+ */
+export async function runExplain(options: ExplainOptions, io: CommandIo): Promise<number> {
+  const policy = await loadPolicyPaths(options.policies, { cwd: io.cwd });
+  const definition =
+    options.schema === undefined
+      ? undefined
+      : definitionFrom(await readSchema(options.schema, io.cwd), options.tool);
+  const server = options.server ?? "";
+  const packs =
+    options.server === undefined ? [] : matchPacks(policy.packs, { upstreamName: options.server });
+  const rules = resolveToolRules(policy, {
+    server,
+    tool: options.tool,
+    packs,
+    ...(definition === undefined ? {} : { definition }),
+  });
+  if (options.json === true) {
+    const document = {
+      tool: options.tool,
+      ...(options.server === undefined ? {} : { server: options.server }),
+      packs: packs.map((matched) => ({
+        name: matched.pack.name,
+        by: matched.by,
+        pattern: matched.pattern,
+        value: matched.value,
+      })),
+      rules: explainToolRules(rules).map((row) => ({ ...row })),
+      taint_min_length: rules.taintMinLength,
+      heuristics: rules.heuristics,
+    };
+    io.out(`${JSON.stringify(document)}\n`);
+    return 0;
+  }
+  const where = options.server === undefined ? "" : ` on server ${safeName(options.server)}`;
+  const lines = [`Tool ${safeName(options.tool)}${where}:`, ...rulesLines(rules)];
+  if (options.server === undefined)
+    lines.push("", "No --server given: servers.<name> entries and packs are not applied");
+  else if (packs.length === 0) lines.push("", "Packs: none matched");
+  else lines.push("", "Packs:", ...packLines(packs));
+  io.out(`${lines.join("\n")}\n`);
+  return 0;
+}
+
+/** The citty definition of `bouncer explain`. */
+export const explainCommand = defineCommand({
+  meta: {
+    name: "explain",
+    description: "Print the effective rules of one tool and the layer each came from",
+  },
+  args: {
+    tool: { type: "positional", description: "The tool name", valueHint: "TOOL", required: true },
+    server: {
+      type: "string",
+      description: "The server's --upstream-name (selects servers.<name> and packs)",
+      valueHint: "NAME",
+    },
+    schema: {
+      type: "string",
+      description: "A JSON file with the tool's definition or input schema",
+      valueHint: "FILE",
+    },
+    policy: { type: "string", description: "A policy file (repeatable; later files win)", valueHint: "FILE" },
+    json: { type: "boolean", description: "Print one JSON document" },
+  },
+  run: ({ args, rawArgs, data }): Promise<number> =>
+    runExplain(
+      {
+        tool: args.tool,
+        policies: repeatedFlag(rawArgs, "policy"),
+        json: args.json === true,
+        ...(typeof args.server === "string" ? { server: args.server } : {}),
+        ...(typeof args.schema === "string" ? { schema: args.schema } : {}),
+      },
+      commandIo(data),
+    ),
+});
+
+export default explainCommand;

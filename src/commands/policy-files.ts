@@ -1,0 +1,86 @@
+/**
+ * Loading the policy in force at the edge: reads each `--policy FILE` (in command-line order, later
+ * files win) and hands the texts with the built-in packs to the policy module, which validates and
+ * combines them. Two twins (STYLE #13): {@link checkPolicyPaths} returns every issue,
+ * {@link loadPolicyPaths} throws. Edge.
+ *
+ * Source: SPEC §4.1 (`--policy`, repeatable, later files win), §4.2 (strict validation), §5.5.
+ * @module
+ */
+
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { BouncerError } from "../platform/errors.ts";
+import { builtinPacks } from "../platform/packs.ts";
+import {
+  type CheckPolicyFilesResult,
+  checkPolicyFiles,
+  type Policy,
+  type PolicyIssue,
+  type PolicyText,
+  parsePolicyFiles,
+} from "../policy/index.ts";
+
+/**
+ * Reads the policy files.
+ * @param files - The names as the user gave them, in command-line order.
+ * @param cwd - The directory they are relative to.
+ * @returns Each file's text under the name the user gave (rules carry `user:<name>`).
+ * @throws {BouncerError} `POLICY_UNREADABLE` (exit 2) when a file cannot be read.
+ */
+export async function readPolicyTexts(files: readonly string[], cwd: string): Promise<PolicyText[]> {
+  const texts: PolicyText[] = [];
+  for (const file of files) {
+    try {
+      texts.push({ text: await readFile(resolve(cwd, file), "utf8"), fileName: file });
+    } catch (error) {
+      const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
+      const why =
+        code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(code ?? error);
+      throw new BouncerError("POLICY_UNREADABLE", `Cannot read policy "${file}": ${why}`, { cause: error });
+    }
+  }
+  return texts;
+}
+
+/**
+ * Validates every policy file with the built-in packs. Never throws for an invalid file.
+ *
+ * Source: SPEC §4.2, §5.5.
+ * @param files - The `--policy` values in command-line order.
+ * @param options - The directory relative names resolve against.
+ * @returns The policy, or every issue of every file.
+ * @throws {BouncerError} `POLICY_UNREADABLE` when a file cannot be read.
+ */
+export async function checkPolicyPaths(
+  files: readonly string[],
+  options: { readonly cwd: string },
+): Promise<CheckPolicyFilesResult> {
+  return checkPolicyFiles(await readPolicyTexts(files, options.cwd), builtinPacks());
+}
+
+/**
+ * Loads the policy in force, or throws.
+ *
+ * Source: SPEC §3.2 (never run ungated), §4.2.
+ * @param files - The `--policy` values in command-line order.
+ * @param options - The directory relative names resolve against.
+ * @returns The policy with the built-in packs.
+ * @throws {PolicyError} `POLICY_INVALID` (exit 2) naming file, line and column.
+ * @throws {BouncerError} `POLICY_UNREADABLE` (exit 2) when a file cannot be read.
+ */
+export async function loadPolicyPaths(
+  files: readonly string[],
+  options: { readonly cwd: string },
+): Promise<Policy> {
+  return parsePolicyFiles(await readPolicyTexts(files, options.cwd), builtinPacks());
+}
+
+/**
+ * Renders one issue as `FILE:LINE:COLUMN: message` (the compiler convention editors link to).
+ * @param issue - A policy issue.
+ * @returns One line, no newline.
+ */
+export function formatIssueLine(issue: PolicyIssue): string {
+  return `${issue.file}:${issue.line}:${issue.column}: ${issue.message}`;
+}

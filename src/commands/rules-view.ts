@@ -1,0 +1,56 @@
+/**
+ * How `check`, `explain` and `packs` show rules to people: the policy module's rows (each key with
+ * the layer it came from) as aligned text lines, names rendered safely. Edge.
+ *
+ * Source: SPEC §5.5 ("the effective rules for one tool and the layer each came from"), §3.4.
+ * @module
+ */
+
+import { type JsonValue, renderUntrusted, type ToolRules } from "../engine/index.ts";
+import { explainToolRules } from "../policy/index.ts";
+
+/**
+ * Shows a name as it is when it is plain printable ASCII, else rendered safely (SPEC §3.4).
+ * @param name - A tool, server, file or argument name.
+ * @returns The name for a terminal.
+ */
+export function safeName(name: string): string {
+  return /^[\x21-\x7e]+$/.test(name) ? name : renderUntrusted(name);
+}
+
+/**
+ * A JSON value on one line: plain strings as they are, everything else as compact JSON-like text.
+ * @param value - A rule value.
+ * @returns One line.
+ */
+export function valueText(value: JsonValue): string {
+  if (typeof value === "string") return safeName(value);
+  if (Array.isArray(value)) return `[${value.map(valueText).join(", ")}]`;
+  if (typeof value === "object" && value !== null) {
+    const members = Object.entries(value).map(([key, item]) => `${safeName(key)}: ${valueText(item)}`);
+    return `{${members.join(", ")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Effective rules as text: one line per row, `key: value   (source)`, aligned; union keys repeat
+ * the key once per value, each with its own layer; then `taint_min_length` and `heuristics`.
+ *
+ * Source: SPEC §5.5.
+ * @param rules - The resolved rules.
+ * @param indent - Leading spaces of each line (default two).
+ * @returns Lines without newlines.
+ */
+export function rulesLines(rules: ToolRules, indent = "  "): string[] {
+  const rows = explainToolRules(rules).map(
+    (row) => [`${row.key}: ${valueText(row.value)}`, row.source] as const,
+  );
+  const width = Math.max(0, ...rows.map(([left]) => left.length));
+  const lines = rows.map(([left, source]) => `${indent}${left.padEnd(width)}   (${safeName(source)})`);
+  lines.push(
+    `${indent}taint_min_length: ${rules.taintMinLength}`,
+    `${indent}heuristics: ${rules.heuristics}`,
+  );
+  return lines;
+}

@@ -1,0 +1,426 @@
+/**
+ * The gate: Bouncer's per-call handler, shared by `bouncer replay` and the live proxy, callable
+ * without stdio (STYLE #24). It owns one client session's {@link EngineState}, the policy and its
+ * packs, the per-server context, the pins (through a {@link PinStore}), a {@link ToolRules} cache per
+ * (server, tool, pinned definition) — compiled once, decided many — and the call sequence counter.
+ * Every rule lives in the engine and the policy module; the gate only assembles their inputs. Edge.
+ *
+ * Use: `registerServer()` per upstream, `walkTools()` after each `tools/list` walk, `decideCall()` per
+ * `tools/call` (and again with `countAttempt: false` after an approval), `answer()` with the human's
+ * answer, `recordResult()` for each forwarded call's result or error.
+ *
+ * Source: SPEC §2 (the decision), §2.2 (pinning), §2.5 (untrusted text, approvals), §3.7, §5.9.
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import {
+  type ApprovalKey,
+  type AskAnswer,
+  answerKey,
+  applyAnswer,
+  canonicalToolJson,
+  comparePins,
+  createEngineState,
+  type Decision,
+  decide,
+  type EngineState,
+  type EngineStateOptions,
+  type ExternalTaintLookup,
+  type JsonObject,
+  type JsonValue,
+  type PathResolver,
+  type PinComparison,
+  type PinStatus,
+  type Question,
+  recordOutput,
+  type ToolDefinition,
+  type ToolRules,
+} from "../engine/index.ts";
+import { matchPacks, resolveToolRules } from "../policy/index.ts";
+import type { MatchedPack, Policy } from "../policy/types.ts";
+import { createMemoryPinStore, type PinStore, type ServerContext } from "./memory-pin-store.ts";
+
+export type { PinStore, ServerContext } from "./memory-pin-store.ts";
+
+/** Options of a {@link Gate}. */
+export interface GateOptions {
+  /** Where pins live (default: in memory, for replay and `--pins off`). */
+  readonly pins?: PinStore;
+  /** `--pins` mode (SPEC §2.2, default `tofu`). */
+  readonly pinMode?: "tofu" | "strict" | "off";
+  /** The user's home directory, for `~` in paths (SPEC §2.4). */
+  readonly home: string;
+  /** The working directory of servers that do not state one. */
+  readonly cwd: string;
+  readonly platform?: "posix" | "win32";
+  /** The lstat/readlink walk (SPEC §2.4); absent: the engine's lexical default. */
+  readonly resolvePath?: PathResolver;
+  /** Taint seen by other instances of the client session (SPEC §3.7). */
+  readonly externalTaint?: ExternalTaintLookup;
+  /** Options of the session's taint store (window size). */
+  readonly state?: EngineStateOptions;
+}
+
+/** A pin event of a walk or an approval (SPEC §3.5 `pin` records). */
+export interface PinEvent {
+  /** `pinned` on first sight, `changed` hash differs, `hidden` new tool held back, `accepted` by the human. */
+  readonly kind: "pinned" | "changed" | "hidden" | "accepted";
+  readonly server: string;
+  readonly tool: string;
+  /** SHA-256 (hex) of the current canonical definition. */
+  readonly hash: string;
+  /** For `hidden`: the definition holds invisible or bidi control characters. */
+  readonly suspicious?: boolean;
+}
+
+/** The result of {@link Gate.walkTools}. */
+export interface WalkResult {
+  /** The tool list the client should see (pinned definitions for changed tools, new tools hidden). */
+  readonly visible: readonly ToolDefinition[];
+  /** What changed in pinning since the previous walk of this server. */
+  readonly events: readonly PinEvent[];
+}
+
+/** Options of {@link Gate.decideCall}. */
+export interface DecideOptions {
+  /** True on a request's first evaluation (default): the budget counts it (SPEC §2.3). */
+  readonly countAttempt?: boolean;
+  /** Keys approved for this request only (from {@link Gate.answer}). */
+  readonly oneTimeApprovals?: readonly ApprovalKey[];
+  /** The request's sequence number on a re-decision; a new one is assigned when absent. */
+  readonly seq?: number;
+}
+
+/** The result of {@link Gate.decideCall}. */
+export interface GateDecision {
+  readonly decision: Decision;
+  /** The per-session call sequence number of this request (SPEC §3.5 `seq`). */
+  readonly seq: number;
+  readonly rules: ToolRules;
+  readonly pin: PinStatus;
+}
+
+/** The result of {@link Gate.answer}. */
+export interface AnswerResult {
+  /** Pass these in {@link DecideOptions.oneTimeApprovals} when deciding the request again. */
+  readonly oneTimeApprovals: readonly ApprovalKey[];
+  /** Tools re-pinned by the approval; the proxy sends `notifications/tools/list_changed`. */
+  readonly events: readonly PinEvent[];
+}
+
+/** What the gate knows about one server. */
+interface ServerState {
+  readonly context: ServerContext;
+  readonly packs: readonly MatchedPack[];
+  /** The last walk's tools as the upstream listed them. */
+  listed?: readonly ToolDefinition[];
+  pins?: ReadonlyMap<string, ToolDefinition>;
+  comparison?: PinComparison | undefined;
+  /** Per tool: the definition that rules and schema come from, and its rules-cache key. */
+  effective: Map<string, { readonly definition: ToolDefinition; readonly key: string }>;
+  /** The last pin event per tool, so a re-walk reports only changes. */
+  lastEvents: Map<string, string>;
+  /** Rules by `[tool, definition hash]`: compiled once per pinned definition. */
+  readonly rules: Map<string, ToolRules>;
+}
+
+/** The pins of a server never pinned (one object, so comparisons stay cached). */
+const NO_PINS: ReadonlyMap<string, ToolDefinition> = new Map();
+
+/**
+ * SHA-256 of a canonical definition, hex (SPEC §2.2).
+ * @param text - Canonical JSON.
+ * @returns 64 hex digits.
+ */
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/**
+ * One client session's gate. See the module doc for the call order.
+ *
+ * Source: SPEC §2, §5.9; STYLE #24.
+ * @example
+ * const gate = new Gate(policy, { home: "/home/me", cwd: "/work" });
+ * gate.registerServer({ name: "mail" });
+ * await gate.walkTools("mail", tools);
+ * const { decision, seq } = await gate.decideCall("mail", "send_email", { to: "boss@corp.example" });
+ */
+export class Gate {
+  /** The session state (budgets, approvals, taint); one per client session. */
+  readonly state: EngineState;
+  readonly #policy: Policy;
+  readonly #options: GateOptions;
+  readonly #pins: PinStore;
+  readonly #servers = new Map<string, ServerState>();
+  readonly #recordedDefinitions = new Set<string>();
+  #seq = 0;
+
+  /**
+   * @param policy - The validated user files and the packs.
+   * @param options - Pins, paths and session options.
+   */
+  constructor(policy: Policy, options: GateOptions) {
+    this.#policy = policy;
+    this.#options = options;
+    this.#pins = options.pins ?? createMemoryPinStore();
+    this.state = createEngineState(options.state ?? {});
+  }
+
+  /** The last sequence number assigned (0 before the first call). */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /**
+   * Registers (or re-registers) an upstream: its command, working directory and `serverInfo` select
+   * the packs (SPEC §4.3). Calls and walks of an unregistered server register it by name only.
+   * @param context - The server's name (`--upstream-name`) and facts.
+   * @returns The packs that matched, strongest first.
+   */
+  registerServer(context: ServerContext): readonly MatchedPack[] {
+    const serverInfoName = context.serverInfo?.name;
+    const packs = matchPacks(this.#policy.packs, {
+      upstreamName: context.name,
+      ...(context.command === undefined ? {} : { command: context.command }),
+      ...(typeof serverInfoName === "string" ? { serverInfoName } : {}),
+    });
+    const previous = this.#servers.get(context.name);
+    const entry: ServerState = {
+      context,
+      packs,
+      effective: new Map(),
+      lastEvents: new Map(),
+      rules: new Map(),
+    };
+    if (previous?.listed !== undefined) entry.listed = previous.listed;
+    this.#servers.set(context.name, entry);
+    if (typeof context.instructions === "string") {
+      this.#recordDefinition(context.name, "instructions", context.instructions);
+    }
+    return packs;
+  }
+
+  /**
+   * Takes a complete `tools/list` walk of a server (all pages): compares it with the pins, pins what
+   * first sight pins, and records the definitions the client will see as untrusted (`definition`
+   * kind: field values at most, SPEC §2.5).
+   *
+   * Source: SPEC §2.2.
+   * @param server - The server name.
+   * @param tools - Every tool the upstream lists now, as listed (extra fields are kept).
+   * @returns The list for the client and the pin events since the previous walk.
+   */
+  async walkTools(server: string, tools: readonly ToolDefinition[]): Promise<WalkResult> {
+    const entry = this.#server(server);
+    entry.listed = tools;
+    entry.comparison = undefined;
+    const stored = await this.#pins.load(entry.context);
+    const mode = this.#options.pinMode ?? "tofu";
+    const firstSight = stored === undefined;
+    const first = comparePins(stored ?? NO_PINS, tools, { hash: sha256, firstSight, mode });
+    if (first.pinNow.length > 0 || (firstSight && mode !== "strict")) {
+      await this.#pins.pin(entry.context, first.pinNow);
+    }
+    const pinnedNow = new Set(first.pinNow.map((def) => def.name));
+    const comparison = this.#compare(entry, await this.#pins.load(entry.context));
+    const events: PinEvent[] = [];
+    for (const [tool, result] of comparison.tools) {
+      const status = result.status.kind;
+      const kind = pinnedNow.has(tool) ? "pinned" : status === "new" ? "hidden" : status;
+      if (kind !== "pinned" && kind !== "hidden" && kind !== "changed") continue;
+      const mark = `${kind}:${result.hash}`;
+      if (entry.lastEvents.get(tool) === mark) continue;
+      entry.lastEvents.set(tool, mark);
+      const suspicious = result.status.kind === "new" ? { suspicious: result.status.suspicious } : {};
+      events.push({ kind, server, tool, hash: result.hash, ...suspicious });
+    }
+    for (const def of comparison.visible)
+      this.#recordDefinition(server, def.name, def as unknown as JsonValue);
+    return { visible: comparison.visible, events };
+  }
+
+  /**
+   * Decides one `tools/call` through the engine (SPEC §2): pin status from the last walk (re-reading
+   * the pins first, so an accept from a terminal takes effect), the cached rules, the path context.
+   *
+   * Source: SPEC §2, §2.3 (count once per request).
+   * @param server - The server name.
+   * @param tool - The tool name as called.
+   * @param args - The arguments exactly as they would be forwarded.
+   * @param options - First evaluation or re-decision, one-time approvals, the request's seq.
+   * @returns The decision, the request's seq, the rules and the pin status.
+   */
+  async decideCall(
+    server: string,
+    tool: string,
+    args: JsonObject,
+    options: DecideOptions = {},
+  ): Promise<GateDecision> {
+    const entry = this.#server(server);
+    const seq = options.seq ?? ++this.#seq;
+    const comparison = this.#compare(entry, await this.#pins.load(entry.context));
+    const pin: PinStatus = comparison.tools.get(tool)?.status ?? { kind: "unknown" };
+    const rules = this.#rulesFor(entry, tool);
+    const definition = entry.effective.get(tool)?.definition;
+    const { resolvePath, externalTaint } = this.#options;
+    const decision = decide(
+      {
+        server,
+        tool,
+        arguments: args,
+        rules,
+        ...(definition?.inputSchema === undefined ? {} : { schema: definition.inputSchema }),
+        pin,
+        paths: {
+          cwd: entry.context.cwd ?? this.#options.cwd,
+          home: this.#options.home,
+          platform: this.#options.platform ?? "posix",
+          ...(resolvePath === undefined ? {} : { resolve: resolvePath }),
+        },
+        countAttempt: options.countAttempt ?? true,
+        ...(options.oneTimeApprovals === undefined ? {} : { oneTimeApprovals: options.oneTimeApprovals }),
+        ...(externalTaint === undefined ? {} : { externalTaint }),
+      },
+      this.state,
+    );
+    return { decision, seq, rules, pin };
+  }
+
+  /**
+   * Applies the human's answer to an ask: remembered approvals and declines (SPEC §2.5), and an
+   * accepted changed or new tool is re-pinned when the answer is remembered (SPEC §2.2).
+   * @param questions - The ask's questions (from the `ask` decision).
+   * @param answer - Accepted or not, remember, URL scope.
+   * @returns The one-time approvals for the re-decision and the tools re-pinned.
+   */
+  async answer(questions: readonly Question[], answer: AskAnswer): Promise<AnswerResult> {
+    applyAnswer(this.state, questions, answer);
+    if (!answer.accepted) return { oneTimeApprovals: [], events: [] };
+    const events: PinEvent[] = [];
+    for (const question of questions) {
+      if (!answer.remember || (question.kind !== "changed_tool" && question.kind !== "new_tool")) continue;
+      const entry = this.#servers.get(question.key.server);
+      const result = entry?.comparison?.tools.get(question.key.tool);
+      if (entry === undefined || result === undefined || result.hash !== question.key.identity) continue;
+      await this.#pins.pin(entry.context, [result.current]);
+      this.#compare(entry, await this.#pins.load(entry.context));
+      entry.lastEvents.set(question.key.tool, `accepted:${result.hash}`);
+      events.push({
+        kind: "accepted",
+        server: entry.context.name,
+        tool: question.key.tool,
+        hash: result.hash,
+      });
+    }
+    return { oneTimeApprovals: questions.map((question) => answerKey(question, answer.scope)), events };
+  }
+
+  /**
+   * Records a forwarded call's result or upstream error as untrusted output (SPEC §2.5), unless the
+   * tool is `trusted_output`. Never call it for a denied call (its output never happened).
+   * @param call - The server, tool, the request's seq and the arguments that were forwarded.
+   * @param outcome - The `tools/call` result, or the JSON-RPC error (message and data).
+   */
+  recordResult(
+    call: { readonly server: string; readonly tool: string; readonly seq: number; readonly args: JsonObject },
+    outcome: { readonly result: JsonObject } | { readonly error: JsonValue },
+  ): void {
+    const rules = this.#rulesFor(this.#server(call.server), call.tool);
+    if (rules.trustedOutput?.value === true) return;
+    const isResult = Object.hasOwn(outcome, "result");
+    recordOutput(this.state, {
+      server: call.server,
+      tool: call.tool,
+      seq: call.seq,
+      kind: isResult ? "tool_result" : "tool_error",
+      value: isResult ? (outcome as { result: JsonObject }).result : (outcome as { error: JsonValue }).error,
+      arguments: call.args,
+    });
+  }
+
+  /**
+   * Records other upstream text that reaches the model (`resources/read`, `prompts/get`, task
+   * results) as untrusted output (SPEC §2.5).
+   * @param server - The server name.
+   * @param method - The method whose result it is, e.g. `resources/read`.
+   * @param value - The result.
+   */
+  recordUntrusted(server: string, method: string, value: JsonValue): void {
+    recordOutput(this.state, { server, tool: method, seq: this.#seq, kind: "other", value });
+  }
+
+  /**
+   * Whether the last walk of a server listed a tool (for the proxy's "re-walk once, then deny").
+   * @param server - The server name.
+   * @param tool - The tool name.
+   * @returns True when the tool is listed (pinned, changed or new).
+   */
+  knowsTool(server: string, tool: string): boolean {
+    return this.#servers.get(server)?.comparison?.tools.has(tool) === true;
+  }
+
+  /**
+   * The effective rules of a tool as the gate would decide it now (for `explain`-like views).
+   * @param server - The server name.
+   * @param tool - The tool name.
+   * @returns The cached or newly resolved rules.
+   */
+  rulesFor(server: string, tool: string): ToolRules {
+    return this.#rulesFor(this.#server(server), tool);
+  }
+
+  #server(name: string): ServerState {
+    const existing = this.#servers.get(name);
+    if (existing !== undefined) return existing;
+    this.registerServer({ name });
+    return this.#servers.get(name)!;
+  }
+
+  /** Compares the last walk with the pins, unless neither changed since the last comparison. */
+  #compare(entry: ServerState, pins: ReadonlyMap<string, ToolDefinition> | undefined): PinComparison {
+    const current = pins ?? NO_PINS;
+    if (entry.comparison !== undefined && entry.pins === current) return entry.comparison;
+    const mode = this.#options.pinMode ?? "tofu";
+    const comparison = comparePins(current, entry.listed ?? [], { hash: sha256, firstSight: false, mode });
+    entry.pins = current;
+    entry.comparison = comparison;
+    entry.effective = new Map();
+    for (const [tool, result] of comparison.tools) {
+      const pinned = current.get(tool);
+      const definition = result.status.kind === "changed" && pinned !== undefined ? pinned : result.current;
+      const hash = definition === result.current ? result.hash : sha256(canonicalToolJson(definition));
+      entry.effective.set(tool, { definition, key: JSON.stringify([tool, hash]) });
+    }
+    return comparison;
+  }
+
+  #rulesFor(entry: ServerState, tool: string): ToolRules {
+    const effective = entry.effective.get(tool);
+    const key = effective?.key ?? JSON.stringify([tool, ""]);
+    const cached = entry.rules.get(key);
+    if (cached !== undefined) return cached;
+    const { command } = entry.context;
+    const rules = resolveToolRules(this.#policy, {
+      server: entry.context.name,
+      tool,
+      packs: entry.packs,
+      ...(effective === undefined ? {} : { definition: effective.definition }),
+      ...(command === undefined ? {} : { command }),
+    });
+    entry.rules.set(key, rules);
+    return rules;
+  }
+
+  #recordDefinition(server: string, name: string, value: JsonValue): void {
+    const mark = JSON.stringify([
+      server,
+      name,
+      typeof value === "string" ? value : canonicalToolJson(value as unknown as ToolDefinition),
+    ]);
+    if (this.#recordedDefinitions.has(mark)) return;
+    this.#recordedDefinitions.add(mark);
+    recordOutput(this.state, { server, tool: name, seq: this.#seq, kind: "definition", value });
+  }
+}

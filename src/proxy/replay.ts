@@ -1,0 +1,135 @@
+/**
+ * Replays a recorded session through the gate (SPEC §5.9): no upstream, no client, no timers, no ask
+ * limits. All servers of the file form one client session; the first `tools` event of a server pins
+ * it (in memory), later ones are re-walks; each call is decided, its ask answered from the file (or
+ * `--ask`), and the output of every call that was forwarded is recorded as untrusted. Edge (no I/O:
+ * the command reads the file and prints the rows).
+ *
+ * Source: SPEC §5.9, §7 (the security bench replays the same way).
+ * @module
+ */
+
+import type { Contract, Evidence, RuleSource, Verdict } from "../engine/index.ts";
+import type { Gate } from "./gate.ts";
+import type { CallEvent, SessionEvent } from "./replay-session.ts";
+
+/** One replayed call: the engine's first verdict and what became of the call. */
+export interface ReplayRow {
+  readonly seq: number;
+  readonly server: string;
+  readonly tool: string;
+  /** The engine's verdict before any ask was answered. */
+  readonly verdict: Verdict;
+  readonly contract: Contract;
+  /** The deciding reason's message, or null for an allow without reasons. */
+  readonly reason: string | null;
+  /** The deciding reason's policy source, or null for an allow without reasons. */
+  readonly source: RuleSource | null;
+  /** Where the value was seen before, when the deciding reason says. */
+  readonly evidence?: readonly Evidence[];
+  /** `forwarded` (allowed, or asked and approved) or `blocked`. */
+  readonly outcome: "forwarded" | "blocked";
+  /** The line of the session file. */
+  readonly line: number;
+}
+
+/** Counts of first verdicts (SPEC §5.9 summary line). */
+export interface ReplaySummary {
+  readonly calls: number;
+  readonly allow: number;
+  readonly deny: number;
+  readonly ask: number;
+}
+
+/** Options of {@link replaySession}. */
+export interface ReplayOptions {
+  /** How to answer an ask the file does not answer (`--ask`, default `deny`). */
+  readonly ask?: "deny" | "allow";
+  /** Called with each row as soon as it is decided (for streaming output). */
+  readonly onRow?: (row: ReplayRow) => void;
+}
+
+/**
+ * Replays one call event: decide; on an ask, answer it (remembered, as in a live session) and decide
+ * again with the approval in place; record the output when the call was forwarded.
+ * @param gate - The session's gate.
+ * @param event - The call.
+ * @param options - The default ask answer.
+ * @returns The row.
+ */
+async function replayCall(gate: Gate, event: CallEvent, options: ReplayOptions): Promise<ReplayRow> {
+  const { server, tool } = event;
+  const first = await gate.decideCall(server, tool, event.arguments);
+  let forwarded = first.decision.verdict === "allow";
+  if (first.decision.verdict === "ask") {
+    const accepted = event.ask === undefined ? options.ask === "allow" : event.ask === "approved";
+    const answered = await gate.answer(first.decision.questions, { accepted, remember: true });
+    if (accepted) {
+      const again = await gate.decideCall(server, tool, event.arguments, {
+        countAttempt: false,
+        oneTimeApprovals: answered.oneTimeApprovals,
+        seq: first.seq,
+      });
+      forwarded = again.decision.verdict === "allow";
+    }
+  }
+  if (forwarded && event.result !== undefined) {
+    gate.recordResult({ server, tool, seq: first.seq, args: event.arguments }, { result: event.result });
+  } else if (forwarded && event.error !== undefined) {
+    gate.recordResult({ server, tool, seq: first.seq, args: event.arguments }, { error: event.error });
+  }
+  const { decision } = first;
+  const deciding = decision.reasons[0];
+  const evidence = deciding?.evidence;
+  return {
+    seq: first.seq,
+    server,
+    tool,
+    verdict: decision.verdict,
+    contract: decision.contract,
+    reason: deciding?.message ?? null,
+    source: deciding?.source ?? null,
+    ...(evidence !== undefined && evidence.length > 0 ? { evidence } : {}),
+    outcome: forwarded ? "forwarded" : "blocked",
+    line: event.line,
+  };
+}
+
+/**
+ * Replays a parsed session file through a fresh gate (one client session).
+ *
+ * Source: SPEC §5.9.
+ * @param events - The session's events in file order.
+ * @param gate - A gate with the policy in force and an in-memory pin store, used for nothing else.
+ * @param options - The default answer to asks, a per-row callback.
+ * @returns A row per call and the summary of first verdicts.
+ * @example const { summary } = await replaySession(parseSession(text), new Gate(policy, paths));
+ */
+export async function replaySession(
+  events: readonly SessionEvent[],
+  gate: Gate,
+  options: ReplayOptions = {},
+): Promise<{ readonly rows: readonly ReplayRow[]; readonly summary: ReplaySummary }> {
+  const rows: ReplayRow[] = [];
+  for (const event of events) {
+    if (event.event === "server") {
+      gate.registerServer({
+        name: event.server,
+        ...(event.command === undefined ? {} : { command: event.command }),
+        ...(event.cwd === undefined ? {} : { cwd: event.cwd }),
+        ...(event.serverInfo === undefined ? {} : { serverInfo: event.serverInfo }),
+      });
+    } else if (event.event === "tools") {
+      await gate.walkTools(event.server, event.tools);
+    } else {
+      const row = await replayCall(gate, event, options);
+      rows.push(row);
+      options.onRow?.(row);
+    }
+  }
+  const count = (verdict: Verdict): number => rows.filter((row) => row.verdict === verdict).length;
+  return {
+    rows,
+    summary: { calls: rows.length, allow: count("allow"), deny: count("deny"), ask: count("ask") },
+  };
+}
