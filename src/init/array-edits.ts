@@ -1,0 +1,98 @@
+/**
+ * Text edits on array literals shared by the JSON and TOML rewriters. Wrapping inserts Bouncer's
+ * arguments in front of an entry's existing `args` elements, copying the separator the file already
+ * uses (`, ` on one line, or a comma plus the line break and indentation of a multi-line array), so
+ * that `--undo` can delete exactly what was inserted and give back the original bytes. Pure.
+ *
+ * Source: SPEC §5.2 ("Edits are surgical"; `--undo` restores the entry).
+ * @module
+ */
+
+import type { Edit, Span } from "./types.ts";
+
+/** Where an array literal is: the offset of `[`, the offset just after `]`, and its elements. */
+export interface ArrayShape {
+  readonly start: number;
+  readonly end: number;
+  readonly items: readonly Span[];
+}
+
+/**
+ * The separator to put between inserted elements: the text between the first two elements when it is
+ * only a comma and white space; else a comma plus the white space before the first element when that
+ * breaks the line; else `, `.
+ * @param text - The config text.
+ * @param shape - The array.
+ * @returns The separator (always starts with a comma).
+ */
+export function elementSeparator(text: string, shape: ArrayShape): string {
+  const [first, second] = shape.items;
+  if (first !== undefined && second !== undefined) {
+    const between = text.slice(first.end, second.start);
+    if (/^[ \t]*,[ \t\r\n]*$/.test(between)) return between;
+  }
+  if (first !== undefined) {
+    const before = text.slice(shape.start + 1, first.start);
+    if (/^[ \t\r\n]*$/.test(before) && before.includes("\n")) return `,${before}`;
+  }
+  return ", ";
+}
+
+/**
+ * The edit that puts `elements` (already encoded literals) in front of an array's elements: before
+ * the first element followed by the separator, or right after `[` when the array is empty.
+ * @param text - The config text.
+ * @param shape - The array.
+ * @param elements - Encoded literals to insert, in order (at least one).
+ * @returns One insertion.
+ */
+export function insertIntoArray(text: string, shape: ArrayShape, elements: readonly string[]): Edit {
+  const first = shape.items[0];
+  if (first === undefined) return { offset: shape.start + 1, length: 0, content: elements.join(", ") };
+  const separator = elementSeparator(text, shape);
+  return { offset: first.start, length: 0, content: `${elements.join(separator)}${separator}` };
+}
+
+/**
+ * The inverse of {@link insertIntoArray}: removes the first `count` elements, with the separator
+ * after them when elements remain.
+ * @param shape - The array (as it is now).
+ * @param count - How many leading elements to remove (1 ≤ count ≤ items).
+ * @returns One deletion.
+ * @throws {RangeError} When `count` is out of range.
+ */
+export function removeFromArray(shape: ArrayShape, count: number): Edit {
+  const first = shape.items[0];
+  const last = shape.items[count - 1];
+  if (first === undefined || last === undefined || count < 1) {
+    throw new RangeError(`Cannot remove ${count} elements from an array of ${shape.items.length}`);
+  }
+  const next = shape.items[count];
+  const end = next === undefined ? last.end : next.start;
+  return { offset: first.start, length: end - first.start, content: "" };
+}
+
+/**
+ * The array literal `init` writes when an entry had no `args`: `[ a, b ]`, with one space inside the
+ * brackets. That spacing differs from anything an insertion into an existing array produces, which is
+ * how `--undo` tells "args was absent" from "args was empty".
+ * @param elements - Encoded literals.
+ * @returns The literal.
+ */
+export function inlineArray(elements: readonly string[]): string {
+  return `[ ${elements.join(", ")} ]`;
+}
+
+/**
+ * The separator to put before a new property or key after the one starting at `keyStart`: a comma
+ * plus the line break and indentation in front of that key when it starts a line, else `, `.
+ * @param text - The config text.
+ * @param keyStart - Offset of the existing property's key.
+ * @returns The separator.
+ */
+export function propertySeparator(text: string, keyStart: number): string {
+  let start = keyStart;
+  while (start > 0 && " \t\r\n".includes(text.charAt(start - 1))) start--;
+  const white = text.slice(start, keyStart);
+  return white.includes("\n") ? `,${white}` : ", ";
+}

@@ -1,0 +1,146 @@
+/**
+ * Classifies one server entry from its decoded fields, the same way for JSON and TOML: stdio (to be
+ * wrapped), already wrapped, remote (skipped with a note), or left alone for a stated reason. Pure.
+ *
+ * Source: SPEC §5.2 ("Remote entries (`url`, `serverUrl`, `type: http|sse`) are skipped with a note;
+ * wrapped entries are left alone").
+ * @module
+ */
+
+import type { ConfigEntry, Span, Stash } from "./types.ts";
+import { parseWrappedArgs } from "./wrapped-args.ts";
+
+/** Decoded fields of an entry (undefined when absent). */
+export interface EntryFields {
+  readonly command: unknown;
+  readonly commandPresent: boolean;
+  readonly args: unknown;
+  readonly argsPresent: boolean;
+  readonly env: unknown;
+  readonly cwd: unknown;
+  readonly type: unknown;
+  /** A `url`, `serverUrl` or `httpUrl` key is present. */
+  readonly remote: boolean;
+  readonly stash: unknown;
+  readonly stashPresent: boolean;
+}
+
+/** An entry's value as the reader sees it. */
+export interface EntryShape {
+  /** Whether the entry is an object (table). */
+  readonly isObject: boolean;
+  readonly fields: EntryFields;
+  /** Zed's older shape (`command` is an object with `path`). */
+  readonly nested: boolean;
+}
+
+/** Transport types that mean a remote server. */
+const REMOTE_TYPES: ReadonlySet<string> = new Set([
+  "http",
+  "sse",
+  "streamable-http",
+  "streamable_http",
+  "streamableHttp",
+  "ws",
+  "websocket",
+]);
+
+/** Names refused as server names (STYLE #6): they would become object keys elsewhere. */
+const HOSTILE_NAMES: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * Classifies an entry.
+ *
+ * Source: SPEC §5.2.
+ * @param name - The server's key.
+ * @param options - Where the entry is (scope, label, text range) and its decoded shape.
+ * @returns The entry, with a reason when it is not wrappable.
+ */
+export function classifyEntry(
+  name: string,
+  options: {
+    readonly scope: readonly string[];
+    readonly label: string;
+    readonly span: Span;
+    readonly shape: EntryShape;
+  },
+): ConfigEntry {
+  const { fields, nested } = options.shape;
+  const base = { name, scope: options.scope, label: options.label, span: options.span };
+  const env = envPairs(fields.env);
+  const cwd = typeof fields.cwd === "string" ? { cwd: fields.cwd } : {};
+  const stash = readStash(fields);
+  if (!options.shape.isObject)
+    return { ...base, kind: "unsupported", reason: "the entry is not an object", env };
+  if (HOSTILE_NAMES.has(name))
+    return { ...base, kind: "unsupported", reason: `the name "${name}" is refused`, env };
+  if (fields.remote) return { ...base, kind: "remote", reason: "remote server (url)", env, ...stash };
+  if (typeof fields.type === "string" && REMOTE_TYPES.has(fields.type)) {
+    return { ...base, kind: "remote", reason: `remote server (type "${fields.type}")`, env, ...stash };
+  }
+  if (!fields.commandPresent) {
+    return { ...base, kind: "unsupported", reason: "no command (an extension or settings-only entry)", env };
+  }
+  if (typeof fields.command !== "string") {
+    const reason = nested ? 'the command object has no string "path"' : "the command is not a string";
+    return { ...base, kind: "unsupported", reason, env };
+  }
+  if (fields.command.trim() === "")
+    return { ...base, kind: "unsupported", reason: "the command is empty", env };
+  if (fields.argsPresent && !isStringList(fields.args)) {
+    return { ...base, kind: "unsupported", reason: "args is not a list of strings", env };
+  }
+  const args = isStringList(fields.args) ? fields.args : [];
+  const wrapped = fields.argsPresent ? parseWrappedArgs(args) : undefined;
+  return {
+    ...base,
+    kind: wrapped === undefined ? "stdio" : "wrapped",
+    command: fields.command,
+    ...(fields.argsPresent ? { args } : {}),
+    ...cwd,
+    env,
+    ...(wrapped === undefined ? {} : { wrapped }),
+    ...(nested ? { nested } : {}),
+    ...stash,
+  };
+}
+
+/**
+ * The `x-bouncer-upstream` stash when well formed (`command` string, `args` strings, optional `cwd`).
+ * @param fields - The entry's fields.
+ * @returns `{ stash }`, `{ stashInvalid: true }` or nothing.
+ */
+function readStash(fields: EntryFields): { stash?: Stash; stashInvalid?: boolean } {
+  if (!fields.stashPresent) return {};
+  const value = fields.stash;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { stashInvalid: true };
+  const command = Object.hasOwn(value, "command") ? Reflect.get(value, "command") : undefined;
+  const args = Object.hasOwn(value, "args") ? Reflect.get(value, "args") : [];
+  const cwd = Object.hasOwn(value, "cwd") ? Reflect.get(value, "cwd") : undefined;
+  if (typeof command !== "string" || !isStringList(args) || (cwd !== undefined && typeof cwd !== "string")) {
+    return { stashInvalid: true };
+  }
+  return { stash: { command, args, ...(cwd === undefined ? {} : { cwd }) } };
+}
+
+/**
+ * The string-valued entries of an `env` object.
+ * @param env - The decoded `env` value.
+ * @returns Key/value pairs (non-string values skipped).
+ */
+function envPairs(env: unknown): [string, string][] {
+  if (typeof env !== "object" || env === null || Array.isArray(env)) return [];
+  return Object.keys(env).flatMap((key): [string, string][] => {
+    const value: unknown = Reflect.get(env, key);
+    return typeof value === "string" ? [[key, value]] : [];
+  });
+}
+
+/**
+ * Whether a value is an array of strings.
+ * @param value - Anything.
+ * @returns True for `string[]`.
+ */
+export function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}

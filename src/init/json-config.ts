@@ -1,0 +1,278 @@
+/**
+ * Reads a JSON or JSONC client config (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Zed,
+ * Gemini CLI, Cline) into server entries, with `jsonc-parser`'s syntax tree so that every later edit
+ * is a text range: comments, key order, indentation, tabs, trailing commas and the final newline are
+ * never re-serialised. Commented-out servers are not in the tree, so they are never touched. Pure.
+ *
+ * Source: SPEC §5.2, field cases F12 (JSONC), F13 (rewriters that broke configs).
+ * @module
+ */
+
+import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
+import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
+import { classifyEntry, type EntryFields, type EntryShape } from "./entry-shape.ts";
+import { jsonEditMakers } from "./json-edits.ts";
+import { secretArgSpans } from "./secrets.ts";
+import type { ConfigEntry, ConfigFormat, ParsedConfig, Span } from "./types.ts";
+
+/** Where a JSON client keeps its servers. */
+export interface JsonSections {
+  /** Top-level keys holding servers, e.g. `["mcpServers"]`. */
+  readonly keys: readonly string[];
+  /** Also read `projects.<path>.mcpServers` (Claude Code's `~/.claude.json`). */
+  readonly projects: boolean;
+}
+
+/** The syntax-tree nodes of one entry, for the edit makers. */
+export interface JsonHandle {
+  readonly entry: Node;
+  readonly holder: Node;
+  readonly command: Node;
+  readonly args?: Node;
+  readonly stash?: Node;
+}
+
+/**
+ * Parses a JSON/JSONC client config into entries.
+ *
+ * Source: SPEC §5.2.
+ * @param text - The file's text (without a byte-order mark).
+ * @param options - The format (for the record) and where the servers are.
+ * @returns The parsed config with its edit makers.
+ * @throws {ConfigSyntaxError} When the text does not parse (line:column), the top level is not an
+ *   object, or a server section or entry has a duplicate key.
+ */
+export function readJsonConfig(
+  text: string,
+  options: { readonly format: ConfigFormat; readonly sections: JsonSections },
+): ParsedConfig {
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const error = errors[0];
+  if (error !== undefined) throw new ConfigSyntaxError(describeError(error), lineColumn(text, error.offset));
+  if (root === undefined || root.type !== "object") {
+    throw new ConfigSyntaxError("the top level is not an object", lineColumn(text, root?.offset ?? 0));
+  }
+  assertUniqueKeys(text, root);
+  const handles = new Map<ConfigEntry, JsonHandle>();
+  const entries: ConfigEntry[] = [];
+  const secretSpans: Span[] = [];
+  const sections: string[][] = [];
+  for (const [scope, node] of findSections(text, root, options.sections)) {
+    sections.push(scope);
+    if (node.type !== "object") continue;
+    assertUniqueKeys(text, node);
+    const projectPath = scope.length === 3 ? scope[1] : undefined;
+    for (const property of node.children ?? []) {
+      const read = readEntry(text, property, scope, projectPath);
+      if (read === undefined) continue;
+      entries.push(read.entry);
+      secretSpans.push(...read.secrets);
+      if (read.handle !== undefined) handles.set(read.entry, read.handle);
+    }
+  }
+  const makers = jsonEditMakers(text, handles);
+  return { format: options.format, sections, entries, secretSpans, value: nodeValue(root), ...makers };
+}
+
+/**
+ * The server sections of a document: each configured top-level key, and for Claude Code's user file
+ * every `projects.<path>.mcpServers`.
+ * @param text - The config text.
+ * @param root - The document's object node.
+ * @param sections - Where to look.
+ * @returns Pairs of scope path and the section's node.
+ */
+function findSections(text: string, root: Node, sections: JsonSections): [string[], Node][] {
+  const found: [string[], Node][] = [];
+  const top = propertyMap(root);
+  for (const key of sections.keys) {
+    const node = top.get(key)?.children?.[1];
+    if (node !== undefined) found.push([[key], node]);
+  }
+  const projects = sections.projects ? top.get("projects")?.children?.[1] : undefined;
+  if (projects?.type === "object") {
+    assertUniqueKeys(text, projects);
+    for (const project of projects.children ?? []) {
+      const [key, value] = project.children ?? [];
+      if (typeof key?.value !== "string" || value?.type !== "object") continue;
+      assertUniqueKeys(text, value);
+      const servers = propertyMap(value).get("mcpServers")?.children?.[1];
+      if (servers !== undefined) found.push([["projects", key.value, "mcpServers"], servers]);
+    }
+  }
+  return found;
+}
+
+/**
+ * Reads one property of a server section.
+ * @param text - The config text.
+ * @param property - The property node (`"name": {...}`).
+ * @param scope - The section's path.
+ * @param project - The project path for `~/.claude.json` project sections.
+ * @returns The entry, its secret ranges and (for stdio and wrapped entries) its nodes.
+ */
+function readEntry(
+  text: string,
+  property: Node,
+  scope: readonly string[],
+  project: string | undefined,
+): { entry: ConfigEntry; secrets: Span[]; handle?: JsonHandle } | undefined {
+  const [keyNode, valueNode] = property.children ?? [];
+  if (typeof keyNode?.value !== "string" || valueNode === undefined) return undefined;
+  const name = keyNode.value;
+  const label = project === undefined ? name : `${name} (project "${project}")`;
+  const span = { start: property.offset, end: property.offset + property.length };
+  if (valueNode.type === "object") assertUniqueKeys(text, valueNode);
+  const props = valueNode.type === "object" ? propertyMap(valueNode) : new Map<string, Node>();
+  const commandValue = props.get("command")?.children?.[1];
+  const nested = commandValue?.type === "object";
+  if (nested) assertUniqueKeys(text, commandValue);
+  const holder = nested ? commandValue : valueNode;
+  const holderProps = nested ? propertyMap(commandValue) : props;
+  const shape: EntryShape = {
+    isObject: valueNode.type === "object",
+    fields: fieldsOf(props, holderProps, nested),
+    nested,
+  };
+  const entry = classifyEntry(name, { scope, label, span, shape });
+  const secrets = secretSpansOf(text, props, holderProps);
+  const commandNode = nested ? holderProps.get("path")?.children?.[1] : commandValue;
+  if ((entry.kind !== "stdio" && entry.kind !== "wrapped") || commandNode === undefined) {
+    return { entry, secrets };
+  }
+  const args = holderProps.get("args");
+  const stash = props.get("x-bouncer-upstream");
+  const handle: JsonHandle = {
+    entry: valueNode,
+    holder,
+    command: commandNode,
+    ...(args === undefined ? {} : { args }),
+    ...(stash === undefined ? {} : { stash }),
+  };
+  return { entry, secrets, handle };
+}
+
+/**
+ * The decoded fields classification needs, read from the entry and (for Zed's nested shape) its
+ * `command` object.
+ * @param props - The entry's properties.
+ * @param holderProps - The properties of the object holding command/args/env.
+ * @param nested - Whether the entry uses Zed's nested shape.
+ * @returns The fields as plain values.
+ */
+function fieldsOf(props: Map<string, Node>, holderProps: Map<string, Node>, nested: boolean): EntryFields {
+  const value = (map: Map<string, Node>, key: string): unknown => {
+    const node = map.get(key)?.children?.[1];
+    return node === undefined ? undefined : nodeValue(node);
+  };
+  return {
+    command: nested ? value(holderProps, "path") : value(props, "command"),
+    commandPresent: props.has("command"),
+    args: value(holderProps, "args"),
+    argsPresent: holderProps.has("args"),
+    env: value(holderProps, "env") ?? value(props, "env"),
+    cwd: value(props, "cwd"),
+    type: value(props, "type"),
+    remote: ["url", "serverUrl", "httpUrl"].some((key) => props.has(key)),
+    stash: value(props, "x-bouncer-upstream"),
+    stashPresent: props.has("x-bouncer-upstream"),
+  };
+}
+
+/**
+ * Ranges of secret values in an entry: every `env` and `headers` value, and values after
+ * secret-named flags in `args`.
+ * @param text - The config text.
+ * @param props - The entry's properties.
+ * @param holderProps - The properties holding command/args/env.
+ * @returns The ranges.
+ */
+function secretSpansOf(text: string, props: Map<string, Node>, holderProps: Map<string, Node>): Span[] {
+  const spans: Span[] = [];
+  for (const map of new Set([props, holderProps])) {
+    for (const key of ["env", "headers", "http_headers"]) {
+      const node = map.get(key)?.children?.[1];
+      for (const property of node?.type === "object" ? (node.children ?? []) : []) {
+        const value = property.children?.[1];
+        if (value !== undefined) spans.push({ start: value.offset, end: value.offset + value.length });
+      }
+    }
+  }
+  const args = holderProps.get("args")?.children?.[1];
+  if (args?.type === "array") {
+    const items = (args.children ?? []).map((item) => ({
+      value: item.value,
+      span: { start: item.offset, end: item.offset + item.length },
+    }));
+    spans.push(...secretArgSpans(items));
+  }
+  return spans.filter((span) => span.end <= text.length);
+}
+
+/**
+ * The properties of an object node by key (the last one wins; duplicates were refused before).
+ * @param node - An object node.
+ * @returns Key → property node.
+ */
+export function propertyMap(node: Node): Map<string, Node> {
+  const map = new Map<string, Node>();
+  for (const property of node.children ?? []) {
+    const key = property.children?.[0]?.value;
+    if (typeof key === "string") map.set(key, property);
+  }
+  return map;
+}
+
+/**
+ * Refuses an object with two properties of the same name: a client would read only one of them, and
+ * which one differs between parsers.
+ * @param text - The config text.
+ * @param node - An object node.
+ * @throws {ConfigSyntaxError} At the second occurrence.
+ */
+function assertUniqueKeys(text: string, node: Node): void {
+  const seen = new Set<string>();
+  for (const property of node.children ?? []) {
+    const key = property.children?.[0];
+    if (typeof key?.value !== "string") continue;
+    if (seen.has(key.value)) {
+      throw new ConfigSyntaxError(`duplicate key "${key.value}"`, lineColumn(text, key.offset));
+    }
+    seen.add(key.value);
+  }
+}
+
+/**
+ * The value of a syntax-tree node, with null-prototype objects so that keys such as `__proto__` stay
+ * plain data (STYLE #6).
+ * @param node - Any node.
+ * @returns The decoded value.
+ */
+export function nodeValue(node: Node): unknown {
+  if (node.type === "array") return (node.children ?? []).map(nodeValue);
+  if (node.type !== "object") return node.value;
+  const object: Record<string, unknown> = Object.create(null);
+  for (const property of node.children ?? []) {
+    const [key, value] = property.children ?? [];
+    if (typeof key?.value !== "string" || value === undefined) continue;
+    Object.defineProperty(object, key.value, {
+      value: nodeValue(value),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return object;
+}
+
+/**
+ * A parse error in words: `CloseBraceExpected` → `close brace expected`.
+ * @param error - A jsonc-parser error.
+ * @returns The description.
+ */
+function describeError(error: ParseError): string {
+  return printParseErrorCode(error.error)
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase();
+}

@@ -1,0 +1,194 @@
+/**
+ * The pure planner of `bouncer init` (STYLE #16): (config text, client, selection, launcher) → the
+ * new text, one action per entry, warnings. Nothing is read or written here; the command prints the
+ * plan's diff and applies it atomically. Every plan is verified by parsing the new text again
+ * (`verify-rewrite.ts`). Pure.
+ *
+ * Source: SPEC §5.2, STYLE #16.
+ * @module
+ */
+
+import { applyEdits } from "jsonc-parser";
+import type { ClientInfo } from "./client-table.ts";
+import { readJsonConfig } from "./json-config.ts";
+import { literalSecretWarnings } from "./secrets.ts";
+import { readTomlConfig } from "./toml-config.ts";
+import type { Assignment, ConfigEntry, Edit, Launcher, ParsedConfig } from "./types.ts";
+import { deepEqual, verifyRewrite } from "./verify-rewrite.ts";
+
+/** What `init` does with one entry. */
+export type EntryActionKind = "wrap" | "unwrap" | "keep" | "refuse";
+
+/** One entry's outcome, with a message for people (no values of secrets). */
+export interface EntryAction {
+  readonly entry: ConfigEntry;
+  readonly action: EntryActionKind;
+  readonly message: string;
+}
+
+/** Options of {@link planInit}. */
+export interface PlanOptions {
+  readonly client: ClientInfo;
+  /** `wrap` (default `init`) or `undo` (`init --undo`). */
+  readonly mode: "wrap" | "undo";
+  /** Only these server names (empty or absent: all). */
+  readonly servers?: readonly string[];
+  /** Absolute policy paths for `--policy` (wrap only). */
+  readonly policies?: readonly string[];
+  /** How the client will start Bouncer (required to wrap). */
+  readonly launcher?: Launcher;
+}
+
+/** The plan for one file. */
+export interface InitPlan {
+  readonly before: string;
+  readonly after: string;
+  readonly changed: boolean;
+  readonly config: ParsedConfig;
+  readonly actions: readonly EntryAction[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Reads a config text with its client's format.
+ * @param text - The file's text (without a byte-order mark).
+ * @param client - Its client.
+ * @returns The parsed config.
+ * @throws {ConfigSyntaxError} When it does not parse.
+ */
+export function readConfig(text: string, client: ClientInfo): ParsedConfig {
+  return client.format === "toml"
+    ? readTomlConfig(text)
+    : readJsonConfig(text, { format: client.format, sections: client.sections });
+}
+
+/**
+ * Plans `bouncer init` (or `--undo`) for one config text.
+ *
+ * Source: SPEC §5.2.
+ * @param text - The file's text (without a byte-order mark).
+ * @param options - Client, mode, selection, policies and launcher.
+ * @returns The plan; `changed` is false when nothing is to be written.
+ * @throws {ConfigSyntaxError} When the text does not parse.
+ * @throws {Error} When the rewrite would change anything but the selected entries (a bug, refused).
+ * @example planInit('{"mcpServers":{"fs":{"command":"npx"}}}', { client, mode: "wrap", launcher })
+ */
+export function planInit(text: string, options: PlanOptions): InitPlan {
+  const config = readConfig(text, options.client);
+  const selected = new Set(options.servers ?? []);
+  const actions: EntryAction[] = [];
+  const edits: Edit[] = [];
+  const assignments: Assignment[] = [];
+  const warnings: string[] = [];
+  for (const entry of config.entries) {
+    if (selected.size > 0 && !selected.has(entry.name)) continue;
+    warnings.push(...literalSecretWarnings(entry));
+    const action = options.mode === "wrap" ? planWrap(config, entry, options) : planUndo(config, entry);
+    actions.push(action.action);
+    edits.push(...(action.edits?.edits ?? []));
+    assignments.push(...(action.edits?.assignments ?? []));
+  }
+  const after = edits.length === 0 ? text : applyEdits(text, edits);
+  const strict = options.client.format === "json" && isStrictJson(text);
+  if (options.client.format === "json" && !strict) {
+    warnings.push(`The config has comments or trailing commas, which ${options.client.title} may not accept`);
+  }
+  if (after !== text) {
+    const reread = readConfig(after, options.client);
+    verifyRewrite(config.value, reread.value, assignments);
+    if (strict && !isStrictJson(after))
+      throw new Error("Cannot rewrite the config: the result is not strict JSON");
+  }
+  return { before: text, after, changed: after !== text, config, actions, warnings };
+}
+
+/**
+ * Whether a text is strict JSON (what Claude Desktop, Claude Code and Cursor read).
+ * @param text - A config text.
+ * @returns True when `JSON.parse` accepts it.
+ */
+function isStrictJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The wrap action of one entry.
+ * @param config - The parsed config.
+ * @param entry - The entry.
+ * @param options - The plan options.
+ * @returns The action and, when wrapping, its edits.
+ */
+function planWrap(
+  config: ParsedConfig,
+  entry: ConfigEntry,
+  options: PlanOptions,
+): { action: EntryAction; edits?: ReturnType<ParsedConfig["wrapEdits"]> } {
+  const name = `"${entry.label}"`;
+  switch (entry.kind) {
+    case "stdio": {
+      if (options.launcher === undefined) throw new TypeError("Cannot wrap without a launcher");
+      const spec = {
+        launcher: options.launcher,
+        policies: options.policies ?? [],
+        stash: options.client.stash,
+      };
+      const action: EntryAction = { entry, action: "wrap", message: `wrap ${name}` };
+      return { action, edits: config.wrapEdits(entry, spec) };
+    }
+    case "wrapped":
+      return { action: { entry, action: "keep", message: `${name} is already wrapped` } };
+    case "remote":
+      return {
+        action: {
+          entry,
+          action: "keep",
+          message: `${name} is a ${entry.reason ?? "remote server"}: not wrapped`,
+        },
+      };
+    default:
+      return {
+        action: {
+          entry,
+          action: "keep",
+          message: `${name} left alone: ${entry.reason ?? "not a stdio server"}`,
+        },
+      };
+  }
+}
+
+/**
+ * The undo action of one entry: restore a wrapped entry from its arguments after `--`, refusing when
+ * those disagree with the stash.
+ * @param config - The parsed config.
+ * @param entry - The entry.
+ * @returns The action and, when restoring, its edits.
+ */
+function planUndo(
+  config: ParsedConfig,
+  entry: ConfigEntry,
+): { action: EntryAction; edits?: ReturnType<ParsedConfig["unwrapEdits"]> } {
+  const name = `"${entry.label}"`;
+  const wrapped = entry.wrapped;
+  if (entry.kind !== "wrapped" || wrapped === undefined) {
+    return { action: { entry, action: "keep", message: `${name} is not wrapped` } };
+  }
+  if (wrapped.form !== "dash") {
+    return {
+      action: { entry, action: "refuse", message: `${name} is wrapped with "--config": restore it by hand` },
+    };
+  }
+  const stash = entry.stash;
+  if (stash !== undefined && (stash.command !== wrapped.command || !deepEqual(stash.args, wrapped.args))) {
+    const message = `${name}: the command after "--" disagrees with x-bouncer-upstream: restore it by hand`;
+    return { action: { entry, action: "refuse", message } };
+  }
+  return {
+    action: { entry, action: "unwrap", message: `restore ${name}` },
+    edits: config.unwrapEdits(entry),
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * Secrets in client configs: what looks like a token, what is only a placeholder the client expands,
+ * and how output is masked. `bouncer init` never prints an `env` value, a header value or a
+ * token-shaped string, and warns (without the value) when a config holds a literal secret. Pure.
+ *
+ * Source: SPEC §5.2 ("A unified diff is shown with secrets masked"), field case F11.
+ * @module
+ */
+
+import type { ConfigEntry, Span } from "./types.ts";
+
+/** What a masked value is shown as. */
+export const MASK = "********";
+
+/** Token shapes of well-known services (prefix kept when masking, the rest hidden). */
+const TOKEN_SOURCE = [
+  "gh[pousr]_[A-Za-z0-9]{20,}",
+  "github_pat_[A-Za-z0-9_]{20,}",
+  "sk-[A-Za-z0-9_-]{16,}",
+  "xox[abposr]-[A-Za-z0-9-]{10,}",
+  "xapp-[A-Za-z0-9-]{10,}",
+  "glpat-[A-Za-z0-9_-]{20,}",
+  "npm_[A-Za-z0-9]{36}",
+  "AKIA[0-9A-Z]{16}",
+  "AIza[0-9A-Za-z_-]{35}",
+  String.raw`eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+].join("|");
+
+/** Token-shaped substrings, not glued to a preceding word character. */
+const TOKEN_PATTERN = new RegExp(`(?<![A-Za-z0-9_])(?:${TOKEN_SOURCE})`, "g");
+
+/** `Bearer <credential>` in a header value or an argument. */
+const BEARER_PATTERN = /(?<=\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+
+/** Words that make an env key or a flag name a secret's name. */
+const SECRET_WORDS: ReadonlySet<string> = new Set([
+  "token",
+  "secret",
+  "password",
+  "passwd",
+  "pwd",
+  "key",
+  "apikey",
+  "auth",
+  "authorization",
+  "credential",
+  "credentials",
+  "cookie",
+  "pat",
+  "private",
+]);
+
+/**
+ * Whether a string contains a token-shaped value (GitHub, OpenAI/Anthropic, Slack, GitLab, npm, AWS,
+ * Google keys, JWTs).
+ * @param value - Any string.
+ * @returns True when a token shape occurs in it.
+ */
+export function hasTokenShape(value: string): boolean {
+  TOKEN_PATTERN.lastIndex = 0;
+  return TOKEN_PATTERN.test(value);
+}
+
+/**
+ * Whether a name (env key, flag) names a secret: one of its words (split on `_`, `-`, `.` and
+ * camelCase) is token, secret, password, key, auth, credential, cookie, pat, ...
+ * @param name - An env key or a flag without dashes.
+ * @returns True for secret-like names (`GITHUB_PERSONAL_ACCESS_TOKEN`, `apiKey`, `KALI_API_KEY`).
+ */
+export function isSecretName(name: string): boolean {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return words.some((word) => SECRET_WORDS.has(word));
+}
+
+/**
+ * Whether a value is a placeholder the client (or the user) fills in, not a literal secret:
+ * `${VAR}`, `${env:VAR}`, `${input:id}`, `$VAR`, `%VAR%`, `<YOUR_KEY>`, `[REDACTED]`, empty.
+ * @param value - An env value or argument.
+ * @returns True for a placeholder.
+ */
+export function isPlaceholder(value: string): boolean {
+  const text = value.trim();
+  return (
+    text === "" ||
+    /^\$\{[^}]*\}$/.test(text) ||
+    /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(text) ||
+    /^%[A-Za-z_][A-Za-z0-9_]*%$/.test(text) ||
+    /^<[^<>]*>$/.test(text) ||
+    /^\[[A-Z0-9_ -]*\]$/.test(text)
+  );
+}
+
+/**
+ * Warnings for literal secrets in an entry, naming the server and the key but never the value.
+ *
+ * Source: field case F11 ("warns (without printing the value) when it sees a literal token").
+ * @param entry - A config entry.
+ * @returns Zero or more warnings.
+ */
+export function literalSecretWarnings(entry: ConfigEntry): string[] {
+  const warnings: string[] = [];
+  for (const [key, value] of entry.env) {
+    if (isPlaceholder(value)) continue;
+    if (hasTokenShape(value) || isSecretName(key)) {
+      warnings.push(
+        `Server "${entry.label}": env "${key}" holds a literal secret (value not shown): prefer a placeholder the client expands`,
+      );
+    }
+  }
+  const args = entry.wrapped?.args ?? entry.args ?? [];
+  if (args.some((arg) => hasTokenShape(arg))) {
+    warnings.push(`Server "${entry.label}": an argument holds a literal token (value not shown)`);
+  }
+  return warnings;
+}
+
+/**
+ * Ranges of arguments that hold secrets: the value after a secret-named flag (`--api-key X`), a
+ * `--token=X` argument, and any token-shaped element.
+ * @param items - The elements of an `args` array, decoded, with their ranges.
+ * @returns The ranges to mask.
+ */
+export function secretArgSpans(items: readonly { readonly value: unknown; readonly span: Span }[]): Span[] {
+  const spans: Span[] = [];
+  items.forEach((item, index) => {
+    if (typeof item.value !== "string") return;
+    const flag = /^--?([A-Za-z][A-Za-z0-9_.-]*)(=.*)?$/s.exec(item.value);
+    if (flag?.[1] !== undefined && isSecretName(flag[1])) {
+      const next = items[index + 1];
+      if (flag[2] !== undefined) spans.push(item.span);
+      else if (next !== undefined) spans.push(next.span);
+    }
+    if (hasTokenShape(item.value)) spans.push(item.span);
+  });
+  return spans;
+}
+
+/**
+ * Replaces the given ranges of a text by {@link MASK} (keeping surrounding quotes), then masks every
+ * token-shaped substring.
+ * @param text - A config text.
+ * @param spans - Ranges to hide (overlaps allowed).
+ * @returns The text safe to print.
+ */
+export function maskText(text: string, spans: readonly Span[]): string {
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  let out = "";
+  let cursor = 0;
+  for (const span of sorted) {
+    if (span.end <= cursor) continue;
+    const start = Math.max(span.start, cursor);
+    out += text.slice(cursor, start);
+    const value = text.slice(start, span.end);
+    const quote = /^["']/.exec(value)?.[0] ?? "";
+    out += value.length >= 2 && quote !== "" && value.endsWith(quote) ? `${quote}${MASK}${quote}` : MASK;
+    cursor = span.end;
+  }
+  return maskTokens(out + text.slice(cursor));
+}
+
+/**
+ * Masks token-shaped substrings and `Bearer` credentials, keeping a 4-character prefix (`ghp_********`).
+ * @param text - Any text.
+ * @returns The text with tokens hidden.
+ */
+export function maskTokens(text: string): string {
+  return text.replace(TOKEN_PATTERN, (token) => `${token.slice(0, 4)}${MASK}`).replace(BEARER_PATTERN, MASK);
+}
+
+/**
+ * Masks every occurrence of known secret values (at least 4 characters, longest first) and tokens,
+ * e.g. in a server's stderr before it is shown.
+ * @param text - Any text.
+ * @param values - Values to hide (env values).
+ * @returns The text safe to print.
+ */
+export function maskValues(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const value of [...values].filter((v) => v.length >= 4).sort((a, b) => b.length - a.length)) {
+    out = out.split(value).join(MASK);
+  }
+  return maskTokens(out);
+}
