@@ -110,10 +110,65 @@ function drain(cursor: Cursor, file: string, sinks: Pick<FollowOptions, "onRecor
 }
 
 /**
+ * The stat identity (`dev:ino`) of a file, or `undefined` when it does not exist.
+ * @param path - The file.
+ * @returns The identity.
+ */
+function identityOf(path: string): string | undefined {
+  try {
+    const stats = statSync(path);
+    return `${stats.dev}:${stats.ino}`;
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * After the followed file was rotated away: reads, oldest first, the rotated files that are newer
+ * than it (several rotations may happen between two polls), each from its start.
+ * @param path - The log file.
+ * @param old - The identity of the file that was being followed.
+ * @param options - Where records and issues go.
+ * @returns The identity of the newest file read (`old` when there was none).
+ */
+function drainNewerRotations(path: string, old: string, options: FollowOptions): string {
+  let index = 0;
+  for (let i = 1; i <= 1000; i++) {
+    const identity = identityOf(`${path}.${i}`);
+    if (identity === undefined) break;
+    if (identity === old) {
+      index = i;
+      break;
+    }
+  }
+  if (index === 0) {
+    options.onIssue?.({
+      file: path,
+      line: 0,
+      message: "records may be missing: the log rotated faster than it was read",
+    });
+    return old;
+  }
+  let newest = old;
+  for (let i = index - 1; i >= 1; i--) {
+    const cursor = openCursor(`${path}.${i}`, true);
+    if (cursor === undefined) continue;
+    try {
+      drain(cursor, `${path}.${i}`, options);
+      newest = cursor.identity;
+    } finally {
+      closeSync(cursor.fd);
+    }
+  }
+  return newest;
+}
+
+/**
  * Follows the audit log until the signal aborts: every record appended after the call (or from the
  * start, with `fromStart`) is delivered once, in order. When the log is rotated, the rest of the
- * renamed file is read before the new log; an unterminated last line of a rotated file is reported
- * as an issue. A log that does not exist yet is waited for.
+ * renamed file is read, then any newer rotated file, then the new log; an unterminated last line of
+ * a rotated file is reported as an issue. A log that does not exist yet is waited for.
  *
  * Source: SPEC §5.6.
  * @param path - The log file.
@@ -124,25 +179,25 @@ function drain(cursor: Cursor, file: string, sinks: Pick<FollowOptions, "onRecor
 export async function followAuditLog(path: string, options: FollowOptions): Promise<void> {
   const intervalMs = options.intervalMs ?? 250;
   let cursor = openCursor(path, options.fromStart === true);
+  // The newest file already read, while the log itself is absent (between a rotation and the next write).
+  let last: string | undefined;
   try {
     while (!options.signal.aborted) {
-      if (cursor === undefined) cursor = openCursor(path, true);
+      if (cursor === undefined && identityOf(path) !== undefined) {
+        if (last !== undefined) last = drainNewerRotations(path, last, options);
+        cursor = openCursor(path, true);
+      }
       if (cursor !== undefined) {
         drain(cursor, path, options);
-        let identity: string | undefined;
-        try {
-          const stats = statSync(path);
-          identity = `${stats.dev}:${stats.ino}`;
-        } catch (error) {
-          if (!hasErrorCode(error, "ENOENT")) throw error;
-        }
+        const identity = identityOf(path);
         if (identity !== cursor.identity) {
           drain(cursor, path, options);
           if (cursor.pending.length > 0) {
             options.onIssue?.({ file: path, line: cursor.line + 1, message: "unterminated last line" });
           }
           closeSync(cursor.fd);
-          cursor = identity === undefined ? undefined : openCursor(path, true);
+          last = drainNewerRotations(path, cursor.identity, options);
+          cursor = undefined;
           continue;
         }
       }

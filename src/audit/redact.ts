@@ -55,7 +55,7 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
   /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Z0-9])/g, // AWS
   /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, // JWT
   /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, // HTTP bearer credentials
-  /\bBasic\s+(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/g, // HTTP basic credentials
+  /\bBasic\s+(?=[A-Za-z0-9+/][A-Za-z0-9+/]*[A-Z0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/g, // HTTP basic (not prose)
   /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/g, // Google API keys
   /(?<![A-Za-z0-9_])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}/g, // Stripe
   /(?<![A-Za-z0-9_-])glpat-[0-9A-Za-z_-]{20,}/g, // GitLab

@@ -1,0 +1,117 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  listAuditFiles,
+  parseAuditLine,
+  parseAuditText,
+  readAuditLog,
+} from "../../src/audit/audit-reader.ts";
+import { isBouncerError } from "../../src/platform/errors.ts";
+
+let dir = "";
+let log = "";
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "bouncer-reader-"));
+  log = join(dir, "audit.jsonl");
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** One valid audit line with a sequence number. */
+function line(seq: number): string {
+  return JSON.stringify({
+    ts: "2026-01-01T00:00:00.000Z",
+    event: "decision",
+    session: "s",
+    seq,
+    server: "m",
+  });
+}
+
+describe("listAuditFiles()", () => {
+  test("listAuditFiles() lists rotated files oldest first, then the log, ignoring other files", () => {
+    for (const name of [
+      "audit.jsonl",
+      "audit.jsonl.1",
+      "audit.jsonl.2",
+      "audit.jsonl.12",
+      "audit.jsonl.lock",
+      "x",
+    ]) {
+      writeFileSync(join(dir, name), "");
+    }
+    expect(listAuditFiles(log)).toEqual([`${log}.12`, `${log}.2`, `${log}.1`, log]);
+  });
+
+  test("listAuditFiles() returns nothing when the folder does not exist", () => {
+    expect(listAuditFiles(join(dir, "nope", "audit.jsonl"))).toEqual([]);
+  });
+});
+
+describe("parseAuditLine()", () => {
+  test.each([
+    ["", "empty line"],
+    ["{not json", "not JSON"],
+    ["[1,2]", "not a JSON object"],
+    ['"text"', "not a JSON object"],
+    ['{"ts":"2026-01-01T00:00:00.000Z"}', 'missing "event"'],
+    ['{"event":"decision"}', 'missing "ts"'],
+    ['{"ts":1,"event":"decision"}', 'missing "ts"'],
+  ])("parseAuditLine(%p) reports %p", (text, message) => {
+    expect(parseAuditLine(text)).toEqual({ ok: false, error: message });
+  });
+
+  test("parseAuditLine() keeps unknown fields of a valid record", () => {
+    const parsed = parseAuditLine('{"ts":"t","event":"future_event","extra":1}');
+    expect(parsed).toEqual({ ok: true, record: { ts: "t", event: "future_event", extra: 1 } as never });
+  });
+});
+
+describe("readAuditLog()", () => {
+  test("readAuditLog() reads rotated files first and skips a bad line, reporting its file and line number", () => {
+    writeFileSync(`${log}.2`, `${line(1)}\n${line(2)}\n`);
+    writeFileSync(`${log}.1`, `${line(3)}\n{"ts":"x","event":"decision",\n${line(4)}\n`);
+    writeFileSync(log, `${line(5)}\n\n${line(6)}\n`);
+    const { records, issues, files } = readAuditLog(log);
+    expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(issues).toEqual([
+      { file: `${log}.1`, line: 2, message: "not JSON" },
+      { file: log, line: 2, message: "empty line" },
+    ]);
+    expect(files).toEqual([`${log}.2`, `${log}.1`, log]);
+  });
+
+  test("readAuditLog() returns nothing for a log that does not exist", () => {
+    expect(readAuditLog(log)).toEqual({ records: [], issues: [], files: [] });
+  });
+
+  test("readAuditLog() throws AUDIT_UNREADABLE for a log that cannot be read", () => {
+    mkdirSync(`${log}.1`);
+    let caught: unknown;
+    try {
+      readAuditLog(log);
+    } catch (error) {
+      caught = error;
+    }
+    expect(isBouncerError(caught)).toBe(true);
+    expect((caught as { code: string }).code).toBe("AUDIT_UNREADABLE");
+    expect((caught as Error).message).toStartWith(`Cannot read audit log "${log}.1": `);
+  });
+});
+
+describe("parseAuditText()", () => {
+  test("parseAuditText() accepts a parsable last line without its newline and CRLF endings", () => {
+    const { records, issues } = parseAuditText(`${line(1)}\r\n${line(2)}`, "f");
+    expect(records.map((record) => record.seq)).toEqual([1, 2]);
+    expect(issues).toEqual([]);
+  });
+
+  test("parseAuditText() reports a torn last line", () => {
+    const { records, issues } = parseAuditText(`${line(1)}\n${line(2).slice(0, 20)}`, "f");
+    expect(records).toHaveLength(1);
+    expect(issues).toEqual([{ file: "f", line: 2, message: "not JSON" }]);
+  });
+});

@@ -1,0 +1,182 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCommand } from "citty";
+import { createAuditWriter } from "../../src/audit/audit-writer.ts";
+import auditCommandDefault, { auditCommand, runAudit } from "../../src/audit/command.ts";
+import { memoryIo } from "../../src/commands/io.ts";
+
+let dir = "";
+let log = "";
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "bouncer-audit-cmd-"));
+  log = join(dir, "audit.jsonl");
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes a few records: two rotated files and the log. */
+function seed(): void {
+  const writer = createAuditWriter(log, { now: () => Date.UTC(2026, 0, 1), version: "0.0.0" });
+  const call = { session: "s", server: "mail", tool: "send_email" };
+  writer.write({ ...call, event: "decision", seq: 1, verdict: "allow", contract: "default" });
+  writer.write({
+    ...call,
+    event: "decision",
+    seq: 2,
+    verdict: "deny",
+    contract: "sink_gate",
+    reason: "tainted",
+  });
+  writer.write({
+    ...call,
+    event: "decision",
+    seq: 3,
+    verdict: "ask",
+    contract: "sink_gate",
+    reason: "unproven",
+  });
+  writer.write({ ...call, event: "outcome", seq: 3, outcome: "approved" });
+  writer.close();
+}
+
+/** Runs the citty command in-process. */
+async function run(args: string[], data: Record<string, unknown> = {}) {
+  const memory = memoryIo({ cwd: dir });
+  const { result } = await runCommand(auditCommand, { rawArgs: args, data: { io: memory.io, ...data } });
+  return { code: result, stdout: memory.stdout(), stderr: memory.stderr() };
+}
+
+describe("auditCommand", () => {
+  test("auditCommand is also the default export", () => {
+    expect(auditCommandDefault).toBe(auditCommand);
+  });
+
+  test("auditCommand prints a table of every record, rotated files included", async () => {
+    seed();
+    writeFileSync(
+      `${log}.1`,
+      `${JSON.stringify({ ts: "2025-12-31T00:00:00.000Z", event: "pin", server: "fs", tool: "read_file", outcome: "pinned" })}\n`,
+    );
+    const { code, stdout, stderr } = await run(["--audit-log", "audit.jsonl"]);
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^TIME\s+SERVER\s+TOOL\s+VERDICT\s+CONTRACT\s+REASON$/);
+    expect(lines).toHaveLength(6);
+    expect(lines[1]).toContain("pin:pinned");
+    expect(lines[3]).toContain("deny");
+    expect(lines[3]).toContain("tainted");
+  });
+
+  test("auditCommand --json prints one record per line", async () => {
+    seed();
+    const { code, stdout } = await run(["--audit-log", log, "--json"]);
+    expect(code).toBe(0);
+    const records = stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(records.map((record) => record.seq)).toEqual([1, 2, 3, 3]);
+    expect(records[1]).toMatchObject({ event: "decision", verdict: "deny", bouncer: "0.0.0" });
+  });
+
+  test("auditCommand --tail 2 prints the last two records", async () => {
+    seed();
+    const { stdout } = await run(["--audit-log", log, "--json", "--tail", "2"]);
+    expect(
+      stdout
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line).event),
+    ).toEqual(["decision", "outcome"]);
+  });
+
+  test("auditCommand --summary --json prints one JSON document of counts", async () => {
+    seed();
+    const { code, stdout } = await run(["--audit-log", log, "--summary", "--json"]);
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout);
+    expect(summary).toMatchObject({
+      records: 4,
+      decisions: 3,
+      byVerdict: { allow: 1, deny: 1, ask: 1 },
+      byContract: { sink_gate: 2, default: 1 },
+      byServer: { mail: 3 },
+      byTool: { "mail/send_email": 3 },
+      byOutcome: { approved: 1 },
+    });
+  });
+
+  test("auditCommand --summary prints counts for people", async () => {
+    seed();
+    const { stdout } = await run(["--audit-log", log, "--summary"]);
+    expect(stdout).toContain("4 records");
+    expect(stdout).toContain("By contract\n  sink_gate  2\n  default    1\n");
+  });
+
+  test("auditCommand reports a bad line on stderr and shows the others", async () => {
+    seed();
+    appendFileSync(log, "{broken\n");
+    const { code, stdout, stderr } = await run(["--audit-log", log, "--json"]);
+    expect(code).toBe(0);
+    expect(stdout.trimEnd().split("\n")).toHaveLength(4);
+    expect(stderr).toBe(`bouncer: Skipped line 5 of audit log "${log}": not JSON\n`);
+  });
+
+  test("auditCommand exits 1 when the named log does not exist", async () => {
+    const { code, stderr } = await run(["--audit-log", "missing.jsonl"]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(`bouncer: No audit log at "${join(dir, "missing.jsonl")}"\n`);
+  });
+
+  test("auditCommand reads $BOUNCER_HOME/audit.jsonl by default and exits 0 when it is absent", async () => {
+    const saved = process.env.BOUNCER_HOME;
+    process.env.BOUNCER_HOME = dir;
+    try {
+      expect((await run([])).code).toBe(0);
+      seed();
+      const { stdout } = await run(["--json"]);
+      expect(stdout.trimEnd().split("\n")).toHaveLength(4);
+    } finally {
+      if (saved === undefined) delete process.env.BOUNCER_HOME;
+      else process.env.BOUNCER_HOME = saved;
+    }
+  });
+
+  test.each([
+    ["--tail", "x"],
+    ["--tail", "-1"],
+  ])("auditCommand %s %s is a usage error", async (flag, value) => {
+    await expect(run(["--audit-log", log, flag, value])).rejects.toMatchObject({ code: "USAGE" });
+  });
+
+  test("auditCommand --summary --follow is a usage error", async () => {
+    await expect(run(["--audit-log", log, "--summary", "--follow"])).rejects.toMatchObject({ code: "USAGE" });
+  });
+
+  test("auditCommand --follow prints the last records, then new ones, until stopped", async () => {
+    seed();
+    const controller = new AbortController();
+    const memory = memoryIo({ cwd: dir });
+    const running = runAudit(
+      { auditLog: log, follow: true, json: true, tail: 1, signal: controller.signal, intervalMs: 5 },
+      memory.io,
+    );
+    const writer = createAuditWriter(log);
+    writer.write({ event: "noise", session: "s", server: "mail", reason: "hello" });
+    const deadline = Date.now() + 10_000;
+    while (!memory.stdout().includes("hello") && Date.now() < deadline) await Bun.sleep(5);
+    controller.abort();
+    expect(await running).toBe(0);
+    expect(
+      memory
+        .stdout()
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line).event),
+    ).toEqual(["outcome", "noise"]);
+  });
+});

@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AuditIssue } from "../../src/audit/audit-reader.ts";
+import type { AuditRecord } from "../../src/audit/audit-record.ts";
+import { createAuditWriter } from "../../src/audit/audit-writer.ts";
+import { followAuditLog } from "../../src/audit/follow-audit-log.ts";
+
+let dir = "";
+let log = "";
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "bouncer-follow-"));
+  log = join(dir, "audit.jsonl");
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Waits until a condition holds; the deadline only guards against a hang. */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not reached before the hang guard");
+    await Bun.sleep(5);
+  }
+}
+
+/** Starts following the log, collecting what arrives. */
+function follow(options: { readonly fromStart?: boolean } = {}): {
+  readonly records: AuditRecord[];
+  readonly issues: AuditIssue[];
+  readonly stop: () => Promise<void>;
+} {
+  const records: AuditRecord[] = [];
+  const issues: AuditIssue[] = [];
+  const controller = new AbortController();
+  const done = followAuditLog(log, {
+    signal: controller.signal,
+    onRecord: (record) => records.push(record),
+    onIssue: (issue) => issues.push(issue),
+    intervalMs: 5,
+    ...options,
+  });
+  return {
+    records,
+    issues,
+    stop: async (): Promise<void> => {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+const entry = (seq: number) => ({ event: "decision", session: "s", seq, server: "m", tool: "t" }) as const;
+
+test("followAuditLog() delivers only records appended after it started", async () => {
+  const writer = createAuditWriter(log);
+  writer.write(entry(0));
+  const followed = follow();
+  await Bun.sleep(20);
+  writer.write(entry(1));
+  writer.write(entry(2));
+  await until(() => followed.records.length === 2);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([1, 2]);
+});
+
+test("followAuditLog() follows the log across rotations without losing or repeating a record", async () => {
+  const followed = follow();
+  const writer = createAuditWriter(log, { maxBytes: 400, keep: 50 });
+  for (let seq = 0; seq < 60; seq++) {
+    writer.write(entry(seq));
+    if (seq % 7 === 0) await Bun.sleep(10);
+  }
+  await until(() => followed.records.length >= 60);
+  await Bun.sleep(30);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+  expect(followed.issues).toEqual([]);
+});
+
+test("followAuditLog() waits for a log that does not exist yet and reports a bad line", async () => {
+  const followed = follow();
+  await Bun.sleep(20);
+  writeFileSync(log, `${JSON.stringify({ ts: "t", event: "noise" })}\n`);
+  appendFileSync(log, "garbage\n");
+  await until(() => followed.records.length === 1 && followed.issues.length === 1);
+  await followed.stop();
+  expect(followed.issues).toEqual([{ file: log, line: 2, message: "not JSON" }]);
+});
+
+test("followAuditLog() keeps a half-written line until its newline arrives", async () => {
+  writeFileSync(log, "");
+  const followed = follow({ fromStart: true });
+  const text = JSON.stringify({ ts: "t", event: "noise", reason: "é" });
+  const bytes = Buffer.from(text);
+  appendFileSync(log, bytes.subarray(0, bytes.length - 5));
+  await Bun.sleep(30);
+  expect(followed.records).toEqual([]);
+  appendFileSync(log, Buffer.concat([bytes.subarray(bytes.length - 5), Buffer.from("\n")]));
+  await until(() => followed.records.length === 1);
+  await followed.stop();
+  expect(followed.records[0]?.reason).toBe("é");
+  expect(followed.issues).toEqual([]);
+});

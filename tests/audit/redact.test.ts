@@ -1,0 +1,175 @@
+import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import {
+  cutLongString,
+  isSecretName,
+  MAX_STRING_BYTES,
+  REDACTED,
+  redactJson,
+  redactText,
+} from "../../src/audit/redact.ts";
+
+/** Builds a fake token from parts (so no scanner mistakes this file for a leak). */
+function fake(...parts: string[]): string {
+  return parts.join("");
+}
+
+const ALNUM36 = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+
+describe("isSecretName()", () => {
+  test.each<[string, boolean]>([
+    ["token", true],
+    ["access_token", true],
+    ["accessToken", true],
+    ["password", true],
+    ["db-password", true],
+    ["client_secret", true],
+    ["api_key", true],
+    ["apiKey", true],
+    ["APIKey", true],
+    ["X-Api-Key", true],
+    ["apikey", true],
+    ["Authorization", true],
+    ["cookie", true],
+    ["Set-Cookie", true],
+    ["private.key", true],
+    ["credentials", true],
+    ["keyword", false],
+    ["monkey", false],
+    ["tokenizer", false],
+    ["path", false],
+    ["to", false],
+    ["subject", false],
+    ["__proto__", false],
+  ])("isSecretName(%p) is %p", (name, expected) => {
+    expect(isSecretName(name)).toBe(expected);
+  });
+});
+
+describe("redactText()", () => {
+  test.each<[string, string, string]>([
+    ["GitHub classic", `x ${fake("ghp", "_", ALNUM36)} y`, `x ${REDACTED} y`],
+    ["GitHub OAuth", fake("gho", "_", ALNUM36), REDACTED],
+    ["GitHub fine-grained", fake("github", "_pat_", "11ABCDEFG0", "_", ALNUM36, ALNUM36), REDACTED],
+    ["OpenAI project key", fake("sk-", "proj-", ALNUM36), REDACTED],
+    ["Anthropic key", fake("sk-", "ant-api03-", ALNUM36), REDACTED],
+    ["Slack bot token", fake("xox", "b-", "1234567890-", "abcdefABCDEF"), REDACTED],
+    ["Slack app token", fake("xapp", "-1-A0123456789-", "abcdef"), REDACTED],
+    ["AWS access key id", `id=${fake("AKIA", "IOSFODNN7EXAMPLE")};`, `id=${REDACTED};`],
+    [
+      "JWT",
+      fake(
+        "eyJhbGciOiJIUzI1NiJ9",
+        ".",
+        "eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+        ".",
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+      ),
+      REDACTED,
+    ],
+    ["Bearer header", `Authorization: ${fake("Bearer ", "abc.DEF-123_xyz")}`, `Authorization: ${REDACTED}`],
+    ["Basic header", `Authorization: ${fake("Basic ", "dXNlcjpwYXNz")}`, `Authorization: ${REDACTED}`],
+    ["Google API key", fake("AIza", "SyA-1234567890abcdefghijklmnopqrstu"), REDACTED],
+    ["Stripe live key", fake("sk", "_live_", "4eC39HqLyjWDarjtT1zdp7dc"), REDACTED],
+    ["GitLab token", fake("glpat", "-", "xxxxxxxxxxxxxxxxxxxx"), REDACTED],
+    ["npm token", fake("npm", "_", ALNUM36), REDACTED],
+    ["Hugging Face token", fake("hf", "_", ALNUM36), REDACTED],
+    [
+      "PEM private key",
+      `k=${fake("-----BEGIN ", "RSA PRIVATE KEY-----\nMIIEow\n-----END ", "RSA PRIVATE KEY-----")}!`,
+      `k=${REDACTED}!`,
+    ],
+    ["URL password", "https://bob:hunter2secret@db.example/x", `https://bob:${REDACTED}@db.example/x`],
+  ])("redactText() redacts a %s", (_kind, input, expected) => {
+    expect(redactText(input)).toBe(expected);
+  });
+
+  test.each<[string, string]>([
+    ["prose mentioning sk-learn", "we use sk-learn-and-friends-for-everything here"],
+    ["a short AKIA", "AKIA123"],
+    ["prose about a bearer", "the Bearer of bad news"],
+    ["prose about basics", "Basic information about Basic Education"],
+    ["an email address", "bob@partner.example"],
+    ["a URL without a password", "https://user@host.example/path"],
+    ["a task id", "task-1234567890abcdefghij"],
+  ])("redactText() keeps %s", (_kind, input) => {
+    expect(redactText(input)).toBe(input);
+  });
+
+  test("redactText() redacts every token in a string, not only the first", () => {
+    const a = fake("ghp", "_", ALNUM36);
+    expect(redactText(`${a} and ${a}`)).toBe(`${REDACTED} and ${REDACTED}`);
+  });
+});
+
+describe("cutLongString()", () => {
+  test("cutLongString() keeps a string of exactly 1 KiB", () => {
+    const text = "a".repeat(MAX_STRING_BYTES);
+    expect(cutLongString(text)).toBe(text);
+  });
+
+  test("cutLongString() cuts a string over 1 KiB to 1 KiB and appends its length and SHA-256", () => {
+    const text = "a".repeat(MAX_STRING_BYTES + 1);
+    const digest = createHash("sha256").update(text).digest("hex");
+    expect(cutLongString(text)).toBe(`${"a".repeat(1024)}…[cut 1025 bytes sha256:${digest}]`);
+  });
+
+  test("cutLongString() never splits a multi-byte character", () => {
+    const text = "€".repeat(1000);
+    const cut = cutLongString(text);
+    const prefix = cut.slice(0, cut.indexOf("…"));
+    expect(prefix).toBe("€".repeat(341));
+    expect(cut).not.toContain("\uFFFD");
+    expect(cut).toContain("[cut 3000 bytes sha256:");
+  });
+});
+
+describe("redactJson()", () => {
+  test("redactJson() redacts secret-named values at any depth, whatever their type", () => {
+    const out = redactJson({
+      headers: { Authorization: "x", "X-Api-Key": 123, accept: "json" },
+      auth: { user: "u", password: "p" },
+      items: [{ token: ["a", "b"] }, { name: "n" }],
+    });
+    expect(out).toEqual({
+      headers: { Authorization: REDACTED, "X-Api-Key": REDACTED, accept: "json" },
+      auth: REDACTED,
+      items: [{ token: REDACTED }, { name: "n" }],
+    });
+  });
+
+  test("redactJson() redacts tokens and cuts long strings inside arguments", () => {
+    const long = "z".repeat(5000);
+    const out = redactJson({
+      body: `use ${fake("ghp", "_", ALNUM36)}`,
+      list: [long],
+      n: 3,
+      ok: true,
+      none: null,
+    });
+    expect(out).toMatchObject({ body: `use ${REDACTED}`, n: 3, ok: true, none: null });
+    const list = (out as { list: string[] }).list;
+    expect(list[0]).toContain(`sha256:${createHash("sha256").update(long).digest("hex")}`);
+  });
+
+  test("redactJson() keeps a __proto__ key as an own key and pollutes nothing", () => {
+    const args = JSON.parse('{"__proto__": {"polluted": true}, "constructor": "c", "toString": "t"}');
+    const out = redactJson(args) as Record<string, unknown>;
+    expect(Object.hasOwn(out, "__proto__")).toBe(true);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":true},"constructor":"c","toString":"t"}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test("redactJson() replaces nesting deeper than 64 levels with a marker", () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 100; i++) deep = [deep];
+    expect(JSON.stringify(redactJson(deep))).toContain('"[too deep]"');
+  });
+
+  test("redactJson() redacts token-shaped keys without losing a colliding key", () => {
+    const token = fake("ghp", "_", ALNUM36);
+    const out = redactJson({ [token]: 1, [REDACTED]: 2 }) as Record<string, unknown>;
+    expect(Object.values(out).sort()).toEqual([1, 2]);
+    expect(JSON.stringify(out)).not.toContain(token);
+  });
+});

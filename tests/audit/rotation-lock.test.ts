@@ -1,0 +1,75 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LOCK_STALE_MS, tryAcquireLock } from "../../src/audit/rotation-lock.ts";
+
+let dir = "";
+let lock = "";
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "bouncer-lock-"));
+  lock = join(dir, "audit.jsonl.lock");
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Sets a file's modification time to `ageMs` ago. */
+function age(path: string, ageMs: number): void {
+  const when = (Date.now() - ageMs) / 1000;
+  utimesSync(path, when, when);
+}
+
+test("tryAcquireLock() creates the lock file with this process's token and release() removes it", () => {
+  const held = tryAcquireLock(lock);
+  expect(held).toBeDefined();
+  expect(readFileSync(lock, "utf8")).toBe(`${held?.token}\n`);
+  expect(held?.token).toStartWith(`${process.pid} `);
+  held?.release();
+  expect(existsSync(lock)).toBe(false);
+});
+
+test("tryAcquireLock() returns undefined while another holder's lock is fresh", () => {
+  const first = tryAcquireLock(lock);
+  expect(tryAcquireLock(lock)).toBeUndefined();
+  first?.release();
+  expect(tryAcquireLock(lock)).toBeDefined();
+});
+
+test("tryAcquireLock() takes over a lock older than 10 s and leaves no stray file", () => {
+  writeFileSync(lock, "999999 dead\n");
+  age(lock, LOCK_STALE_MS + 5_000);
+  const held = tryAcquireLock(lock);
+  expect(held).toBeDefined();
+  expect(readFileSync(lock, "utf8")).toBe(`${held?.token}\n`);
+  expect(readdirSync(dir)).toEqual(["audit.jsonl.lock"]);
+});
+
+test("tryAcquireLock() judges staleness with the injected clock", () => {
+  writeFileSync(lock, "999999 dead\n");
+  expect(tryAcquireLock(lock, { now: () => Date.now() + 1_000 })).toBeUndefined();
+  expect(tryAcquireLock(lock, { now: () => Date.now() + LOCK_STALE_MS + 60_000 })).toBeDefined();
+});
+
+test("tryAcquireLock() release() of a lock taken over by another holder leaves the new lock alone", () => {
+  const first = tryAcquireLock(lock);
+  age(lock, LOCK_STALE_MS + 5_000);
+  const second = tryAcquireLock(lock);
+  expect(second).toBeDefined();
+  first?.release();
+  expect(readFileSync(lock, "utf8")).toBe(`${second?.token}\n`);
+  second?.release();
+  expect(existsSync(lock)).toBe(false);
+});
+
+test("tryAcquireLock() throws when the lock folder does not exist", () => {
+  expect(() => tryAcquireLock(join(dir, "missing", "audit.jsonl.lock"))).toThrow(/ENOENT/);
+});
