@@ -17,7 +17,7 @@ import { hasErrorCode } from "./rotation-lock.ts";
 /** A line the reader skipped. */
 export interface AuditIssue {
   readonly file: string;
-  /** 1-based line number within `file`. */
+  /** 1-based line number within `file`; 0 for a problem of the whole file (e.g. records missed while following). */
   readonly line: number;
   /** What is wrong, e.g. `not JSON` or `missing "event"`. */
   readonly message: string;

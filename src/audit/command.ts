@@ -45,7 +45,8 @@ export interface AuditOptions {
  * @param issue - The skipped line.
  */
 function reportIssue(io: CommandIo, issue: AuditIssue): void {
-  io.err(`bouncer: Skipped line ${issue.line} of audit log "${issue.file}": ${issue.message}\n`);
+  if (issue.line === 0) io.err(`bouncer: Audit log "${issue.file}": ${issue.message}\n`);
+  else io.err(`bouncer: Skipped line ${issue.line} of audit log "${issue.file}": ${issue.message}\n`);
 }
 
 /**

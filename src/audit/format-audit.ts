@@ -64,11 +64,11 @@ function verdictOf(record: AuditRecord): unknown {
  * Colours a verdict or outcome: deny-like red, ask-like yellow, allow-like green.
  * @param text - The padded cell.
  * @param word - The bare verdict.
- * @param color - Whether to colour.
+ * @param options - Whether to colour.
  * @returns The cell, coloured or not.
  */
-function paint(text: string, word: string, color: boolean): string {
-  if (!color) return text;
+function paint(text: string, word: string, options: FormatOptions): string {
+  if (options.color !== true) return text;
   const colors = pc.createColors(true);
   if (word === "deny" || word === "declined" || word.startsWith("auto_") || word === "timeout")
     return colors.red(text);
@@ -107,9 +107,7 @@ export function formatAuditTable(records: readonly AuditRecord[], options: Forma
     row
       .map((text, i) => {
         const padded = i === row.length - 1 ? text : text.padEnd(widths[i] ?? 0);
-        return i === 3 && verdictWord !== undefined
-          ? paint(padded, verdictWord, options.color === true)
-          : padded;
+        return i === 3 && verdictWord !== undefined ? paint(padded, verdictWord, options) : padded;
       })
       .join("  ")
       .trimEnd();

@@ -100,7 +100,7 @@ export function tryAcquireLock(lockPath: string, options: LockOptions = {}): Hel
     if (now() - mtimeMs <= staleMs) return undefined;
     const staleToken = readIfExists(lockPath);
     if (staleToken === undefined) continue;
-    if (!removeStaleLock(lockPath, staleToken, token)) return undefined;
+    if (!removeStaleLock(lockPath, { stale: staleToken, own: token })) return undefined;
   }
   return undefined;
 }
@@ -109,11 +109,15 @@ export function tryAcquireLock(lockPath: string, options: LockOptions = {}): Hel
  * Moves a stale lock aside and deletes it, unless what was moved is not the stale lock (another
  * process took the stale lock over first): then the moved lock is put back.
  * @param lockPath - The lock file.
- * @param staleToken - The content of the lock judged stale.
- * @param token - This process's token, for a private temporary name.
+ * @param tokens - The content of the lock judged stale, and this process's token (for a private name).
  * @returns True when the stale lock is gone (retry taking it), false when another process holds it.
  */
-function removeStaleLock(lockPath: string, staleToken: string, token: string): boolean {
+function removeStaleLock(
+  lockPath: string,
+  tokens: { readonly stale: string; readonly own: string },
+): boolean {
+  const staleToken = tokens.stale;
+  const token = tokens.own;
   const aside = `${lockPath}.${token.replace(" ", ".")}.stale`;
   try {
     renameSync(lockPath, aside);
