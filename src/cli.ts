@@ -43,7 +43,11 @@ const VERSION_FLAGS: ReadonlySet<string> = new Set(["--version", "-v"]);
  * @param exportName - The named export holding the command (the default export is the fallback).
  * @returns A citty resolvable command.
  */
-function lazy(name: string, load: () => Promise<unknown>, exportName: string): () => Promise<AnyCommand> {
+export function lazyCommand(
+  name: string,
+  load: () => Promise<unknown>,
+  exportName: string,
+): () => Promise<AnyCommand> {
   return async (): Promise<AnyCommand> => {
     let module: unknown;
     try {
@@ -108,13 +112,13 @@ export const rootCommand: AnyCommand = {
       "A local stdio MCP proxy that decides every tools/call: should this destination receive this value?",
   },
   subCommands: {
-    run: lazy("run", () => import("./proxy/command.ts" as string), "runCommand"),
-    init: lazy("init", () => import("./init/command.ts" as string), "initCommand"),
-    doctor: lazy("doctor", () => import("./init/doctor-command.ts" as string), "doctorCommand"),
-    check: lazy("check", () => import("./commands/check.ts" as string), "checkCommand"),
-    explain: lazy("explain", () => import("./commands/explain.ts" as string), "explainCommand"),
-    replay: lazy("replay", () => import("./commands/replay.ts" as string), "replayCommand"),
-    packs: lazy("packs", () => import("./commands/packs.ts" as string), "packsCommand"),
+    run: lazyCommand("run", () => import("./proxy/command.ts" as string), "runCommand"),
+    init: lazyCommand("init", () => import("./init/command.ts" as string), "initCommand"),
+    doctor: lazyCommand("doctor", () => import("./init/doctor-command.ts" as string), "doctorCommand"),
+    check: lazyCommand("check", () => import("./commands/check.ts" as string), "checkCommand"),
+    explain: lazyCommand("explain", () => import("./commands/explain.ts" as string), "explainCommand"),
+    replay: lazyCommand("replay", () => import("./commands/replay.ts" as string), "replayCommand"),
+    packs: lazyCommand("packs", () => import("./commands/packs.ts" as string), "packsCommand"),
   },
 };
 
@@ -219,14 +223,15 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
       io.out(`${await usage(target, io.color)}\n`);
       return 0;
     }
+    const argsDef = (await resolve(target.command.args ?? {})) as ArgsDef;
     if (target.command.run === undefined) {
+      assertKnownArgs(target.args, argsDef, { command: target.path.join(" "), extraPositionals: true });
       io.err(`${await usage(target, false)}\n`);
       throw new BouncerError(
         "USAGE",
         `Missing command: run "${target.path.join(" ")} --help" for the commands`,
       );
     }
-    const argsDef = (await resolve(target.command.args ?? {})) as ArgsDef;
     assertKnownArgs(target.args, argsDef, { command: target.path.join(" ") });
     const { result } = await runCommand(target.command, { rawArgs: [...target.args], data: { io } });
     return typeof result === "number" && Number.isInteger(result) ? result : 0;

@@ -1,0 +1,108 @@
+import { describe, expect, test } from "bun:test";
+import packageJson from "../package.json" with { type: "json" };
+import { lazyCommand, main, rootCommand } from "../src/cli.ts";
+import { memoryIo } from "../src/commands/io.ts";
+import { runCli } from "./run-cli.ts";
+
+/** The commands the root help lists (only commands this build has). */
+async function listedCommands(): Promise<string[]> {
+  const { stdout } = await runCli(["--help"]);
+  const section = stdout.split("COMMANDS")[1] ?? "";
+  return section
+    .split("\n")
+    .map((line) => /^\s+([a-z-]+)\s{2,}/.exec(line)?.[1])
+    .filter((name): name is string => name !== undefined);
+}
+
+describe("bouncer (subprocess)", () => {
+  test("bouncer --version prints the version of package.json", async () => {
+    const run = await runCli(["--version"]);
+    expect(run).toMatchObject({ code: 0, stdout: `${packageJson.version}\n` });
+    expect((await runCli(["-v"])).stdout).toBe(`${packageJson.version}\n`);
+  });
+
+  test("bouncer --help lists check, explain, replay and packs and exits 0", async () => {
+    const run = await runCli(["--help"]);
+    expect(run.code).toBe(0);
+    expect(await listedCommands()).toEqual(expect.arrayContaining(["check", "explain", "replay", "packs"]));
+    expect(run.stdout).not.toContain("\u001b[");
+  });
+
+  test("bouncer --help lists no command that is not built", async () => {
+    const listed = await listedCommands();
+    for (const unbuilt of ["pins", "serve", "approve"]) expect(listed).not.toContain(unbuilt);
+  });
+
+  test("bouncer COMMAND --help exits 0 with the command's usage, for every listed command", async () => {
+    const commands = [...(await listedCommands()), "packs list", "packs show"];
+    for (const command of commands) {
+      const run = await runCli([...command.split(" "), "--help"]);
+      expect({ command, code: run.code }).toEqual({ command, code: 0 });
+      expect(run.stdout).toContain(`bouncer ${command}`);
+    }
+  });
+
+  test("bouncer COMMAND --no-such-flag exits 2 naming the flag, for every listed command", async () => {
+    const commands = [...(await listedCommands()), "packs list", "packs show"];
+    for (const command of commands) {
+      const run = await runCli([...command.split(" "), "--no-such-flag"]);
+      expect({ command, code: run.code }).toEqual({ command, code: 2 });
+      expect(run.stderr).toContain("--no-such-flag");
+      expect(run.stdout).toBe("");
+    }
+  });
+
+  test("bouncer with an unknown command exits 2, also for names of Object.prototype", async () => {
+    for (const name of ["frobnicate", "constructor", "__proto__", "toString"]) {
+      const run = await runCli([name]);
+      expect({ name, code: run.code }).toEqual({ name, code: 2 });
+      expect(run.stderr).toContain(`Unknown command "${name}"`);
+    }
+  });
+
+  test("bouncer without a command exits 2 and shows the usage on stderr", async () => {
+    const run = await runCli([]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("USAGE");
+  });
+
+  test("bouncer replay without its SESSION argument exits 2", async () => {
+    const run = await runCli(["replay"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("missing argument SESSION");
+  });
+
+  test("bouncer replay --ask with a value outside deny|allow exits 2", async () => {
+    const run = await runCli(["replay", "x.jsonl", "--ask", "maybe"]);
+    expect(run.code).toBe(2);
+  });
+});
+
+describe("main() (in process)", () => {
+  test("main() returns the status instead of exiting, and writes to the io it is given", async () => {
+    const out = memoryIo();
+    expect(await main(["--version"], out.io)).toBe(0);
+    expect(out.stdout()).toBe(`${packageJson.version}\n`);
+    const bad = memoryIo();
+    expect(await main(["check", "--bogus"], bad.io)).toBe(2);
+    expect(bad.stderr()).toContain('unknown flag "--bogus"');
+  });
+
+  test("main() reports a command whose module is missing as unavailable (exit 1) without breaking others", async () => {
+    const subCommands = rootCommand.subCommands as Record<string, unknown>;
+    const saved = subCommands.check;
+    subCommands.check = lazyCommand(
+      "check",
+      () => import("../src/commands/no-such-command.ts" as string),
+      "checkCommand",
+    );
+    try {
+      const out = memoryIo();
+      expect(await main(["check"], out.io)).toBe(1);
+      expect(out.stderr()).toContain('Command "check" is not available in this build');
+      expect(await main(["packs", "list"], memoryIo().io)).toBe(0);
+    } finally {
+      subCommands.check = saved;
+    }
+  });
+});

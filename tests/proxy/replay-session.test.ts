@@ -1,0 +1,96 @@
+import { describe, expect, test } from "bun:test";
+import { BouncerError } from "../../src/platform/errors.ts";
+import { parseSession } from "../../src/proxy/replay-session.ts";
+
+const TOOLS =
+  '{"event":"tools","server":"mail","tools":[{"name":"send_email","inputSchema":{"type":"object"}}]}';
+
+function failure(text: string): string {
+  try {
+    parseSession(text, { file: "s.jsonl" });
+  } catch (error) {
+    expect(error).toBeInstanceOf(BouncerError);
+    expect((error as BouncerError).code).toBe("SESSION_INVALID");
+    return (error as BouncerError).message;
+  }
+  throw new Error("parseSession() accepted the text");
+}
+
+describe("parseSession()", () => {
+  test("parseSession() reads server, tools and call events in file order with their line numbers", () => {
+    const text = [
+      '{"event":"server","server":"fs","command":["npx","server"],"cwd":"/home/me","serverInfo":{"name":"fs"}}',
+      TOOLS,
+      "",
+      '{"event":"call","server":"mail","tool":"send_email","arguments":{"to":"x@y.example"},"result":{"content":[]},"ask":"approved"}',
+      '{"event":"call","server":"mail","tool":"send_email","error":{"code":-32000,"message":"boom"}}',
+    ].join("\n");
+    const events = parseSession(text);
+    expect(events.map((event) => [event.event, event.line])).toEqual([
+      ["server", 1],
+      ["tools", 2],
+      ["call", 4],
+      ["call", 5],
+    ]);
+    expect(events[2]).toMatchObject({
+      tool: "send_email",
+      arguments: { to: "x@y.example" },
+      ask: "approved",
+    });
+    expect(events[3]).toMatchObject({ arguments: {}, error: { message: "boom" } });
+  });
+
+  test("parseSession() accepts a BOM, CRLF line ends and recorder fields ts and seq", () => {
+    const text = `\uFEFF${TOOLS}\r\n{"event":"call","server":"mail","tool":"t","seq":3,"ts":"2026-01-01T00:00:00Z"}\r\n`;
+    expect(parseSession(text)).toHaveLength(2);
+  });
+
+  test("parseSession() keeps a __proto__ key of arguments as data", () => {
+    const [event] = parseSession(
+      '{"event":"call","server":"s","tool":"t","arguments":{"__proto__":{"x":1}}}',
+    );
+    expect(event?.event === "call" && Object.hasOwn(event.arguments, "__proto__")).toBe(true);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  test.each<[string, string, string]>([
+    ["invalid JSON", `${TOOLS}\n{"event":`, "line 2: invalid JSON"],
+    ["a non-object line", `${TOOLS}\n[1,2]`, "line 2: an event must be a JSON object"],
+    ["an unknown event", '{"event":"cal","server":"s"}', 'line 1: unknown event "cal"'],
+    ["a missing event", '{"server":"s"}', 'line 1: missing "event"'],
+    [
+      "an unknown key",
+      '{"event":"call","server":"s","tool":"t","arguements":{}}',
+      'unknown key "arguements"',
+    ],
+    ["a missing server", '{"event":"tools","tools":[]}', 'without a "server" string'],
+    ["tools that are not a list", '{"event":"tools","server":"s","tools":{}}', '"tools" is not a list'],
+    [
+      "a tool without a name",
+      '{"event":"tools","server":"s","tools":[{"description":"d"}]}',
+      'tool 0 has no "name"',
+    ],
+    [
+      "a tool with a string schema",
+      '{"event":"tools","server":"s","tools":[{"name":"t","inputSchema":"x"}]}',
+      '"inputSchema" is not an object',
+    ],
+    ["a call without a tool", '{"event":"call","server":"s"}', 'without a "tool" string'],
+    [
+      "list arguments",
+      '{"event":"call","server":"s","tool":"t","arguments":[]}',
+      '"arguments" is not an object',
+    ],
+    ["a result and an error", '{"event":"call","server":"s","tool":"t","result":{},"error":{}}', "not both"],
+    ["a non-string ask", '{"event":"call","server":"s","tool":"t","ask":true}', '"ask" is not a string'],
+    [
+      "a command that is not a list of strings",
+      '{"event":"server","server":"s","command":"npx x"}',
+      '"command" is not a list',
+    ],
+  ])("parseSession() rejects %s with the line number", (_name, text, expected) => {
+    const message = failure(text);
+    expect(message).toStartWith('Cannot read session "s.jsonl": line ');
+    expect(message).toContain(expected);
+  });
+});
