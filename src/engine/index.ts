@@ -9,6 +9,7 @@ export { answerKey, applyAnswer, rememberedAnswer } from "./answers.ts";
 export { evaluateBudget } from "./budget.ts";
 export { canonicalJson } from "./canonical-json.ts";
 export { evaluateConstraints, MAX_PATTERN_VALUE_BYTES } from "./constraints.ts";
+export { decide } from "./decide.ts";
 export type { ParamMismatch, ParamValue, ParamValues } from "./param-paths.ts";
 export { collectParamValues } from "./param-paths.ts";
 export type { PathCheck } from "./paths.ts";
