@@ -1,0 +1,202 @@
+/**
+ * Finds the executable an upstream command names, the way the OS would, so that a missing command is
+ * reported with the PATH searched (answered as the `initialize` error) rather than as a bare ENOENT.
+ * On Windows: PATH + PATHEXT, and `.cmd`/`.bat` files run through `cmd.exe /d /s /c` with a verbatim
+ * command line (Node refuses to spawn batch files directly). Edge; the file-system check is injected
+ * so the Windows rules are tested on any OS.
+ *
+ * Source: SPEC §3.3 ("A command that cannot be found → the initialize error names it and the PATH
+ * searched"), field cases F09, F10, F15.
+ * @module
+ */
+
+import { accessSync, constants, statSync } from "node:fs";
+import { posix, win32 } from "node:path";
+import { BouncerError } from "./errors.ts";
+import { cmdExeArguments } from "./windows-command-line.ts";
+
+/** What to launch, as configured. */
+export interface CommandSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The upstream's working directory (absolute). */
+  readonly cwd: string;
+  /** The environment the upstream gets (PATH and PATHEXT are read from it). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** A command ready for `child_process.spawn`. */
+export interface ResolvedCommand {
+  /** The file to spawn (`cmd.exe` for a batch file). */
+  readonly file: string;
+  readonly args: readonly string[];
+  /** True when `args` is one pre-quoted command line for `cmd.exe` (F09). */
+  readonly windowsVerbatimArguments: boolean;
+  /** The absolute path the configured command resolved to (recorded for audit, F15). */
+  readonly executable: string;
+}
+
+/** Options of {@link resolveCommand}. */
+export interface ResolveCommandOptions {
+  /** Default: the running platform. */
+  readonly platform?: "posix" | "win32";
+  /** Whether a path is a file this process may execute (default: a real `stat`/`access` check). */
+  readonly isExecutable?: (path: string) => boolean;
+}
+
+/**
+ * Whether a path names an executable regular file (on Windows: any regular file).
+ * @param path - An absolute path.
+ * @param platform - The platform whose rules apply.
+ * @returns True when it can be spawned.
+ */
+function defaultIsExecutable(path: string, platform: "posix" | "win32"): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    if (platform === "posix") accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads an environment variable; on Windows names are case-insensitive (`Path` = `PATH`).
+ * @param env - The environment.
+ * @param name - The variable, upper case.
+ * @param platform - The platform whose rules apply.
+ * @returns The value, or undefined.
+ */
+export function readEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  platform: "posix" | "win32",
+): string | undefined {
+  if (Object.hasOwn(env, name)) return env[name];
+  if (platform === "posix") return undefined;
+  for (const key of Object.keys(env)) if (key.toUpperCase() === name) return env[key];
+  return undefined;
+}
+
+/**
+ * The candidate files for a command on Windows: as given when its extension is one of PATHEXT,
+ * otherwise with each PATHEXT extension appended in order.
+ * @param base - The command joined to a directory.
+ * @param pathExt - The PATHEXT extensions, upper case.
+ * @returns The candidates, in order.
+ */
+function windowsCandidates(base: string, pathExt: readonly string[]): string[] {
+  const ext = win32.extname(base).toUpperCase();
+  if (ext !== "" && pathExt.includes(ext)) return [base];
+  return pathExt.map((e) => base + e.toLowerCase());
+}
+
+/**
+ * Resolves the configured command to an executable and the exact spawn arguments.
+ *
+ * POSIX: a command containing `/` is resolved against the upstream's cwd; otherwise each PATH entry
+ * is searched (an empty entry means the cwd). Windows: a command with a separator or drive is resolved
+ * against the cwd; otherwise the cwd, then each PATH entry, each with PATHEXT; a `.cmd`/`.bat` result
+ * runs as `cmd.exe /d /s /c "…"` with `windowsVerbatimArguments`. An explicit `cmd /c …` entry
+ * resolves to `cmd.exe` itself and is kept as it is (no second cmd layer).
+ *
+ * Source: SPEC §3.3, F09, F10.
+ * @param spec - Command, arguments, cwd and environment.
+ * @param options - Platform and file check (injected for tests).
+ * @returns The spawnable command.
+ * @throws {BouncerError} `UPSTREAM_NOT_FOUND` naming the command and the PATH searched.
+ */
+export function resolveCommand(spec: CommandSpec, options: ResolveCommandOptions = {}): ResolvedCommand {
+  const platform = options.platform ?? (process.platform === "win32" ? "win32" : "posix");
+  const isExecutable = options.isExecutable ?? ((path: string) => defaultIsExecutable(path, platform));
+  const pathValue = readEnv(spec.env, "PATH", platform) ?? "";
+  if (spec.command === "")
+    throw new BouncerError("UPSTREAM_NOT_FOUND", "Cannot start upstream: empty command");
+  if (platform === "posix") {
+    const found = findPosix(spec, pathValue, isExecutable);
+    if (found === undefined) throw notFound(spec.command, pathValue);
+    return { file: found, args: [...spec.args], windowsVerbatimArguments: false, executable: found };
+  }
+  const pathExt = (readEnv(spec.env, "PATHEXT", platform) ?? ".COM;.EXE;.BAT;.CMD")
+    .split(";")
+    .map((e) => e.trim().toUpperCase())
+    .filter((e) => e.startsWith("."));
+  const found = findWindows(spec, { pathValue, pathExt, isExecutable });
+  if (found === undefined) throw notFound(spec.command, pathValue);
+  const ext = win32.extname(found).toLowerCase();
+  if (ext === ".cmd" || ext === ".bat") {
+    const comspec = readEnv(spec.env, "COMSPEC", platform) ?? "cmd.exe";
+    return {
+      file: comspec,
+      args: cmdExeArguments(found, spec.args),
+      windowsVerbatimArguments: true,
+      executable: found,
+    };
+  }
+  return { file: found, args: [...spec.args], windowsVerbatimArguments: false, executable: found };
+}
+
+/**
+ * POSIX lookup.
+ * @param spec - The command spec.
+ * @param pathValue - The PATH searched.
+ * @param isExecutable - The file check.
+ * @returns The absolute executable, or undefined.
+ */
+function findPosix(
+  spec: CommandSpec,
+  pathValue: string,
+  isExecutable: (path: string) => boolean,
+): string | undefined {
+  if (spec.command.includes("/")) {
+    const candidate = posix.resolve(spec.cwd, spec.command);
+    return isExecutable(candidate) ? candidate : undefined;
+  }
+  for (const dir of pathValue.split(":")) {
+    const candidate = posix.resolve(spec.cwd, dir === "" ? "." : dir, spec.command);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * Windows lookup (cwd first, then PATH; PATHEXT appended).
+ * @param spec - The command spec.
+ * @param options - PATH, PATHEXT and the file check.
+ * @returns The absolute file, or undefined.
+ */
+function findWindows(
+  spec: CommandSpec,
+  options: {
+    readonly pathValue: string;
+    readonly pathExt: readonly string[];
+    readonly isExecutable: (path: string) => boolean;
+  },
+): string | undefined {
+  const hasDir = /[\\/]/.test(spec.command) || /^[a-zA-Z]:/.test(spec.command);
+  const dirs = hasDir
+    ? [spec.cwd]
+    : [spec.cwd, ...options.pathValue.split(";").map((d) => d.replace(/^"(.*)"$/, "$1"))];
+  for (const dir of dirs) {
+    if (dir.trim() === "") continue;
+    const base = win32.resolve(spec.cwd, dir, spec.command);
+    for (const candidate of windowsCandidates(base, options.pathExt)) {
+      if (options.isExecutable(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The not-found error (F10): names the command and the PATH searched.
+ * @param command - The configured command.
+ * @param pathValue - The PATH searched.
+ * @returns The error.
+ */
+function notFound(command: string, pathValue: string): BouncerError {
+  const where =
+    command.includes("/") || command.includes("\\")
+      ? "no executable file there"
+      : `not found in PATH "${pathValue}"`;
+  return new BouncerError("UPSTREAM_NOT_FOUND", `Cannot start upstream "${command}": ${where}`);
+}

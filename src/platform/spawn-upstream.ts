@@ -1,0 +1,146 @@
+/**
+ * Spawns the upstream MCP server: Bouncer's full environment plus the configured overrides (not the
+ * SDK's short whitelist), the configured cwd, its own process group on POSIX (so the whole tree can
+ * be signalled), stdin/stdout piped for the relay and stderr drained at once. Edge.
+ *
+ * Source: SPEC §3.3, STYLE #17, field cases F05, F06, F09, F10, F15.
+ * @module
+ */
+
+import { spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { BouncerError } from "./errors.ts";
+import { type ResolveCommandOptions, resolveCommand } from "./resolve-command.ts";
+import { drainStderr } from "./stderr-drain.ts";
+
+/** What to launch. */
+export interface UpstreamSpec {
+  /** The `--upstream-name` (prefix of its stderr lines). */
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Absolute working directory. */
+  readonly cwd: string;
+  /** Overrides applied on top of the inherited environment (values `undefined` remove a variable). */
+  readonly envOverrides?: Readonly<Record<string, string | undefined>>;
+}
+
+/** How the upstream ended. */
+export interface UpstreamExit {
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** Set when the process could not be started at all (e.g. EACCES). */
+  readonly error?: string;
+}
+
+/** A running upstream. */
+export interface UpstreamProcess {
+  readonly pid: number;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  /** The absolute executable the command resolved to (F15). */
+  readonly executable: string;
+  readonly cwd: string;
+  /** Resolves once, when the direct child has exited (or failed to start). */
+  readonly exited: Promise<UpstreamExit>;
+  /** Whether {@link exited} has resolved. */
+  readonly hasExited: () => boolean;
+  /** The last 8 KiB of its stderr. */
+  readonly stderrTail: () => string;
+}
+
+/** Options of {@link spawnUpstream}. */
+export interface SpawnUpstreamOptions extends ResolveCommandOptions {
+  /** Where the prefixed stderr goes (Bouncer's stderr). */
+  readonly writeStderr: (text: string) => void;
+  /** The inherited environment (default `process.env`). */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The environment an upstream gets: everything Bouncer has, then the overrides.
+ *
+ * Source: SPEC §3.3, F10.
+ * @param base - Bouncer's environment.
+ * @param overrides - Configured `env` values (`undefined` removes a variable).
+ * @returns A fresh environment object.
+ */
+export function upstreamEnvironment(
+  base: Readonly<Record<string, string | undefined>>,
+  overrides: Readonly<Record<string, string | undefined>> = {},
+): Record<string, string> {
+  const env: Record<string, string> = Object.create(null);
+  for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+/**
+ * Starts the upstream.
+ *
+ * Source: SPEC §3.3.
+ * @param spec - Name, command, arguments, cwd, env overrides.
+ * @param options - The stderr writer; platform and file check for resolution.
+ * @returns The running process.
+ * @throws {BouncerError} `UPSTREAM_NOT_FOUND` (command not found, naming the PATH searched) or
+ *   `UPSTREAM_SPAWN_FAILED`.
+ */
+export function spawnUpstream(spec: UpstreamSpec, options: SpawnUpstreamOptions): UpstreamProcess {
+  const env = upstreamEnvironment(options.baseEnv ?? process.env, spec.envOverrides);
+  const resolved = resolveCommand({ command: spec.command, args: spec.args, cwd: spec.cwd, env }, options);
+  const platform = options.platform ?? (process.platform === "win32" ? "win32" : "posix");
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(resolved.file, [...resolved.args], {
+      cwd: spec.cwd,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: platform === "posix",
+      windowsHide: true,
+      windowsVerbatimArguments: resolved.windowsVerbatimArguments,
+    });
+  } catch (error) {
+    throw new BouncerError(
+      "UPSTREAM_SPAWN_FAILED",
+      `Cannot start upstream "${spec.command}": ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  const { stdin, stdout, stderr } = child;
+  if (stdin === null || stdout === null || stderr === null || child.pid === undefined) {
+    child.kill("SIGKILL");
+    throw new BouncerError(
+      "UPSTREAM_SPAWN_FAILED",
+      `Cannot start upstream "${spec.command}": no process was created`,
+    );
+  }
+  const drain = drainStderr(stderr, { name: spec.name, write: options.writeStderr });
+  let done = false;
+  const exited = new Promise<UpstreamExit>((resolve) => {
+    child.on("exit", (code, signal) => {
+      done = true;
+      resolve({ code, signal });
+    });
+    child.on("error", (error) => {
+      if (done) return;
+      done = true;
+      resolve({ code: null, signal: null, error: error.message });
+    });
+  });
+  stdin.on("error", () => {
+    // EPIPE after the upstream died: its exit is reported through `exited`.
+  });
+  return {
+    pid: child.pid,
+    stdin,
+    stdout,
+    executable: resolved.executable,
+    cwd: spec.cwd,
+    exited,
+    hasExited: () => done,
+    stderrTail: drain.tail,
+  };
+}

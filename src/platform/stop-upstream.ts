@@ -1,0 +1,94 @@
+/**
+ * Staged shutdown of an upstream tree: close its stdin, wait a grace period for it to exit, signal
+ * the whole tree with SIGTERM, wait again, then SIGKILL. Bounded in time even for a server that ignores
+ * EOF and traps SIGTERM. Edge.
+ *
+ * Source: SPEC §3.3 ("close the upstream's stdin, and after a 2 s grace … SIGTERM, then SIGKILL 2 s
+ * later"), STYLE #17, field case F06.
+ * @module
+ */
+
+import { isProcessTreeAlive, signalProcessTree } from "./kill-tree.ts";
+import type { UpstreamProcess } from "./spawn-upstream.ts";
+
+/** Options of {@link stopUpstream}. */
+export interface StopUpstreamOptions {
+  /** How long the upstream may take to exit after its stdin closes (default 2,000 ms; 0 = at once). */
+  readonly graceMs?: number;
+  /** How long after SIGTERM before SIGKILL (default 2,000 ms). */
+  readonly killAfterMs?: number;
+  /** Poll interval while waiting for the tree to disappear (default 50 ms). */
+  readonly pollMs?: number;
+  readonly platform?: "posix" | "win32";
+}
+
+/**
+ * Resolves after a delay.
+ * @param ms - Milliseconds.
+ * @returns A promise.
+ */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Waits until a condition holds or a deadline passes.
+ * @param done - The condition.
+ * @param options - Time limit and poll interval.
+ * @returns True if the condition held in time.
+ */
+async function waitFor(
+  done: () => boolean,
+  options: { readonly ms: number; readonly pollMs: number },
+): Promise<boolean> {
+  const deadline = performance.now() + options.ms;
+  while (!done()) {
+    if (performance.now() >= deadline) return false;
+    await sleep(Math.min(options.pollMs, Math.max(1, deadline - performance.now())));
+  }
+  return true;
+}
+
+/**
+ * Stops the upstream and every process of its group. Never throws.
+ *
+ * Source: SPEC §3.3.
+ * @param upstream - The running upstream.
+ * @param options - Grace and kill delays.
+ * @returns Whether the tree was gone at the end.
+ */
+export async function stopUpstream(
+  upstream: UpstreamProcess,
+  options: StopUpstreamOptions = {},
+): Promise<boolean> {
+  const graceMs = options.graceMs ?? 2000;
+  const killAfterMs = options.killAfterMs ?? 2000;
+  const pollMs = options.pollMs ?? 50;
+  const tree = { platform: options.platform ?? (process.platform === "win32" ? "win32" : "posix") } as const;
+  try {
+    upstream.stdin.end();
+  } catch {
+    // Already closed.
+  }
+  if (graceMs > 0) await waitFor(upstream.hasExited, { ms: graceMs, pollMs });
+  if (!isProcessTreeAlive(upstream.pid, tree)) return true;
+  signalProcessTree(upstream.pid, "SIGTERM", tree);
+  if (await waitFor(() => !isProcessTreeAlive(upstream.pid, tree), { ms: killAfterMs, pollMs })) return true;
+  signalProcessTree(upstream.pid, "SIGKILL", tree);
+  return waitFor(() => !isProcessTreeAlive(upstream.pid, tree), { ms: 500, pollMs });
+}
+
+/**
+ * Kills the tree at once and synchronously (for `process.on("exit")`, where nothing async runs).
+ *
+ * Source: STYLE #17 ("register exit handlers so children die when Bouncer dies").
+ * @param upstream - The upstream.
+ * @param options - Platform override.
+ */
+export function killUpstreamNow(
+  upstream: UpstreamProcess,
+  options: { readonly platform?: "posix" | "win32" } = {},
+): void {
+  const tree = { platform: options.platform ?? (process.platform === "win32" ? "win32" : "posix") } as const;
+  if (isProcessTreeAlive(upstream.pid, tree)) signalProcessTree(upstream.pid, "SIGKILL", tree);
+}

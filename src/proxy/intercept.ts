@@ -1,0 +1,202 @@
+/**
+ * The gated client requests of the relay: `initialize` (read, possibly refused, forwarded
+ * unchanged), `tools/list` and `tools/call` (held until the hooks are ready, then answered by the
+ * hooks or forwarded). A `tools/call` is checked for duplicate keys and unsafe integers, and an allowed
+ * one is forwarded as the re-serialisation of exactly the arguments the hook decided on. Edge.
+ *
+ * Source: SPEC §3.1 ("Decide on exactly what is forwarded"), §3.2 (handshake, held requests).
+ * @module
+ */
+
+import type { JsonObject } from "../engine/index.ts";
+import {
+  isJsonObject,
+  member,
+  type RequestId,
+  RPC_ERROR,
+  type RpcErrorObject,
+  resultResponseText,
+} from "./jsonrpc.ts";
+import type { ClientRequestInfo, RelayContext, RelayHooks, ToolCallRequest } from "./relay-hooks.ts";
+import { internalError } from "./relay-support.ts";
+import { checkStrictJson } from "./strict-json.ts";
+
+/** A client request Bouncer has not answered yet. */
+export interface PendingClient {
+  /** The client's id, parsed. */
+  readonly id: RequestId;
+  /** `idKey(id)`: the table key (type-aware). */
+  readonly key: string;
+  /** The client's id exactly as written, restored on the answer. */
+  readonly idText: string;
+  readonly method: string;
+  readonly params: JsonObject;
+  /** Aborted when the client cancels. */
+  readonly abort: AbortController;
+  /** Typed key of its `_meta.progressToken`, if any. */
+  readonly tokenKey: string | undefined;
+  /** `held` until forwarded (or while a hook decides), `done` once answered or cancelled. */
+  state: "held" | "forwarded" | "done";
+  /** The upstream id it was forwarded with. */
+  legId?: number;
+  /** For a `tools/call`: what the hooks saw (passed again to `onToolResult`). */
+  call?: ToolCallRequest;
+}
+
+/** What interception needs from the relay. */
+export interface RelayCore {
+  readonly hooks: RelayHooks;
+  readonly context: RelayContext;
+  forward(pending: PendingClient, textFor: (legId: number) => string): void;
+  answer(pending: PendingClient, text: string): boolean;
+  answerError(pending: PendingClient, error: RpcErrorObject): boolean;
+  remember(which: "clientInitialize" | "upstreamInitialize", value: JsonObject): void;
+}
+
+/** One intercepted request. */
+export interface InterceptedRequest {
+  readonly pending: PendingClient;
+  /** The original line. */
+  readonly line: string;
+  /** The original text with the upstream id spliced in. */
+  readonly textFor: (legId: number) => string;
+}
+
+/**
+ * Takes over the gated methods.
+ *
+ * Source: SPEC §3.1, §3.2.
+ * @param core - The relay.
+ * @param request - The request, its text and its forwardable text.
+ * @returns True when the request was taken over; false for a method relayed as it is.
+ */
+export function interceptRequest(core: RelayCore, request: InterceptedRequest): boolean {
+  const { pending } = request;
+  const guard = (run: Promise<void>): void => {
+    run.catch(
+      (error: unknown) =>
+        void core.answerError(pending, internalError(`cannot handle ${pending.method}`, error)),
+    );
+  };
+  if (pending.method === "initialize") {
+    core.remember("clientInitialize", pending.params);
+    let decision: ReturnType<RelayHooks["onClientInitialize"]>;
+    try {
+      decision = core.hooks.onClientInitialize(info(pending));
+    } catch (error) {
+      core.answerError(pending, internalError("cannot handle initialize", error));
+      return true;
+    }
+    // A synchronous decision keeps the client's message order (initialize before what follows it).
+    if (decision instanceof Promise) guard(decision.then((d) => applyInitialize(core, request, d)));
+    else applyInitialize(core, request, decision);
+    return true;
+  }
+  if (pending.method === "tools/list") {
+    guard(toolsList(core, request));
+    return true;
+  }
+  if (pending.method === "tools/call") {
+    guard(toolCall(core, request));
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a request was answered or cancelled meanwhile (re-read after every await).
+ * @param pending - The request.
+ * @returns True when it is done.
+ */
+function isDone(pending: PendingClient): boolean {
+  return pending.state === "done";
+}
+
+/**
+ * The hook-facing view of a pending request.
+ * @param pending - The request.
+ * @returns Its id, method, params and cancel signal.
+ */
+function info(pending: PendingClient): ClientRequestInfo {
+  return { id: pending.id, method: pending.method, params: pending.params, signal: pending.abort.signal };
+}
+
+/**
+ * Forwards the client's `initialize` unchanged, or refuses the session.
+ * @param core - The relay.
+ * @param request - The request.
+ * @param decision - The hook's decision.
+ */
+function applyInitialize(
+  core: RelayCore,
+  request: InterceptedRequest,
+  decision: Awaited<ReturnType<RelayHooks["onClientInitialize"]>>,
+): void {
+  if (decision.kind === "error") {
+    core.answerError(request.pending, decision.error);
+    core.context.endSession(decision.exitCode);
+    return;
+  }
+  core.forward(request.pending, request.textFor);
+}
+
+/**
+ * A client `tools/list`: held until ready, then the hook answers or it is forwarded.
+ * @param core - The relay.
+ * @param request - The request.
+ */
+async function toolsList(core: RelayCore, request: InterceptedRequest): Promise<void> {
+  const { pending } = request;
+  await core.hooks.whenReady();
+  if (isDone(pending)) return;
+  const decision = await core.hooks.onToolsList(info(pending));
+  if (isDone(pending)) return;
+  if (decision.kind === "forward") core.forward(pending, request.textFor);
+  else if (decision.kind === "result")
+    core.answer(pending, resultResponseText(pending.idText, decision.result));
+  else core.answerError(pending, decision.error);
+}
+
+/**
+ * A client `tools/call`: shape checked, strict JSON report made, held until ready, decided by the
+ * hook; forwarded as `{..."params", "arguments": <decided>}` re-serialised, or answered.
+ *
+ * Source: SPEC §3.1.
+ * @param core - The relay.
+ * @param request - The request.
+ */
+async function toolCall(core: RelayCore, request: InterceptedRequest): Promise<void> {
+  const { pending } = request;
+  const name = member(pending.params, "name");
+  const args = member(pending.params, "arguments");
+  if (typeof name !== "string" || (args !== undefined && !isJsonObject(args))) {
+    const what = typeof name !== "string" ? '"name" must be a string' : '"arguments" must be an object';
+    core.answerError(pending, { code: RPC_ERROR.invalidParams, message: `Invalid params: ${what}` });
+    return;
+  }
+  const meta = member(pending.params, "_meta");
+  const token = isJsonObject(meta) ? member(meta, "progressToken") : undefined;
+  const call: ToolCallRequest = {
+    ...info(pending),
+    name,
+    arguments: args ?? {},
+    strict: checkStrictJson(request.line),
+    ...(typeof token === "string" || typeof token === "number" ? { progressToken: token } : {}),
+  };
+  pending.call = call;
+  await core.hooks.whenReady();
+  if (isDone(pending)) return;
+  const decision = await core.hooks.onToolCall(call);
+  if (isDone(pending)) return;
+  if (decision.kind === "forward") {
+    const params = JSON.stringify({ ...pending.params, arguments: decision.arguments });
+    core.forward(
+      pending,
+      (legId) => `{"jsonrpc":"2.0","id":${legId},"method":"tools/call","params":${params}}`,
+    );
+  } else if (decision.kind === "result") {
+    core.answer(pending, resultResponseText(pending.idText, decision.result));
+  } else {
+    core.answerError(pending, decision.error);
+  }
+}

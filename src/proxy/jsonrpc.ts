@@ -1,0 +1,174 @@
+/**
+ * JSON-RPC 2.0 as the relay sees it: message kinds, error codes, and the few messages Bouncer writes
+ * itself. Wire errors only (STYLE #11): local failures are `BouncerError`s and never reach here.
+ * Edge (pure).
+ *
+ * Source: SPEC §3.1, §3.3; JSON-RPC 2.0; STYLE #11 ("A Bouncer-internal failure is -32603").
+ * @module
+ */
+
+import type { JsonObject, JsonValue } from "../engine/index.ts";
+
+/** A request id: a string or a number, compared with its JSON type (`42` ≠ `"42"`; `0` is valid). */
+export type RequestId = string | number;
+
+/** Standard and Bouncer error codes. */
+export const RPC_ERROR = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** The upstream is gone or sent something unusable (server-defined range). */
+  upstreamFailed: -32000,
+} as const;
+
+/** The `error` member of a JSON-RPC error response. */
+export interface RpcErrorObject {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: JsonValue;
+}
+
+/** A JSON-RPC error received as the answer to a request Bouncer sent itself. */
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: JsonValue | undefined;
+
+  /**
+   * @param error - The error object as received.
+   */
+  constructor(error: RpcErrorObject) {
+    super(error.message);
+    this.name = "RpcError";
+    this.code = error.code;
+    this.data = error.data;
+  }
+}
+
+/** What a parsed message is. */
+export type Classified =
+  | { readonly kind: "request"; readonly id: RequestId; readonly method: string; readonly params: JsonObject }
+  | { readonly kind: "notification"; readonly method: string; readonly params: JsonObject }
+  | { readonly kind: "result"; readonly id: RequestId; readonly result: JsonValue }
+  | { readonly kind: "error"; readonly id: RequestId | null; readonly error: RpcErrorObject }
+  | { readonly kind: "invalid"; readonly id: RequestId | null; readonly reason: string };
+
+/**
+ * Whether a value is a plain JSON object (not an array, not null).
+ * @param value - Any JSON value.
+ * @returns True for an object.
+ */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whether a value is a valid request id.
+ * @param value - The `id` member.
+ * @returns True for a string or a finite number.
+ */
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+/**
+ * Reads an own member of a message (keys are hostile: STYLE #6).
+ * @param object - The message.
+ * @param key - The member.
+ * @returns Its value, or undefined.
+ */
+export function member(object: JsonObject, key: string): JsonValue | undefined {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+/**
+ * Classifies a parsed message.
+ *
+ * Source: JSON-RPC 2.0 §4–5.
+ * @param message - A parsed JSON object.
+ * @returns Its kind and members.
+ */
+export function classify(message: JsonObject): Classified {
+  const id = member(message, "id");
+  const method = member(message, "method");
+  const rawParams = member(message, "params");
+  const params = isJsonObject(rawParams) ? rawParams : {};
+  if (typeof method === "string") {
+    if (rawParams !== undefined && !isJsonObject(rawParams) && !Array.isArray(rawParams)) {
+      return { kind: "invalid", id: isRequestId(id) ? id : null, reason: "params must be an object" };
+    }
+    if (id === undefined) return { kind: "notification", method, params };
+    if (!isRequestId(id)) return { kind: "invalid", id: null, reason: "id must be a string or a number" };
+    return { kind: "request", id, method, params };
+  }
+  if (Object.hasOwn(message, "result")) {
+    if (!isRequestId(id))
+      return { kind: "invalid", id: null, reason: "response id must be a string or a number" };
+    return { kind: "result", id, result: message.result as JsonValue };
+  }
+  const error = member(message, "error");
+  if (isJsonObject(error)) {
+    const code = member(error, "code");
+    const text = member(error, "message");
+    const data = member(error, "data");
+    return {
+      kind: "error",
+      id: isRequestId(id) ? id : null,
+      error: {
+        code: typeof code === "number" ? code : RPC_ERROR.internalError,
+        message: typeof text === "string" ? text : "",
+        ...(data === undefined ? {} : { data }),
+      },
+    };
+  }
+  return {
+    kind: "invalid",
+    id: isRequestId(id) ? id : null,
+    reason: "not a request, notification or response",
+  };
+}
+
+/**
+ * A key for a request id that keeps its JSON type apart (`n:42` vs `s:42`).
+ * @param id - The id.
+ * @returns A map key.
+ */
+export function idKey(id: RequestId): string {
+  return typeof id === "string" ? `s:${id}` : `n:${id}`;
+}
+
+/**
+ * An error response with the given raw id text (kept exactly as the peer wrote it).
+ * @param idText - The id as JSON text (`null` when unknown).
+ * @param error - The error.
+ * @returns The message text (no newline).
+ */
+export function errorResponseText(idText: string, error: RpcErrorObject): string {
+  return `{"jsonrpc":"2.0","id":${idText},"error":${JSON.stringify(error)}}`;
+}
+
+/**
+ * A result response with the given raw id text.
+ * @param idText - The id as JSON text.
+ * @param result - The result object.
+ * @returns The message text.
+ */
+export function resultResponseText(idText: string, result: JsonValue): string {
+  return `{"jsonrpc":"2.0","id":${idText},"result":${JSON.stringify(result)}}`;
+}
+
+/**
+ * A request or notification text.
+ * @param method - The method.
+ * @param options - The id (omit for a notification) and params.
+ * @returns The message text.
+ */
+export function requestText(
+  method: string,
+  options: { readonly id?: RequestId; readonly params?: JsonObject },
+): string {
+  const id = options.id === undefined ? "" : `,"id":${JSON.stringify(options.id)}`;
+  const params = options.params === undefined ? "" : `,"params":${JSON.stringify(options.params)}`;
+  return `{"jsonrpc":"2.0"${id},"method":${JSON.stringify(method)}${params}}`;
+}

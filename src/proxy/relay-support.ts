@@ -1,0 +1,128 @@
+/**
+ * Small pure helpers of the relay: safe previews of noise, the id of an over-long line, progress
+ * token keys and the errors Bouncer answers with. Edge (pure).
+ *
+ * Source: SPEC §3.1, §3.3 ("A line that is not JSON is logged … a longer one is discarded … the
+ * request it answered (if it can be known, else every pending one) gets an error").
+ * @module
+ */
+
+import type { JsonObject, JsonValue } from "../engine/index.ts";
+import { scanTopLevel } from "./json-scan.ts";
+import { isJsonObject, member, type RequestId, RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
+import { DEFAULT_MAX_LINE_BYTES, type OversizedLine } from "./line-framer.ts";
+import type { RpcOutcome } from "./relay-hooks.ts";
+
+/** Characters of a noisy line shown in logs and audit records. */
+export const PREVIEW_CHARS = 200;
+
+/** `…,"id":<number or string>}` at the end of a fragment. */
+const TAIL_ID = /[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
+
+/**
+ * The first characters of a line as a JSON string literal (control characters escaped).
+ * @param text - The line.
+ * @returns A printable preview.
+ */
+export function preview(text: string): string {
+  return JSON.stringify(text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
+}
+
+/**
+ * What an over-long line was, as far as its head and tail tell: its top-level id (JSON text) and
+ * whether it is a request or notification (has `method`).
+ *
+ * Source: SPEC §3.3.
+ * @param line - The head and tail of the discarded line.
+ * @returns The id text when found, and whether a `method` was seen.
+ */
+export function oversizedLineId(line: OversizedLine): {
+  readonly idText?: string;
+  readonly hasMethod: boolean;
+} {
+  const head = scanTopLevel(line.head, { partial: true });
+  const hasMethod = head?.members.has("method") === true;
+  const headId = head?.members.get("id");
+  if (headId !== undefined) return { idText: line.head.slice(headId.start, headId.end), hasMethod };
+  const match = TAIL_ID.exec(line.tail);
+  if (match?.[1] !== undefined) return { idText: match[1], hasMethod };
+  return { hasMethod };
+}
+
+/**
+ * Parses an id text found in a fragment.
+ * @param idText - JSON text of a number or string.
+ * @returns The id, or undefined when it is not a valid id.
+ */
+export function parseIdText(idText: string): RequestId | undefined {
+  try {
+    const value: unknown = JSON.parse(idText);
+    return typeof value === "string" || (typeof value === "number" && Number.isFinite(value))
+      ? value
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The error for a message over the size limit.
+ * @param bytes - Its size.
+ * @param options - Who sent it, and the limit in bytes (default 64 MiB).
+ * @returns The JSON-RPC error.
+ */
+export function oversizeError(
+  bytes: number,
+  options: { readonly side: "client" | "upstream"; readonly limitBytes?: number },
+): RpcErrorObject {
+  const side = options.side;
+  const limitBytes = options.limitBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const limit =
+    limitBytes % (1024 * 1024) === 0 ? `${limitBytes / (1024 * 1024)} MiB` : `${limitBytes} bytes`;
+  return {
+    code: side === "upstream" ? RPC_ERROR.upstreamFailed : RPC_ERROR.invalidRequest,
+    message: `${side === "upstream" ? "Upstream message" : "Message"} too large: ${bytes} bytes exceed the ${limit} limit`,
+  };
+}
+
+/**
+ * A Bouncer-internal failure, as a wire error (STYLE #11: -32603).
+ * @param what - What failed, for the message.
+ * @param error - The caught error.
+ * @returns The JSON-RPC error.
+ */
+export function internalError(what: string, error: unknown): RpcErrorObject {
+  const detail = error instanceof Error ? error.message : String(error);
+  return { code: RPC_ERROR.internalError, message: `Bouncer internal error: ${what}: ${detail}` };
+}
+
+/**
+ * A typed key for a progress token (`n:1` vs `s:1`), or undefined when absent or invalid.
+ * @param params - Request or notification params.
+ * @param where - `meta` for a request's `_meta.progressToken`, `direct` for a progress notification.
+ * @returns The key.
+ */
+export function progressTokenKey(params: JsonObject, where: "meta" | "direct"): string | undefined {
+  let holder: JsonValue | undefined = params;
+  if (where === "meta") holder = member(params, "_meta");
+  if (!isJsonObject(holder)) return undefined;
+  const token = member(holder, "progressToken");
+  if (typeof token === "string") return `s:${token}`;
+  if (typeof token === "number" && Number.isFinite(token)) return `n:${token}`;
+  return undefined;
+}
+
+/**
+ * The outcome carried by a response message.
+ * @param message - A classified result or error.
+ * @returns The outcome.
+ */
+export function outcomeOf(
+  message:
+    | { readonly kind: "result"; readonly result: JsonValue }
+    | { readonly kind: "error"; readonly error: RpcErrorObject },
+): RpcOutcome {
+  return message.kind === "result"
+    ? { kind: "result", result: message.result }
+    : { kind: "error", error: message.error };
+}

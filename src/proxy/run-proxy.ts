@@ -1,0 +1,311 @@
+/**
+ * `bouncer run` put together: spawn the upstream (before anything slow), frame both pipes with
+ * Bouncer's own framer, relay through {@link Relay} with the session's hooks, and own the life cycle —
+ * upstream death answered at once, the client going away (stdin EOF, broken pipe, parent gone) or a
+ * signal shutting the upstream tree down in stages, and no process left behind. Returns the exit
+ * status; never exits the process itself (STYLE #15). Edge.
+ *
+ * Source: SPEC §3.2 step 1, §3.3 (life cycle and robustness), STYLE #17, #18; field cases F05–F07.
+ * @module
+ */
+
+import type { Readable, Writable } from "node:stream";
+import { isBouncerError } from "../platform/errors.ts";
+import { bouncerHome } from "../platform/home-dir.ts";
+import { watchParent } from "../platform/parent-watch.ts";
+import { readEnv } from "../platform/resolve-command.ts";
+import { spawnUpstream, type UpstreamExit, type UpstreamProcess } from "../platform/spawn-upstream.ts";
+import { killUpstreamNow, stopUpstream } from "../platform/stop-upstream.ts";
+import { readUpstreamStash } from "./config-stash.ts";
+import { createGatingHooks, type GatingSetup } from "./gating-hooks.ts";
+import { LineFramer } from "./line-framer.ts";
+import { MessageWriter } from "./message-writer.ts";
+import { Relay } from "./relay.ts";
+import type { RelayContext, RelayHooks, ShutdownReason, UpstreamFailure } from "./relay-hooks.ts";
+import type { RunOptions, UpstreamLaunch } from "./run-args.ts";
+
+/** The process's streams, injected. */
+export interface RunProxyIo {
+  /** The client's messages (Bouncer's stdin). */
+  readonly stdin: Readable;
+  /** JSON-RPC to the client only (Bouncer's stdout). */
+  readonly stdout: Writable;
+  /** Diagnostics (Bouncer's stderr). */
+  readonly writeStderr: (text: string) => void;
+}
+
+/** Options of {@link runProxy}. */
+export interface RunProxyOptions {
+  /** Builds the session's hooks (default {@link createGatingHooks}; tests pass pass-through hooks). */
+  readonly createHooks?: (context: RelayContext, setup: GatingSetup) => RelayHooks;
+  /** The environment (default `process.env`); the upstream inherits it. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Bouncer's working directory (default `process.cwd()`). */
+  readonly cwd?: string;
+  /** Frame limit (default 64 MiB). */
+  readonly maxLineBytes?: number;
+  /** Grace after closing the upstream's stdin (default 2,000 ms). */
+  readonly graceMs?: number;
+  /** Delay between SIGTERM and SIGKILL (default 2,000 ms). */
+  readonly killAfterMs?: number;
+  /** Install signal, exit and parent-death handlers on the process (default true). */
+  readonly processHandlers?: boolean;
+}
+
+/** How long the audit flush and the final stdout flush may take. */
+const FLUSH_LIMIT_MS = 2000;
+
+/**
+ * Waits for a promise, at most `ms` milliseconds.
+ * @param promise - What to wait for (its rejection is swallowed).
+ * @param ms - The limit.
+ * @returns When either happened.
+ */
+async function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([promise.then(noop, noop), limit]);
+  clearTimeout(timer);
+}
+
+/** Does nothing. */
+function noop(): void {}
+
+/**
+ * The error every request gets once the upstream is gone (F07).
+ * @param name - The upstream name.
+ * @param exit - How it ended.
+ * @param stderrTail - The last 8 KiB of its stderr.
+ * @returns Message and data.
+ */
+export function describeExit(name: string, exit: UpstreamExit | "eof", stderrTail: string): UpstreamFailure {
+  if (exit === "eof") {
+    return { message: `Upstream "${name}" closed its output`, data: { stderrTail } };
+  }
+  const how =
+    exit.error !== undefined
+      ? `could not run: ${exit.error}`
+      : exit.signal !== null
+        ? `exited (signal ${exit.signal})`
+        : `exited (code ${exit.code})`;
+  return {
+    message: `Upstream "${name}" ${how}`,
+    data: { exitCode: exit.code, signal: exit.signal, stderrTail },
+  };
+}
+
+/**
+ * Runs one proxy session until the client goes away, the upstream dies, or a signal arrives.
+ *
+ * Source: SPEC §3.2, §3.3.
+ * @param run - The parsed flags.
+ * @param io - stdin, stdout and the stderr writer.
+ * @param options - Hooks factory and tunables (tests).
+ * @returns The exit status: 0 when the client went away or a signal ended it, 1 when the upstream
+ *   died, or what a hook asked for (2 for an invalid policy).
+ * @throws {BouncerError} When the upstream cannot be read from `--config` (before anything starts).
+ */
+export async function runProxy(
+  run: RunOptions,
+  io: RunProxyIo,
+  options: RunProxyOptions = {},
+): Promise<number> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const launch = upstreamLaunch(run, cwd);
+  const log = (message: string): void => io.writeStderr(`[bouncer] ${message}\n`);
+  const createHooks = options.createHooks ?? createGatingHooks;
+  const setup: GatingSetup = {
+    run,
+    upstream: { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
+    home: bouncerHome({ env, cwd }),
+    log,
+  };
+  let upstream: UpstreamProcess | undefined;
+  let upstreamWriter: MessageWriter | undefined;
+  let stopping = false;
+  let resolveExit: (code: number) => void = noop;
+  const exited = new Promise<number>((resolve) => {
+    resolveExit = resolve;
+  });
+  const cleanups: (() => void)[] = [];
+
+  const clientWriter = new MessageWriter(io.stdout, {
+    onError: () => void shutdown("broken_pipe", 0),
+    onPressure: (full) => (full ? upstream?.stdout.pause() : upstream?.stdout.resume()),
+  });
+  const relay = new Relay({
+    sendToClient: (text) => clientWriter.write(text),
+    sendToUpstream: (text) => upstreamWriter?.write(text),
+    createHooks: (context) => createHooks(context, setup),
+    unknownMethods: run.unknownMethods,
+    log,
+    ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+    onEndRequested: (code) => void shutdown("session_ended", code),
+    onFailureReported: () => void shutdown("upstream_exit", 1),
+  });
+  const framing = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
+
+  /**
+   * Ends the session (once): flush the audit log, stop the upstream tree in stages, flush stdout.
+   * @param reason - Why.
+   * @param code - The exit status.
+   */
+  async function shutdown(reason: ShutdownReason, code: number): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    log(`Shutting down (${reason.replace("_", " ")})`);
+    relay.close();
+    await bounded(
+      Promise.resolve().then(() => relay.hooks.onShutdown(reason)),
+      FLUSH_LIMIT_MS,
+    );
+    if (upstream !== undefined) {
+      await stopUpstream(upstream, {
+        graceMs: reason === "signal" ? 0 : (options.graceMs ?? 2000),
+        killAfterMs: options.killAfterMs ?? 2000,
+      });
+    }
+    await bounded(clientWriter.flush(), FLUSH_LIMIT_MS);
+    for (const cleanup of cleanups.splice(0)) cleanup();
+    resolveExit(code);
+  }
+
+  /**
+   * The upstream is gone: answer everything pending; exit once the client has been told.
+   * @param failure - What happened.
+   */
+  async function upstreamGone(failure: UpstreamFailure): Promise<void> {
+    if (stopping) return;
+    log(failure.message);
+    const told = await relay.upstreamGone(failure);
+    // With nothing pending, a client past its handshake learns it from the closed pipe; before the
+    // handshake, Bouncer waits for `initialize` to answer it with the error (F10).
+    if (told === 0 && relay.session().clientInitialize !== undefined) void shutdown("upstream_exit", 1);
+  }
+
+  if (options.processHandlers !== false)
+    cleanups.push(...installProcessHandlers({ log, shutdown, upstream: () => upstream }));
+
+  try {
+    upstream = spawnUpstream(
+      { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
+      { writeStderr: io.writeStderr, baseEnv: env },
+    );
+  } catch (error) {
+    if (!isBouncerError(error)) throw error;
+    const pathValue = readEnv(env, "PATH", process.platform === "win32" ? "win32" : "posix") ?? "";
+    void upstreamGone({ message: error.message, data: { command: launch.command, path: pathValue } });
+  }
+
+  if (upstream !== undefined) {
+    const child = upstream;
+    upstreamWriter = new MessageWriter(child.stdin, {
+      onPressure: (full) => (full ? io.stdin.pause() : io.stdin.resume()),
+    });
+    const framer = new LineFramer((line) => relay.receiveFromUpstream(line), {
+      ...framing,
+      onOversize: (line) => relay.upstreamOversize(line),
+    });
+    const ended = new Promise<void>((resolve) => {
+      child.stdout.on("end", () => {
+        framer.end();
+        resolve();
+      });
+      child.stdout.on("error", () => resolve());
+    });
+    child.stdout.on("data", (chunk: Uint8Array) => framer.push(chunk));
+    let reported = false;
+    const report = (exit: UpstreamExit | "eof"): void => {
+      if (reported) return;
+      reported = true;
+      void upstreamGone(describeExit(run.upstreamName, exit, child.stderrTail()));
+    };
+    // Answers already written before the exit are relayed first: wait briefly for the pipe to drain.
+    void child.exited.then((exit) => bounded(ended, 250).then(() => report(exit)));
+    // Output closed but the process lives on: it can answer nothing more, so it counts as gone.
+    void ended.then(() =>
+      bounded(child.exited, 250).then(() => (child.hasExited() ? undefined : report("eof"))),
+    );
+  }
+
+  const clientFramer = new LineFramer((line) => relay.receiveFromClient(line), {
+    ...framing,
+    onOversize: (line) => relay.clientOversize(line),
+  });
+  const onData = (chunk: Uint8Array): void => clientFramer.push(chunk);
+  const onEnd = (): void => {
+    clientFramer.end();
+    void shutdown("client_closed", 0);
+  };
+  io.stdin.on("data", onData);
+  io.stdin.on("end", onEnd);
+  io.stdin.on("error", onEnd);
+  cleanups.push(() => {
+    io.stdin.off("data", onData);
+    io.stdin.off("end", onEnd);
+    io.stdin.off("error", onEnd);
+    io.stdin.pause();
+  });
+  return exited;
+}
+
+/**
+ * The upstream to launch: after `--`, or from the client config's stash.
+ * @param run - The flags.
+ * @param cwd - Bouncer's working directory.
+ * @returns The launch.
+ * @throws {BouncerError} From {@link readUpstreamStash}.
+ */
+function upstreamLaunch(run: RunOptions, cwd: string): UpstreamLaunch {
+  const [command, ...args] = run.command ?? [];
+  if (command !== undefined) return { command, args, cwd, source: "argv" };
+  return readUpstreamStash(run.config ?? "", { name: run.upstreamName, cwd });
+}
+
+/**
+ * Signals, parent death, process exit and stray errors (no unhandled rejection ever ends Bouncer
+ * without stopping the upstream).
+ * @param hooks - The logger, the shutdown and the current upstream.
+ * @returns Functions removing each handler.
+ */
+function installProcessHandlers(hooks: {
+  readonly log: (message: string) => void;
+  readonly shutdown: (reason: ShutdownReason, code: number) => Promise<void>;
+  readonly upstream: () => UpstreamProcess | undefined;
+}): (() => void)[] {
+  const onSignal = (): void => void hooks.shutdown("signal", 0);
+  const signals =
+    process.platform === "win32"
+      ? (["SIGTERM", "SIGINT"] as const)
+      : (["SIGTERM", "SIGINT", "SIGHUP"] as const);
+  for (const signal of signals) process.on(signal, onSignal);
+  const onExit = (): void => {
+    const child = hooks.upstream();
+    if (child !== undefined) killUpstreamNow(child);
+  };
+  process.on("exit", onExit);
+  const onRejection = (reason: unknown): void => {
+    hooks.log(
+      `Internal error (unhandled rejection): ${reason instanceof Error ? reason.message : String(reason)}`,
+    );
+  };
+  const onException = (error: Error): void => {
+    hooks.log(`Internal error: ${error.message}`);
+    void hooks.shutdown("session_ended", 1);
+  };
+  process.on("unhandledRejection", onRejection);
+  process.on("uncaughtException", onException);
+  const stopWatch = watchParent({ onGone: () => void hooks.shutdown("parent_gone", 0) });
+  return [
+    () => {
+      for (const signal of signals) process.off(signal, onSignal);
+    },
+    () => process.off("exit", onExit),
+    () => process.off("unhandledRejection", onRejection),
+    () => process.off("uncaughtException", onException),
+    stopWatch,
+  ];
+}

@@ -1,0 +1,96 @@
+/**
+ * A strict look at a `tools/call` message before it is decided: does its JSON repeat an object key
+ * at any depth, or hold an integer beyond ±2^53 (or a number that overflows)? Either makes what the
+ * upstream's parser sees possibly different from what Bouncer decided on, so the gate denies such a
+ * call; an allowed call is forwarded as the re-serialisation of exactly the decided arguments. The
+ * text has already passed `JSON.parse`; this pass only looks for those two things. Edge (pure).
+ *
+ * Source: SPEC §3.1 ("Decide on exactly what is forwarded").
+ * @module
+ */
+
+import { stringEnd } from "./json-scan.ts";
+
+/** What the strict pass found. */
+export interface StrictJsonReport {
+  /** Some object repeats a key (after decoding escapes). */
+  readonly duplicateKeys: boolean;
+  /** Some number is an integer beyond ±(2^53 − 1), or does not fit a double at all. */
+  readonly unsafeIntegers: boolean;
+}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * Whether a number literal loses its integer value as a double.
+ * @param literal - The number as written.
+ * @returns True for an unsafe integer or an overflow.
+ */
+function isUnsafeNumber(literal: string): boolean {
+  const value = Number(literal);
+  if (!Number.isFinite(value)) return true;
+  return Number.isInteger(value) && Math.abs(value) > Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * Walks a JSON text (already valid) and reports repeated keys and unsafe numbers, at any depth.
+ * Iterative, so deep nesting cannot overflow the stack.
+ *
+ * Source: SPEC §3.1.
+ * @param text - Valid JSON text.
+ * @returns The report.
+ * @example checkStrictJson('{"a":1,"a":2}') // { duplicateKeys: true, unsafeIntegers: false }
+ */
+export function checkStrictJson(text: string): StrictJsonReport {
+  let duplicateKeys = false;
+  let unsafeIntegers = false;
+  /** One entry per open container: the keys of an object, or null for an array. */
+  const stack: (Set<string> | null)[] = [];
+  /** True when the next string in the current object is a key. */
+  let expectKey = false;
+  let i = 0;
+  const length = text.length;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const end = stringEnd(text, i);
+      if (end === -1) break;
+      const keys = stack.at(-1);
+      if (expectKey && keys) {
+        const token = text.slice(i, end);
+        const key = token.includes("\\") ? (JSON.parse(token) as string) : token.slice(1, -1);
+        if (keys.has(key)) duplicateKeys = true;
+        else keys.add(key);
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === 0x7b) {
+      stack.push(new Set());
+      expectKey = true;
+      i++;
+    } else if (c === 0x5b) {
+      stack.push(null);
+      expectKey = false;
+      i++;
+    } else if (c === 0x7d || c === 0x5d) {
+      stack.pop();
+      expectKey = false;
+      i++;
+    } else if (c === 0x2c) {
+      expectKey = stack.at(-1) instanceof Set;
+      i++;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      NUMBER.lastIndex = i;
+      const match = NUMBER.exec(text);
+      if (match === null) {
+        i++;
+        continue;
+      }
+      if (isUnsafeNumber(match[0])) unsafeIntegers = true;
+      i += match[0].length;
+    } else {
+      i++;
+    }
+  }
+  return { duplicateKeys, unsafeIntegers };
+}
