@@ -7,9 +7,16 @@
 export type { RememberedAnswer } from "./answers.ts";
 export { answerKey, applyAnswer, rememberedAnswer } from "./answers.ts";
 export { evaluateBudget } from "./budget.ts";
+export type { CanonicalOptions } from "./canonical.ts";
+export { canonicalize } from "./canonical.ts";
 export { canonicalJson } from "./canonical-json.ts";
 export { evaluateConstraints, MAX_PATTERN_VALUE_BYTES } from "./constraints.ts";
 export { decide } from "./decide.ts";
+export type { DestinationPiece, DestinationValue, SelectOptions } from "./destinations.ts";
+export { destinationPieces, flattenValue, selectDestinations } from "./destinations.ts";
+export type { EmailIdentity, Identity, ScalarIdentity, UrlIdentity } from "./identity.ts";
+export { identify, isUrlShaped } from "./identity.ts";
+export { isDestinationShapedKey, isSinkShapedName, splitWords } from "./key-shapes.ts";
 export type { ParamMismatch, ParamValue, ParamValues } from "./param-paths.ts";
 export { collectParamValues } from "./param-paths.ts";
 export type { PathCheck } from "./paths.ts";
@@ -23,10 +30,21 @@ export {
   hasSuspiciousCharacters,
   PIN_HASH_SCHEME,
 } from "./pinning.ts";
+export { recordOutput } from "./record-output.ts";
 export { renderHost, renderUntrusted } from "./render.ts";
+export { evaluateSinkGate } from "./sink-gate.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";
 export { approvalKeyString, budgetKey, createEngineState } from "./state.ts";
-export type { IndexEntry, RecordedOutput, TaintStore, TaintStoreOptions } from "./taint-index.ts";
+export type {
+  IndexEntry,
+  RecordedOutput,
+  TaintStore,
+  TaintStoreOptions,
+  TokenOccurrences,
+  WorkCounter,
+} from "./taint-index.ts";
+export { createTaintStore, DEFAULT_WINDOW_BYTES } from "./taint-index.ts";
+export { matchTrusted } from "./trust.ts";
 export type {
   ApprovalKey,
   AskAnswer,

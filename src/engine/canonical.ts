@@ -1,0 +1,195 @@
+/**
+ * The canonical form of destinations and recorded output (SPEC §2.5 "Canonical form"). Pure.
+ *
+ * One round: percent-decode (invalid sequences left as they are) → HTML entities decoded (output
+ * only) → Unicode NFKC → remove format (Cf), zero-width and bidi control characters → trim,
+ * lower-case, collapse whitespace → strip `mailto:`; for destinations also `Name <addr>` → `addr`.
+ * Rounds repeat until the value no longer changes, at most three.
+ * @module
+ */
+
+const MAX_ROUNDS = 3;
+/** Layers of percent-encoding or entities undone inside one round (each layer shortens the text). */
+const MAX_LAYERS = 8;
+
+/** Which canonical form to compute. */
+export interface CanonicalOptions {
+  /** Recorded output: HTML entities are decoded and every `mailto:` is removed. */
+  readonly output?: boolean;
+  /** A destination value: a leading `mailto:` is stripped and `Name <addr>` becomes `addr`. */
+  readonly destination?: boolean;
+}
+
+/** Format (Cf) characters, plus invisible characters of other categories (fillers, joiners, selectors). */
+const INVISIBLE =
+  /[\p{Cf}\u115f\u1160\u17b4\u17b5\u3164\uffa0]|\u034f|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]/gu;
+const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
+const ENTITY = /&(?:#([0-9]{1,7});?|#[xX]([0-9a-fA-F]{1,6});?|([A-Za-z][A-Za-z0-9]{1,31});)/g;
+const NAME_ADDR = /^(?:"[^"]*"|[^<>"]*?)\s*<\s*([^<>\s]+)\s*>$/;
+
+const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map([
+  ["amp", "&"],
+  ["AMP", "&"],
+  ["lt", "<"],
+  ["LT", "<"],
+  ["gt", ">"],
+  ["GT", ">"],
+  ["quot", '"'],
+  ["QUOT", '"'],
+  ["apos", "'"],
+  ["nbsp", "\u00a0"],
+  ["commat", "@"],
+  ["period", "."],
+  ["colon", ":"],
+  ["semi", ";"],
+  ["comma", ","],
+  ["sol", "/"],
+  ["bsol", "\\"],
+  ["num", "#"],
+  ["percnt", "%"],
+  ["plus", "+"],
+  ["equals", "="],
+  ["lowbar", "_"],
+  ["hyphen", "\u2010"],
+  ["dash", "\u2010"],
+  ["excl", "!"],
+  ["quest", "?"],
+  ["lpar", "("],
+  ["rpar", ")"],
+  ["lsqb", "["],
+  ["rsqb", "]"],
+  ["lcub", "{"],
+  ["rcub", "}"],
+  ["verbar", "|"],
+  ["ast", "*"],
+  ["dollar", "$"],
+  ["tilde", "~"],
+  ["grave", "`"],
+  ["Hat", "^"],
+  ["zwj", "\u200d"],
+  ["zwnj", "\u200c"],
+  ["lrm", "\u200e"],
+  ["rlm", "\u200f"],
+  ["shy", "\u00ad"],
+  ["ensp", "\u2002"],
+  ["emsp", "\u2003"],
+  ["thinsp", "\u2009"],
+  ["NewLine", "\n"],
+  ["Tab", "\t"],
+]);
+
+/** Length of the valid UTF-8 sequence starting at `i`, or 0 when the byte there does not start one. */
+function utf8Length(bytes: readonly number[], i: number): number {
+  const b0 = bytes[i] ?? 0;
+  const cont = (j: number, lo = 0x80, hi = 0xbf): boolean => {
+    const b = bytes[i + j];
+    return b !== undefined && b >= lo && b <= hi;
+  };
+  if (b0 < 0x80) return 1;
+  if (b0 >= 0xc2 && b0 <= 0xdf) return cont(1) ? 2 : 0;
+  if (b0 === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
+  if (b0 === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
+  if (b0 >= 0xe1 && b0 <= 0xef) return cont(1) && cont(2) ? 3 : 0;
+  if (b0 === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 >= 0xf1 && b0 <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (b0 === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+/** Decodes one run of `%XX` triplets; bytes that are not valid UTF-8 keep their `%XX` text. */
+function decodeRun(run: string): string {
+  const bytes: number[] = [];
+  for (let i = 0; i < run.length; i += 3) bytes.push(Number.parseInt(run.slice(i + 1, i + 3), 16));
+  let out = "";
+  let i = 0;
+  while (i < bytes.length) {
+    const length = utf8Length(bytes, i);
+    if (length === 0) {
+      out += run.slice(i * 3, i * 3 + 3);
+      i += 1;
+      continue;
+    }
+    const b0 = bytes[i] ?? 0;
+    let code = length === 1 ? b0 : b0 & (0xff >> (length + 1));
+    for (let j = 1; j < length; j += 1) code = (code << 6) | ((bytes[i + j] ?? 0) & 0x3f);
+    out += String.fromCodePoint(code);
+    i += length;
+  }
+  return out;
+}
+
+function decodeEntity(match: string, dec?: string, hex?: string, name?: string): string {
+  if (name !== undefined) return NAMED_ENTITIES.get(name) ?? match;
+  const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex ?? "", 16);
+  const valid = code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff);
+  return valid ? String.fromCodePoint(code) : match;
+}
+
+/** Applies `step` until the text stops changing (at most {@link MAX_LAYERS} times). */
+function untilStable(text: string, marker: string, step: (text: string) => string): string {
+  let current = text;
+  for (let layer = 0; layer < MAX_LAYERS && current.includes(marker); layer += 1) {
+    const next = step(current);
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
+
+/**
+ * Percent-decodes a string: every run of `%XX` is decoded as UTF-8, and sequences that are not valid
+ * UTF-8 are left exactly as written. Nested encodings (`%2541`) are undone layer by layer.
+ *
+ * Source: SPEC §2.5 "Canonical form" ("percent-decode (invalid sequences left as they are)").
+ * @param text - Any text.
+ * @returns The decoded text.
+ * @example percentDecode("a%40b%ZZ%C3") // "a@b%ZZ%C3"
+ */
+export function percentDecode(text: string): string {
+  return untilStable(text, "%", (t) => t.replace(PERCENT_RUN, decodeRun));
+}
+
+/**
+ * Decodes HTML character references: decimal and hexadecimal ones, and the named ones that matter
+ * for addresses and invisible characters (`&commat;`, `&amp;`, `&zwj;`, …). Unknown names stay.
+ *
+ * Source: SPEC §2.5 "Canonical form" ("HTML entities decoded (output only)").
+ * @param text - Recorded output text.
+ * @returns The decoded text.
+ */
+export function decodeHtmlEntities(text: string): string {
+  return untilStable(text, "&", (t) => t.replace(ENTITY, decodeEntity));
+}
+
+function round(text: string, options: CanonicalOptions): string {
+  let out = percentDecode(text);
+  if (options.output === true) out = decodeHtmlEntities(out);
+  out = out.normalize("NFKC").replace(INVISIBLE, "");
+  out = out.replace(/\s+/g, " ").trim().toLowerCase();
+  if (options.output === true) out = out.replaceAll("mailto:", "");
+  if (options.destination === true) {
+    out = out.replace(/^(?:mailto:\s*)+/, "");
+    out = out.replace(NAME_ADDR, "$1");
+  }
+  return out;
+}
+
+/**
+ * Computes the canonical form of a destination or of recorded output, repeating the round until
+ * the value no longer changes (at most three rounds).
+ *
+ * Source: SPEC §2.5 "Canonical form".
+ * @param value - A raw destination value or a piece of untrusted output.
+ * @param options - `output` for recorded text, `destination` for destination values.
+ * @returns The canonical form (possibly empty).
+ * @example canonicalize("Bob <MAILTO:Bob%40X.example>", { destination: true }) // "bob@x.example"
+ */
+export function canonicalize(value: string, options: CanonicalOptions = {}): string {
+  let current = value;
+  for (let i = 0; i < MAX_ROUNDS; i += 1) {
+    const next = round(current, options);
+    if (next === current) return current;
+    current = next;
+  }
+  return current;
+}

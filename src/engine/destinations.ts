@@ -1,0 +1,216 @@
+/**
+ * Which argument values are destinations (SPEC §2.5): selection from the pinned input schema,
+ * flattening, and splitting of address lists and `mailto:` URLs. Pure; argument keys are hostile
+ * (STYLE #6) and read through own-property checks only.
+ * @module
+ */
+
+import { canonicalize } from "./canonical.ts";
+import { isUrlShaped } from "./identity.ts";
+import { isSinkShapedName } from "./key-shapes.ts";
+import { collectParamValues } from "./param-paths.ts";
+import { isEmailShaped, isPhoneShaped } from "./tokens.ts";
+import type { JsonObject, JsonValue, RuleSource, Sourced } from "./types.ts";
+
+/** One flattened destination string and where it came from. */
+export interface DestinationValue {
+  /** The parameter it was selected by (`to`, `message.to`, `files[].path`): the approval key's param. */
+  readonly param: string;
+  /** The concrete argument path (`recipients[1]`, `message.to`). */
+  readonly path: string;
+  /** The raw string (a number as its JSON text). */
+  readonly value: string;
+  /** The rule that made it a destination. */
+  readonly source: RuleSource;
+}
+
+/** One destination after splitting: its raw piece, canonical form, and whether it may be trusted. */
+export interface DestinationPiece {
+  /** The raw value, trimmed; for a piece of a list, the piece as written in the canonical list. */
+  readonly raw: string;
+  readonly canonical: string;
+  /** SPEC §2.5: the raw form, trimmed and case-folded, already equals its canonical form. */
+  readonly eligible: boolean;
+}
+
+/** Inputs of {@link selectDestinations}. */
+export interface SelectOptions {
+  readonly tool: string;
+  /** The pinned input schema; without one, every argument counts as "not in the schema". */
+  readonly schema?: JsonObject | undefined;
+  readonly sinkParams: readonly Sourced<string>[];
+  readonly heuristics: boolean;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function own(object: JsonObject, key: string): JsonValue | undefined {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+/** Whether a dotted parameter path exists in the schema (`properties`, and `items` for `[]`). */
+function inSchema(schema: JsonObject | undefined, param: string): boolean {
+  let node: JsonValue | undefined = schema;
+  for (const raw of param.split(".")) {
+    const key = raw.replace(/(\[\])+$/, "");
+    const properties = isObject(node) ? own(node, "properties") : undefined;
+    if (!isObject(properties) || !Object.hasOwn(properties, key)) return false;
+    node = own(properties, key);
+    for (let lists = (raw.length - key.length) / 2; lists > 0; lists -= 1) {
+      node = isObject(node) ? own(node, "items") : undefined;
+    }
+  }
+  return true;
+}
+
+/**
+ * Flattens an argument value: strings as they are, numbers as their JSON text, lists element by
+ * element, objects by their keys and values recursively; booleans and null contribute nothing.
+ *
+ * Source: SPEC §2.5 "Flattening".
+ * @param value - Any argument value.
+ * @param path - Its concrete path, used for the paths of the strings found.
+ * @returns Every string with its concrete path, in document order.
+ */
+export function flattenValue(value: JsonValue, path: string): { path: string; value: string }[] {
+  const out: { path: string; value: string }[] = [];
+  const stack: { path: string; value: JsonValue }[] = [{ path, value }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const v = item.value;
+    if (typeof v === "string") out.push({ path: item.path, value: v });
+    else if (typeof v === "number") out.push({ path: item.path, value: JSON.stringify(v) });
+    else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i -= 1)
+        stack.push({ path: `${item.path}[${i}]`, value: v[i] ?? null });
+    } else if (isObject(v)) {
+      for (const [key, child] of Object.entries(v).reverse()) {
+        stack.push({ path: `${item.path}.${key}`, value: child });
+        stack.push({ path: item.path, value: key });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Selects the destination values of a call from the pinned schema (SPEC §2.5 "Which arguments are
+ * destinations"): with a declared sink in the schema, the declared sinks plus sink-shaped arguments
+ * plus arguments not in the schema; with declared sinks none of which is in the schema, every
+ * argument; with none declared, the sink-shaped arguments plus arguments not in the schema when the
+ * schema has a sink-shaped argument, otherwise every argument. A path that meets a value of the wrong
+ * shape takes that whole value (fail closed).
+ *
+ * Source: SPEC §2.5, §4.4.
+ * @param args - The call's arguments.
+ * @param options - Tool name, pinned schema, declared sinks, whether heuristics apply.
+ * @returns Every flattened destination string with its parameter and path.
+ */
+export function selectDestinations(args: JsonObject, options: SelectOptions): DestinationValue[] {
+  const { schema, sinkParams, heuristics, tool } = options;
+  const properties = isObject(schema) ? own(schema, "properties") : undefined;
+  const schemaNames = isObject(properties) ? Object.keys(properties) : [];
+  const inProps = (name: string): boolean => isObject(properties) && Object.hasOwn(properties, name);
+  const argNames = Object.keys(args);
+  const declared = new Map<string, RuleSource>();
+  const direct = new Map<string, RuleSource>();
+  for (const sink of sinkParams) if (!declared.has(sink.value)) declared.set(sink.value, sink.source);
+  const addArg = (name: string, source: RuleSource): void => {
+    if (!direct.has(name) && !declared.has(name)) direct.set(name, source);
+  };
+  const shaped = (name: string): boolean => heuristics && isSinkShapedName(name, tool);
+  const declaredInSchema = sinkParams.some((sink) => inSchema(schema, sink.value));
+  if (declaredInSchema || (sinkParams.length === 0 && schemaNames.some(shaped))) {
+    for (const name of argNames) if (shaped(name)) addArg(name, "heuristic");
+    for (const name of argNames) if (!inProps(name)) addArg(name, "default");
+  } else {
+    for (const name of argNames) addArg(name, "default");
+  }
+  const out: DestinationValue[] = [];
+  const seen = new Set<string>();
+  const push = (param: string, source: RuleSource, reached: { path: string; value: JsonValue }): void => {
+    for (const flat of flattenValue(reached.value, reached.path)) {
+      const key = JSON.stringify([flat.path, flat.value]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ param, path: flat.path, value: flat.value, source });
+    }
+  };
+  for (const [param, source] of declared) {
+    const { values, mismatches } = collectParamValues(args, param);
+    for (const reached of [...values, ...mismatches]) push(param, source, reached);
+  }
+  for (const [name, source] of direct) push(name, source, { path: name, value: own(args, name) ?? null });
+  return out;
+}
+
+/** Splits on `,` and `;` outside double quotes and angle brackets. */
+function splitList(text: string): string[] {
+  const parts: string[] = [];
+  let quoted = false;
+  let angle = false;
+  let start = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i];
+    if (ch === '"') quoted = !quoted;
+    else if (ch === "<" && !quoted) angle = true;
+    else if (ch === ">" && !quoted) angle = false;
+    else if ((ch === "," || ch === ";") && !quoted && !angle) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts.map((part) => part.trim()).filter((part) => part !== "");
+}
+
+function isAddress(part: string): boolean {
+  const reduced = canonicalize(part, { destination: true });
+  return isEmailShaped(reduced) || isPhoneShaped(reduced);
+}
+
+/** `a@x?cc=b@y&subject=…` (a `mailto:` URL after canonicalisation) → its to/cc/bcc addresses. */
+function mailtoParts(canonical: string): string[] | undefined {
+  const at = canonical.indexOf("?");
+  if (at === -1) return undefined;
+  const head = splitList(canonical.slice(0, at));
+  if (!head.every(isAddress)) return undefined;
+  const parts = [...head];
+  for (const field of canonical.slice(at + 1).split("&")) {
+    const eq = field.indexOf("=");
+    const name = eq === -1 ? field : field.slice(0, eq);
+    if (["to", "cc", "bcc"].includes(name.trim())) parts.push(...splitList(field.slice(eq + 1)));
+  }
+  return parts;
+}
+
+/**
+ * Splits one flattened destination string into destinations: an address list (`a@x.example,
+ * b@y.example`, `;`-separated, `Name <addr>` items) becomes one destination per address, and a
+ * `mailto:` URL one per address of its path and its `to`/`cc`/`bcc` query fields. URL-shaped values
+ * are never split. Pieces that are empty after canonicalisation are dropped.
+ *
+ * Source: SPEC §2.5 "Splitting", "Canonical form" (trust only for already-canonical raw values).
+ * @param raw - A flattened destination string.
+ * @returns The destinations it holds (none when it is empty).
+ * @example destinationPieces("a@evil.example, boss@corp.example").map((p) => p.canonical) // ["a@evil.example", "boss@corp.example"]
+ */
+export function destinationPieces(raw: string): DestinationPiece[] {
+  const trimmed = raw.trim();
+  const single = (): DestinationPiece[] => {
+    const canonical = canonicalize(trimmed, { destination: true });
+    if (canonical === "") return [];
+    return [{ raw: trimmed, canonical, eligible: trimmed.toLowerCase() === canonical }];
+  };
+  if (isUrlShaped(trimmed)) return single();
+  const whole = canonicalize(trimmed, { destination: true }).replace(/^[^<>]*<([^<>]*[,;?][^<>]*)>$/, "$1");
+  const listed = splitList(whole);
+  const parts = mailtoParts(whole) ?? (listed.length > 1 && listed.some(isAddress) ? listed : undefined);
+  if (parts === undefined) return single();
+  const wholeEligible = trimmed.toLowerCase() === whole;
+  return parts.flatMap((part) => {
+    const canonical = canonicalize(part, { destination: true });
+    return canonical === "" ? [] : [{ raw: part, canonical, eligible: wholeEligible && canonical === part }];
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * Identities — what data sent to a destination would reach (SPEC §2.5 "Identity"): an email address,
+ * a URL's origin, a phone number, an IBAN, or the canonical string. Pure.
+ * @module
+ */
+
+import { isEmailShaped, isHostShaped, isIbanShaped, isPhoneShaped, isTokenShapedString } from "./tokens.ts";
+
+/** Fields every identity has. */
+interface IdentityBase {
+  /** The identity: what taint and trust are decided on (for a URL, its origin). */
+  readonly id: string;
+  /** Token index keys to probe (for a URL, its hosts); empty when none. */
+  readonly keys: readonly string[];
+  /** True when the token index decides taint alone (no window search). */
+  readonly token: boolean;
+}
+
+/** An email address (SPEC §2.5: "an email address → the address"). */
+export interface EmailIdentity extends IdentityBase {
+  readonly kind: "email";
+  readonly domain: string;
+}
+
+/** A URL parsed with the WHATWG parser on the raw value (SPEC §2.5). */
+export interface UrlIdentity extends IdentityBase {
+  readonly kind: "url";
+  /** Scheme, host and port: `https://hooks.example:8443`. */
+  readonly origin: string;
+  /** The parsed host (ASCII). */
+  readonly host: string;
+  /** Origin + path, no query or fragment: what URL-prefix trust matches. */
+  readonly prefix: string;
+  /** Origin + path + query: what an approval of "this URL" is keyed by. */
+  readonly href: string;
+  /** True when only the canonical form parsed (the raw value did not): taint only, never trust. */
+  readonly fromCanonical: boolean;
+}
+
+/** A phone number as `+` and its digits, an IBAN in upper case, or any other canonical string. */
+export interface ScalarIdentity extends IdentityBase {
+  readonly kind: "phone" | "iban" | "string";
+}
+
+/** What a destination value resolves to (SPEC §2.5 "Identity"). */
+export type Identity = EmailIdentity | UrlIdentity | ScalarIdentity;
+
+const SCHEME_URL = /^(?:[a-z][a-z0-9+.-]*:\/\/|(?:https?|wss?|ftp|file):)/i;
+const SCHEMELESS_URL = /^([\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+)(?::[0-9]{1,5})?(?:[/?#]\S*)?$/u;
+
+/**
+ * Whether a value would be parsed as a URL: it has a scheme (`x://`, or a special scheme such as
+ * `https:`), or it is a scheme-less `host[:port][/path]` with a dotted host (treated as `https://`).
+ *
+ * Source: SPEC §2.5 "Identity".
+ * @param value - A trimmed raw or canonical value.
+ * @returns True when the value is URL-shaped.
+ */
+export function isUrlShaped(value: string): boolean {
+  if (SCHEME_URL.test(value)) return !/^mailto:/i.test(value);
+  const host = SCHEMELESS_URL.exec(value)?.[1];
+  return host !== undefined && isHostShaped(host.toLowerCase());
+}
+
+function parseUrl(value: string): URL | undefined {
+  try {
+    return new URL(SCHEME_URL.test(value) ? value : `https://${value}`);
+  } catch {
+    return undefined;
+  }
+}
+
+function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
+  const fromRaw = isUrlShaped(raw) ? parseUrl(raw) : undefined;
+  const fromCanonical = isUrlShaped(canonical) ? parseUrl(canonical) : undefined;
+  const url = fromRaw ?? fromCanonical;
+  if (url === undefined || url.hostname === "") return undefined;
+  const origin = `${url.protocol}//${url.host}`;
+  const hosts = [url.hostname];
+  if (fromRaw !== undefined && fromCanonical !== undefined && fromCanonical.hostname !== url.hostname) {
+    hosts.push(fromCanonical.hostname);
+  }
+  return {
+    kind: "url",
+    id: origin,
+    keys: hosts.filter((host) => host !== ""),
+    token: true,
+    origin,
+    host: url.hostname,
+    prefix: `${origin}${url.pathname}`,
+    href: `${origin}${url.pathname}${url.search}`,
+    fromCanonical: fromRaw === undefined,
+  };
+}
+
+/**
+ * Resolves one destination (already split, SPEC §2.5 "Splitting") to its identity. Emails are
+ * recognised on the canonical form; URLs are parsed with the WHATWG parser on the raw value — never
+ * on the percent-decoded form — and only when the raw value does not parse is the canonical form
+ * used (for taint, never for trust); when both parse to different hosts, both hosts are probed.
+ *
+ * Source: SPEC §2.5 "Identity".
+ * @param raw - The raw value, trimmed (not percent-decoded).
+ * @param canonical - Its canonical destination form (see `canonicalize`).
+ * @returns The identity; any value that is no email, URL, phone or IBAN is the canonical string.
+ * @example identify("HTTPS://Hooks.Example/a?b=1", "https://hooks.example/a?b=1").id // "https://hooks.example"
+ */
+export function identify(raw: string, canonical: string): Identity {
+  if (isEmailShaped(canonical)) {
+    return {
+      kind: "email",
+      id: canonical,
+      keys: [canonical],
+      token: true,
+      domain: canonical.slice(canonical.lastIndexOf("@") + 1),
+    };
+  }
+  const url = urlIdentity(raw, canonical);
+  if (url !== undefined) return url;
+  const phone = canonical.startsWith("tel:") ? canonical.slice(4) : canonical;
+  if (isPhoneShaped(phone)) {
+    const id = `+${phone.replace(/[^0-9]/g, "")}`;
+    return { kind: "phone", id, keys: [id], token: true };
+  }
+  if (isIbanShaped(canonical)) {
+    const id = canonical.replaceAll(" ", "").toUpperCase();
+    return { kind: "iban", id, keys: [id], token: true };
+  }
+  return { kind: "string", id: canonical, keys: [canonical], token: isTokenShapedString(canonical) };
+}

@@ -1,0 +1,198 @@
+/**
+ * Records the strings of one untrusted output into the taint store (SPEC §2.5): tokens into the
+ * index with their kind and provenance, text into the window, the echo rule applied. Used by
+ * `recordOutput`, which decides which strings are field values and which are free text. Pure.
+ * @module
+ */
+
+import { canonicalize } from "./canonical.ts";
+import { destinationPieces, flattenValue } from "./destinations.ts";
+import { type Identity, identify } from "./identity.ts";
+import { type IndexEntry, indexToken, type TaintStore } from "./taint-index.ts";
+import { appendSegment } from "./text-window.ts";
+import { extractTokens, hostSuffixes } from "./tokens.ts";
+import type { Evidence, JsonObject } from "./types.ts";
+
+/** Free text is canonicalised and scanned in slices of about this many UTF-16 code units. */
+const SLICE_UNITS = 256 * 1024;
+/** Characters of context kept on each side of a free-text occurrence. */
+const EXCERPT_SIDE = 40;
+/** Echoed argument values shorter than this stay in the window (too common to cut out). */
+const MIN_ECHO_TEXT = 6;
+
+/** What one output's recording needs: where it came from, and how its occurrences count. */
+export interface Recorder {
+  readonly store: TaintStore;
+  /** Index entries new to the store (for cross-server sharing, SPEC §3.7). */
+  readonly entries: IndexEntry[];
+  /** Index keys recorded from the current text block (JSON duplicate-key cross-check). */
+  blockKeys: Set<string> | undefined;
+  readonly provenance: { readonly server: string; readonly tool: string; readonly seq: number };
+  /** Tool definitions and instructions: every occurrence is a definition occurrence. */
+  readonly definition: boolean;
+  readonly echoKeys: ReadonlySet<string>;
+  readonly echoTexts: readonly string[];
+  readonly evidenceCache: Map<string, Evidence>;
+}
+
+/**
+ * The index keys an identity is found under: the identity's own keys, plus for a URL each host's
+ * parent domains and for an email its domain and parent domains.
+ * @param identity - A destination or field-value identity.
+ * @returns The keys.
+ */
+export function identityKeys(identity: Identity): string[] {
+  if (identity.kind === "url") return identity.keys.flatMap(hostSuffixes);
+  if (identity.kind === "email") return [identity.id, ...hostSuffixes(identity.domain)];
+  if (identity.kind === "string" && /^[@#]/.test(identity.id)) return [identity.id, identity.id.slice(1)];
+  return [...identity.keys];
+}
+
+function echoOf(args: JsonObject | undefined): { keys: Set<string>; texts: string[] } {
+  const keys = new Set<string>();
+  const texts: string[] = [];
+  if (args === undefined) return { keys, texts };
+  for (const { value } of flattenValue(args, "")) {
+    extractTokens(canonicalize(value, { output: true }), (hit) => keys.add(hit.key));
+    for (const piece of destinationPieces(value)) {
+      const identity = identify(piece.raw, piece.canonical);
+      for (const key of identityKeys(identity)) keys.add(key);
+      if (!identity.token && piece.canonical.length >= MIN_ECHO_TEXT) texts.push(piece.canonical);
+    }
+  }
+  return { keys, texts };
+}
+
+/**
+ * Starts recording one output.
+ * @param store - The taint store.
+ * @param options - Provenance; `definition` for tool definitions and instructions; the call's own
+ *   arguments for the echo rule (tool results and errors only).
+ * @returns The recorder.
+ */
+export function createRecorder(
+  store: TaintStore,
+  options: {
+    readonly server: string;
+    readonly tool: string;
+    readonly seq: number;
+    readonly definition: boolean;
+    readonly arguments?: JsonObject | undefined;
+  },
+): Recorder {
+  const echo = echoOf(options.arguments);
+  return {
+    store,
+    entries: [],
+    blockKeys: undefined,
+    provenance: { server: options.server, tool: options.tool, seq: options.seq },
+    definition: options.definition,
+    echoKeys: echo.keys,
+    echoTexts: echo.texts,
+    evidenceCache: new Map(),
+  };
+}
+
+function evidence(recorder: Recorder, kind: Evidence["kind"], field?: string): Evidence {
+  const actual: Evidence["kind"] = recorder.definition ? "definition" : kind;
+  const cut = field === undefined || actual !== "field" ? undefined : field.slice(0, 100);
+  const cacheKey = `${actual}\u0000${cut ?? ""}`;
+  let found = recorder.evidenceCache.get(cacheKey);
+  if (found === undefined) {
+    const base = { ...recorder.provenance, kind: actual };
+    found = cut === undefined ? base : { ...base, field: JSON.parse(JSON.stringify(cut)) as string };
+    recorder.evidenceCache.set(cacheKey, found);
+  }
+  return found;
+}
+
+function index(recorder: Recorder, key: string, found: Evidence): void {
+  recorder.blockKeys?.add(key);
+  if (indexToken(recorder.store, key, found)) recorder.entries.push({ identity: key, evidence: found });
+}
+
+/** Indexes every token of a canonical text as free text (or field, for echoed identities). */
+function indexFreeTokens(recorder: Recorder, text: string, covered?: ReadonlySet<string>): void {
+  extractTokens(text, (hit) => {
+    if (covered?.has(hit.key) === true) return;
+    if (recorder.echoKeys.has(hit.key)) {
+      index(recorder, hit.key, evidence(recorder, "field"));
+      return;
+    }
+    const kind = recorder.definition ? "definition" : "free_text";
+    recorder.blockKeys?.add(hit.key);
+    if (recorder.store.tokens.get(hit.key)?.[kind === "free_text" ? "free" : "definition"] !== undefined)
+      return;
+    const from = Math.max(0, hit.start - EXCERPT_SIDE);
+    const excerpt = text.slice(from, Math.min(text.length, hit.end + EXCERPT_SIDE)).trim();
+    const base = evidence(recorder, kind);
+    index(recorder, hit.key, kind === "free_text" ? { ...base, excerpt } : base);
+  });
+}
+
+/**
+ * Records canonical free text: its tokens as free text, the text into the window (echoed argument
+ * values cut out of the call's own result).
+ * @param recorder - The recorder.
+ * @param canonical - Canonical output text.
+ * @returns Nothing.
+ */
+export function recordCanonicalFree(recorder: Recorder, canonical: string): void {
+  indexFreeTokens(recorder, canonical);
+  let text = canonical;
+  for (const echoed of recorder.echoTexts) if (text.includes(echoed)) text = text.replaceAll(echoed, " ");
+  appendSegment(recorder.store.window, text, evidence(recorder, "free_text"));
+}
+
+/**
+ * Records raw free text (any size): canonicalised and scanned in slices cut at whitespace.
+ * @param recorder - The recorder.
+ * @param raw - Untrusted text as the upstream sent it.
+ * @returns Nothing.
+ */
+export function recordFreeText(recorder: Recorder, raw: string): void {
+  let start = 0;
+  while (start < raw.length) {
+    let end = Math.min(raw.length, start + SLICE_UNITS);
+    if (end < raw.length) {
+      const space = raw.slice(end - 4096, end).search(/\s\S*$/);
+      if (space !== -1) end = end - 4096 + space + 1;
+    }
+    recordCanonicalFree(recorder, canonicalize(raw.slice(start, end), { output: true }));
+    start = end;
+  }
+}
+
+/**
+ * Records one whole field value (a scalar or key in field position, or the value of a `Key: value`
+ * line): each identity it holds (an address list is split) is a field occurrence under `key`; any
+ * token inside it that is not one of those identities is free text.
+ *
+ * Source: SPEC §2.5 "Free text versus field values".
+ * @param recorder - The recorder.
+ * @param raw - The field value as the upstream sent it.
+ * @param key - The destination-shaped key it stood under, if any.
+ * @returns Nothing.
+ */
+export function recordFieldValue(recorder: Recorder, raw: string, key: string | undefined): void {
+  const canonical = canonicalize(raw, { output: true });
+  if (canonical === "") return;
+  const covered = new Set<string>();
+  const found = evidence(recorder, "field", key);
+  const pieces = destinationPieces(canonical);
+  let whole = false;
+  for (const piece of pieces) {
+    const identity = identify(pieces.length === 1 ? raw.trim() : piece.raw, piece.canonical);
+    whole ||= piece.canonical === canonical;
+    if (!identity.token) {
+      appendSegment(recorder.store.window, piece.canonical, found);
+      continue;
+    }
+    for (const k of identityKeys(identity)) {
+      covered.add(k);
+      index(recorder, k, found);
+    }
+  }
+  indexFreeTokens(recorder, canonical, covered);
+  if (!whole) appendSegment(recorder.store.window, canonical, evidence(recorder, "free_text"));
+}

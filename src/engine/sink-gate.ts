@@ -1,0 +1,193 @@
+/**
+ * The sink gate (SPEC §2.5 "deny unless trusted"): for an exfiltrating tool, every destination is
+ * trusted, or it is denied (tainted, or declined before) or asked about (seen, unproven). Pure.
+ * @module
+ */
+
+import {
+  type DestinationPiece,
+  type DestinationValue,
+  destinationPieces,
+  selectDestinations,
+} from "./destinations.ts";
+import { type Identity, identify } from "./identity.ts";
+import { type MessageSubject, sinkMessages } from "./sink-messages.ts";
+import { approvalKeyString, type EngineState } from "./state.ts";
+import { lookupToken, searchRecent } from "./taint-index.ts";
+import { matchTrusted } from "./trust.ts";
+import type { ApprovalKey, CallInput, ContractResult, Evidence, Question, Reason } from "./types.ts";
+
+/** Evidence shown per destination, at most. */
+const MAX_EVIDENCE = 3;
+
+/** Where a destination's identity occurred in untrusted output. */
+interface Occurrences {
+  /** Occurrences that taint: free text (identity long enough), and field values under `strict`. */
+  readonly tainting: Evidence[];
+  /** Occurrences that only show provenance: field values, definitions, too-short free text. */
+  readonly seen: Evidence[];
+}
+
+/** Finds the identity in the token index (and other processes' index), or else in the window. */
+function occurrences(input: CallInput, state: EngineState, identity: Identity): Occurrences {
+  const { rules, externalTaint } = input;
+  const strict = rules.taintFields.value === "strict";
+  const found: Occurrences = { tainting: [], seen: [] };
+  const add = (evidence: Evidence | undefined, key: string): void => {
+    if (evidence === undefined) return;
+    const free = evidence.kind === "free_text" && key.length >= rules.taintMinLength;
+    const taints = free || (strict && evidence.kind === "field");
+    (taints ? found.tainting : found.seen).push(evidence);
+  };
+  for (const key of identity.keys) {
+    const local = lookupToken(state.taint, key);
+    add(local?.free, key);
+    add(local?.field, key);
+    add(local?.definition, key);
+    if (identity.token && externalTaint !== undefined) {
+      for (const evidence of externalTaint(key)) add(evidence, key);
+    }
+  }
+  if (!identity.token && found.tainting.length === 0) {
+    const hits = searchRecent(state.taint, identity.id);
+    add(hits.free, identity.id);
+    add(hits.field, identity.id);
+    add(hits.definition, identity.id);
+  }
+  return found;
+}
+
+/**
+ * The approval key of a destination (SPEC §2.5 "Approvals"): for a URL, the exact canonical URL with
+ * its query (the origin is offered as "whole site"); for a value that was already canonical, its
+ * identity; for any other value, the raw value as written (trimmed, lower-cased), so that approving
+ * it never covers a different spelling that canonicalises to the same identity.
+ */
+function approvalKey(
+  input: CallInput,
+  param: string,
+  piece: DestinationPiece,
+  identity: Identity,
+): ApprovalKey {
+  const parsed = identity.kind === "url" && !identity.fromCanonical;
+  const id = parsed ? identity.href : piece.eligible ? identity.id : piece.raw.toLowerCase();
+  return { server: input.server, tool: input.tool, param, identity: id };
+}
+
+/** What the gate concluded about one destination. */
+type Finding =
+  | { readonly kind: "trusted" }
+  | { readonly kind: "deny"; readonly reason: Reason }
+  | { readonly kind: "ask"; readonly reason: Reason; readonly question: Question };
+
+function classify(
+  input: CallInput,
+  state: EngineState,
+  dest: DestinationValue,
+  piece: DestinationPiece,
+): Finding {
+  const identity = identify(piece.raw, piece.canonical);
+  if (piece.eligible && matchTrusted(identity, input.rules.trustedDestinations) !== undefined) {
+    return { kind: "trusted" };
+  }
+  const key = approvalKey(input, dest.param, piece, identity);
+  const origin = identity.kind === "url" && !identity.fromCanonical ? identity.origin : undefined;
+  const forms = [key, ...(origin === undefined ? [] : [{ ...key, identity: origin }])].map(approvalKeyString);
+  const subject: MessageSubject = {
+    server: input.server,
+    tool: input.tool,
+    path: dest.path,
+    raw: piece.raw,
+    identity,
+  };
+  const base = { path: dest.path, source: dest.source };
+  if (forms.some((form) => state.approvals.get(form) === "declined")) {
+    return {
+      kind: "deny",
+      reason: { ...base, code: "sink_declined", message: sinkMessages.declined(subject) },
+    };
+  }
+  const once = new Set((input.oneTimeApprovals ?? []).map(approvalKeyString));
+  if (forms.some((form) => state.approvals.get(form) === "approved" || once.has(form)))
+    return { kind: "trusted" };
+  const ask = (code: string, message: string, question: string, evidence: readonly Evidence[]): Finding => {
+    const shown = evidence.length > 0 ? { evidence: evidence.slice(0, MAX_EVIDENCE) } : {};
+    const withOrigin = origin === undefined ? {} : { origin };
+    return {
+      kind: "ask",
+      reason: { ...base, code, message, ...shown },
+      question: { kind: "destination", message: question, key, ...withOrigin, ...shown },
+    };
+  };
+  const { tainting, seen } = occurrences(input, state, identity);
+  const [first] = tainting;
+  if (first !== undefined) {
+    const message =
+      first.kind === "field"
+        ? sinkMessages.taintedField(subject, first)
+        : sinkMessages.tainted(subject, first);
+    if (input.rules.onTainted.value === "ask") {
+      return ask("sink_tainted", message, sinkMessages.taintedQuestion(subject, first), tainting);
+    }
+    const evidence = tainting.slice(0, MAX_EVIDENCE);
+    return { kind: "deny", reason: { ...base, code: "sink_tainted", message, evidence } };
+  }
+  const [shown] = seen;
+  if (shown !== undefined) {
+    return ask(
+      "sink_seen",
+      sinkMessages.seen(subject, shown),
+      sinkMessages.seenQuestion(subject, shown),
+      seen,
+    );
+  }
+  return ask("sink_unproven", sinkMessages.unproven(subject), sinkMessages.unprovenQuestion(subject), []);
+}
+
+/**
+ * Evaluates the sink gate for one call. Only tools whose effective `exfiltrating` is true are gated.
+ * Destinations are selected from the pinned schema, flattened and split; each is classified in
+ * order: trusted (an already-canonical value matching `trusted_destinations`, or a remembered or
+ * one-time approval) → nothing; remembered decline → deny `sink_declined`; tainted (its identity, at
+ * least `taint_min_length` long, in free text of untrusted output; field values too under
+ * `taint_fields: strict`) → deny `sink_tainted` with evidence, or an ask under `on_tainted: ask`;
+ * seen (field value or definition only) → ask `sink_seen` with provenance; unproven → ask
+ * `sink_unproven`. One question per destination; a call without destination values has no objection.
+ *
+ * Source: SPEC §2.5 "Sink gate — deny unless trusted", §2.6.
+ * @param input - The call, its rules, pinned schema, one-time approvals and cross-process taint lookup.
+ * @param state - The session state (approvals, taint store); only read (the work counter counts).
+ * @returns Every deny and every ask of the gate; the caller combines them (deny beats ask).
+ * @example evaluateSinkGate(input, state).denies[0]?.code // "sink_tainted"
+ */
+export function evaluateSinkGate(input: CallInput, state: EngineState): ContractResult {
+  const { rules } = input;
+  if (rules.exfiltrating?.value !== true) return { denies: [], asks: [] };
+  const values = selectDestinations(input.arguments, {
+    tool: input.tool,
+    schema: input.schema,
+    sinkParams: rules.sinkParams,
+    heuristics: rules.heuristics,
+  });
+  const denies: Reason[] = [];
+  const asks: { reason: Reason; question: Question }[] = [];
+  const done = new Set<string>();
+  for (const dest of values) {
+    for (const piece of destinationPieces(dest.value)) {
+      const once = JSON.stringify([dest.param, piece.raw]);
+      if (done.has(once)) continue;
+      done.add(once);
+      const finding = classify(input, state, dest, piece);
+      if (finding.kind === "deny") denies.push(finding.reason);
+      else if (finding.kind === "ask") asks.push({ reason: finding.reason, question: finding.question });
+    }
+  }
+  const asked = new Set<string>();
+  const unique = asks.filter(({ question }) => {
+    const key = approvalKeyString(question.key);
+    if (asked.has(key)) return false;
+    asked.add(key);
+    return true;
+  });
+  return { denies, asks: unique };
+}

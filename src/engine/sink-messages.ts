@@ -1,0 +1,109 @@
+/**
+ * Human sentences of the sink gate (SPEC §2.1 reasons, §3.4 rendering): every untrusted value —
+ * destinations, output keys, excerpts, names from the upstream — rendered with `renderUntrusted`.
+ * Pure.
+ * @module
+ */
+
+import type { Identity } from "./identity.ts";
+import { renderUntrusted } from "./render.ts";
+import type { Evidence } from "./types.ts";
+
+/** What a message is about: the destination as written, its identity, where it stood. */
+export interface MessageSubject {
+  readonly server: string;
+  readonly tool: string;
+  readonly path: string;
+  readonly raw: string;
+  readonly identity: Identity;
+}
+
+/**
+ * Renders a name that came from the upstream or the call (tool, server, argument path): plain when
+ * it is a short identifier, otherwise as an untrusted string.
+ * @param name - The name.
+ * @returns The rendering.
+ */
+export function renderName(name: string): string {
+  return /^[A-Za-z0-9_./[\]-]{1,64}$/.test(name) ? name : renderUntrusted(name);
+}
+
+/**
+ * Renders a destination: the value as written, and for a URL its parsed host (ASCII/punycode).
+ * @param subject - The destination.
+ * @returns e.g. `"https://exаmple.com/x" (host "xn--exmple-4nf.com")`.
+ */
+export function renderDestination(subject: MessageSubject): string {
+  const shown = renderUntrusted(subject.raw);
+  return subject.identity.kind === "url"
+    ? `${shown} (host ${renderUntrusted(subject.identity.host)})`
+    : shown;
+}
+
+function outputOf(evidence: Evidence, server: string): string {
+  const where = evidence.server === server ? "" : ` on server ${renderName(evidence.server)}`;
+  return `${renderName(evidence.tool)}'s output (call #${evidence.seq})${where}`;
+}
+
+/**
+ * Describes where a value was seen, e.g. `free text of read_inbox's output (call #1)` or
+ * `seen as "sender" in read_inbox's output (call #1)`.
+ *
+ * Source: SPEC §2.1 ("evidence"), §2.6 step 4.
+ * @param evidence - One occurrence.
+ * @param server - The server of the call being decided (other servers are named).
+ * @returns The phrase.
+ */
+export function describeEvidence(evidence: Evidence, server: string): string {
+  if (evidence.kind === "free_text") {
+    const excerpt = evidence.excerpt === undefined ? "" : `: ${renderUntrusted(evidence.excerpt)}`;
+    return `free text of ${outputOf(evidence, server)}${excerpt}`;
+  }
+  if (evidence.kind === "definition") {
+    return `seen in the tool definitions or instructions (${renderName(evidence.tool)}) of server ${renderName(evidence.server)}`;
+  }
+  const as = evidence.field === undefined ? "a field value" : renderUntrusted(evidence.field);
+  return `seen as ${as} in ${outputOf(evidence, server)}`;
+}
+
+/** `seen as …`, `seen in free text of …` (a value too short to taint), `seen in the tool definitions …`. */
+function seenPhrase(evidence: Evidence, server: string): string {
+  const phrase = describeEvidence(evidence, server);
+  return evidence.kind === "free_text" ? `seen in ${phrase}` : phrase;
+}
+
+function where(subject: MessageSubject): string {
+  return `${renderDestination(subject)} in ${renderName(subject.path)}`;
+}
+
+function sendTo(subject: MessageSubject): string {
+  return `Allow ${renderName(subject.tool)} to send to ${renderDestination(subject)} (${renderName(subject.path)})?`;
+}
+
+/** Sentences for each classification (reason message, and question message where one is asked). */
+export const sinkMessages = {
+  tainted(subject: MessageSubject, evidence: Evidence): string {
+    return `Destination ${where(subject)} occurs in ${describeEvidence(evidence, subject.server)}`;
+  },
+  taintedField(subject: MessageSubject, evidence: Evidence): string {
+    return `Destination ${where(subject)} is a field value of untrusted output and taint_fields is strict: ${describeEvidence(evidence, subject.server)}`;
+  },
+  taintedQuestion(subject: MessageSubject, evidence: Evidence): string {
+    return `${sendTo(subject)} It occurs in ${describeEvidence(evidence, subject.server)}`;
+  },
+  declined(subject: MessageSubject): string {
+    return `Destination ${where(subject)} was declined earlier in this session`;
+  },
+  seen(subject: MessageSubject, evidence: Evidence): string {
+    return `Destination ${where(subject)} is not trusted; ${seenPhrase(evidence, subject.server)}`;
+  },
+  seenQuestion(subject: MessageSubject, evidence: Evidence): string {
+    return `${sendTo(subject)} It is not a trusted destination; ${seenPhrase(evidence, subject.server)}`;
+  },
+  unproven(subject: MessageSubject): string {
+    return `Destination ${where(subject)} is not trusted and was not seen in this session's output`;
+  },
+  unprovenQuestion(subject: MessageSubject): string {
+    return `${sendTo(subject)} It is not a trusted destination and was not seen in this session's output`;
+  },
+} as const;

@@ -1,0 +1,159 @@
+/**
+ * Structured output (SPEC §2.5 "Free text versus field values"): recognising a text block as JSON
+ * or YAML, and walking a structured value to tell field values from free text. Pure.
+ * @module
+ */
+
+import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
+import { isDestinationShapedKey } from "./key-shapes.ts";
+import type { JsonObject, JsonValue } from "./types.ts";
+
+/** A text block is structured only up to this size (SPEC §2.5: 1 MiB). */
+export const MAX_STRUCTURED_TEXT = 1024 * 1024;
+/** Nodes visited while converting YAML (aliases included) before giving up: an alias-bomb guard. */
+const MAX_YAML_NODES = 200_000;
+
+/** A first significant line that can open a YAML mapping or sequence. */
+const YAML_OPENING = /^(?:-(?:\s|$)|\?\s|[[{&!%]|[^\s#][^\n]*?:(?:\s|$))/;
+
+/** How a structured text block was recognised (JSON parsing loses duplicate keys; YAML refuses them). */
+export interface StructuredText {
+  readonly value: JsonValue;
+  readonly format: "json" | "yaml";
+}
+
+function isContainer(value: unknown): boolean {
+  return typeof value === "object" && value !== null;
+}
+
+function parseJson(text: string): JsonValue | undefined {
+  try {
+    const reviver = (_key: string, value: unknown, context?: { source?: string }): unknown =>
+      typeof value === "number" ? (context?.source ?? JSON.stringify(value)) : value;
+    return JSON.parse(text, reviver) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+function firstSignificantLine(text: string): string {
+  for (const line of text.split("\n", 50)) {
+    const trimmed = line.trim();
+    if (trimmed !== "" && !trimmed.startsWith("#") && trimmed !== "---") return trimmed;
+  }
+  return "";
+}
+
+function yamlToJson(root: Node | null, doc: Document): JsonValue {
+  let budget = MAX_YAML_NODES;
+  const convert = (node: unknown): JsonValue => {
+    budget -= 1;
+    if (budget < 0) throw new RangeError("YAML output has too many nodes");
+    if (isAlias(node)) return convert(node.resolve(doc));
+    if (isScalar(node)) {
+      const v = node.value;
+      if (typeof v === "string") return v;
+      if (typeof v === "number" || typeof v === "bigint") return node.source ?? String(v);
+      return null;
+    }
+    if (isSeq(node)) return node.items.map(convert);
+    if (isMap(node)) {
+      const out: JsonObject = Object.create(null);
+      for (const pair of node.items) {
+        const key = pair.key;
+        if (key !== null && !isScalar(key)) throw new TypeError("YAML output has a complex key");
+        const name = key === null ? "" : (key.source ?? String(key.value));
+        out[name] = convert(pair.value);
+      }
+      return out;
+    }
+    return null;
+  };
+  return convert(root);
+}
+
+function parseYaml(text: string): JsonValue | undefined {
+  if (!YAML_OPENING.test(firstSignificantLine(text))) return undefined;
+  try {
+    const doc = parseDocument(text, { uniqueKeys: true, intAsBigInt: true, prettyErrors: false });
+    if (doc.errors.length > 0) return undefined;
+    return yamlToJson(doc.contents, doc);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Recognises a structured text block: at most 1 MiB, parsing as JSON or YAML to a mapping or a
+ * sequence. Numbers keep their source text. YAML with duplicate keys, complex keys or alias bombs
+ * is not structured (its text stays free text).
+ *
+ * Source: SPEC §2.5 "Free text versus field values".
+ * @param text - A text block of a tool result.
+ * @returns The parsed value and its format, or undefined for unstructured text.
+ */
+export function parseStructuredText(text: string): StructuredText | undefined {
+  if (text.length > MAX_STRUCTURED_TEXT) return undefined;
+  const start = text.trimStart()[0];
+  if (start === "{" || start === "[") {
+    const value = parseJson(text);
+    if (isContainer(value) && value !== undefined) return { value, format: "json" };
+  }
+  const value = parseYaml(text);
+  return isContainer(value) && value !== undefined ? { value, format: "yaml" } : undefined;
+}
+
+/**
+ * Whether a structured key makes the values under it field values. A key with spaces (prose read
+ * as YAML, such as `Please forward the invoice to`) counts only with at most three words.
+ * @param key - A mapping key of structured output.
+ * @returns True when destination-shaped.
+ */
+function fieldKey(key: string): boolean {
+  return isDestinationShapedKey(key, /\s/.test(key) ? { maxWords: 3 } : {});
+}
+
+/** Receives the scalars and keys of a structured value. */
+export interface StructuredVisitor {
+  /** A whole scalar or key that is a field value, with the destination-shaped key it stood under. */
+  field(text: string, key: string | undefined): void;
+  /** Any other scalar or key. */
+  free(text: string): void;
+}
+
+/**
+ * Walks a structured output. A whole scalar or mapping key is a field value when it is (a) an
+ * element of the top-level sequence, (b) a key of the top-level mapping, or (c) under a
+ * destination-shaped key (a list inherits its key); everything else is free text. Booleans and null
+ * contribute nothing.
+ *
+ * Source: SPEC §2.5 "Free text versus field values".
+ * @param root - The structured value (structuredContent, parsed text, error data).
+ * @param visitor - Receives field values and free text.
+ * @returns Nothing.
+ */
+export function walkStructured(root: JsonValue, visitor: StructuredVisitor): void {
+  type Role = "root" | "element" | "nested";
+  const stack: { value: JsonValue; key: string | undefined; role: Role }[] = [
+    { value: root, key: undefined, role: "root" },
+  ];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, key, role } = item;
+    if (typeof value === "string" || typeof value === "number") {
+      const text = String(value);
+      if (key !== undefined || role !== "nested") visitor.field(text, key);
+      else visitor.free(text);
+    } else if (Array.isArray(value)) {
+      const childRole: Role = role === "root" ? "element" : "nested";
+      for (let i = value.length - 1; i >= 0; i -= 1)
+        stack.push({ value: value[i] ?? null, key, role: childRole });
+    } else if (value !== null && typeof value === "object") {
+      for (const [name, child] of Object.entries(value).reverse()) {
+        stack.push({ value: child, key: fieldKey(name) ? name : undefined, role: "nested" });
+        if (role === "root") visitor.field(name, undefined);
+        else if (key !== undefined) visitor.field(name, key);
+        else visitor.free(name);
+      }
+    }
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The bounded window of recent untrusted output (SPEC §2.5 "Index, not rescans"): canonical text
+ * searched for destinations that are not token-shaped (a multi-word name). Older text falls out; a
+ * search never scans more than the window. Pure.
+ * @module
+ */
+
+import type { Evidence } from "./types.ts";
+
+/** Segments are separated by NUL, which canonical destinations never contain. */
+const SEPARATOR = "\u0000";
+/** Target size of one chunk of the window, in UTF-16 code units. */
+const CHUNK_UNITS = 64 * 1024;
+/** Characters kept on each side of an occurrence for the excerpt. */
+const EXCERPT_SIDE = 40;
+
+interface Chunk {
+  readonly text: string;
+  /** Start offset of each segment in `text`, ascending. */
+  readonly starts: readonly number[];
+  /** Provenance of each segment: `free_text`, `field` (whole value) or `definition`. */
+  readonly metas: readonly Evidence[];
+}
+
+/** The chunk being filled: its compacted text, segments appended since, and their metadata. */
+interface OpenChunk {
+  text: string;
+  parts: string[];
+  readonly starts: number[];
+  readonly metas: Evidence[];
+  length: number;
+}
+
+/** The window: sealed chunks, oldest first, and the chunk being filled. */
+export interface TextWindow {
+  /** Size limit in UTF-16 code units of canonical text (≈ bytes for ASCII text). */
+  readonly limit: number;
+  readonly chunks: Chunk[];
+  open: OpenChunk;
+  /** Code units held in sealed chunks and the open one. */
+  size: number;
+}
+
+/** Occurrences of a value in the window, the first of each kind (newest output first). */
+export interface WindowHits {
+  free?: Evidence;
+  field?: Evidence;
+  definition?: Evidence;
+}
+
+function emptyChunk(): OpenChunk {
+  return { text: "", parts: [], starts: [], metas: [], length: 0 };
+}
+
+/**
+ * Creates an empty window.
+ * @param limit - Its size in UTF-16 code units of canonical text (≈ bytes for ASCII text).
+ * @returns The window.
+ */
+export function createTextWindow(limit: number): TextWindow {
+  return { limit, chunks: [], open: emptyChunk(), size: 0 };
+}
+
+/** Copies the open chunk's new segments into its text (a fresh string: no output stays referenced). */
+function compact(open: OpenChunk): void {
+  if (open.parts.length === 0) return;
+  open.text = [open.text, ...open.parts].join(SEPARATOR);
+  open.parts = [];
+}
+
+function evict(window: TextWindow): void {
+  while (window.size > window.limit && window.chunks.length > 0) {
+    window.size -= window.chunks.shift()?.text.length ?? 0;
+  }
+}
+
+/**
+ * Appends one segment of canonical output to the window, evicting the oldest chunks beyond its
+ * limit. A segment longer than the window keeps only its tail.
+ *
+ * Source: SPEC §2.5 "Index, not rescans" (bounded window of recent output, default 8 MiB).
+ * @param window - The window.
+ * @param text - Canonical text (its control characters become spaces).
+ * @param meta - The evidence any occurrence in this segment points to; `kind: "field"` means the
+ *   segment is one whole field value (only an occurrence spanning it all is a field occurrence).
+ * @returns Nothing.
+ */
+export function appendSegment(window: TextWindow, text: string, meta: Evidence): void {
+  let clean = text.replace(/\p{Cc}/gu, " ");
+  if (clean.trim() === "") return;
+  if (clean.length > window.limit) clean = clean.slice(clean.length - window.limit);
+  const open = window.open;
+  open.starts.push(open.length + 1);
+  open.parts.push(clean);
+  open.metas.push(meta);
+  open.length += clean.length + 1;
+  window.size += clean.length + 1;
+  if (open.length >= CHUNK_UNITS) {
+    compact(open);
+    window.chunks.push({ text: open.text, starts: open.starts, metas: open.metas });
+    window.open = emptyChunk();
+    evict(window);
+  }
+}
+
+/**
+ * Ends one recorded output: copies its segments into the window's own text, so the window never
+ * keeps a reference to a larger output string.
+ * @param window - The window.
+ * @returns Nothing.
+ */
+export function flushWindow(window: TextWindow): void {
+  compact(window.open);
+  evict(window);
+}
+
+const WORD = /[\p{L}\p{N}_]/u;
+const JOINER = /[.@-]/;
+
+/** An occurrence is on token boundaries when no word (or word-joined) character touches it. */
+function onBoundaries(text: string, start: number, end: number): boolean {
+  const before = text[start - 1] ?? " ";
+  const after = text[end] ?? " ";
+  if (WORD.test(before) || WORD.test(after)) return false;
+  if (JOINER.test(before) && WORD.test(text[start - 2] ?? " ")) return false;
+  return !(JOINER.test(after) && WORD.test(text[end + 1] ?? " "));
+}
+
+function segmentAt(chunk: Chunk, at: number): number {
+  let lo = 0;
+  let hi = chunk.starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((chunk.starts[mid] ?? 0) <= at) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function excerpt(text: string, start: number, end: number): string {
+  const from = Math.max(0, start - EXCERPT_SIDE);
+  const to = Math.min(text.length, end + EXCERPT_SIDE);
+  return JSON.parse(JSON.stringify(text.slice(from, to).replaceAll(SEPARATOR, " ").trim())) as string;
+}
+
+/**
+ * Searches the window for a canonical value on token boundaries. An occurrence covering a whole
+ * field segment is a field occurrence; inside a definition segment, a definition occurrence; any
+ * other is free text (with an excerpt). Stops at the first free-text occurrence.
+ *
+ * Source: SPEC §2.5 "Free text versus field values", "Index, not rescans".
+ * @param window - The window.
+ * @param needle - A canonical destination identity (not empty, no NUL).
+ * @param work - Work counter: `scanned` grows by the code units searched.
+ * @returns The first occurrence of each kind found.
+ */
+export function searchWindow(window: TextWindow, needle: string, work: { scanned: number }): WindowHits {
+  const hits: WindowHits = {};
+  if (needle === "" || needle.includes(SEPARATOR)) return hits;
+  compact(window.open);
+  const chunks: readonly Chunk[] = [...window.chunks, window.open];
+  for (let c = chunks.length - 1; c >= 0 && hits.free === undefined; c -= 1) {
+    const chunk = chunks[c];
+    if (chunk === undefined) continue;
+    work.scanned += chunk.text.length;
+    for (let at = chunk.text.indexOf(needle); at !== -1; at = chunk.text.indexOf(needle, at + 1)) {
+      const end = at + needle.length;
+      if (!onBoundaries(chunk.text, at, end)) continue;
+      const index = segmentAt(chunk, at);
+      const meta = chunk.metas[index];
+      if (meta === undefined) continue;
+      const segmentEnd = (chunk.starts[index + 1] ?? chunk.text.length + 1) - 1;
+      if (meta.kind === "definition") hits.definition ??= meta;
+      else if (meta.kind === "field" && at === chunk.starts[index] && end === segmentEnd) hits.field ??= meta;
+      else {
+        const { server, tool, seq } = meta;
+        hits.free = { server, tool, seq, kind: "free_text", excerpt: excerpt(chunk.text, at, end) };
+        break;
+      }
+    }
+  }
+  return hits;
+}

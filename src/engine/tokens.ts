@@ -1,0 +1,162 @@
+/**
+ * Destination-shaped tokens in canonical text (SPEC §2.5 "Index, not rescans"): emails, hosts (with
+ * their parent domains), @handles and #channels, phone numbers, IBANs and long alphanumeric tokens.
+ * The same shapes decide which destination identities are "token-shaped". Pure.
+ * @module
+ */
+
+/** One token found in text: the identity it is indexed under and where it stood. */
+export interface TokenHit {
+  readonly key: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+const EMAIL = /(?<![\p{L}\p{N}._+-])[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu;
+const HOST = /(?<![\p{L}\p{N}_.-])[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu;
+const HANDLE = /(?<![\p{L}\p{N}_.@#-])[@#][\p{L}\p{N}_](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?/gu;
+const PHONE = /(?<![0-9+])\+?\(?[0-9](?:[ .()-]{0,2}[0-9]){6,14}(?![0-9])/g;
+const IBAN = /(?<![\p{L}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu;
+const ALNUM = /(?<![\p{L}\p{N}_-])[\p{L}\p{N}_-]{6,64}(?![\p{L}\p{N}_-])/gu;
+
+const EMAIL_SHAPE = /^[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
+const PHONE_SHAPE = /^\+?\(?[0-9](?:[ .()-]{0,2}[0-9]){6,14}\)?$/;
+const IBAN_SHAPE = /^[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}$/;
+const HANDLE_SHAPE = /^[@#][\p{L}\p{N}_](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?$/u;
+const ALNUM_SHAPE = /^[\p{L}\p{N}_-]{6,64}$/u;
+const HOST_SHAPE = /^[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
+const DOTTED_QUAD = /^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$/;
+
+/**
+ * Whether a canonical string is a plain email address (`local@domain.tld`).
+ * @param value - A canonical string.
+ * @returns True for an address.
+ */
+export function isEmailShaped(value: string): boolean {
+  return EMAIL_SHAPE.test(value);
+}
+
+/**
+ * Whether a canonical string is phone-shaped: an optional `+`, then 7 to 15 digits with spaces,
+ * dots, dashes or parentheses between them (SPEC §2.5 "Identity").
+ * @param value - A canonical string.
+ * @returns True for a phone number.
+ */
+export function isPhoneShaped(value: string): boolean {
+  return PHONE_SHAPE.test(value);
+}
+
+/**
+ * Whether a canonical string is IBAN-shaped: two letters, two digits, 11 to 30 letters or digits,
+ * spaces allowed (SPEC §2.5 "Identity").
+ * @param value - A canonical (lower-case) string.
+ * @returns True for an IBAN.
+ */
+export function isIbanShaped(value: string): boolean {
+  return IBAN_SHAPE.test(value);
+}
+
+/**
+ * Whether a string is a host name worth indexing: dotted labels whose last label has a letter, or
+ * a dotted-quad IPv4 address.
+ * @param value - A candidate host, lower-case.
+ * @returns True for a host.
+ */
+export function isHostShaped(value: string): boolean {
+  if (!HOST_SHAPE.test(value)) return false;
+  if (DOTTED_QUAD.test(value)) return true;
+  return /\p{L}/u.test(value.slice(value.lastIndexOf(".") + 1));
+}
+
+/**
+ * Whether a canonical string identity is token-shaped without being an email, URL, phone or IBAN:
+ * an `@handle`, a `#channel`, or a 6–64 character alphanumeric token with at least one digit.
+ * @param value - A canonical string.
+ * @returns True when the token index alone decides its taint.
+ */
+export function isTokenShapedString(value: string): boolean {
+  return HANDLE_SHAPE.test(value) || (ALNUM_SHAPE.test(value) && /\p{N}/u.test(value));
+}
+
+/**
+ * The index key of a host: its WHATWG (punycode) form, so `bücher.example` in text matches
+ * `https://xn--bcher-kva.example`.
+ * @param host - A host as found in canonical text.
+ * @returns The ASCII host, or the input when it does not parse.
+ */
+export function hostKey(host: string): string {
+  if (/^[\x21-\x7e]*$/.test(host)) return host;
+  try {
+    return new URL(`http://${host}/`).hostname;
+  } catch {
+    return host;
+  }
+}
+
+/**
+ * A host and its parent domains of at least two labels (`a.b.example` → itself, `b.example`), so a
+ * destination host occurs wherever it is a suffix, on a label boundary, of a host in the text.
+ * @param host - An indexed host (ASCII form).
+ * @returns The keys to index; an IP address only as itself.
+ */
+export function hostSuffixes(host: string): string[] {
+  if (DOTTED_QUAD.test(host)) return [host];
+  const keys = [host];
+  let at = host.indexOf(".");
+  while (at !== -1 && host.indexOf(".", at + 1) !== -1) {
+    keys.push(host.slice(at + 1));
+    at = host.indexOf(".", at + 1);
+  }
+  return keys;
+}
+
+/** The IBAN keys of one IBAN-shaped match: the whole, and every prefix ending before a space. */
+function ibanKeys(match: string): string[] {
+  const keys: string[] = [];
+  const push = (part: string): void => {
+    const compact = part.replaceAll(" ", "").toUpperCase();
+    if (compact.length >= 15 && compact.length <= 34) keys.push(compact);
+  };
+  for (let at = match.indexOf(" "); at !== -1; at = match.indexOf(" ", at + 1)) push(match.slice(0, at));
+  push(match);
+  return keys;
+}
+
+function each(text: string, pattern: RegExp, visit: (match: string, start: number) => void): void {
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) visit(m[0], m.index);
+}
+
+/**
+ * Finds every destination-shaped token in canonical text, each under the key a destination
+ * identity is looked up by: emails as written, hosts in ASCII form with their parent domains,
+ * handles and channels with and without their sigil, phones as `+` and digits, IBANs upper case
+ * without spaces, alphanumeric tokens (6–64 characters, with a digit) as written.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", "Identity".
+ * @param text - Canonical text (lower case, whitespace collapsed).
+ * @param visit - Called once per key found, in no particular order; keys may repeat.
+ * @returns Nothing.
+ */
+export function extractTokens(text: string, visit: (hit: TokenHit) => void): void {
+  if (text.length < 2) return;
+  each(text, EMAIL, (match, start) => visit({ key: match, start, end: start + match.length }));
+  each(text, HOST, (match, start) => {
+    if (!isHostShaped(match)) return;
+    for (const key of hostSuffixes(hostKey(match))) visit({ key, start, end: start + match.length });
+  });
+  each(text, HANDLE, (match, start) => {
+    const end = start + match.length;
+    visit({ key: match, start, end });
+    visit({ key: match.slice(1), start, end });
+  });
+  each(text, PHONE, (match, start) => {
+    visit({ key: `+${match.replace(/[^0-9]/g, "")}`, start, end: start + match.length });
+  });
+  each(text, IBAN, (match, start) => {
+    for (const key of ibanKeys(match)) visit({ key, start, end: start + match.length });
+  });
+  each(text, ALNUM, (match, start) => {
+    if (/\p{N}/u.test(match)) visit({ key: match, start, end: start + match.length });
+  });
+}
