@@ -297,4 +297,36 @@ describe("decide() errors deny", () => {
       ),
     );
   });
+
+  test("decide() never turns a deny into an allow when a restricting rule is added (property)", () => {
+    const schema: JsonObject = { type: "object", properties: { path: {}, mode: {}, to: {} } };
+    const restriction = fc.constantFrom<(rules: ToolRules) => ToolRules>(
+      (rules) => ({ ...rules, action: sourced("deny") }),
+      (rules) => ({ ...rules, action: sourced("ask") }),
+      (rules) => ({ ...rules, maxCalls: sourced(0) }),
+      (rules) => ({ ...rules, writeParams: sourced(["path"]), allowedPathPrefixes: sourced(["./out"]) }),
+      (rules) => ({
+        ...rules,
+        argPatterns: sourced(new Map([...(rules.argPatterns?.value ?? []), ["to", /^(?:[a-z]+)$/u]])),
+      }),
+      (rules) => ({ ...rules, exfiltrating: sourced(true), sinkParams: [sourced("to")] }),
+    );
+    fc.assert(
+      fc.property(
+        ruleSets,
+        restriction,
+        fc.dictionary(fc.constantFrom("path", "mode", "to"), fc.jsonValue()),
+        (r, add, base) => {
+          const args = base as JsonObject;
+          const rules = rulesFrom(r);
+          const before = decide(makeInput({ rules, schema, arguments: args }), createEngineState());
+          const after = decide(
+            makeInput({ rules: add(rules), schema, arguments: args }),
+            createEngineState(),
+          );
+          return before.verdict === "allow" || after.verdict !== "allow";
+        },
+      ),
+    );
+  });
 });
