@@ -7,7 +7,7 @@
  * @module
  */
 
-import { isMap } from "yaml";
+import { isMap, isScalar } from "yaml";
 import { sortIssues } from "./check-policy.ts";
 import { addToolEntry, checkKeyedSection, checkToolsSection, checkVersion } from "./check-sections.ts";
 import { PolicyError } from "./policy-error.ts";
@@ -80,7 +80,11 @@ export function checkPack(text: string, name: string): CheckPackResult {
       issues: issues ?? [{ code: "no_match", file, line: 1, column: 1, message: "no match" }],
     };
   }
-  const header = packHeader(source.doc.commentBefore ?? "");
+  const firstKey = isMap(root) ? root.items[0]?.key : undefined;
+  const rootComment = isMap(root)
+    ? (root.commentBefore ?? (isScalar(firstKey) ? firstKey.commentBefore : undefined))
+    : undefined;
+  const header = packHeader(source.doc.commentBefore ?? rootComment ?? "");
   return { ok: true, pack: { name, header, match, tools } };
 }
 

@@ -142,14 +142,26 @@ function toolsJson(tools: ReadonlyMap<string, ToolEntry>): JsonObject {
   return out;
 }
 
+/**
+ * A compiled pattern's text without the `^(?:…)$` wrapper. The engine's `RegExp.source` escapes
+ * `/` (and line terminators); the `/` escapes are undone, so the text is the pattern as written or
+ * an equivalent one.
+ */
+function patternText(regex: RegExp): string {
+  const inner =
+    regex.source.startsWith("^(?:") && regex.source.endsWith(")$") ? regex.source.slice(4, -2) : regex.source;
+  return inner.replace(/(^|[^\\])((?:\\\\)*)\\\//gu, "$1$2/");
+}
+
 function patternsJson(patterns: ReadonlyMap<string, RegExp>): JsonObject {
   const out: JsonObject = {};
   for (const [arg, regex] of patterns) {
-    const source =
-      regex.source.startsWith("^(?:") && regex.source.endsWith(")$")
-        ? regex.source.slice(4, -2)
-        : regex.source;
-    Object.defineProperty(out, arg, { value: source, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, arg, {
+      value: patternText(regex),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

@@ -8,8 +8,7 @@
  * @module
  */
 
-import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
-import { isSinkShapedName } from "../engine/key-shapes.ts"; // TEMP until index exports it
+import { isSinkShapedName, type JsonObject, type JsonValue, type ToolDefinition } from "../engine/index.ts";
 
 /** The default budget of a destructive tool (SPEC §4.4). */
 export const DESTRUCTIVE_MAX_CALLS = 2;
