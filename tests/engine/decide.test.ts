@@ -15,6 +15,7 @@ import {
   type ToolRules,
 } from "../../src/engine/index.ts";
 import { makeInput, makeRules, patterns, sourced } from "./core-input.ts";
+import { recordResult, sinkCall, sinkRules, textResult, WORKED_INBOX } from "./helpers.ts";
 
 const changed: PinStatus = {
   kind: "changed",
@@ -328,5 +329,50 @@ describe("decide() errors deny", () => {
         },
       ),
     );
+  });
+});
+
+describe("decide() with the sink gate", () => {
+  test("decide() runs the worked example of SPEC §2.6: allow, deny, ask, ask then allow once approved", () => {
+    const state = createEngineState();
+    const rules = sinkRules({ sinks: ["to", "cc", "bcc"], trusted: ["boss@corp.example"] });
+    recordResult(state, { tool: "read_inbox", seq: 1, value: textResult(WORKED_INBOX) });
+    const send = (to: string): Decision =>
+      decide(sinkCall(rules, { to, subject: "Invoice", body: "x" }), state);
+    expect(summary(send("boss@corp.example"))).toBe("allow/default/");
+    expect(send("Attacker@Evil.example ").verdict).toBe("deny");
+    expect(send("Attacker@Evil.example ").contract).toBe("sink_gate");
+    expect(send("bob@partner.example").verdict).toBe("ask");
+    const unproven = send("new.partner@other.example");
+    if (unproven.verdict !== "ask") throw new Error("expected an ask");
+    applyAnswer(state, unproven.questions, { accepted: true, remember: true });
+    expect(send("new.partner@other.example").verdict).toBe("allow");
+  });
+
+  test("decide() asks once naming both addresses of an object-valued sink, and allows once both are approved", () => {
+    const state = createEngineState();
+    const rules = sinkRules({ sinks: ["to"] });
+    const input = sinkCall(rules, { to: { a: "ann@one.example", b: "ben@two.example" }, body: "x" });
+    const first = decide(input, state);
+    if (first.verdict !== "ask") throw new Error("expected an ask");
+    const messages = first.questions.map((q) => q.message).join("\n");
+    expect(messages).toContain("ann@one.example");
+    expect(messages).toContain("ben@two.example");
+    applyAnswer(state, first.questions, { accepted: true, remember: true });
+    expect(decide(input, state).verdict).toBe("allow");
+  });
+
+  test("decide() lets a pinning deny name the decision while the sink gate also objects", () => {
+    const state = createEngineState();
+    recordResult(state, { tool: "read_inbox", seq: 1, value: textResult(WORKED_INBOX) });
+    const input = sinkCall(
+      sinkRules({ sinks: ["to"] }),
+      { to: "attacker@evil.example" },
+      { pin: { kind: "unknown" } },
+    );
+    const decision = decide(input, state);
+    expect(decision.contract).toBe("pinning");
+    expect(decision.reasons.map((r) => r.code)[0]).toBe("pin_unknown");
+    expect(decision.reasons.length).toBeGreaterThan(1);
   });
 });
