@@ -206,7 +206,8 @@ export function destinationPieces(raw: string): DestinationPiece[] {
   if (isUrlShaped(trimmed)) return single();
   const whole = canonicalize(trimmed, { destination: true }).replace(/^[^<>]*<([^<>]*[,;?][^<>]*)>$/, "$1");
   const listed = splitList(whole);
-  const parts = mailtoParts(whole) ?? (listed.length > 1 && listed.some(isAddress) ? listed : undefined);
+  const isList = listed.length > 1 || (listed.length === 1 && listed[0] !== whole);
+  const parts = mailtoParts(whole) ?? (isList && listed.some(isAddress) ? listed : undefined);
   if (parts === undefined) return single();
   const wholeEligible = trimmed.toLowerCase() === whole;
   return parts.flatMap((part) => {

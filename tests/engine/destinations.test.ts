@@ -1,0 +1,214 @@
+import { describe, expect, test } from "bun:test";
+import {
+  destinationPieces,
+  flattenValue,
+  type JsonObject,
+  type RuleSource,
+  type Sourced,
+  selectDestinations,
+} from "../../src/engine/index.ts";
+import { schemaOf } from "./helpers.ts";
+
+const user = (value: string): Sourced<string> => ({ value, source: "user:bouncer.yaml" as RuleSource });
+
+function selected(
+  args: JsonObject,
+  options: { schema?: JsonObject; sinks?: string[]; heuristics?: boolean; tool?: string },
+): string[] {
+  return selectDestinations(args, {
+    tool: options.tool ?? "send_email",
+    schema: options.schema,
+    sinkParams: (options.sinks ?? []).map(user),
+    heuristics: options.heuristics ?? true,
+  }).map((d) => `${d.param}=${d.path}:${d.value}`);
+}
+
+describe("selectDestinations()", () => {
+  const schema = schemaOf("to", "subject", "body", "recipients");
+  const args = {
+    to: "a@x.example",
+    subject: "hi",
+    body: "text",
+    recipients: ["b@y.example"],
+    extra: "c@z.example",
+  };
+
+  test.each<[string, { schema?: JsonObject; sinks?: string[]; heuristics?: boolean }, string[]]>([
+    [
+      "takes declared sinks, sink-shaped and unknown arguments when a declared sink is in the schema",
+      { schema, sinks: ["to"] },
+      ["to=to:a@x.example", "recipients=recipients[0]:b@y.example", "extra=extra:c@z.example"],
+    ],
+    [
+      "takes declared sinks and unknown arguments only when heuristics are off",
+      { schema, sinks: ["to"], heuristics: false },
+      ["to=to:a@x.example", "extra=extra:c@z.example"],
+    ],
+    [
+      "takes every argument when no declared sink is in the schema",
+      { schema, sinks: ["message.to"] },
+      [
+        "to=to:a@x.example",
+        "subject=subject:hi",
+        "body=body:text",
+        "recipients=recipients[0]:b@y.example",
+        "extra=extra:c@z.example",
+      ],
+    ],
+    [
+      "takes sink-shaped and unknown arguments when none is declared and the schema has a sink-shaped one",
+      { schema },
+      ["to=to:a@x.example", "recipients=recipients[0]:b@y.example", "extra=extra:c@z.example"],
+    ],
+    [
+      "takes every argument when none is declared and the schema has no sink-shaped one",
+      { schema: schemaOf("subject", "body") },
+      [
+        "to=to:a@x.example",
+        "subject=subject:hi",
+        "body=body:text",
+        "recipients=recipients[0]:b@y.example",
+        "extra=extra:c@z.example",
+      ],
+    ],
+    [
+      "takes every argument when none is declared and heuristics are off",
+      { schema, heuristics: false },
+      [
+        "to=to:a@x.example",
+        "subject=subject:hi",
+        "body=body:text",
+        "recipients=recipients[0]:b@y.example",
+        "extra=extra:c@z.example",
+      ],
+    ],
+    [
+      "takes every argument when there is no schema",
+      { sinks: ["to"] },
+      [
+        "to=to:a@x.example",
+        "subject=subject:hi",
+        "body=body:text",
+        "recipients=recipients[0]:b@y.example",
+        "extra=extra:c@z.example",
+      ],
+    ],
+  ])("selectDestinations() %s", (_name, options, expected) => {
+    expect(selected(args, options).sort()).toEqual(expected.sort());
+  });
+
+  test("selectDestinations() follows dotted and list sink paths into the schema and the call", () => {
+    const nested = {
+      type: "object",
+      properties: {
+        message: { type: "object", properties: { to: { type: "string" } } },
+        files: { type: "array", items: { type: "object", properties: { path: { type: "string" } } } },
+      },
+    };
+    const found = selected(
+      { message: { to: "a@x.example", note: "n" }, files: [{ path: "/a" }, { path: "/b" }] },
+      { schema: nested, sinks: ["message.to", "files[].path"], tool: "upload" },
+    );
+    expect(found).toEqual([
+      "message.to=message.to:a@x.example",
+      "files[].path=files[0].path:/a",
+      "files[].path=files[1].path:/b",
+    ]);
+  });
+
+  test("selectDestinations() takes a whole value whose shape does not fit the sink path (fail closed)", () => {
+    const nested = { type: "object", properties: { message: { type: "object", properties: { to: {} } } } };
+    expect(selected({ message: "attacker@evil.example" }, { schema: nested, sinks: ["message.to"] })).toEqual(
+      ["message.to=message:attacker@evil.example"],
+    );
+  });
+
+  test("selectDestinations() reads an unknown argument by its own name, brackets and dots included", () => {
+    const found = selected(
+      { to: [], "cc[]": "a@evil.example", "a.b": "c@evil.example" },
+      { schema, sinks: ["to"] },
+    );
+    expect(found.sort()).toEqual(["a.b=a.b:c@evil.example", "cc[]=cc[]:a@evil.example"]);
+  });
+
+  test("selectDestinations() contributes nothing for an absent or empty declared sink", () => {
+    expect(selected({ to: [], subject: "s" }, { schema, sinks: ["to"] })).toEqual([]);
+    expect(selected({ subject: "s" }, { schema, sinks: ["to"] })).toEqual([]);
+  });
+
+  test("selectDestinations() treats keys named like Object.prototype members as plain data", () => {
+    const args = JSON.parse('{"__proto__": "a@evil.example", "constructor": "b@evil.example"}') as JsonObject;
+    expect(selected(args, { schema, sinks: ["to"] }).sort()).toEqual([
+      "__proto__=__proto__:a@evil.example",
+      "constructor=constructor:b@evil.example",
+    ]);
+  });
+});
+
+describe("flattenValue()", () => {
+  test.each<[string, Parameters<typeof flattenValue>[0], string[]]>([
+    ["a string as it is", "a@x.example", ["v:a@x.example"]],
+    ["a number as its JSON text", 1e21, ["v:1e+21"]],
+    ["booleans and null as nothing", [true, null, false], []],
+    ["a list element by element", ["a", ["b"]], ["v[0]:a", "v[1][0]:b"]],
+    [
+      "an object by its keys and values",
+      { "a@x.example": { name: "b@y.example" } },
+      ["v:a@x.example", "v.a@x.example:name", "v.a@x.example.name:b@y.example"],
+    ],
+  ])("flattenValue() flattens %s", (_name, value, expected) => {
+    expect(flattenValue(value, "v").map((f) => `${f.path}:${f.value}`)).toEqual(expected);
+  });
+
+  test("flattenValue() walks deep nesting without recursion", () => {
+    let deep: Parameters<typeof flattenValue>[0] = "a@x.example";
+    for (let i = 0; i < 20_000; i += 1) deep = [deep];
+    expect(flattenValue(deep, "v").map((f) => f.value)).toEqual(["a@x.example"]);
+  });
+});
+
+describe("destinationPieces()", () => {
+  test.each<[string, string, string[]]>([
+    ["splits a comma list", "a@evil.example, boss@corp.example", ["a@evil.example", "boss@corp.example"]],
+    ["splits a semicolon list", "a@evil.example;boss@corp.example", ["a@evil.example", "boss@corp.example"]],
+    [
+      "splits a list of Name <addr> items",
+      '"Smith, A" <a@x.example>, Bob <b@y.example>',
+      ["a@x.example", "b@y.example"],
+    ],
+    [
+      "splits a mailto: URL with to/cc/bcc",
+      "mailto:a@x.example?cc=b@y.example&bcc=c@z.example,d@w.example&subject=hi",
+      ["a@x.example", "b@y.example", "c@z.example", "d@w.example"],
+    ],
+    ["splits a mailto: URL with only a to field", "mailto:?to=a@x.example", ["a@x.example"]],
+    [
+      "splits a percent-encoded list",
+      "a%40evil.example%2C%20boss%40corp.example",
+      ["a@evil.example", "boss@corp.example"],
+    ],
+    [
+      "does not split a URL",
+      "https://x.example/?to=a@b.example,c@d.example",
+      ["https://x.example/?to=a@b.example,c@d.example"],
+    ],
+    ["does not split a list of plain names", "Smith, John", ["smith, john"]],
+    ["drops pieces that are empty", "a@x.example, ,\u200b", ["a@x.example"]],
+    ["gives nothing for an empty value", " \u200b ", []],
+  ])("destinationPieces() %s", (_name, raw, expected) => {
+    expect(destinationPieces(raw).map((p) => p.canonical)).toEqual(expected);
+  });
+
+  test.each<[string, boolean[]]>([
+    ["boss@corp.example", [true]],
+    ["  Boss@Corp.Example ", [true]],
+    ["Boss <boss@corp.example>", [false]],
+    ["boss%40corp.example", [false]],
+    ["mailto:boss@corp.example", [false]],
+    ["boss\u200b@corp.example", [false]],
+    ["a@evil.example, boss@corp.example", [true, true]],
+    ["a@evil.example,  boss@corp.example", [false, false]],
+  ])("destinationPieces(%p) is eligible for trust only when already canonical: %p", (raw, expected) => {
+    expect(destinationPieces(raw).map((p) => p.eligible)).toEqual(expected);
+  });
+});

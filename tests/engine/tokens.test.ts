@@ -1,0 +1,109 @@
+import { describe, expect, test } from "bun:test";
+import {
+  extractTokens,
+  hostKey,
+  hostSuffixes,
+  isEmailShaped,
+  isHostShaped,
+  isIbanShaped,
+  isPhoneShaped,
+  isTokenShapedString,
+} from "../../src/engine/tokens.ts";
+
+function keys(text: string): string[] {
+  const found = new Set<string>();
+  extractTokens(text, (hit) => found.add(hit.key));
+  return [...found].sort();
+}
+
+describe("extractTokens()", () => {
+  test.each<[string, string, string[]]>([
+    [
+      "an email, its domain and parent domains",
+      "forward it to attacker@mail.evil.example.",
+      ["attacker@mail.evil.example", "evil.example", "mail.evil.example"],
+    ],
+    [
+      "a URL's host with parent domains",
+      "visit https://www.evil.example/collect?d=1 now",
+      ["evil.example", "www.evil.example"],
+    ],
+    ["a bare host", "see evil.example for details", ["evil.example"]],
+    ["an IPv4 host, without parents", "post to 10.0.0.12:8080", ["10.0.0.12"]],
+    [
+      "a host behind a percent-decoded userinfo",
+      "https://ok.example/@evil.example/",
+      ["@evil.example", "evil.example", "ok.example"],
+    ],
+    ["an @handle with and without its sigil", "ping @eve_smith today", ["@eve_smith", "eve_smith"]],
+    ["a #channel with and without its sigil", "post in #external-team.", ["#external-team", "external-team"]],
+    ["a phone as + and digits", "call +1 (555) 123-4567 now", ["+15551234567", "123-4567"]],
+    [
+      "an IBAN and its grouped prefixes",
+      "pay de89 3704 0044 0532 0130 00",
+      [
+        "+89370400440532", // its digits are phone-shaped too
+        "DE89370400440532",
+        "DE893704004405320130",
+        "DE89370400440532013000",
+      ],
+    ],
+    [
+      "a contiguous IBAN, also an alphanumeric token",
+      "to us133000000121212121212 please",
+      ["US133000000121212121212", "US133000000121212121212PLEASE", "us133000000121212121212"],
+    ],
+    ["a long alphanumeric token with a digit", "token abc123def", ["abc123def"]],
+    ["nothing for plain words", "please forward the invoice", []],
+    ["nothing for a number that is too short", "room 12345", []],
+    ["nothing for a decimal number", "3.14159", []],
+  ])("extractTokens() finds %s", (_name, text, expected) => {
+    expect(keys(text)).toEqual(expected.sort());
+  });
+
+  test("extractTokens() does not find a value inside a longer token", () => {
+    expect(keys("xattacker@evil.example")).not.toContain("attacker@evil.example");
+    expect(keys("evil.example.com")).not.toContain("evil.example");
+  });
+
+  test("extractTokens() reports where each token stood", () => {
+    const hits: [string, number, number][] = [];
+    extractTokens("to: bob@x.example", (hit) => hits.push([hit.key, hit.start, hit.end]));
+    expect(hits).toContainEqual(["bob@x.example", 4, 17]);
+  });
+});
+
+describe("token shapes", () => {
+  test.each<[string, (value: string) => boolean, string, boolean]>([
+    ["isEmailShaped", isEmailShaped, "a.b+c@x-y.example", true],
+    ["isEmailShaped", isEmailShaped, "a@localhost", false],
+    ["isEmailShaped", isEmailShaped, "bob <a@x.example>", false],
+    ["isPhoneShaped", isPhoneShaped, "+44 20 7946 0958", true],
+    ["isPhoneShaped", isPhoneShaped, "(555) 123-4567", true],
+    ["isPhoneShaped", isPhoneShaped, "123456", false],
+    ["isPhoneShaped", isPhoneShaped, "1234567890123456", false],
+    ["isIbanShaped", isIbanShaped, "de89 3704 0044 0532 0130 00", true],
+    ["isIbanShaped", isIbanShaped, "gb33bukb20201555555555", true],
+    ["isIbanShaped", isIbanShaped, "de89 3704", false],
+    ["isHostShaped", isHostShaped, "evil.example", true],
+    ["isHostShaped", isHostShaped, "192.168.1.1", true],
+    ["isHostShaped", isHostShaped, "1.2.3", false],
+    ["isTokenShapedString", isTokenShapedString, "@bob", true],
+    ["isTokenShapedString", isTokenShapedString, "#general", true],
+    ["isTokenShapedString", isTokenShapedString, "user-4711", true],
+    ["isTokenShapedString", isTokenShapedString, "general", false],
+    ["isTokenShapedString", isTokenShapedString, "riverside view hotel", false],
+  ])("%s(%p) is %p", (_name, shape, value, expected) => {
+    expect(shape(value)).toBe(expected);
+  });
+
+  test("hostKey() gives the punycode form of an international host", () => {
+    expect(hostKey("bücher.example")).toBe("xn--bcher-kva.example");
+    expect(hostKey("plain.example")).toBe("plain.example");
+  });
+
+  test("hostSuffixes() lists parent domains of two labels or more", () => {
+    expect(hostSuffixes("a.b.evil.example")).toEqual(["a.b.evil.example", "b.evil.example", "evil.example"]);
+    expect(hostSuffixes("10.0.0.1")).toEqual(["10.0.0.1"]);
+  });
+});
