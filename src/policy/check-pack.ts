@@ -13,7 +13,7 @@ import { addToolEntry, checkKeyedSection, checkToolsSection, checkVersion } from
 import { PolicyError } from "./policy-error.ts";
 import type { CheckPackResult, Pack, PackMatch, ToolEntry } from "./types.ts";
 import { MATCH_VALUE_RULES } from "./value-rules.ts";
-import { addIssue, addIssueAt, deref, describeNode, mappingEntries, readYamlSource } from "./yaml-source.ts";
+import { addIssue, deref, describeNode, mappingEntries, readYamlSource } from "./yaml-source.ts";
 
 /**
  * Validates a pack file.
@@ -31,46 +31,40 @@ export function checkPack(text: string, name: string): CheckPackResult {
   const root = deref(source, source.doc.contents);
   if (source.issues.length === 0) {
     if (!isMap(root)) {
-      addIssue(
-        source,
-        root,
-        "not_mapping",
-        `a pack must be a mapping of keys, received ${describeNode(source, root)}`,
-        {},
-      );
+      const message = `a pack must be a mapping of keys, received ${describeNode(source, root)}`;
+      addIssue(source, { at: root, code: "not_mapping", message });
     }
-    for (const entry of mappingEntries(source, root, "tool", {})) {
+    const scope = { tools, inPack: true };
+    for (const entry of mappingEntries(source, root, { what: "tool" })) {
       const valueNode = entry.valueNode ?? entry.keyNode;
       switch (entry.name) {
         case "version":
           checkVersion(source, entry);
           break;
         case "match":
-          match = toMatch(checkKeyedSection(source, valueNode, MATCH_VALUE_RULES, { section: "match" }));
+          match = toMatch(
+            checkKeyedSection(source, { node: valueNode, rules: MATCH_VALUE_RULES, section: "match" }),
+          );
           break;
         case "tools":
-          checkToolsSection(source, valueNode, tools, { inPack: true });
+          checkToolsSection(source, valueNode, scope);
           break;
         case "defaults":
         case "servers":
-          addIssue(
-            source,
-            entry.keyNode,
-            "not_in_pack",
-            `key "${entry.name}" is only for user policy, not for packs`,
-            {
-              key: entry.name,
-            },
-          );
+          addIssue(source, {
+            key: entry.name,
+            at: entry.keyNode,
+            code: "not_in_pack",
+            message: `key "${entry.name}" is only for user policy, not for packs`,
+          });
           break;
         default:
-          addToolEntry(source, tools, entry, { inPack: true });
+          addToolEntry(source, entry, scope);
       }
     }
     if (source.issues.length === 0 && !hasPatterns(match)) {
-      addIssueAt(source, 0, "no_match", `pack "${name}" needs "match" with at least one pattern`, {
-        key: "match",
-      });
+      const message = `pack "${name}" needs "match" with at least one pattern`;
+      addIssue(source, { key: "match", at: 0, code: "no_match", message });
     }
   }
   const issues = sortIssues(source.issues);

@@ -50,15 +50,11 @@ export function checkPolicy(text: string, fileName: string): CheckPolicyResult {
   if (source.issues.length === 0 && root !== null && root !== undefined) {
     const isEmptyScalar = !isMap(root) && describeNode(source, root) === "nothing";
     if (!isMap(root) && !isEmptyScalar) {
-      addIssue(
-        source,
-        root,
-        "not_mapping",
-        `a policy must be a mapping of keys, received ${describeNode(source, root)}`,
-        {},
-      );
+      const message = `a policy must be a mapping of keys, received ${describeNode(source, root)}`;
+      addIssue(source, { at: root, code: "not_mapping", message });
     }
-    for (const entry of mappingEntries(source, root, "tool", {})) {
+    const scope = { tools };
+    for (const entry of mappingEntries(source, root, { what: "tool" })) {
       switch (entry.name) {
         case "version":
           checkVersion(source, entry);
@@ -70,21 +66,18 @@ export function checkPolicy(text: string, fileName: string): CheckPolicyResult {
           servers = checkServers(source, entry.valueNode ?? entry.keyNode);
           break;
         case "tools":
-          checkToolsSection(source, entry.valueNode ?? entry.keyNode, tools, {});
+          checkToolsSection(source, entry.valueNode ?? entry.keyNode, scope);
           break;
         case "match":
-          addIssue(
-            source,
-            entry.keyNode,
-            "pack_only",
-            `key "match" is only for packs (use "tools: { match: ... }" for a tool named "match")`,
-            {
-              key: "match",
-            },
-          );
+          addIssue(source, {
+            key: "match",
+            at: entry.keyNode,
+            code: "pack_only",
+            message: `key "match" is only for packs (use "tools: { match: ... }" for a tool named "match")`,
+          });
           break;
         default:
-          addToolEntry(source, tools, entry, {});
+          addToolEntry(source, entry, scope);
       }
     }
   }

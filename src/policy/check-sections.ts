@@ -42,16 +42,16 @@ const DEFAULTS_FIELDS: ReadonlyMap<string, keyof DefaultsEntry> = new Map<string
 export function checkVersion(source: YamlSource, entry: Entry): void {
   const node = deref(source, entry.valueNode);
   if (isScalar(node) && node.value === 1) return;
-  const found = describeNode(source, entry.valueNode);
-  addIssue(
-    source,
-    entry.valueNode ?? entry.keyNode,
-    "bad_version",
-    `unsupported "version": expected 1, received ${found}`,
-    {
-      key: "version",
-    },
-  );
+  const message = `unsupported "version": expected 1, received ${describeNode(source, entry.valueNode)}`;
+  addIssue(source, { key: "version", at: entry.valueNode ?? entry.keyNode, code: "bad_version", message });
+}
+
+/** What {@link checkKeyedSection} checks: a mapping whose keys each have a value rule. */
+export interface SectionCheck extends IssueContext {
+  readonly node: unknown;
+  readonly rules: ReadonlyMap<string, ValueRule>;
+  /** The section's name for messages (`defaults`, `match`). */
+  readonly section: string;
 }
 
 /**
@@ -59,43 +59,33 @@ export function checkVersion(source: YamlSource, entry: Entry): void {
  * with the closest key suggested.
  *
  * @param source - The source being checked.
- * @param node - The section's node.
- * @param rules - Value rules by key.
- * @param context - Section name, and the server for `servers.<name>.defaults`.
+ * @param check - The section's node, its rules by key, its name and the server it belongs to.
  * @returns The validated values by YAML key (only those that passed).
  */
-export function checkKeyedSection(
-  source: YamlSource,
-  node: unknown,
-  rules: ReadonlyMap<string, ValueRule>,
-  context: IssueContext & { readonly section: string },
-): Map<string, unknown> {
+export function checkKeyedSection(source: YamlSource, check: SectionCheck): Map<string, unknown> {
+  const { node, rules, section, ...context } = check;
   const values = new Map<string, unknown>();
-  const { section, ...issueContext } = context;
   const target = deref(source, node);
   if (!isMap(target)) {
-    const found = describeNode(source, node);
-    addIssue(source, node, "not_mapping", `"${section}" must be a mapping of keys, received ${found}`, {
-      ...issueContext,
-      key: section,
-    });
+    const message = `"${section}" must be a mapping of keys, received ${describeNode(source, node)}`;
+    addIssue(source, { ...context, key: section, at: node, code: "not_mapping", message });
     return values;
   }
-  for (const { name, keyNode, valueNode } of mappingEntries(source, target, "key", issueContext)) {
+  for (const { name, keyNode, valueNode } of mappingEntries(source, target, { what: "key", context })) {
     const rule = rules.get(name);
     if (!rule) {
       const suggestion = closestKey(name, [...rules.keys()]);
       const hint = suggestion === undefined ? "" : ` (did you mean "${suggestion}"?)`;
-      const where = placePhrase(issueContext, section);
+      const only =
+        context.server !== undefined && section === "defaults"
+          ? ' (only "trusted_destinations" is allowed here)'
+          : "";
+      const message = `unknown key "${name}" ${placePhrase(context, section)}${hint}${only}`;
       const extra = suggestion === undefined ? {} : { suggestion };
-      addIssue(source, keyNode, "unknown_key", `unknown key "${name}" ${where}${hint}`, {
-        ...issueContext,
-        key: name,
-        ...extra,
-      });
+      addIssue(source, { ...context, ...extra, key: name, at: keyNode, code: "unknown_key", message });
       continue;
     }
-    const value = checkValue(source, valueNode ?? keyNode, rule, { ...issueContext, key: name, section });
+    const value = checkValue(source, { ...context, key: name, section, node: valueNode ?? keyNode, rule });
     if (value !== undefined) values.set(name, value);
   }
   return values;
@@ -115,44 +105,38 @@ export function checkDefaults(source: YamlSource, node: unknown, context: IssueC
     context.server === undefined
       ? DEFAULTS_VALUE_RULES
       : new Map([["trusted_destinations", DEFAULTS_VALUE_RULES.get("trusted_destinations")!]]);
-  const values = checkKeyedSection(source, node, rules, { ...context, section: "defaults" });
+  const values = checkKeyedSection(source, { ...context, node, rules, section: "defaults" });
   const out: Record<string, unknown> = {};
   for (const [key, value] of values) out[DEFAULTS_FIELDS.get(key)!] = value;
   return out as DefaultsEntry;
 }
 
+/** Where tool entries go: the scope's map, the server it belongs to, and whether it is a pack. */
+export interface ToolScope {
+  /** The scope's tool map, filled in place (top level and `tools:` share a scope). */
+  readonly tools: Map<string, ToolEntry>;
+  readonly server?: string;
+  readonly inPack?: boolean;
+}
+
 /**
- * Adds one tool entry to a map, refusing a second entry for the same tool in one scope
- * (top level and `tools:` share a scope).
+ * Adds one tool entry to its scope, refusing a second entry for the same tool in one scope.
  *
  * @param source - The source being checked.
- * @param tools - The scope's tool map, filled in place.
  * @param entry - The tool's name and nodes.
- * @param context - The server, for `servers.<name>` entries; `inPack` for packs.
+ * @param scope - The scope's map, server and `inPack`.
  */
-export function addToolEntry(
-  source: YamlSource,
-  tools: Map<string, ToolEntry>,
-  entry: Entry,
-  context: IssueContext & { readonly inPack?: boolean },
-): void {
-  const { inPack, ...issueContext } = context;
-  const toolContext = { ...issueContext, tool: entry.name };
-  if (tools.has(entry.name)) {
-    const scope = issueContext.server === undefined ? "" : ` in server "${issueContext.server}"`;
-    addIssue(
-      source,
-      entry.keyNode,
-      "duplicate_tool",
-      `tool "${entry.name}" is given twice${scope}`,
-      toolContext,
-    );
+export function addToolEntry(source: YamlSource, entry: Entry, scope: ToolScope): void {
+  const context = { ...serverOnly(scope), tool: entry.name };
+  if (scope.tools.has(entry.name)) {
+    const where = scope.server === undefined ? "" : ` in server "${scope.server}"`;
+    const message = `tool "${entry.name}" is given twice${where}`;
+    addIssue(source, { ...context, at: entry.keyNode, code: "duplicate_tool", message });
     return;
   }
-  const checked = checkToolEntry(source, entry.valueNode ?? entry.keyNode, toolContext, {
-    inPack: inPack === true,
-  });
-  if (checked) tools.set(entry.name, checked);
+  const node = entry.valueNode ?? entry.keyNode;
+  const checked = checkToolEntry(source, { ...context, node, inPack: scope.inPack === true });
+  if (checked) scope.tools.set(entry.name, checked);
 }
 
 /**
@@ -160,32 +144,17 @@ export function addToolEntry(
  *
  * @param source - The source being checked.
  * @param node - The section's node.
- * @param tools - The scope's tool map, filled in place.
- * @param context - The server, or `inPack`.
+ * @param scope - The scope's map, server and `inPack`.
  */
-export function checkToolsSection(
-  source: YamlSource,
-  node: unknown,
-  tools: Map<string, ToolEntry>,
-  context: IssueContext & { readonly inPack?: boolean },
-): void {
+export function checkToolsSection(source: YamlSource, node: unknown, scope: ToolScope): void {
   const target = deref(source, node);
   if (!isMap(target)) {
-    const found = describeNode(source, node);
-    addIssue(
-      source,
-      node,
-      "not_mapping",
-      `"tools" must be a mapping of tool names to entries, received ${found}`,
-      {
-        ...serverOnly(context),
-        key: "tools",
-      },
-    );
+    const message = `"tools" must be a mapping of tool names to entries, received ${describeNode(source, node)}`;
+    addIssue(source, { ...serverOnly(scope), key: "tools", at: node, code: "not_mapping", message });
     return;
   }
-  for (const entry of mappingEntries(source, target, "tool", serverOnly(context))) {
-    addToolEntry(source, tools, entry, context);
+  for (const entry of mappingEntries(source, target, { what: "tool", context: serverOnly(scope) })) {
+    addToolEntry(source, entry, scope);
   }
 }
 
@@ -201,51 +170,42 @@ export function checkServers(source: YamlSource, node: unknown): Map<string, Ser
   const servers = new Map<string, ServerEntry>();
   const target = deref(source, node);
   if (!isMap(target)) {
-    const found = describeNode(source, node);
-    addIssue(
-      source,
-      node,
-      "not_mapping",
-      `"servers" must be a mapping of server names to sections, received ${found}`,
-      {
-        key: "servers",
-      },
-    );
+    const message = `"servers" must be a mapping of server names to sections, received ${describeNode(source, node)}`;
+    addIssue(source, { key: "servers", at: node, code: "not_mapping", message });
     return servers;
   }
-  for (const server of mappingEntries(source, target, "server", {})) {
+  for (const server of mappingEntries(source, target, { what: "server" })) {
     const section = deref(source, server.valueNode);
     if (!isMap(section)) {
-      const found = describeNode(source, server.valueNode);
-      addIssue(
-        source,
-        server.valueNode ?? server.keyNode,
-        "not_mapping",
-        `server "${server.name}" must be a mapping of tools, received ${found}`,
-        {
-          server: server.name,
-        },
-      );
+      const message = `server "${server.name}" must be a mapping of tools, received ${describeNode(source, server.valueNode)}`;
+      addIssue(source, {
+        server: server.name,
+        at: server.valueNode ?? server.keyNode,
+        code: "not_mapping",
+        message,
+      });
       continue;
     }
-    const tools = new Map<string, ToolEntry>();
+    const scope: ToolScope = { tools: new Map<string, ToolEntry>(), server: server.name };
     let trusted: readonly string[] | undefined;
-    for (const entry of mappingEntries(source, section, "tool", { server: server.name })) {
+    for (const entry of mappingEntries(source, section, { what: "tool", context: { server: server.name } })) {
+      const valueNode = entry.valueNode ?? entry.keyNode;
       if (entry.name === "defaults") {
-        trusted = checkDefaults(source, entry.valueNode ?? entry.keyNode, {
-          server: server.name,
-        }).trustedDestinations;
+        trusted = checkDefaults(source, valueNode, { server: server.name }).trustedDestinations;
       } else if (entry.name === "tools") {
-        checkToolsSection(source, entry.valueNode ?? entry.keyNode, tools, { server: server.name });
+        checkToolsSection(source, valueNode, scope);
       } else {
-        addToolEntry(source, tools, entry, { server: server.name });
+        addToolEntry(source, entry, scope);
       }
     }
-    servers.set(server.name, trusted === undefined ? { tools } : { tools, trustedDestinations: trusted });
+    servers.set(
+      server.name,
+      trusted === undefined ? { tools: scope.tools } : { tools: scope.tools, trustedDestinations: trusted },
+    );
   }
   return servers;
 }
 
-function serverOnly(context: IssueContext): IssueContext {
-  return context.server === undefined ? {} : { server: context.server };
+function serverOnly(scope: IssueContext): IssueContext {
+  return scope.server === undefined ? {} : { server: scope.server };
 }

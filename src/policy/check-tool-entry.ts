@@ -27,8 +27,10 @@ import {
 /** The longest accepted pattern, in characters (SPEC §2.4). */
 const MAX_PATTERN_LENGTH = 1000;
 
-/** Options of {@link checkToolEntry}. */
-export interface CheckToolEntryOptions {
+/** What {@link checkToolEntry} checks: the entry's node and the tool (and server) it is for. */
+export interface ToolEntryCheck extends IssueContext {
+  readonly node: unknown;
+  readonly tool: string;
   /** True for packs: `replace` is refused (it only makes sense in a user file). */
   readonly inPack?: boolean;
 }
@@ -53,68 +55,52 @@ const FIELD_NAMES: ReadonlyMap<string, keyof ToolEntry> = new Map<string, keyof 
  * `source.issues`; the returned entry holds only the keys that passed.
  *
  * @param source - The source being checked.
- * @param node - The entry's YAML node (must be a mapping).
- * @param context - The tool (and server) the entry is for.
- * @param options - `inPack` refuses `replace`.
+ * @param check - The entry's node (must be a mapping), the tool and server, and `inPack`.
  * @returns The compiled entry, or `undefined` when the node is not a mapping.
  * Source: SPEC §4.2.
  */
-export function checkToolEntry(
-  source: YamlSource,
-  node: unknown,
-  context: IssueContext & { readonly tool: string },
-  options: CheckToolEntryOptions = {},
-): ToolEntry | undefined {
+export function checkToolEntry(source: YamlSource, check: ToolEntryCheck): ToolEntry | undefined {
+  const { node, inPack, ...context } = check;
   const target = deref(source, node);
   if (!isMap(target)) {
-    const found = describeNode(source, node);
-    addIssue(
-      source,
-      node,
-      "not_mapping",
-      `tool "${context.tool}" must be a mapping of keys, received ${found}`,
-      context,
-    );
+    const message = `tool "${context.tool}" must be a mapping of keys, received ${describeNode(source, node)}`;
+    addIssue(source, { ...context, at: node, code: "not_mapping", message });
     return undefined;
   }
   const entry: Record<string, unknown> = {};
   let replaceNode: unknown;
-  for (const { name, keyNode, valueNode } of mappingEntries(source, target, "key", context)) {
+  for (const { name, keyNode, valueNode } of mappingEntries(source, target, { what: "key", context })) {
     const keyContext = { ...context, key: name };
     if (name === "arg_patterns") {
-      const patterns = checkArgPatterns(source, valueNode, keyContext);
+      const patterns = checkArgPatterns(source, { ...keyContext, node: valueNode });
       if (patterns) entry.argPatterns = patterns;
       continue;
     }
     const rule = TOOL_VALUE_RULES.get(name);
     const field = FIELD_NAMES.get(name);
     if (!rule || !field) {
-      reportUnknownKey(source, keyNode, name, keyContext);
+      reportUnknownKey(source, { ...keyContext, at: keyNode });
       continue;
     }
-    if (name === "replace" && options.inPack) {
-      addIssue(
-        source,
-        keyNode,
-        "not_in_pack",
-        `key "replace" ${placePhrase(context)} is only for user policy`,
-        keyContext,
-      );
+    if (name === "replace" && inPack === true) {
+      const message = `key "replace" ${placePhrase(context)} is only for user policy`;
+      addIssue(source, { ...keyContext, at: keyNode, code: "not_in_pack", message });
       continue;
     }
-    const value = checkValue(source, valueNode ?? keyNode, rule, keyContext);
+    const value = checkValue(source, { ...keyContext, node: valueNode ?? keyNode, rule });
     if (value === undefined) continue;
     entry[field] = value;
     if (name === "replace") replaceNode = keyNode;
   }
   if (entry.replace === true && entry.exfiltrating === undefined) {
-    addIssue(
-      source,
-      replaceNode,
-      "replace_without_exfiltrating",
-      `"replace: true" ${placePhrase(context)} must state "exfiltrating" (true or false)`,
-      { ...context, key: "replace" },
-    );
+    const message = `"replace: true" ${placePhrase(context)} must state "exfiltrating" (true or false)`;
+    addIssue(source, {
+      ...context,
+      key: "replace",
+      at: replaceNode,
+      code: "replace_without_exfiltrating",
+      message,
+    });
   }
   return entry as ToolEntry;
 }
@@ -123,20 +109,21 @@ export function checkToolEntry(
  * Records an unknown per-tool key with the closest key suggested.
  *
  * @param source - The source being checked.
- * @param keyNode - The key's node.
- * @param name - The key as written.
- * @param context - Tool, server and key.
+ * @param where - The key's node (`at`), its name (`key`), the tool and server.
  */
-function reportUnknownKey(source: YamlSource, keyNode: unknown, name: string, context: IssueContext): void {
-  const suggestion = closestKey(name, TOOL_KEYS, { valueHints: VALUE_HINTS });
+function reportUnknownKey(
+  source: YamlSource,
+  where: IssueContext & { readonly key: string; readonly at: unknown },
+): void {
+  const suggestion = closestKey(where.key, TOOL_KEYS, { valueHints: VALUE_HINTS });
   const hint = suggestion === undefined ? "" : ` (did you mean "${suggestion}"?)`;
-  addIssue(
-    source,
-    keyNode,
-    "unknown_key",
-    `unknown key "${name}" ${placePhrase(context)}${hint}`,
-    suggestion === undefined ? context : { ...context, suggestion },
-  );
+  const message = `unknown key "${where.key}" ${placePhrase(where)}${hint}`;
+  addIssue(source, {
+    ...where,
+    ...(suggestion === undefined ? {} : { suggestion }),
+    code: "unknown_key",
+    message,
+  });
 }
 
 /**
@@ -145,57 +132,49 @@ function reportUnknownKey(source: YamlSource, keyNode: unknown, name: string, co
  * the wrapping.
  *
  * @param source - The source being checked.
- * @param node - The `arg_patterns` value node.
- * @param context - Tool, server and key.
+ * @param check - The `arg_patterns` value node, the tool, server and key.
  * @returns The compiled patterns, or `undefined` after recording issues.
  */
 function checkArgPatterns(
   source: YamlSource,
-  node: unknown,
-  context: IssueContext & { readonly key: string },
+  check: IssueContext & { readonly key: string; readonly node: unknown },
 ): ReadonlyMap<string, RegExp> | undefined {
+  const { node, ...context } = check;
   const target = deref(source, node);
-  const where = `"arg_patterns" ${placePhrase(context)}`;
   const of = `of "arg_patterns" ${placePhrase(context)}`;
   if (!isMap(target)) {
     const found = describeNode(source, node);
-    addIssue(
-      source,
-      node,
-      "wrong_type",
-      `wrong type for ${where}: expected a mapping of argument to regex, received ${found}`,
-      context,
-    );
+    const message = `wrong type for "arg_patterns" ${placePhrase(context)}: expected a mapping of argument to regex, received ${found}`;
+    addIssue(source, { ...context, at: node, code: "wrong_type", message });
     return undefined;
   }
   const patterns = new Map<string, RegExp>();
   let failed = false;
-  for (const { name, keyNode, valueNode } of mappingEntries(source, target, "argument", context)) {
-    if (!isArgumentPath(name)) {
-      addIssue(source, keyNode, "wrong_type", `invalid argument name "${name}" ${of}`, context);
-      failed = true;
-      continue;
-    }
+  for (const { name, keyNode, valueNode } of mappingEntries(source, target, { what: "argument", context })) {
     const text = plainValue(source, valueNode);
-    if (!v.is(v.string(), text)) {
-      const found = describeNode(source, valueNode);
-      addIssue(
-        source,
-        valueNode ?? keyNode,
-        "wrong_type",
-        `wrong type for "${name}" ${of}: expected a regex string, received ${found}`,
-        context,
-      );
-      failed = true;
+    const compiled = v.is(v.string(), text) ? compilePattern(text) : undefined;
+    if (!isArgumentPath(name)) {
+      addIssue(source, {
+        ...context,
+        at: keyNode,
+        code: "wrong_type",
+        message: `invalid argument name "${name}" ${of}`,
+      });
+    } else if (compiled === undefined) {
+      const message = `wrong type for "${name}" ${of}: expected a regex string, received ${describeNode(source, valueNode)}`;
+      addIssue(source, { ...context, at: valueNode ?? keyNode, code: "wrong_type", message });
+    } else if (typeof compiled === "string") {
+      addIssue(source, {
+        ...context,
+        at: valueNode,
+        code: "bad_regex",
+        message: `bad regex for "${name}" ${of}: ${compiled}`,
+      });
+    } else {
+      patterns.set(name, compiled);
       continue;
     }
-    const compiled = compilePattern(text);
-    if (typeof compiled === "string") {
-      addIssue(source, valueNode, "bad_regex", `bad regex for "${name}" ${of}: ${compiled}`, context);
-      failed = true;
-      continue;
-    }
-    patterns.set(name, compiled);
+    failed = true;
   }
   return failed ? undefined : patterns;
 }

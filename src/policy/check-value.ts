@@ -34,52 +34,53 @@ export function placePhrase(context: IssueContext, section?: string): string {
   return `in "${section ?? "policy"}"${server}`;
 }
 
+/** What {@link checkValue} checks: a value node against a rule, for a key of a tool or section. */
+export interface ValueCheck extends IssueContext {
+  /** The value's YAML node. */
+  readonly node: unknown;
+  /** The valibot rule and its expectation phrase. */
+  readonly rule: ValueRule;
+  /** The key named in the message. */
+  readonly key: string;
+  /** The section, when the key is not a tool's (`defaults`, `match`). */
+  readonly section?: string;
+}
+
 /**
  * Validates one value node against a rule. On failure records one issue (located at the failing
  * list item when there is one) and returns `undefined`.
  *
  * @param source - The source being checked.
- * @param valueNode - The value's YAML node.
- * @param rule - The valibot rule and its expectation phrase.
- * @param context - Tool, server and key (required: the key named in the message).
+ * @param check - The node, the rule, and the tool, server and key it belongs to.
  * @returns The validated value, or `undefined` after recording an issue.
  */
-export function checkValue(
-  source: YamlSource,
-  valueNode: unknown,
-  rule: ValueRule,
-  context: IssueContext & { readonly key: string; readonly section?: string },
-): unknown {
-  const value = plainValue(source, valueNode);
+export function checkValue(source: YamlSource, check: ValueCheck): unknown {
+  const { node, rule, section, ...context } = check;
+  const value = plainValue(source, node);
   const result = v.safeParse(rule.schema, value);
   if (result.success) return result.output;
   const issue = result.issues[0];
   const index = issue.path?.[0]?.type === "array" ? Number(issue.path[0].key) : undefined;
-  const seq = deref(source, valueNode);
+  const seq = deref(source, node);
   const itemNode = index !== undefined && isSeq(seq) ? seq.items[index] : undefined;
-  const where = `"${context.key}" ${placePhrase(context, context.section)}`;
-  const { section: _section, ...issueContext } = context;
+  const at = itemNode ?? node;
+  const where = `"${context.key}" ${placePhrase(context, section)}`;
+  const found = describeNode(source, at);
   if (issue.kind === "validation" && issue.type === "check") {
-    const found = describeNode(source, itemNode ?? valueNode);
-    addIssue(
-      source,
-      itemNode ?? valueNode,
-      "wrong_type",
-      `invalid value for ${where}: ${issue.message}, received ${found}`,
-      issueContext,
-    );
+    const message = `invalid value for ${where}: ${issue.message}, received ${found}`;
+    addIssue(source, { ...context, at, code: "wrong_type", message });
     return undefined;
   }
-  const found = describeNode(source, itemNode ?? valueNode);
   const item = index === undefined || itemNode === undefined ? "" : ` in item ${index + 1}`;
   const suggestion = typeof value === "string" && rule.choices ? closestKey(value, rule.choices) : undefined;
   const hint = suggestion === undefined ? "" : ` (did you mean "${suggestion}"?)`;
-  addIssue(
-    source,
-    itemNode ?? valueNode,
-    "wrong_type",
-    `wrong type for ${where}: expected ${rule.expected}, received ${found}${item}${hint}`,
-    suggestion === undefined ? issueContext : { ...issueContext, suggestion },
-  );
+  const message = `wrong type for ${where}: expected ${rule.expected}, received ${found}${item}${hint}`;
+  addIssue(source, {
+    ...context,
+    ...(suggestion === undefined ? {} : { suggestion }),
+    at,
+    code: "wrong_type",
+    message,
+  });
   return undefined;
 }

@@ -46,48 +46,32 @@ export function readYamlSource(text: string, file: string): YamlSource {
   const source: YamlSource = { file, doc, lines, issues: [] };
   for (const error of [...doc.errors, ...doc.warnings]) {
     const detail = error.message.split("\n")[0]?.replace(/\.$/, "") ?? "invalid YAML";
-    addIssueAt(source, error.pos[0], "yaml_syntax", `YAML syntax error: ${detail}`, {});
+    addIssue(source, { at: error.pos[0], code: "yaml_syntax", message: `YAML syntax error: ${detail}` });
   }
   return source;
 }
 
-/**
- * Records an issue located at a character offset.
- *
- * @param source - The source being checked.
- * @param offset - The character offset of the problem.
- * @param code - The issue's code.
- * @param message - The detail, without location.
- * @param context - Tool, server, key and suggestion.
- */
-export function addIssueAt(
-  source: YamlSource,
-  offset: number,
-  code: PolicyIssueCode,
-  message: string,
-  context: IssueContext,
-): void {
-  const { line, col } = source.lines.linePos(offset);
-  source.issues.push({ code, file: source.file, line, column: col, message, ...context });
+/** One issue to record: where (a node, or a character offset), its code and its message. */
+export interface IssueSpec extends IssueContext {
+  /** The node the problem is about (located at its first character), or a character offset. */
+  readonly at: unknown;
+  readonly code: PolicyIssueCode;
+  /** The detail, without location. */
+  readonly message: string;
 }
 
 /**
- * Records an issue located at a node (its first character), or at the start of the file.
+ * Records an issue, located at a node's first character (or an offset; the start of the file
+ * when the node has no position).
  *
  * @param source - The source being checked.
- * @param node - The node the problem is about.
- * @param code - The issue's code.
- * @param message - The detail, without location.
- * @param context - Tool, server, key and suggestion.
+ * @param issue - Where, code, message, and the tool, server, key and suggestion it concerns.
  */
-export function addIssue(
-  source: YamlSource,
-  node: unknown,
-  code: PolicyIssueCode,
-  message: string,
-  context: IssueContext,
-): void {
-  addIssueAt(source, nodeOffset(node), code, message, context);
+export function addIssue(source: YamlSource, issue: IssueSpec): void {
+  const { at, code, message, ...context } = issue;
+  const offset = typeof at === "number" ? at : nodeOffset(at);
+  const { line, col } = source.lines.linePos(offset);
+  source.issues.push({ code, file: source.file, line, column: col, message, ...context });
 }
 
 /**
@@ -131,43 +115,43 @@ export interface Entry {
  *
  * @param source - The source being checked.
  * @param mapNode - A YAML mapping node.
- * @param what - What the keys name, for messages (e.g. `tool`, `server`, `key`).
- * @param context - The issue context of the enclosing entry.
+ * @param options - `what` the keys name, for messages (`tool`, `server`, `key`), and the issue
+ * context of the enclosing entry.
  * @returns The accepted entries.
  */
 export function mappingEntries(
   source: YamlSource,
   mapNode: unknown,
-  what: string,
-  context: IssueContext,
+  options: { readonly what: string; readonly context?: IssueContext },
 ): Entry[] {
+  const { what, context = {} } = options;
   const entries: Entry[] = [];
   if (!isMap(mapNode)) return entries;
   for (const pair of mapNode.items) {
     const keyNode = deref(source, pair.key);
     const raw = isScalar(keyNode) ? keyNode.value : undefined;
     if (typeof raw !== "string" && typeof raw !== "number") {
-      addIssue(source, pair.key, "wrong_type", `refused ${what} name: expected a string`, context);
+      addIssue(source, {
+        ...context,
+        at: pair.key,
+        code: "wrong_type",
+        message: `refused ${what} name: expected a string`,
+      });
       continue;
     }
     const name = String(raw);
     if (name === "" || REFUSED_NAMES.has(name)) {
-      addIssue(source, pair.key, "refused_name", `refused ${what} name "${name}"`, context);
+      addIssue(source, {
+        ...context,
+        at: pair.key,
+        code: "refused_name",
+        message: `refused ${what} name "${name}"`,
+      });
       continue;
     }
     entries.push({ name, keyNode: pair.key, valueNode: pair.value });
   }
   return entries;
-}
-
-/**
- * Whether a name is one of the refused names (`__proto__`, `constructor`, `prototype`).
- *
- * @param name - A name from policy text.
- * @returns True when it must be refused.
- */
-export function isRefusedName(name: string): boolean {
-  return REFUSED_NAMES.has(name);
 }
 
 /**
