@@ -13,24 +13,18 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import {
-  type ApprovalKey,
   type AskAnswer,
   answerKey,
   applyAnswer,
   canonicalToolJson,
   comparePins,
   createEngineState,
-  type Decision,
   decide,
   type EngineState,
-  type EngineStateOptions,
-  type ExternalTaintLookup,
+  type IndexEntry,
   type JsonObject,
   type JsonValue,
-  type PathResolver,
-  type PinComparison,
   type PinStatus,
   type Question,
   recordOutput,
@@ -39,75 +33,26 @@ import {
 } from "../engine/index.ts";
 import { matchPacks, resolveToolRules } from "../policy/index.ts";
 import type { MatchedPack, Policy } from "../policy/types.ts";
+import { NO_PINS, type PinView, sha256, viewPins, walkEvents } from "./gate-pins.ts";
+import type {
+  AnswerResult,
+  DecideOptions,
+  GateDecision,
+  GateOptions,
+  PinEvent,
+  WalkResult,
+} from "./gate-types.ts";
 import { createMemoryPinStore, type PinStore, type ServerContext } from "./memory-pin-store.ts";
 
+export type {
+  AnswerResult,
+  DecideOptions,
+  GateDecision,
+  GateOptions,
+  PinEvent,
+  WalkResult,
+} from "./gate-types.ts";
 export type { PinStore, ServerContext } from "./memory-pin-store.ts";
-
-/** Options of a {@link Gate}. */
-export interface GateOptions {
-  /** Where pins live (default: in memory, for replay and `--pins off`). */
-  readonly pins?: PinStore;
-  /** `--pins` mode (SPEC §2.2, default `tofu`). */
-  readonly pinMode?: "tofu" | "strict" | "off";
-  /** The user's home directory, for `~` in paths (SPEC §2.4). */
-  readonly home: string;
-  /** The working directory of servers that do not state one. */
-  readonly cwd: string;
-  readonly platform?: "posix" | "win32";
-  /** The lstat/readlink walk (SPEC §2.4); absent: the engine's lexical default. */
-  readonly resolvePath?: PathResolver;
-  /** Taint seen by other instances of the client session (SPEC §3.7). */
-  readonly externalTaint?: ExternalTaintLookup;
-  /** Options of the session's taint store (window size). */
-  readonly state?: EngineStateOptions;
-}
-
-/** A pin event of a walk or an approval (SPEC §3.5 `pin` records). */
-export interface PinEvent {
-  /** `pinned` on first sight, `changed` hash differs, `hidden` new tool held back, `accepted` by the human. */
-  readonly kind: "pinned" | "changed" | "hidden" | "accepted";
-  readonly server: string;
-  readonly tool: string;
-  /** SHA-256 (hex) of the current canonical definition. */
-  readonly hash: string;
-  /** For `hidden`: the definition holds invisible or bidi control characters. */
-  readonly suspicious?: boolean;
-}
-
-/** The result of {@link Gate.walkTools}. */
-export interface WalkResult {
-  /** The tool list the client should see (pinned definitions for changed tools, new tools hidden). */
-  readonly visible: readonly ToolDefinition[];
-  /** What changed in pinning since the previous walk of this server. */
-  readonly events: readonly PinEvent[];
-}
-
-/** Options of {@link Gate.decideCall}. */
-export interface DecideOptions {
-  /** True on a request's first evaluation (default): the budget counts it (SPEC §2.3). */
-  readonly countAttempt?: boolean;
-  /** Keys approved for this request only (from {@link Gate.answer}). */
-  readonly oneTimeApprovals?: readonly ApprovalKey[];
-  /** The request's sequence number on a re-decision; a new one is assigned when absent. */
-  readonly seq?: number;
-}
-
-/** The result of {@link Gate.decideCall}. */
-export interface GateDecision {
-  readonly decision: Decision;
-  /** The per-session call sequence number of this request (SPEC §3.5 `seq`). */
-  readonly seq: number;
-  readonly rules: ToolRules;
-  readonly pin: PinStatus;
-}
-
-/** The result of {@link Gate.answer}. */
-export interface AnswerResult {
-  /** Pass these in {@link DecideOptions.oneTimeApprovals} when deciding the request again. */
-  readonly oneTimeApprovals: readonly ApprovalKey[];
-  /** Tools re-pinned by the approval; the proxy sends `notifications/tools/list_changed`. */
-  readonly events: readonly PinEvent[];
-}
 
 /** What the gate knows about one server. */
 interface ServerState {
@@ -115,26 +60,12 @@ interface ServerState {
   readonly packs: readonly MatchedPack[];
   /** The last walk's tools as the upstream listed them. */
   listed?: readonly ToolDefinition[];
-  pins?: ReadonlyMap<string, ToolDefinition>;
-  comparison?: PinComparison | undefined;
-  /** Per tool: the definition that rules and schema come from, and its rules-cache key. */
-  effective: Map<string, { readonly definition: ToolDefinition; readonly key: string }>;
+  /** The last comparison of the walk with the pins. */
+  view?: PinView | undefined;
   /** The last pin event per tool, so a re-walk reports only changes. */
   lastEvents: Map<string, string>;
   /** Rules by `[tool, definition hash]`: compiled once per pinned definition. */
   readonly rules: Map<string, ToolRules>;
-}
-
-/** The pins of a server never pinned (one object, so comparisons stay cached). */
-const NO_PINS: ReadonlyMap<string, ToolDefinition> = new Map();
-
-/**
- * SHA-256 of a canonical definition, hex (SPEC §2.2).
- * @param text - Canonical JSON.
- * @returns 64 hex digits.
- */
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }
 
 /**
@@ -190,15 +121,11 @@ export class Gate {
     const entry: ServerState = {
       context,
       packs,
-      effective: new Map(),
       lastEvents: new Map(),
       rules: new Map(),
     };
     if (previous?.listed !== undefined) entry.listed = previous.listed;
     this.#servers.set(context.name, entry);
-    if (typeof context.instructions === "string") {
-      this.#recordDefinition(context.name, "instructions", context.instructions);
-    }
     return packs;
   }
 
@@ -215,7 +142,7 @@ export class Gate {
   async walkTools(server: string, tools: readonly ToolDefinition[]): Promise<WalkResult> {
     const entry = this.#server(server);
     entry.listed = tools;
-    entry.comparison = undefined;
+    entry.view = undefined;
     const stored = await this.#pins.load(entry.context);
     const mode = this.#options.pinMode ?? "tofu";
     const firstSight = stored === undefined;
@@ -223,22 +150,15 @@ export class Gate {
     if (first.pinNow.length > 0 || (firstSight && mode !== "strict")) {
       await this.#pins.pin(entry.context, first.pinNow);
     }
+    const view = await this.#view(entry);
     const pinnedNow = new Set(first.pinNow.map((def) => def.name));
-    const comparison = this.#compare(entry, await this.#pins.load(entry.context));
-    const events: PinEvent[] = [];
-    for (const [tool, result] of comparison.tools) {
-      const status = result.status.kind;
-      const kind = pinnedNow.has(tool) ? "pinned" : status === "new" ? "hidden" : status;
-      if (kind !== "pinned" && kind !== "hidden" && kind !== "changed") continue;
-      const mark = `${kind}:${result.hash}`;
-      if (entry.lastEvents.get(tool) === mark) continue;
-      entry.lastEvents.set(tool, mark);
-      const suspicious = result.status.kind === "new" ? { suspicious: result.status.suspicious } : {};
-      events.push({ kind, server, tool, hash: result.hash, ...suspicious });
+    const events = walkEvents(server, view, { pinnedNow, lastEvents: entry.lastEvents });
+    const { visible } = view.comparison;
+    const indexed: IndexEntry[] = [];
+    for (const def of visible) {
+      indexed.push(...this.#recordDefinition(server, def.name, def as unknown as JsonValue));
     }
-    for (const def of comparison.visible)
-      this.#recordDefinition(server, def.name, def as unknown as JsonValue);
-    return { visible: comparison.visible, events };
+    return { visible, events, indexed };
   }
 
   /**
@@ -260,10 +180,10 @@ export class Gate {
   ): Promise<GateDecision> {
     const entry = this.#server(server);
     const seq = options.seq ?? ++this.#seq;
-    const comparison = this.#compare(entry, await this.#pins.load(entry.context));
-    const pin: PinStatus = comparison.tools.get(tool)?.status ?? { kind: "unknown" };
+    const view = await this.#view(entry);
+    const pin: PinStatus = view.comparison.tools.get(tool)?.status ?? { kind: "unknown" };
     const rules = this.#rulesFor(entry, tool);
-    const definition = entry.effective.get(tool)?.definition;
+    const definition = view.effective.get(tool)?.definition;
     const { resolvePath, externalTaint } = this.#options;
     const decision = decide(
       {
@@ -302,10 +222,10 @@ export class Gate {
     for (const question of questions) {
       if (!answer.remember || (question.kind !== "changed_tool" && question.kind !== "new_tool")) continue;
       const entry = this.#servers.get(question.key.server);
-      const result = entry?.comparison?.tools.get(question.key.tool);
+      const result = entry?.view?.comparison.tools.get(question.key.tool);
       if (entry === undefined || result === undefined || result.hash !== question.key.identity) continue;
       await this.#pins.pin(entry.context, [result.current]);
-      this.#compare(entry, await this.#pins.load(entry.context));
+      await this.#view(entry);
       entry.lastEvents.set(question.key.tool, `accepted:${result.hash}`);
       events.push({
         kind: "accepted",
@@ -322,15 +242,17 @@ export class Gate {
    * tool is `trusted_output`. Never call it for a denied call (its output never happened).
    * @param call - The server, tool, the request's seq and the arguments that were forwarded.
    * @param outcome - The `tools/call` result, or the JSON-RPC error (message and data).
+   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7); none for a
+   * `trusted_output` tool.
    */
   recordResult(
     call: { readonly server: string; readonly tool: string; readonly seq: number; readonly args: JsonObject },
     outcome: { readonly result: JsonObject } | { readonly error: JsonValue },
-  ): void {
+  ): readonly IndexEntry[] {
     const rules = this.#rulesFor(this.#server(call.server), call.tool);
-    if (rules.trustedOutput?.value === true) return;
+    if (rules.trustedOutput?.value === true) return [];
     const isResult = Object.hasOwn(outcome, "result");
-    recordOutput(this.state, {
+    return recordOutput(this.state.taint, {
       server: call.server,
       tool: call.tool,
       seq: call.seq,
@@ -346,9 +268,21 @@ export class Gate {
    * @param server - The server name.
    * @param method - The method whose result it is, e.g. `resources/read`.
    * @param value - The result.
+   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7).
    */
-  recordUntrusted(server: string, method: string, value: JsonValue): void {
-    recordOutput(this.state, { server, tool: method, seq: this.#seq, kind: "other", value });
+  recordUntrusted(server: string, method: string, value: JsonValue): readonly IndexEntry[] {
+    return recordOutput(this.state.taint, { server, tool: method, seq: this.#seq, kind: "other", value });
+  }
+
+  /**
+   * Records the server's `instructions` (from its `initialize` result) as untrusted, field values at
+   * most, like tool definitions (SPEC §2.5).
+   * @param server - The server name.
+   * @param instructions - The instructions text.
+   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7).
+   */
+  recordInstructions(server: string, instructions: string): readonly IndexEntry[] {
+    return this.#recordDefinition(server, "instructions", instructions);
   }
 
   /**
@@ -358,7 +292,7 @@ export class Gate {
    * @returns True when the tool is listed (pinned, changed or new).
    */
   knowsTool(server: string, tool: string): boolean {
-    return this.#servers.get(server)?.comparison?.tools.has(tool) === true;
+    return this.#servers.get(server)?.view?.comparison.tools.has(tool) === true;
   }
 
   /**
@@ -378,26 +312,16 @@ export class Gate {
     return this.#servers.get(name)!;
   }
 
-  /** Compares the last walk with the pins, unless neither changed since the last comparison. */
-  #compare(entry: ServerState, pins: ReadonlyMap<string, ToolDefinition> | undefined): PinComparison {
-    const current = pins ?? NO_PINS;
-    if (entry.comparison !== undefined && entry.pins === current) return entry.comparison;
-    const mode = this.#options.pinMode ?? "tofu";
-    const comparison = comparePins(current, entry.listed ?? [], { hash: sha256, firstSight: false, mode });
-    entry.pins = current;
-    entry.comparison = comparison;
-    entry.effective = new Map();
-    for (const [tool, result] of comparison.tools) {
-      const pinned = current.get(tool);
-      const definition = result.status.kind === "changed" && pinned !== undefined ? pinned : result.current;
-      const hash = definition === result.current ? result.hash : sha256(canonicalToolJson(definition));
-      entry.effective.set(tool, { definition, key: JSON.stringify([tool, hash]) });
-    }
-    return comparison;
+  /** The server's pin view, re-compared only when the walk or the pins changed. */
+  async #view(entry: ServerState): Promise<PinView> {
+    const pins = (await this.#pins.load(entry.context)) ?? NO_PINS;
+    if (entry.view !== undefined && entry.view.pins === pins) return entry.view;
+    entry.view = viewPins(pins, { listed: entry.listed ?? [], mode: this.#options.pinMode ?? "tofu" });
+    return entry.view;
   }
 
   #rulesFor(entry: ServerState, tool: string): ToolRules {
-    const effective = entry.effective.get(tool);
+    const effective = entry.view?.effective.get(tool);
     const key = effective?.key ?? JSON.stringify([tool, ""]);
     const cached = entry.rules.get(key);
     if (cached !== undefined) return cached;
@@ -413,14 +337,14 @@ export class Gate {
     return rules;
   }
 
-  #recordDefinition(server: string, name: string, value: JsonValue): void {
+  #recordDefinition(server: string, name: string, value: JsonValue): readonly IndexEntry[] {
     const mark = JSON.stringify([
       server,
       name,
       typeof value === "string" ? value : canonicalToolJson(value as unknown as ToolDefinition),
     ]);
-    if (this.#recordedDefinitions.has(mark)) return;
+    if (this.#recordedDefinitions.has(mark)) return [];
     this.#recordedDefinitions.add(mark);
-    recordOutput(this.state, { server, tool: name, seq: this.#seq, kind: "definition", value });
+    return recordOutput(this.state.taint, { server, tool: name, seq: this.#seq, kind: "definition", value });
   }
 }

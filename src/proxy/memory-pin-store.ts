@@ -19,8 +19,6 @@ export interface ServerContext {
   readonly cwd?: string;
   /** The upstream's `initialize` `serverInfo` (its `name` matches packs). */
   readonly serverInfo?: JsonObject;
-  /** The upstream's `instructions`: recorded as untrusted, field values at most (SPEC §2.5). */
-  readonly instructions?: string;
 }
 
 /**

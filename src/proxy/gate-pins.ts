@@ -1,0 +1,94 @@
+/**
+ * The gate's view of one server's pins: the engine's comparison of the last walk with the pins, the
+ * definition each tool's rules and schema come from (the pinned one for a changed tool), and the pin
+ * events a walk reports. Hashing (SHA-256) is done here, at the edge. Edge.
+ *
+ * Source: SPEC §2.2 (what is pinned, changed and new tools), §2.5 (destinations from the pinned
+ * schema), §3.5 (`pin` records).
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import { canonicalToolJson, comparePins, type PinComparison, type ToolDefinition } from "../engine/index.ts";
+import type { PinEvent } from "./gate-types.ts";
+
+/** The pins of a server never pinned (one object, so views stay cached). */
+export const NO_PINS: ReadonlyMap<string, ToolDefinition> = new Map();
+
+/** The definition a tool is decided under, and its rules-cache key `[tool, hash]`. */
+export interface EffectiveDefinition {
+  readonly definition: ToolDefinition;
+  readonly key: string;
+}
+
+/** One comparison of a walk with the pins it was made against. */
+export interface PinView {
+  readonly pins: ReadonlyMap<string, ToolDefinition>;
+  readonly comparison: PinComparison;
+  readonly effective: ReadonlyMap<string, EffectiveDefinition>;
+}
+
+/**
+ * SHA-256 of a canonical definition, hex (SPEC §2.2).
+ * @param text - Canonical JSON.
+ * @returns 64 hex digits.
+ */
+export function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/**
+ * Compares a walk with the pins (never first sight: the walk pins first-sight tools before this).
+ * @param pins - The server's pins.
+ * @param options - The listed tools and the `--pins` mode.
+ * @returns The comparison and each listed tool's effective definition.
+ */
+export function viewPins(
+  pins: ReadonlyMap<string, ToolDefinition>,
+  options: { readonly listed: readonly ToolDefinition[]; readonly mode: "tofu" | "strict" | "off" },
+): PinView {
+  const comparison = comparePins(pins, options.listed, {
+    hash: sha256,
+    firstSight: false,
+    mode: options.mode,
+  });
+  const effective = new Map<string, EffectiveDefinition>();
+  for (const [tool, result] of comparison.tools) {
+    const pinned = pins.get(tool);
+    const definition = result.status.kind === "changed" && pinned !== undefined ? pinned : result.current;
+    const hash = definition === result.current ? result.hash : sha256(canonicalToolJson(definition));
+    effective.set(tool, { definition, key: JSON.stringify([tool, hash]) });
+  }
+  return { pins, comparison, effective };
+}
+
+/**
+ * The pin events of a walk: `pinned` for tools pinned on this first sight, `changed` and `hidden`
+ * (new) once per definition; a tool back at its pin clears its last event.
+ * @param server - The server name.
+ * @param view - The walk's view.
+ * @param options - The tools pinned by this walk and the last event per tool (updated).
+ * @returns The events, in the upstream's order.
+ */
+export function walkEvents(
+  server: string,
+  view: PinView,
+  options: { readonly pinnedNow: ReadonlySet<string>; readonly lastEvents: Map<string, string> },
+): PinEvent[] {
+  const events: PinEvent[] = [];
+  for (const [tool, result] of view.comparison.tools) {
+    const status = result.status;
+    if (status.kind === "unknown") continue;
+    if (status.kind === "pinned" && !options.pinnedNow.has(tool)) {
+      options.lastEvents.delete(tool);
+      continue;
+    }
+    const kind = status.kind === "new" ? "hidden" : status.kind;
+    const mark = `${kind}:${result.hash}`;
+    if (options.lastEvents.get(tool) === mark) continue;
+    options.lastEvents.set(tool, mark);
+    const suspicious = status.kind === "new" ? { suspicious: status.suspicious } : {};
+    events.push({ kind, server, tool, hash: result.hash, ...suspicious });
+  }
+  return events;
+}

@@ -1,0 +1,87 @@
+/**
+ * The gate's public data: its options and what its methods return (see `gate.ts`). Edge.
+ *
+ * Source: SPEC §2, §2.2, §3.5, §5.9.
+ * @module
+ */
+
+import type {
+  ApprovalKey,
+  Decision,
+  EngineStateOptions,
+  ExternalTaintLookup,
+  IndexEntry,
+  PathResolver,
+  PinStatus,
+  ToolDefinition,
+  ToolRules,
+} from "../engine/index.ts";
+import type { PinStore } from "./memory-pin-store.ts";
+
+/** Options of a `Gate`. */
+export interface GateOptions {
+  /** Where pins live (default: in memory, for replay and `--pins off`). */
+  readonly pins?: PinStore;
+  /** `--pins` mode (SPEC §2.2, default `tofu`). */
+  readonly pinMode?: "tofu" | "strict" | "off";
+  /** The user's home directory, for `~` in paths (SPEC §2.4). */
+  readonly home: string;
+  /** The working directory of servers that do not state one. */
+  readonly cwd: string;
+  readonly platform?: "posix" | "win32";
+  /** The lstat/readlink walk (SPEC §2.4); absent: the engine's lexical default. */
+  readonly resolvePath?: PathResolver;
+  /** Taint seen by other instances of the client session (SPEC §3.7). */
+  readonly externalTaint?: ExternalTaintLookup;
+  /** Options of the session's taint store (window size). */
+  readonly state?: EngineStateOptions;
+}
+
+/** A pin event of a walk or an approval (SPEC §3.5 `pin` records). */
+export interface PinEvent {
+  /** `pinned` on first sight, `changed` hash differs, `hidden` new tool held back, `accepted` by the human. */
+  readonly kind: "pinned" | "changed" | "hidden" | "accepted";
+  readonly server: string;
+  readonly tool: string;
+  /** SHA-256 (hex) of the current canonical definition. */
+  readonly hash: string;
+  /** For `hidden`: the definition holds invisible or bidi control characters. */
+  readonly suspicious?: boolean;
+}
+
+/** The result of `Gate.walkTools()`. */
+export interface WalkResult {
+  /** The tool list the client should see (pinned definitions for changed tools, new tools hidden). */
+  readonly visible: readonly ToolDefinition[];
+  /** What changed in pinning since the previous walk of this server. */
+  readonly events: readonly PinEvent[];
+  /** Tokens newly indexed from the definitions, for the cross-server session store (SPEC §3.7). */
+  readonly indexed: readonly IndexEntry[];
+}
+
+/** Options of `Gate.decideCall()`. */
+export interface DecideOptions {
+  /** True on a request's first evaluation (default): the budget counts it (SPEC §2.3). */
+  readonly countAttempt?: boolean;
+  /** Keys approved for this request only (from `Gate.answer()`). */
+  readonly oneTimeApprovals?: readonly ApprovalKey[];
+  /** The request's sequence number on a re-decision; a new one is assigned when absent. */
+  readonly seq?: number;
+}
+
+/** The result of `Gate.decideCall()`. */
+export interface GateDecision {
+  readonly decision: Decision;
+  /** The per-session call sequence number of this request (SPEC §3.5 `seq`). */
+  readonly seq: number;
+  readonly rules: ToolRules;
+  readonly pin: PinStatus;
+}
+
+/** The result of `Gate.answer()`. */
+export interface AnswerResult {
+  /** Pass these in {@link DecideOptions.oneTimeApprovals} when deciding the request again. */
+  readonly oneTimeApprovals: readonly ApprovalKey[];
+  /** Tools re-pinned by the approval; the proxy sends `notifications/tools/list_changed`. */
+  readonly events: readonly PinEvent[];
+}
