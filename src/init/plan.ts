@@ -11,7 +11,7 @@
 import { applyEdits } from "jsonc-parser";
 import type { ClientInfo } from "./client-table.ts";
 import { readJsonConfig } from "./json-config.ts";
-import { literalSecretWarnings } from "./secrets.ts";
+import { hasSecretArgs, literalSecretWarnings } from "./secrets.ts";
 import { readTomlConfig } from "./toml-config.ts";
 import type { Assignment, ConfigEntry, Edit, Launcher, ParsedConfig } from "./types.ts";
 import { deepEqual, verifyRewrite } from "./verify-rewrite.ts";
@@ -132,12 +132,13 @@ function planWrap(
   switch (entry.kind) {
     case "stdio": {
       if (options.launcher === undefined) throw new TypeError("Cannot wrap without a launcher");
-      const spec = {
-        launcher: options.launcher,
-        policies: options.policies ?? [],
-        stash: options.client.stash,
-      };
-      const action: EntryAction = { entry, action: "wrap", message: `wrap ${name}` };
+      // An entry whose arguments hold a secret gets no stash: the secret is not copied (F11).
+      const secretArgs = hasSecretArgs([entry.command ?? "", ...(entry.args ?? [])]);
+      const stash = options.client.stash && !secretArgs;
+      const spec = { launcher: options.launcher, policies: options.policies ?? [], stash };
+      const note =
+        options.client.stash && secretArgs ? " (no x-bouncer-upstream: its arguments hold a secret)" : "";
+      const action: EntryAction = { entry, action: "wrap", message: `wrap ${name}${note}` };
       return { action, edits: config.wrapEdits(entry, spec) };
     }
     case "wrapped":

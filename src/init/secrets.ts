@@ -161,13 +161,30 @@ export function maskText(text: string, spans: readonly Span[]): string {
   return maskTokens(out + text.slice(cursor));
 }
 
+/** The service prefix of a token, kept when masking (it says which service, nothing secret). */
+const TOKEN_PREFIX = /^(?:gh[pousr]_|github_pat_|sk-|xox[abposr]-|xapp-|glpat-|npm_|AKIA|AIza|eyJ)/;
+
 /**
- * Masks token-shaped substrings and `Bearer` credentials, keeping a 4-character prefix (`ghp_********`).
+ * Masks token-shaped substrings and `Bearer` credentials, keeping the service prefix (`ghp_********`).
  * @param text - Any text.
  * @returns The text with tokens hidden.
  */
 export function maskTokens(text: string): string {
-  return text.replace(TOKEN_PATTERN, (token) => `${token.slice(0, 4)}${MASK}`).replace(BEARER_PATTERN, MASK);
+  return text
+    .replace(TOKEN_PATTERN, (token) => `${TOKEN_PREFIX.exec(token)?.[0] ?? ""}${MASK}`)
+    .replace(BEARER_PATTERN, MASK);
+}
+
+/**
+ * Whether an argument list holds a secret (a token, or a value after a secret-named flag). Such an
+ * entry gets no stash, so that the secret is not copied to a second place (field case F11).
+ * @param args - An entry's command and arguments.
+ * @returns True when one of them is a secret.
+ */
+export function hasSecretArgs(args: readonly string[]): boolean {
+  return (
+    secretArgSpans(args.map((value, index) => ({ value, span: { start: index, end: index + 1 } }))).length > 0
+  );
 }
 
 /**

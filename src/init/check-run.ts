@@ -1,0 +1,142 @@
+/**
+ * `bouncer init --check`: lists the stdio entries that are not wrapped, the ones that lost their
+ * wrapping (a stash is left but the client rewrote the command — field case F13), and wrapped
+ * entries whose launcher no longer exists. Exit 1 if any, 0 if none, 2 when no config is found or
+ * one does not parse. Writes nothing. Edge.
+ *
+ * Source: SPEC §5.2 ("`--check` lists unwrapped or no-longer-wrapped entries and a launcher that no
+ * longer exists, exit 1 if any").
+ * @module
+ */
+
+import { isBouncerError } from "../platform/errors.ts";
+import { isConfigSyntaxError } from "./config-syntax-error.ts";
+import type { InitEnvironment } from "./init-environment.ts";
+import { launcherProblem } from "./launcher.ts";
+import { readConfig } from "./plan.ts";
+import { loadTarget, resolveTargets } from "./targets.ts";
+import type { ConfigEntry } from "./types.ts";
+
+/** One line of the check's report. */
+export interface CheckRow {
+  readonly file: string;
+  readonly server: string;
+  readonly status: "wrapped" | "not wrapped" | "lost its wrapping" | "launcher missing" | "skipped";
+  readonly detail: string;
+  /** Whether this row makes the check fail. */
+  readonly problem: boolean;
+}
+
+/**
+ * Runs `bouncer init --check`.
+ *
+ * Source: SPEC §5.2.
+ * @param request - `--config` / `--client` and an optional `--server` selection.
+ * @param environment - Streams, environment, platform.
+ * @returns 0 when every stdio entry is wrapped with a working launcher, 1 otherwise, 2 when no config
+ *   is found or one cannot be read.
+ */
+export async function runCheck(
+  request: { readonly config?: string; readonly client?: string; readonly servers: readonly string[] },
+  environment: InitEnvironment,
+): Promise<number> {
+  const { io } = environment;
+  const set = resolveTargets({ ...request, command: "bouncer init --check" }, environment);
+  if (set.targets.length === 0) {
+    io.err("bouncer: No MCP client config found: name one with --config FILE\n");
+    return 2;
+  }
+  const rows: CheckRow[] = [];
+  let unreadable = false;
+  for (const candidate of set.targets) {
+    try {
+      const target = await loadTarget(candidate);
+      const config = readConfig(target.read.text, target.client);
+      if (config.sections.length === 0 && set.explicit) {
+        io.err(`bouncer: Cannot use "${target.path}": it has no MCP server section\n`);
+        unreadable = true;
+      }
+      for (const entry of config.entries) {
+        if (request.servers.length > 0 && !request.servers.includes(entry.name)) continue;
+        rows.push(checkEntry(target.path, entry, environment));
+      }
+    } catch (error) {
+      if (!isConfigSyntaxError(error) && !isBouncerError(error)) throw error;
+      const message = isConfigSyntaxError(error)
+        ? `Cannot read client config "${candidate.path}": ${error.message}`
+        : error.message;
+      io.err(`bouncer: ${message}\n`);
+      unreadable = true;
+    }
+  }
+  io.out(renderRows(rows));
+  const problems = rows.filter((row) => row.problem).length;
+  io.err(
+    problems === 0
+      ? "Every stdio server is wrapped\n"
+      : `${problems} server(s) need attention: run bouncer init\n`,
+  );
+  if (unreadable) return 2;
+  return problems > 0 ? 1 : 0;
+}
+
+/**
+ * Checks one entry.
+ * @param file - Its config file.
+ * @param entry - The entry.
+ * @param environment - PATH and platform for the launcher check.
+ * @returns Its row.
+ */
+export function checkEntry(
+  file: string,
+  entry: ConfigEntry,
+  environment: Pick<InitEnvironment, "env" | "platform">,
+): CheckRow {
+  const base = { file, server: entry.label };
+  switch (entry.kind) {
+    case "wrapped": {
+      const problem = launcherProblem(entry, environment);
+      return problem === undefined
+        ? {
+            ...base,
+            status: "wrapped",
+            detail: `as "${entry.wrapped?.upstreamName ?? entry.name}"`,
+            problem: false,
+          }
+        : { ...base, status: "launcher missing", detail: problem, problem: true };
+    }
+    case "stdio":
+      return entry.stash !== undefined || entry.stashInvalid === true
+        ? {
+            ...base,
+            status: "lost its wrapping",
+            detail: "x-bouncer-upstream is present but the command is not Bouncer",
+            problem: true,
+          }
+        : { ...base, status: "not wrapped", detail: "calls reach the server unchecked", problem: true };
+    default:
+      return { ...base, status: "skipped", detail: entry.reason ?? "not a stdio server", problem: false };
+  }
+}
+
+/**
+ * The report as a table.
+ * @param rows - The rows.
+ * @returns Aligned text, one line per row after a header.
+ */
+function renderRows(rows: readonly CheckRow[]): string {
+  const table = [
+    ["STATUS", "SERVER", "FILE", "DETAIL"],
+    ...rows.map((r) => [r.status, r.server, r.file, r.detail]),
+  ];
+  const widths = [0, 1, 2].map((column) => Math.max(...table.map((row) => (row[column] ?? "").length)));
+  return table
+    .map((row) =>
+      row
+        .map((cell, i) => (i < 3 ? cell.padEnd(widths[i] ?? 0) : cell))
+        .join("  ")
+        .trimEnd(),
+    )
+    .map((line) => `${line}\n`)
+    .join("");
+}

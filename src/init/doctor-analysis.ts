@@ -1,0 +1,103 @@
+/**
+ * What Bouncer's policy makes of a started server's tools, for `bouncer doctor`: the packs that match
+ * it, its exfiltrating tools with their sink arguments, and its tools that write paths without
+ * confinement. Uses the policy module (`matchPacks`, `resolveToolRules`), the built-in packs and the
+ * `--policy` files of a wrapped entry. Edge (reads policy files).
+ *
+ * Source: SPEC §5.3 ("matched pack, exfiltrating tools and their sink arguments, tools with
+ * unconfined paths"), §4.3, §4.4.
+ * @module
+ */
+
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { loadPolicyPaths } from "../commands/policy-files.ts";
+import { isSinkShapedName, type JsonObject, type ToolDefinition } from "../engine/index.ts";
+import { matchPacks, resolveToolRules } from "../policy/index.ts";
+import type { ConfigEntry } from "./types.ts";
+
+/** One exfiltrating tool and the arguments its destinations are read from. */
+export interface ExfiltratingTool {
+  readonly tool: string;
+  /** Declared sinks first, then sink-shaped argument names of the schema. */
+  readonly sinks: readonly string[];
+}
+
+/** The policy's view of one server. */
+export interface ServerAnalysis {
+  /** Names of the matched packs (empty: none). */
+  readonly packs: readonly string[];
+  readonly exfiltrating: readonly ExfiltratingTool[];
+  /** Tools with path arguments (`write_params`) and no `allowed_path_prefixes`. */
+  readonly unconfined: readonly string[];
+}
+
+/**
+ * Analyses a server's tools under the policy its entry would run with.
+ *
+ * Source: SPEC §5.3.
+ * @param entry - The config entry (a wrapped entry brings its `--policy` files and upstream).
+ * @param facts - The listed tools, the server's `serverInfo.name`, and the folder policy paths resolve in.
+ * @returns The analysis.
+ * @throws {BouncerError} When a policy file cannot be read or is invalid.
+ */
+export async function analyzeServer(
+  entry: ConfigEntry,
+  facts: { readonly tools: readonly Tool[]; readonly serverInfoName?: string; readonly cwd: string },
+): Promise<ServerAnalysis> {
+  const wrapped = entry.wrapped;
+  const policy = await loadPolicyPaths(wrapped?.policies ?? [], { cwd: facts.cwd });
+  const command =
+    wrapped?.form === "dash"
+      ? [wrapped.command, ...wrapped.args]
+      : [entry.command ?? "", ...(entry.args ?? [])];
+  const server = wrapped?.upstreamName ?? entry.name;
+  const packs = matchPacks(policy.packs, {
+    command,
+    upstreamName: server,
+    ...(facts.serverInfoName === undefined ? {} : { serverInfoName: facts.serverInfoName }),
+  });
+  const exfiltrating: ExfiltratingTool[] = [];
+  const unconfined: string[] = [];
+  for (const tool of facts.tools) {
+    const definition = toDefinition(tool);
+    const rules = resolveToolRules(policy, { server, tool: tool.name, definition, packs, command });
+    if (rules.exfiltrating?.value === true) {
+      const declared = rules.sinkParams.map((sink) => sink.value);
+      const shaped = rules.heuristics
+        ? schemaProperties(definition.inputSchema).filter((n) => isSinkShapedName(n, tool.name))
+        : [];
+      exfiltrating.push({ tool: tool.name, sinks: [...new Set([...declared, ...shaped])] });
+    }
+    const writes = rules.writeParams?.value ?? [];
+    const prefixes = rules.allowedPathPrefixes?.value ?? [];
+    if (writes.length > 0 && prefixes.length === 0) unconfined.push(tool.name);
+  }
+  return { packs: [...new Set(packs.map((match) => match.pack.name))], exfiltrating, unconfined };
+}
+
+/**
+ * The fields of a listed tool that rules are resolved from.
+ * @param tool - A tool from `tools/list`.
+ * @returns Its definition.
+ */
+function toDefinition(tool: Tool): ToolDefinition {
+  return {
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    inputSchema: tool.inputSchema as JsonObject,
+    ...(tool.annotations === undefined ? {} : { annotations: tool.annotations as JsonObject }),
+  };
+}
+
+/**
+ * The top-level property names of an input schema.
+ * @param schema - A JSON Schema object.
+ * @returns The names.
+ */
+function schemaProperties(schema: JsonObject | undefined): string[] {
+  const properties =
+    schema !== undefined && Object.hasOwn(schema, "properties") ? schema.properties : undefined;
+  return typeof properties === "object" && properties !== null && !Array.isArray(properties)
+    ? Object.keys(properties)
+    : [];
+}

@@ -1,0 +1,137 @@
+/**
+ * Starts one configured server the way its client would (command, arguments, the full environment
+ * plus the entry's `env`, its `cwd`), with the SDK's real `Client` over `StdioClientTransport`:
+ * `initialize`, then every page of `tools/list`, then a clean close. Reports the time to `initialize`,
+ * the tools, or the error with the tail of the server's stderr. A deadline guards against servers
+ * that never answer. Edge.
+ *
+ * Source: SPEC §5.3.
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+
+/** How to start a server. */
+export interface LaunchSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The complete environment of the child (not the SDK's short default list). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+}
+
+/** What happened when the server was started. */
+export interface LaunchResult {
+  readonly status: "started" | "error";
+  /** The error, for `error`. */
+  readonly error?: string;
+  /** The last lines of the server's stderr (at most 2 KiB), unmasked: mask before printing. */
+  readonly stderrTail: string;
+  /** Milliseconds from spawn to the end of the `initialize` handshake. */
+  readonly initializeMs?: number;
+  readonly tools?: readonly Tool[];
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+}
+
+/** Options of {@link launchServer}. */
+export interface LaunchOptions {
+  /** Deadline for `initialize` and for the tool listing, each (hang guard). */
+  readonly timeoutMs: number;
+  /** A monotonic clock in milliseconds (injected; `performance.now` by default). */
+  readonly clock?: () => number;
+}
+
+/** Pages of `tools/list` walked at most (SPEC §2.2 uses the same bound). */
+const MAX_PAGES = 100;
+
+/**
+ * Starts a server, lists its tools and stops it.
+ *
+ * Source: SPEC §5.3.
+ * @param spec - Command, arguments, environment and working directory.
+ * @param options - Deadline and clock.
+ * @returns The outcome (never throws for a failing server).
+ */
+export async function launchServer(spec: LaunchSpec, options: LaunchOptions): Promise<LaunchResult> {
+  const clock = options.clock ?? (() => performance.now());
+  const transport = new StdioClientTransport({
+    command: spec.command,
+    args: [...spec.args],
+    env: { ...spec.env },
+    cwd: spec.cwd,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer | string) => {
+    stderr = `${stderr}${chunk.toString()}`.slice(-8192);
+  });
+  const tail = (): string => lastLines(stderr, 12).slice(-2048);
+  const client = new Client({ name: "bouncer-doctor", version: "1" }, { capabilities: {} });
+  const started = clock();
+  try {
+    await withDeadline(client.connect(transport), options.timeoutMs, "initialize");
+    const initializeMs = Math.max(0, Math.round(clock() - started));
+    const tools = await withDeadline(listTools(client), options.timeoutMs, "tools/list");
+    const info = client.getServerVersion();
+    const serverInfo = info === undefined ? {} : { serverInfo: { name: info.name, version: info.version } };
+    return { status: "started", stderrTail: tail(), initializeMs, tools, ...serverInfo };
+  } catch (error) {
+    return {
+      status: "error",
+      error: error instanceof Error ? error.message : String(error),
+      stderrTail: tail(),
+    };
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Walks every page of `tools/list`, stopping on a repeated cursor.
+ * @param client - A connected client.
+ * @returns All tools.
+ */
+async function listTools(client: Client): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined || seen.has(cursor)) break;
+    seen.add(cursor);
+  }
+  return tools;
+}
+
+/**
+ * Rejects when a promise does not settle in time (a hang guard, not a measurement).
+ * @param promise - The work.
+ * @param ms - The deadline.
+ * @param what - What is awaited, for the message.
+ * @returns The work's value.
+ */
+async function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`No answer to ${what} within ${Math.round(ms / 1000)} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The last lines of a text.
+ * @param text - Any text.
+ * @param count - How many lines.
+ * @returns Those lines, trimmed at the end.
+ */
+function lastLines(text: string, count: number): string {
+  return text.trimEnd().split(/\r?\n/).slice(-count).join("\n");
+}

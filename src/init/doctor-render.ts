@@ -1,0 +1,114 @@
+/**
+ * The report of `bouncer doctor`: one row per server entry, as an aligned table for people (errors
+ * and stderr tails below it) or as one JSON document for scripts. Pure.
+ *
+ * Source: SPEC §5 ("Machine-readable output (`--json`) is one JSON document"), §5.3.
+ * @module
+ */
+
+import type { ServerAnalysis } from "./doctor-analysis.ts";
+
+/** One server entry's result. */
+export interface DoctorRow {
+  /** The client's name (`Claude Desktop`, ...). */
+  readonly client: string;
+  readonly file: string;
+  /** The entry's label (name, and project for `~/.claude.json`). */
+  readonly server: string;
+  readonly wrapped: boolean;
+  readonly status: "started" | "error" | "skipped";
+  /** The error, or why the entry was skipped (masked). */
+  readonly detail?: string;
+  /** The end of the server's stderr (masked). */
+  readonly stderrTail?: string;
+  readonly initializeMs?: number;
+  readonly tools?: number;
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+  /** The policy's view of the tools (absent when the server did not start). */
+  readonly analysis?: ServerAnalysis;
+  /** Why the analysis failed (e.g. an invalid `--policy` file). */
+  readonly analysisError?: string;
+  /** Whether the client can answer asks (the elicitation table). */
+  readonly clientAsks: string;
+}
+
+/**
+ * The report as one JSON document: `{ "servers": [ ... ] }`.
+ * @param rows - The rows.
+ * @returns JSON text with a final newline.
+ */
+export function renderDoctorJson(rows: readonly DoctorRow[]): string {
+  return `${JSON.stringify({ servers: rows }, null, 2)}\n`;
+}
+
+/**
+ * The report as a table, followed by the details of failed and skipped entries.
+ * @param rows - The rows.
+ * @returns Aligned text.
+ */
+export function renderDoctorTable(rows: readonly DoctorRow[]): string {
+  if (rows.length === 0) return "No MCP servers in the selected configs\n";
+  const header = [
+    "SERVER",
+    "CLIENT",
+    "WRAPPED",
+    "STATUS",
+    "INIT",
+    "TOOLS",
+    "PACK",
+    "EXFILTRATING",
+    "UNCONFINED",
+    "ASKS",
+  ];
+  const cells = rows.map((row) => [
+    row.server,
+    row.client,
+    row.wrapped ? "yes" : "no",
+    row.status,
+    row.initializeMs === undefined ? "-" : `${row.initializeMs} ms`,
+    row.tools === undefined ? "-" : String(row.tools),
+    ...analysisCells(row),
+    row.clientAsks,
+  ]);
+  const table = [header, ...cells];
+  const widths = header.map((_, column) => Math.max(...table.map((line) => (line[column] ?? "").length)));
+  let out = table
+    .map(
+      (line) =>
+        `${line
+          .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+          .join("  ")
+          .trimEnd()}\n`,
+    )
+    .join("");
+  for (const row of rows) {
+    if (row.status === "started" && row.analysisError === undefined) continue;
+    out += `\n${row.server} (${row.file}): ${row.status === "started" ? "policy" : row.status}: ${row.analysisError ?? row.detail ?? ""}\n`;
+    if (row.stderrTail !== undefined && row.stderrTail !== "") {
+      out += row.stderrTail
+        .split("\n")
+        .map((line) => `  | ${line}\n`)
+        .join("");
+    }
+  }
+  return out;
+}
+
+/**
+ * The PACK, EXFILTRATING and UNCONFINED cells of a row.
+ * @param row - A row.
+ * @returns Three cells (`-` when the server did not start, `n/a` when the analysis failed).
+ */
+function analysisCells(row: DoctorRow): [string, string, string] {
+  if (row.analysisError !== undefined) return ["n/a", "n/a", "n/a"];
+  const analysis = row.analysis;
+  if (analysis === undefined) return ["-", "-", "-"];
+  const exfiltrating = analysis.exfiltrating
+    .map((tool) => `${tool.tool}(${tool.sinks.join(", ")})`)
+    .join(" ");
+  return [
+    analysis.packs.length === 0 ? "none" : analysis.packs.join(", "),
+    exfiltrating === "" ? "none" : exfiltrating,
+    analysis.unconfined.length === 0 ? "none" : analysis.unconfined.join(", "),
+  ];
+}

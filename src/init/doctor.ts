@@ -1,0 +1,205 @@
+/**
+ * `bouncer doctor`: for every server entry of the selected client configs — wrapped or not — start
+ * it exactly as the client would (through Bouncer when wrapped), and report whether it started (or
+ * the error with its stderr tail), the time to `initialize`, its tools, the matched pack, its
+ * exfiltrating tools and sink arguments, its tools with unconfined paths, and whether the client can
+ * answer asks. A progress line goes to stderr while servers start; the report is a table or, with
+ * `--json`, one JSON document. Edge.
+ *
+ * Source: SPEC §5.3.
+ * @module
+ */
+
+import path from "node:path";
+import { isBouncerError } from "../platform/errors.ts";
+import { isConfigSyntaxError } from "./config-syntax-error.ts";
+import { analyzeServer } from "./doctor-analysis.ts";
+import { launchServer } from "./doctor-launch.ts";
+import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-render.ts";
+import type { InitEnvironment } from "./init-environment.ts";
+import { expandPlaceholders } from "./placeholders.ts";
+import { readConfig } from "./plan.ts";
+import { maskValues } from "./secrets.ts";
+import { type LoadedTarget, loadTarget, resolveTargets } from "./targets.ts";
+import type { ConfigEntry } from "./types.ts";
+
+/** Options of {@link runDoctor}. */
+export interface DoctorOptions {
+  /** Deadline per server for `initialize` and for listing tools (default 30 s). */
+  readonly timeoutMs?: number;
+  /** Servers started at once (default 4). */
+  readonly concurrency?: number;
+}
+
+/** One entry to report on. */
+interface Job {
+  readonly target: LoadedTarget;
+  readonly entry: ConfigEntry;
+}
+
+/**
+ * Runs `bouncer doctor`.
+ *
+ * Source: SPEC §5.3.
+ * @param request - `--config` / `--client` and `--json`.
+ * @param environment - Streams, environment, home, platform.
+ * @param options - Deadline and concurrency.
+ * @returns 0 when every stdio server started, 1 when one did not, 2 when no config is found or one
+ *   cannot be read.
+ */
+export async function runDoctor(
+  request: { readonly config?: string; readonly client?: string; readonly json: boolean },
+  environment: InitEnvironment,
+  options: DoctorOptions = {},
+): Promise<number> {
+  const { io } = environment;
+  const set = resolveTargets({ ...request, command: "bouncer doctor" }, environment);
+  if (set.targets.length === 0) {
+    io.err("bouncer: No MCP client config found: name one with --config FILE\n");
+    return 2;
+  }
+  const jobs: Job[] = [];
+  let unreadable = false;
+  for (const candidate of set.targets) {
+    try {
+      const target = await loadTarget(candidate);
+      for (const entry of readConfig(target.read.text, target.client).entries) jobs.push({ target, entry });
+    } catch (error) {
+      if (!isConfigSyntaxError(error) && !isBouncerError(error)) throw error;
+      const message = isConfigSyntaxError(error)
+        ? `Cannot read client config "${candidate.path}": ${error.message}`
+        : error.message;
+      io.err(`bouncer: ${message}\n`);
+      unreadable = true;
+    }
+  }
+  const rows = await checkAll(jobs, { environment, options });
+  io.out(request.json ? renderDoctorJson(rows) : renderDoctorTable(rows));
+  if (unreadable) return 2;
+  return rows.some((row) => row.status === "error") ? 1 : 0;
+}
+
+/**
+ * Checks every job, a few at a time, with a progress line on stderr.
+ * @param jobs - The entries.
+ * @param context - Environment and options.
+ * @returns One row per job, in config order.
+ */
+async function checkAll(
+  jobs: readonly Job[],
+  context: { readonly environment: InitEnvironment; readonly options: DoctorOptions },
+): Promise<DoctorRow[]> {
+  const { io } = context.environment;
+  const launchable = jobs.filter((job) => job.entry.kind === "stdio" || job.entry.kind === "wrapped").length;
+  const rows: DoctorRow[] = new Array(jobs.length);
+  let next = 0;
+  let done = 0;
+  const progress = (row: DoctorRow): void => {
+    if (row.status === "skipped") return;
+    done++;
+    const line = `doctor: [${done}/${launchable}] ${row.server}: ${row.status}`;
+    io.err(io.color ? `\r\u001b[K${line}${done === launchable ? "\n" : ""}` : `${line}\n`);
+  };
+  if (launchable > 0) io.err(`doctor: starting ${launchable} server(s)\n`);
+  const worker = async (): Promise<void> => {
+    for (let index = next++; index < jobs.length; index = next++) {
+      const job = jobs[index];
+      if (job === undefined) continue;
+      const row = await checkEntry(job, context);
+      rows[index] = row;
+      progress(row);
+    }
+  };
+  const workers = Math.max(1, context.options.concurrency ?? 4);
+  await Promise.all(Array.from({ length: Math.min(workers, Math.max(jobs.length, 1)) }, worker));
+  return rows;
+}
+
+/**
+ * Starts (or skips) one entry and analyses its tools.
+ * @param job - The entry and its file.
+ * @param context - Environment and options.
+ * @returns Its row.
+ */
+async function checkEntry(
+  job: Job,
+  context: { readonly environment: InitEnvironment; readonly options: DoctorOptions },
+): Promise<DoctorRow> {
+  const { target, entry } = job;
+  const { environment } = context;
+  const base = {
+    client: target.client.title,
+    file: target.path,
+    server: entry.label,
+    wrapped: entry.kind === "wrapped",
+    clientAsks: target.client.asks,
+  };
+  if (entry.kind !== "stdio" && entry.kind !== "wrapped") {
+    return { ...base, status: "skipped", detail: entry.reason ?? "not a stdio server" };
+  }
+  const workspace = workspaceFolder(target.path, environment.io.cwd);
+  const expand = (value: string): string => {
+    const result = expandPlaceholders(value, {
+      client: target.client.kind,
+      env: environment.env,
+      workspaceFolder: workspace,
+      home: environment.home,
+    });
+    if ("unresolved" in result) throw new Error(`${result.unresolved} can only be filled in by the client`);
+    return result.value;
+  };
+  const secrets = entry.env.map(([, value]) => value);
+  let spec: Parameters<typeof launchServer>[0];
+  try {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(environment.env)) if (value !== undefined) env[key] = value;
+    for (const [key, value] of entry.env) env[key] = expand(value);
+    const cwd = entry.cwd === undefined ? workspace : path.resolve(workspace, expand(entry.cwd));
+    spec = { command: expand(entry.command ?? ""), args: (entry.args ?? []).map(expand), env, cwd };
+  } catch (error) {
+    return { ...base, status: "skipped", detail: maskValues(String((error as Error).message), secrets) };
+  }
+  const result = await launchServer(spec, { timeoutMs: context.options.timeoutMs ?? 30_000 });
+  const stderrTail = maskValues(result.stderrTail, secrets);
+  if (result.status === "error" || result.tools === undefined) {
+    return {
+      ...base,
+      status: "error",
+      detail: maskValues(result.error ?? "did not start", secrets),
+      stderrTail,
+    };
+  }
+  const started = {
+    ...base,
+    status: "started" as const,
+    tools: result.tools.length,
+    ...(result.initializeMs === undefined ? {} : { initializeMs: result.initializeMs }),
+    ...(result.serverInfo === undefined ? {} : { serverInfo: result.serverInfo }),
+  };
+  try {
+    const facts = {
+      tools: result.tools,
+      cwd: spec.cwd,
+      ...(result.serverInfo ? { serverInfoName: result.serverInfo.name } : {}),
+    };
+    return { ...started, analysis: await analyzeServer(entry, facts) };
+  } catch (error) {
+    return { ...started, analysisError: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * The project folder of a config file (what `${workspaceFolder}` and relative paths mean): the folder
+ * holding `.vscode/`, `.cursor/`, `.zed/`, `.gemini/`, `.codex/` or `.mcp.json`; else the working
+ * directory.
+ * @param file - The config file.
+ * @param cwd - The working directory.
+ * @returns The folder.
+ */
+function workspaceFolder(file: string, cwd: string): string {
+  const dir = path.dirname(file);
+  if ([".vscode", ".cursor", ".zed", ".gemini", ".codex"].includes(path.basename(dir)))
+    return path.dirname(dir);
+  if (path.basename(file) === ".mcp.json") return dir;
+  return cwd;
+}

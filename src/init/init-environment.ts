@@ -1,0 +1,81 @@
+/**
+ * Everything `bouncer init` and `bouncer doctor` take from the outside world, as one value: output
+ * streams, environment, home directory, platform, running executable, clock, and how to ask the user.
+ * The process supplies it in production; tests pass their own through citty's `data`. Edge.
+ *
+ * Source: STYLE #15 (commands are callable in tests), #18 (streams are given).
+ * @module
+ */
+
+import { homedir } from "node:os";
+import { createInterface } from "node:readline/promises";
+import { type CommandIo, commandIo } from "../commands/io.ts";
+import type { DiscoveryProbes } from "./client-files.ts";
+import type { Launcher } from "./types.ts";
+
+/** The outside world of `init` and `doctor`. */
+export interface InitEnvironment {
+  readonly io: CommandIo;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly home: string;
+  readonly platform: NodeJS.Platform;
+  /** The running executable (`process.execPath`), for the launcher. */
+  readonly execPath: string;
+  /** The clock (backup names, `doctor` timings). */
+  readonly now: () => Date;
+  /** Whether there is a terminal to ask "write these changes?" on. */
+  readonly interactive: boolean;
+  /** Asks a yes/no question on the terminal; true only for an explicit yes. */
+  readonly confirm: (question: string) => Promise<boolean>;
+  /** A launcher to use instead of looking for one (tests). */
+  readonly launcher?: Launcher;
+  /** File-system probes for discovery (tests). */
+  readonly probes?: DiscoveryProbes;
+}
+
+/**
+ * The environment of the running process, with the given io.
+ * @param io - Where output goes.
+ * @returns The process's environment.
+ */
+export function processEnvironment(io: CommandIo): InitEnvironment {
+  return {
+    io,
+    env: process.env,
+    home: homedir(),
+    platform: process.platform,
+    execPath: process.execPath,
+    now: () => new Date(),
+    interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+    confirm: askOnTerminal,
+  };
+}
+
+/**
+ * The environment a command runs in: the process's, with the io of citty's `data.io` and any
+ * fields given in `data.environment` (tests).
+ * @param data - citty's `context.data`.
+ * @returns The environment.
+ */
+export function environmentFrom(data: unknown): InitEnvironment {
+  const base = processEnvironment(commandIo(data));
+  if (typeof data !== "object" || data === null || !Object.hasOwn(data, "environment")) return base;
+  const overrides: unknown = Reflect.get(data, "environment");
+  if (typeof overrides !== "object" || overrides === null) return base;
+  return { ...base, ...(overrides as Partial<InitEnvironment>) };
+}
+
+/**
+ * Asks a yes/no question on stderr and reads the answer from stdin (a terminal).
+ * @param question - The question, e.g. `Write 2 files? [y/N] `.
+ * @returns True for `y` or `yes`.
+ */
+async function askOnTerminal(question: string): Promise<boolean> {
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await terminal.question(question);
+    return /^(y|yes)$/i.test(answer.trim());
+  } finally {
+    terminal.close();
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * `bouncer init` and `bouncer init --undo` from flags to files: find the configs, plan every one of
+ * them first (a file that does not parse stops everything, exit 2), print what will happen and the
+ * masked diff, then — only with `--yes` or an interactive yes, never with `--dry-run` — back up and
+ * atomically rewrite each changed file. Returns the exit status. Edge.
+ *
+ * Source: SPEC §5.2, STYLE #15, #16.
+ * @module
+ */
+
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import pc from "picocolors";
+import { BouncerError, isBouncerError } from "../platform/errors.ts";
+import { isConfigSyntaxError } from "./config-syntax-error.ts";
+import type { InitEnvironment } from "./init-environment.ts";
+import { findLauncher } from "./launcher.ts";
+import { colorDiff, maskedDiff } from "./masked-diff.ts";
+import { type InitPlan, planInit } from "./plan.ts";
+import { describeTargets, type LoadedTarget, loadTarget, resolveTargets } from "./targets.ts";
+import { writeConfigFile } from "./write-config.ts";
+
+/** The flags of `bouncer init` (SPEC §5.2). */
+export interface InitRequest {
+  readonly config?: string;
+  readonly client?: string;
+  readonly servers: readonly string[];
+  readonly policies: readonly string[];
+  readonly dryRun: boolean;
+  readonly yes: boolean;
+  readonly undo: boolean;
+}
+
+/** A target with its plan. */
+interface Planned {
+  readonly target: LoadedTarget;
+  readonly plan: InitPlan;
+}
+
+/**
+ * Runs `bouncer init` (wrap) or `bouncer init --undo`.
+ *
+ * Source: SPEC §5.2.
+ * @param request - The flags.
+ * @param environment - Streams, environment, clock, terminal.
+ * @returns 0 on success (also when nothing needed to change), 1 on a runtime failure or a refused
+ *   entry, 2 on a usage error or a config that does not parse.
+ * @throws {BouncerError} Usage errors from flag combinations and unknown clients.
+ */
+export async function runInit(request: InitRequest, environment: InitEnvironment): Promise<number> {
+  const { io } = environment;
+  const command = request.undo ? "bouncer init --undo" : "bouncer init";
+  if (request.undo && request.policies.length > 0) {
+    throw new BouncerError("USAGE", `Cannot run "${command}": --policy only applies when wrapping`);
+  }
+  const policies = await resolvePolicies(request.policies, environment);
+  const set = resolveTargets({ ...request, command }, environment);
+  if (set.targets.length === 0) {
+    io.err("bouncer: No MCP client config found: name one with --config FILE\n");
+    return 2;
+  }
+  const launcher = request.undo ? undefined : (environment.launcher ?? findLauncher(environment));
+  const planned: Planned[] = [];
+  let failed = false;
+  for (const candidate of set.targets) {
+    try {
+      const target = await loadTarget(candidate);
+      const plan = planInit(target.read.text, {
+        client: target.client,
+        mode: request.undo ? "undo" : "wrap",
+        servers: request.servers,
+        policies,
+        ...(launcher === undefined ? {} : { launcher }),
+      });
+      if (plan.config.sections.length > 0) planned.push({ target, plan });
+      else if (set.explicit) {
+        const key = target.client.sections.keys.join('" or "');
+        io.err(`bouncer: Cannot use "${target.path}": it has no MCP server section ("${key}")\n`);
+        failed = true;
+      }
+    } catch (error) {
+      if (!isConfigSyntaxError(error) && !isBouncerError(error)) throw error;
+      const message = isConfigSyntaxError(error)
+        ? `Cannot read client config "${candidate.path}": ${error.message}`
+        : error.message;
+      io.err(`bouncer: ${message}\n`);
+      failed = true;
+    }
+  }
+  if (failed) {
+    io.err("bouncer: Nothing written\n");
+    return 2;
+  }
+  const missing = request.servers.filter(
+    (name) => !planned.some((p) => p.plan.config.entries.some((e) => e.name === name)),
+  );
+  if (missing.length > 0) {
+    io.err(`bouncer: No server named "${missing.join('", "')}" in the selected configs: nothing written\n`);
+    return 2;
+  }
+  if (set.targets.length > 1 || !set.explicit)
+    io.err(`Client configs:\n${describeTargets(planned.map((p) => p.target))}`);
+  report(planned, environment);
+  return await apply(planned, { request, environment });
+}
+
+/**
+ * Prints each file's entry actions and warnings (stderr) and the masked diffs (stdout).
+ * @param planned - The plans.
+ * @param environment - Where to print.
+ */
+function report(planned: readonly Planned[], environment: InitEnvironment): void {
+  const { io } = environment;
+  for (const { target, plan } of planned) {
+    io.err(`${target.path} (${target.client.title}):\n`);
+    if (plan.actions.length === 0) io.err("  no servers\n");
+    for (const action of plan.actions)
+      io.err(`  ${action.action === "refuse" ? "refused: " : ""}${action.message}\n`);
+    for (const warning of plan.warnings) io.err(`  warning: ${warning}\n`);
+    const diff = maskedDiff(target.path, plan, target.client);
+    if (diff !== "") io.out(io.color ? colorDiff(diff, pc) : diff);
+  }
+}
+
+/**
+ * Writes the changed files when allowed.
+ * @param planned - The plans.
+ * @param context - The request and environment.
+ * @returns The exit status.
+ */
+async function apply(
+  planned: readonly Planned[],
+  context: { readonly request: InitRequest; readonly environment: InitEnvironment },
+): Promise<number> {
+  const { request, environment } = context;
+  const { io } = environment;
+  const refused = planned.some((p) => p.plan.actions.some((a) => a.action === "refuse"));
+  const changed = planned.filter((p) => p.plan.changed);
+  const base = refused ? 1 : 0;
+  if (changed.length === 0) {
+    io.err(request.undo ? "Nothing to restore\n" : "Nothing to change: no stdio server left to wrap\n");
+    return base;
+  }
+  if (request.dryRun) {
+    io.err("Dry run: nothing written\n");
+    return base;
+  }
+  if (!request.yes) {
+    if (!environment.interactive) {
+      io.err("bouncer: Not written: run again with --yes to write (no terminal to confirm on)\n");
+      return 2;
+    }
+    const files = changed.length === 1 ? "1 file" : `${changed.length} files`;
+    if (!(await environment.confirm(`Write ${files}? [y/N] `))) {
+      io.err("Nothing written\n");
+      return 1;
+    }
+  }
+  let failures = 0;
+  for (const { target, plan } of changed) {
+    try {
+      const { backup } = await writeConfigFile(target.read, plan.after, { now: environment.now() });
+      io.err(`Wrote "${target.path}" (backup "${path.basename(backup)}")\n`);
+    } catch (error) {
+      if (!isBouncerError(error)) throw error;
+      io.err(`bouncer: ${error.message}\n`);
+      failures++;
+    }
+  }
+  if (failures === 0 && !request.undo)
+    io.err("Restart the client to start the wrapped servers through Bouncer\n");
+  return failures > 0 ? 1 : base;
+}
+
+/**
+ * Resolves `--policy` files to absolute paths (the client starts Bouncer from another folder) and
+ * checks that each exists.
+ * @param policies - The values given.
+ * @param environment - Working directory.
+ * @returns Absolute paths.
+ * @throws {BouncerError} `POLICY_INVALID` (exit 2) for a missing file.
+ */
+async function resolvePolicies(policies: readonly string[], environment: InitEnvironment): Promise<string[]> {
+  const resolved = policies.map((policy) => path.resolve(environment.io.cwd, policy));
+  for (const policy of resolved) {
+    const exists = await stat(policy).then(
+      (info) => info.isFile(),
+      () => false,
+    );
+    if (!exists) throw new BouncerError("POLICY_INVALID", `Cannot load policy "${policy}": no such file`);
+  }
+  return resolved;
+}

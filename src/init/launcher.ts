@@ -1,0 +1,145 @@
+/**
+ * Finds how a client should start Bouncer (the {@link Launcher}), and whether the launcher of an
+ * already wrapped entry still exists (`init --check`). Edge (reads the file system).
+ *
+ * Order (SPEC §5.2): a `bouncer` on PATH — the Homebrew or scoop shim survives upgrades, and its
+ * absolute path is written because clients start servers with a short PATH (field case F10); on
+ * Windows only a real `bouncer.exe` counts (a `.cmd` shim would need `cmd /c`, F09) — else the running
+ * executable when it is the compiled Bouncer binary; else, running from source, the absolute path of
+ * the Bun (or Node) executable with the absolute path of `src/cli.ts` as the first argument.
+ *
+ * Source: SPEC §5.2 ("`command` = the Bouncer launcher"), field cases F09, F10.
+ * @module
+ */
+
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ConfigEntry, Launcher } from "./types.ts";
+
+/** Where to look for the launcher. */
+export interface LauncherContext {
+  /** The environment (its PATH, and PATHEXT on Windows). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly platform: NodeJS.Platform;
+  /** The running executable (`process.execPath`). */
+  readonly execPath: string;
+  /** The CLI script when running from source (default: this checkout's `src/cli.ts`). */
+  readonly cliPath?: string;
+}
+
+/** Executable names of runtimes (not of a compiled Bouncer). */
+const RUNTIMES: ReadonlySet<string> = new Set(["bun", "bunx", "node", "deno"]);
+
+/**
+ * The launcher a client should use to start Bouncer.
+ *
+ * Source: SPEC §5.2.
+ * @param context - Environment, platform and running executable.
+ * @returns The launcher.
+ */
+export function findLauncher(context: LauncherContext): Launcher {
+  const onPath = findExecutable("bouncer", {
+    ...context,
+    extensions: context.platform === "win32" ? [".exe"] : [""],
+  });
+  if (onPath !== undefined) return { command: onPath, prefixArgs: [] };
+  const base = pathFor(context.platform)
+    .basename(context.execPath)
+    .toLowerCase()
+    .replace(/\.exe$/, "");
+  if (!RUNTIMES.has(base)) return { command: context.execPath, prefixArgs: [] };
+  return { command: context.execPath, prefixArgs: [context.cliPath ?? sourceCliPath()] };
+}
+
+/**
+ * The absolute path of this checkout's `src/cli.ts`.
+ * @returns The path.
+ */
+export function sourceCliPath(): string {
+  return fileURLToPath(new URL("../cli.ts", import.meta.url));
+}
+
+/**
+ * Finds an executable on PATH (with PATHEXT on Windows), or checks a path given with a separator.
+ * @param name - A command name or path.
+ * @param context - Environment and platform; `extensions` overrides PATHEXT.
+ * @returns Its absolute path, or undefined when not found.
+ */
+export function findExecutable(
+  name: string,
+  context: Pick<LauncherContext, "env" | "platform"> & { readonly extensions?: readonly string[] },
+): string | undefined {
+  const paths = pathFor(context.platform);
+  const windows = context.platform === "win32";
+  if (name.includes("/") || (windows && name.includes("\\"))) {
+    return paths.isAbsolute(name) && isExecutableFile(name, context.platform) ? name : undefined;
+  }
+  const pathKey = Object.keys(context.env).find((key) =>
+    windows ? key.toUpperCase() === "PATH" : key === "PATH",
+  );
+  const dirs = (pathKey === undefined ? "" : (context.env[pathKey] ?? ""))
+    .split(windows ? ";" : ":")
+    .filter(Boolean);
+  const pathExt = (context.env.PATHEXT ?? ".COM;.EXE;.BAT;.CMD").toLowerCase().split(";").filter(Boolean);
+  const extensions = context.extensions ?? (windows && paths.extname(name) === "" ? pathExt : [""]);
+  for (const dir of dirs) {
+    for (const extension of extensions) {
+      const candidate = paths.resolve(dir, `${name}${extension}`);
+      if (isExecutableFile(candidate, context.platform)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why a wrapped entry's launcher can no longer start Bouncer, if it cannot: its command is missing
+ * or not executable, not on PATH, or a launcher script in its prefix is gone.
+ *
+ * Source: SPEC §5.2 (`--check` lists "a launcher that no longer exists").
+ * @param entry - A wrapped entry.
+ * @param context - Environment and platform.
+ * @returns The problem, or undefined when the launcher is there.
+ */
+export function launcherProblem(
+  entry: ConfigEntry,
+  context: Pick<LauncherContext, "env" | "platform">,
+): string | undefined {
+  const command = entry.command ?? "";
+  const paths = pathFor(context.platform);
+  if (paths.isAbsolute(command)) {
+    if (!isExecutableFile(command, context.platform))
+      return `launcher "${command}" does not exist or is not executable`;
+  } else if (findExecutable(command, context) === undefined) {
+    return `launcher "${command}" is not on PATH`;
+  }
+  for (const arg of entry.wrapped?.prefixArgs ?? []) {
+    if (paths.isAbsolute(arg) && !existsSync(arg)) return `launcher script "${arg}" does not exist`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a path is an existing regular file that may be executed.
+ * @param file - An absolute path.
+ * @param platform - The platform (Windows has no execute bit).
+ * @returns True for an executable file.
+ */
+function isExecutableFile(file: string, platform: NodeJS.Platform): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    if (platform !== "win32") accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The path functions of a platform.
+ * @param platform - A platform name.
+ * @returns `path.win32` or `path.posix`.
+ */
+export function pathFor(platform: NodeJS.Platform): typeof path.posix {
+  return platform === "win32" ? path.win32 : path.posix;
+}

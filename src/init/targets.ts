@@ -1,0 +1,98 @@
+/**
+ * Which config files a run of `init` or `doctor` works on: the one named by `--config`, every file
+ * of the client named by `--client`, or every client file found. Also reads one target and
+ * recognises its client. Edge.
+ *
+ * Source: SPEC §5.2 ("`--client` means all of that client's files; `--config` names one file (format
+ * recognised from content and name); neither means every client file found, listed before anything is
+ * written"), §5.3.
+ * @module
+ */
+
+import path from "node:path";
+import { BouncerError } from "../platform/errors.ts";
+import { findClientFiles } from "./client-files.ts";
+import { CLIENTS, type ClientInfo, clientByName, detectClient } from "./client-table.ts";
+import type { InitEnvironment } from "./init-environment.ts";
+import { type ConfigFileRead, readConfigFile } from "./write-config.ts";
+
+/** A file to work on; `client` is unknown until a `--config` file has been read. */
+export interface Target {
+  readonly path: string;
+  readonly client?: ClientInfo;
+}
+
+/** The targets of a run and whether the user named the file. */
+export interface TargetSet {
+  readonly targets: readonly Target[];
+  /** True for `--config FILE`: problems with the file are usage errors (exit 2). */
+  readonly explicit: boolean;
+}
+
+/** A target read from disk, its client known. */
+export interface LoadedTarget {
+  readonly path: string;
+  readonly client: ClientInfo;
+  readonly read: ConfigFileRead;
+}
+
+/**
+ * Resolves `--config` / `--client` / neither into files.
+ *
+ * Source: SPEC §5.2.
+ * @param request - The flags (`command` names the command for messages).
+ * @param environment - Working directory, home, platform, environment, probes.
+ * @returns The targets (possibly none).
+ * @throws {BouncerError} `USAGE` for both flags at once or an unknown client name.
+ */
+export function resolveTargets(
+  request: { readonly config?: string; readonly client?: string; readonly command: string },
+  environment: InitEnvironment,
+): TargetSet {
+  if (request.config !== undefined && request.client !== undefined) {
+    throw new BouncerError("USAGE", `Cannot run "${request.command}": give --config or --client, not both`);
+  }
+  if (request.config !== undefined) {
+    if (request.config === "")
+      throw new BouncerError("USAGE", `Cannot run "${request.command}": --config needs a file`);
+    return { targets: [{ path: path.resolve(environment.io.cwd, request.config) }], explicit: true };
+  }
+  let clients: readonly ClientInfo[] = CLIENTS;
+  if (request.client !== undefined) {
+    const client = clientByName(request.client);
+    if (client === undefined) {
+      const known = CLIENTS.map((info) => info.kind).join(", ");
+      throw new BouncerError("USAGE", `Unknown client "${request.client}": expected one of ${known}`);
+    }
+    clients = [client];
+  }
+  const context = {
+    home: environment.home,
+    platform: environment.platform,
+    env: environment.env,
+    cwd: environment.io.cwd,
+  };
+  const files = findClientFiles(context, { clients, ...environment.probes });
+  return { targets: files.map((file) => ({ path: file.path, client: file.client })), explicit: false };
+}
+
+/**
+ * Reads a target and recognises its client (from name and content for `--config` files).
+ * @param target - The file.
+ * @returns The file as read, with its client.
+ * @throws {BouncerError} From {@link readConfigFile}.
+ */
+export async function loadTarget(target: Target): Promise<LoadedTarget> {
+  const read = await readConfigFile(target.path);
+  return { path: target.path, client: target.client ?? detectClient(target.path, read.text), read };
+}
+
+/**
+ * The list of files printed before anything is written.
+ * @param targets - The files found.
+ * @returns One line per file: client title and path.
+ */
+export function describeTargets(targets: readonly LoadedTarget[]): string {
+  const width = Math.max(...targets.map((target) => target.client.title.length), 0);
+  return targets.map((target) => `  ${target.client.title.padEnd(width)}  ${target.path}\n`).join("");
+}

@@ -1,0 +1,185 @@
+/**
+ * Reading and writing client config files safely: the bytes read are kept, the file must still hold
+ * exactly those bytes right before writing (else the write is refused), a timestamped backup is
+ * written beside the file with the same permissions, and the new text replaces the file atomically
+ * (`write-file-atomic`: temp file in the same folder, fsync, rename; mode and owner kept), then the
+ * folder is synced. A symlinked config is written through to its target. A byte-order mark is kept.
+ * Edge.
+ *
+ * Source: SPEC §5.2 ("Atomic write ..., file mode kept, timestamped backup beside the file; refuses if
+ * the file changed since it was read"), field case F13, STYLE #14, #16.
+ * @module
+ */
+
+import { constants } from "node:fs";
+import { copyFile, open, readFile, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import { BouncerError } from "../platform/errors.ts";
+
+/** A config file as read. */
+export interface ConfigFileRead {
+  /** The path as given (absolute). */
+  readonly path: string;
+  /** The file the path leads to (symlinks resolved): what is backed up and replaced. */
+  readonly realPath: string;
+  /** The exact bytes read. */
+  readonly bytes: Uint8Array;
+  /** The text without a byte-order mark. */
+  readonly text: string;
+  /** Whether the file starts with a UTF-8 byte-order mark. */
+  readonly bom: boolean;
+  /** Permission bits of the file. */
+  readonly mode: number;
+}
+
+/**
+ * Reads a config file, refusing anything that is not UTF-8 text.
+ * @param file - An absolute path.
+ * @returns The file's bytes, text and mode.
+ * @throws {BouncerError} `CONFIG_NOT_FOUND` when it does not exist, `CONFIG_UNREADABLE` when it cannot
+ *   be read, `CONFIG_INVALID` when it is not UTF-8.
+ */
+export async function readConfigFile(file: string): Promise<ConfigFileRead> {
+  let realPath: string;
+  let bytes: Uint8Array;
+  let mode: number;
+  try {
+    realPath = await realpath(file);
+    bytes = new Uint8Array(await readFile(realPath));
+    mode = (await stat(realPath)).mode & 0o7777;
+  } catch (error) {
+    const code = Reflect.get(error as object, "code");
+    if (code === "ENOENT")
+      throw new BouncerError("CONFIG_NOT_FOUND", `Cannot read client config "${file}": no such file`);
+    throw new BouncerError(
+      "CONFIG_UNREADABLE",
+      `Cannot read client config "${file}": ${String(code ?? error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch (error) {
+    throw new BouncerError("CONFIG_INVALID", `Cannot read client config "${file}": not valid UTF-8`, {
+      cause: error,
+    });
+  }
+  const bom = text.startsWith("\uFEFF");
+  return { path: file, realPath, bytes, text: bom ? text.slice(1) : text, bom, mode };
+}
+
+/**
+ * Writes a new text over a config file read earlier: backup first, then one atomic replace.
+ *
+ * Source: SPEC §5.2.
+ * @param read - The file as read (its bytes must still be on disk).
+ * @param text - The new text (without a byte-order mark; the old one is restored).
+ * @param options - The clock value for the backup's name.
+ * @returns The backup's path.
+ * @throws {BouncerError} `CONFIG_CHANGED` when the file changed since it was read (nothing written),
+ *   `CONFIG_UNWRITABLE` when the backup or the write fails.
+ */
+export async function writeConfigFile(
+  read: ConfigFileRead,
+  text: string,
+  options: { readonly now: Date },
+): Promise<{ backup: string }> {
+  const current = await readFile(read.realPath).catch(() => undefined);
+  if (current === undefined || !sameBytes(new Uint8Array(current), read.bytes)) {
+    throw new BouncerError(
+      "CONFIG_CHANGED",
+      `Cannot write "${read.path}": it changed since it was read: run bouncer init again`,
+    );
+  }
+  let backup: string;
+  try {
+    backup = await writeBackup(read, options.now);
+    await writeFileAtomic(read.realPath, `${read.bom ? "\uFEFF" : ""}${text}`, {
+      mode: read.mode,
+      fsync: true,
+    });
+    await syncDirectory(path.dirname(read.realPath));
+  } catch (error) {
+    throw new BouncerError("CONFIG_UNWRITABLE", `Cannot write "${read.path}": ${describe(error)}`, {
+      cause: error,
+    });
+  }
+  return { backup };
+}
+
+/**
+ * The backup's name: `<file>.bouncer-backup-<UTC timestamp>` (with `-1`, `-2` ... if taken).
+ * @param file - The config file.
+ * @param now - The clock value.
+ * @param attempt - 0 for the plain name.
+ * @returns The backup path.
+ */
+export function backupPath(file: string, now: Date, attempt = 0): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace(".", "");
+  return `${file}.bouncer-backup-${stamp}${attempt === 0 ? "" : `-${attempt}`}`;
+}
+
+/**
+ * Copies the original bytes next to the file, never overwriting an existing file, with the
+ * original's permission bits.
+ * @param read - The file as read.
+ * @param now - The clock value.
+ * @returns The backup path.
+ */
+async function writeBackup(read: ConfigFileRead, now: Date): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const target = backupPath(read.realPath, now, attempt);
+    try {
+      await copyFile(read.realPath, target, constants.COPYFILE_EXCL);
+    } catch (error) {
+      if (Reflect.get(error as object, "code") === "EEXIST" && attempt < 100) continue;
+      throw error;
+    }
+    const handle = await open(target, "r+");
+    try {
+      await handle.chmod(read.mode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return target;
+  }
+}
+
+/**
+ * Syncs a folder so the rename is durable (ignored where folders cannot be opened, e.g. Windows).
+ * @param dir - The folder.
+ */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, "r").catch(() => undefined);
+  if (handle === undefined) return;
+  try {
+    await handle.sync().catch(() => undefined);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Byte equality.
+ * @param a - Some bytes.
+ * @param b - Other bytes.
+ * @returns True when equal.
+ */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+/**
+ * A short description of a file-system error.
+ * @param error - Anything thrown.
+ * @returns Its code or message.
+ */
+function describe(error: unknown): string {
+  const code = typeof error === "object" && error !== null ? Reflect.get(error, "code") : undefined;
+  return typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+}
