@@ -1,0 +1,88 @@
+import { describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCheck } from "../../src/commands/check.ts";
+import { memoryIo } from "../../src/commands/io.ts";
+import { REPO, runCli } from "../run-cli.ts";
+
+const GOOD = "tests/fixtures/policies/worked-example.yaml";
+const BAD = "tests/fixtures/policies/bad-keys.yaml";
+
+describe("bouncer check (subprocess)", () => {
+  test("bouncer check exits 2 on a bad policy and prints every issue as file:line:column", async () => {
+    const run = await runCli(["check", "--policy", BAD]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `${BAD}:3:3: unknown key "alow" in tool "send_email" (did you mean "action"?)`,
+    );
+    expect(run.stderr).toContain(`${BAD}:5:14: wrong type for "max_calls"`);
+    expect(run.stdout).toBe("");
+  });
+
+  test("bouncer check exits 2 on a YAML syntax error with its line and column", async () => {
+    const run = await runCli(["check", "--policy", "tests/fixtures/policies/bad-syntax.yaml"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/bad-syntax\.yaml:\d+:\d+: /);
+  });
+
+  test("bouncer check exits 2 when a policy file does not exist", async () => {
+    const run = await runCli(["check", "--policy", "tests/fixtures/policies/nope.yaml"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Cannot read policy "tests/fixtures/policies/nope.yaml": no such file');
+  });
+
+  test("bouncer check exits 0 on a good policy and prints each rule with its layer", async () => {
+    const run = await runCli(["check", "--policy", GOOD]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Policy OK: ${GOOD}`);
+    expect(run.stdout).toMatch(new RegExp(`exfiltrating: true\\s+\\(user:${GOOD.replaceAll(".", "\\.")}\\)`));
+    expect(run.stdout).toMatch(/on_tainted: deny\s+\(default\)/);
+  });
+});
+
+describe("runCheck()", () => {
+  test("runCheck() --json on a bad policy prints ok false and every issue with line and column", async () => {
+    const out = memoryIo({ cwd: REPO });
+    expect(await runCheck({ policies: [BAD], json: true }, out.io)).toBe(2);
+    const document = JSON.parse(out.stdout()) as {
+      ok: boolean;
+      issues: { line: number; column: number; key: string }[];
+    };
+    expect(document.ok).toBe(false);
+    expect(document.issues.map((issue) => [issue.line, issue.column, issue.key])).toEqual([
+      [3, 3, "alow"],
+      [5, 14, "max_calls"],
+    ]);
+  });
+
+  test("runCheck() merges files: a later file wins key by key and trusted destinations are a union", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
+    copyFileSync(join(REPO, GOOD), join(dir, "base.yaml"));
+    writeFileSync(
+      join(dir, "later.yaml"),
+      "send_email:\n  exfiltrating: false\n  trusted_destinations: [me@home.example]\n",
+    );
+    const out = memoryIo({ cwd: dir });
+    expect(await runCheck({ policies: ["base.yaml", "later.yaml"], json: true }, out.io)).toBe(0);
+    const document = JSON.parse(out.stdout()) as {
+      ok: boolean;
+      tools: { tool: string; rules: { key: string; value: unknown; source: string }[] }[];
+    };
+    const rules = document.tools.find((entry) => entry.tool === "send_email")?.rules ?? [];
+    expect(rules.find((row) => row.key === "exfiltrating")).toEqual({
+      key: "exfiltrating",
+      value: false,
+      source: "user:later.yaml",
+    });
+    expect(rules.filter((row) => row.key === "trusted_destinations").map((row) => row.value)).toEqual(
+      expect.arrayContaining(["boss@corp.example", "me@home.example"]),
+    );
+  });
+
+  test("runCheck() without policy files says built-in defaults only and exits 0", async () => {
+    const out = memoryIo();
+    expect(await runCheck({ policies: [] }, out.io)).toBe(0);
+    expect(out.stdout()).toContain("No policy files: built-in defaults only");
+  });
+});

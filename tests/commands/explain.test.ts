@@ -1,0 +1,78 @@
+import { describe, expect, test } from "bun:test";
+import { definitionFrom, runExplain } from "../../src/commands/explain.ts";
+import { memoryIo } from "../../src/commands/io.ts";
+import { BouncerError } from "../../src/platform/errors.ts";
+import { REPO, runCli } from "../run-cli.ts";
+
+const POLICY = "tests/fixtures/policies/worked-example.yaml";
+
+interface ExplainJson {
+  packs: { name: string; by: string }[];
+  rules: { key: string; value: unknown; source: string }[];
+}
+
+async function explain(options: { tool: string; server?: string; schema?: string }): Promise<ExplainJson> {
+  const out = memoryIo({ cwd: REPO });
+  expect(await runExplain({ ...options, policies: [POLICY], json: true }, out.io)).toBe(0);
+  return JSON.parse(out.stdout()) as ExplainJson;
+}
+
+describe("bouncer explain (subprocess)", () => {
+  test("bouncer explain prints each effective rule with its layer and the pack that matched", async () => {
+    const run = await runCli(["explain", "send_email", "--server", "gmail", "--policy", POLICY]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /exfiltrating: true\s+\(user:tests\/fixtures\/policies\/worked-example\.yaml\)/,
+    );
+    expect(run.stdout).toMatch(/sink_params: cc\s+\(pack:gmail\)/);
+    expect(run.stdout).toContain("Packs:\n  gmail");
+  });
+
+  test("bouncer explain exits 2 on an invalid policy, naming line and column", async () => {
+    const run = await runCli(["explain", "send_email", "--policy", "tests/fixtures/policies/bad-keys.yaml"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("line 3, column 3");
+  });
+});
+
+describe("runExplain()", () => {
+  test("runExplain() without --server applies no pack", async () => {
+    const result = await explain({ tool: "send_email" });
+    expect(result.packs).toEqual([]);
+    expect(result.rules.every((row) => !row.source.startsWith("pack:"))).toBe(true);
+  });
+
+  test("runExplain() gives a destructive tool the heuristic budget", async () => {
+    const result = await explain({ tool: "delete_item" });
+    expect(result.rules).toContainEqual({ key: "max_calls", value: 2, source: "heuristic" });
+  });
+
+  test("runExplain() --schema feeds the heuristics: a sink-shaped argument makes the tool exfiltrating", async () => {
+    const result = await explain({
+      tool: "post_message",
+      schema: "tests/fixtures/schemas/post-message.json",
+    });
+    expect(result.rules).toContainEqual({ key: "exfiltrating", value: true, source: "heuristic" });
+  });
+});
+
+describe("definitionFrom()", () => {
+  test.each<[string, unknown]>([
+    ["a tools/list result", { tools: [{ name: "t", inputSchema: { type: "object" } }] }],
+    ["a tool definition", { name: "t", inputSchema: { type: "object" } }],
+    ["a bare input schema", { type: "object" }],
+  ])("definitionFrom() reads %s", (_name, content) => {
+    expect(definitionFrom(content as never, "t")).toMatchObject({
+      name: "t",
+      inputSchema: { type: "object" },
+    });
+  });
+
+  test.each<[string, unknown]>([
+    ["a list without the tool", { tools: [{ name: "other" }] }],
+    ["a list", [1]],
+    ["a non-object inputSchema", { inputSchema: "x" }],
+  ])("definitionFrom() rejects %s with SCHEMA_INVALID", (_name, content) => {
+    expect(() => definitionFrom(content as never, "t")).toThrow(BouncerError);
+  });
+});
