@@ -17,6 +17,7 @@ import {
   describeNode,
   type IssueContext,
   plainValue,
+  TOO_LARGE,
   type YamlSource,
 } from "./yaml-source.ts";
 
@@ -57,6 +58,11 @@ export interface ValueCheck extends IssueContext {
 export function checkValue(source: YamlSource, check: ValueCheck): unknown {
   const { node, rule, section, ...context } = check;
   const value = plainValue(source, node);
+  if (value === TOO_LARGE) {
+    const message = `value of "${context.key}" ${placePhrase(context, section)} is too large: it expands past 100,000 items through YAML aliases`;
+    addIssue(source, { ...context, at: node, code: "wrong_type", message });
+    return undefined;
+  }
   const result = v.safeParse(rule.schema, value);
   if (result.success) return result.output;
   const issue = result.issues[0];

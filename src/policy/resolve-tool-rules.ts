@@ -101,7 +101,10 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
       for (const value of file.defaults.trustedDestinations ?? [])
         trusted.push({ value, source: `user:${file.file}` });
 
-  let exfiltrating = pick("exfiltrating");
+  // Declaring sinks marks the tool exfiltrating unless some layer says `exfiltrating` explicitly.
+  const declared = sinkParams[0];
+  let exfiltrating =
+    pick("exfiltrating") ?? (declared ? { value: true, source: declared.source } : undefined);
   let onTainted = pick("onTainted");
   let maxCalls = pick("maxCalls");
   if (defaults.heuristics.value && !replaced) {

@@ -154,29 +154,44 @@ export function mappingEntries(
   return entries;
 }
 
+/** What {@link plainValue} returns for a value that expands past {@link MAX_NODES} nodes. */
+export const TOO_LARGE: unique symbol = Symbol("too large");
+
+/** A value may expand to at most this many nodes (aliases can multiply a small file). */
+const MAX_NODES = 100_000;
+
 /**
  * A node as a plain value for valibot: scalars as their value, lists as arrays, mappings as
- * null-prototype objects (so no key can reach `Object.prototype`).
+ * null-prototype objects (so no key can reach `Object.prototype`). A value that expands past
+ * 100,000 nodes through aliases gives {@link TOO_LARGE} instead.
  *
  * @param source - The source the node belongs to.
  * @param node - A YAML node.
- * @returns The plain value.
+ * @returns The plain value, or {@link TOO_LARGE}.
  */
 export function plainValue(source: YamlSource, node: unknown): unknown {
-  return toPlain(source, node, 0);
+  const budget = { left: MAX_NODES };
+  const value = toPlain(source, node, { depth: 0, budget });
+  return budget.left < 0 ? TOO_LARGE : value;
 }
 
-function toPlain(source: YamlSource, node: unknown, depth: number): unknown {
+function toPlain(
+  source: YamlSource,
+  node: unknown,
+  walk: { depth: number; budget: { left: number } },
+): unknown {
   const target = deref(source, node);
-  if (depth > MAX_DEPTH) return undefined;
+  walk.budget.left -= 1;
+  if (walk.depth > MAX_DEPTH || walk.budget.left < 0) return undefined;
+  const next = { depth: walk.depth + 1, budget: walk.budget };
   if (isScalar(target)) return target.value;
-  if (isSeq(target)) return target.items.map((item) => toPlain(source, item, depth + 1));
+  if (isSeq(target)) return target.items.map((item) => toPlain(source, item, next));
   if (isMap(target)) {
     const out: Record<string, unknown> = Object.create(null);
     for (const pair of target.items) {
       const key = deref(source, pair.key);
       const name = isScalar(key) ? String(key.value) : "";
-      Object.defineProperty(out, name, { value: toPlain(source, pair.value, depth + 1), enumerable: true });
+      Object.defineProperty(out, name, { value: toPlain(source, pair.value, next), enumerable: true });
     }
     return out;
   }

@@ -479,3 +479,20 @@ describe("parsePolicy() (STYLE #13 twin of checkPolicy)", () => {
     expect(checked.ok && checked.policy).toEqual(parsePolicy(text, "p.yaml"));
   });
 });
+
+describe("checkPolicy() against hostile YAML", () => {
+  test("checkPolicy() refuses a value that expands exponentially through aliases", () => {
+    const lines = ["anchors:", "  - &a0 [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i <= 8; i++) {
+      lines.push(`  - &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(", ")}]`);
+    }
+    lines.push("bomb:", "  sink_params: *a8");
+    const result = checkPolicy(`${lines.join("\n")}\n`, "bomb.yaml");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const bomb = result.issues.find((i) => i.tool === "bomb");
+    expect(bomb?.message).toBe(
+      'value of "sink_params" in tool "bomb" is too large: it expands past 100,000 items through YAML aliases',
+    );
+  });
+});

@@ -180,6 +180,15 @@ describe("resolveToolRules() layers and precedence (SPEC §4.1)", () => {
     ]);
   });
 
+  test("resolveToolRules() treats declared sink_params as exfiltrating unless a layer says otherwise", () => {
+    expect(rulesFor([["a.yaml", "send_email: { sink_params: [to] }\n"]]).exfiltrating).toEqual({
+      value: true,
+      source: "user:a.yaml",
+    });
+    const off = rulesFor([["a.yaml", "send_email: { exfiltrating: false }\n"]], { packs: [MAIL_PACK] });
+    expect(off.exfiltrating).toEqual({ value: false, source: "user:a.yaml" });
+  });
+
   test("resolveToolRules() unions trusted_destinations of every layer, server defaults and defaults included", () => {
     const rules = rulesFor(
       [
