@@ -119,6 +119,7 @@ export const rootCommand: AnyCommand = {
     explain: lazyCommand("explain", () => import("./commands/explain.ts" as string), "explainCommand"),
     replay: lazyCommand("replay", () => import("./commands/replay.ts" as string), "replayCommand"),
     packs: lazyCommand("packs", () => import("./commands/packs.ts" as string), "packsCommand"),
+    audit: lazyCommand("audit", () => import("./audit/command.ts" as string), "auditCommand"),
   },
 };
 
