@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { type CompileResult, compileTarget, describeHost } from "./build/compile.ts";
+import { type CompileResult, compileTarget, DEFAULT_BYTECODE, describeHost } from "./build/compile.ts";
 import {
   formatSha256Sums,
   homebrewFormula,
@@ -28,12 +28,6 @@ import {
 } from "./build/release-files.ts";
 import { measureStartup, type StartupReport } from "./build/startup-report.ts";
 import { type BuildTarget, hostTarget, selectTargets } from "./build/targets.ts";
-
-/**
- * Whether release executables are precompiled to bytecode. Decided by measurement (issue 5): see
- * `dist/build-report.json` from `--compare-bytecode` and the build notes in README.
- */
-export const DEFAULT_BYTECODE = false;
 
 const ROOT = resolve(import.meta.dir, "..");
 const FALLBACK_REPO = "OWNER/bouncer";
