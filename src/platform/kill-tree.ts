@@ -9,6 +9,7 @@
  */
 
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Options of {@link signalProcessTree} and {@link isProcessTreeAlive}. */
 export interface ProcessTreeOptions {
@@ -69,8 +70,36 @@ export function signalProcessTree(
 }
 
 /**
- * Whether any process of the tree still exists (POSIX: any member of the group, zombies included;
- * Windows: the root process).
+ * Linux only: whether the group has a member that is not a zombie (a killed process stays a zombie
+ * until its new parent reaps it, which some container inits do slowly).
+ * @param pgid - The process group.
+ * @returns True or false; undefined when `/proc` cannot tell.
+ */
+function hasLiveMember(pgid: number): boolean | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // Fields after "(comm)": state, ppid, pgrp, ...
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
+}
+
+/**
+ * Whether any process of the tree still exists (POSIX: any member of the group, zombies not counted
+ * where `/proc` tells; Windows: the root process).
  *
  * Source: SPEC §3.3.
  * @param pid - The upstream's pid.
@@ -82,8 +111,9 @@ export function isProcessTreeAlive(pid: number, options: ProcessTreeOptions = {}
   const target = platform === "win32" ? pid : -pid;
   try {
     process.kill(target, 0);
-    return true;
   } catch (error) {
     return errorCode(error) === "EPERM";
   }
+  if (platform === "win32" || process.platform !== "linux") return true;
+  return hasLiveMember(pid) ?? true;
 }

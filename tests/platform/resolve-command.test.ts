@@ -1,0 +1,117 @@
+import { describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveCommand } from "../../src/platform/resolve-command.ts";
+
+const root = mkdtempSync(join(tmpdir(), "bouncer-resolve-"));
+const bin1 = join(root, "bin1");
+const bin2 = join(root, "bin2");
+mkdirSync(bin1);
+mkdirSync(bin2);
+writeFileSync(join(bin1, "tool"), "#!/bin/sh\n");
+writeFileSync(join(bin2, "tool"), "#!/bin/sh\n");
+chmodSync(join(bin2, "tool"), 0o755);
+writeFileSync(join(root, "local.sh"), "#!/bin/sh\n");
+chmodSync(join(root, "local.sh"), 0o755);
+
+describe("resolveCommand on POSIX", () => {
+  test("resolveCommand() finds the first executable file on PATH, skipping non-executable ones", () => {
+    const resolved = resolveCommand(
+      { command: "tool", args: ["a b"], cwd: root, env: { PATH: `${bin1}:${bin2}` } },
+      { platform: "posix" },
+    );
+    expect(resolved).toEqual({
+      file: join(bin2, "tool"),
+      args: ["a b"],
+      windowsVerbatimArguments: false,
+      executable: join(bin2, "tool"),
+    });
+  });
+
+  test("resolveCommand() resolves a command with a slash against the upstream's cwd (F15)", () => {
+    expect(
+      resolveCommand({ command: "./local.sh", args: [], cwd: root, env: { PATH: "" } }, { platform: "posix" })
+        .executable,
+    ).toBe(join(root, "local.sh"));
+  });
+
+  test("resolveCommand() names the command and the PATH searched when nothing is found (F10)", () => {
+    expect(() =>
+      resolveCommand(
+        { command: "no-such-server", args: [], cwd: root, env: { PATH: "/usr/bin:/bin" } },
+        { platform: "posix" },
+      ),
+    ).toThrow('Cannot start upstream "no-such-server": not found in PATH "/usr/bin:/bin"');
+  });
+});
+
+describe("resolveCommand on Windows (rules tested with an injected file check)", () => {
+  const files = new Set([
+    "C:\\Program Files\\nodejs\\npx.cmd",
+    "C:\\Program Files\\nodejs\\node.exe",
+    "C:\\Windows\\System32\\cmd.exe",
+    "C:\\proj\\server.bat",
+  ]);
+  const env = {
+    Path: 'C:\\Windows\\System32;"C:\\Program Files\\nodejs"',
+    PATHEXT: ".COM;.EXE;.BAT;.CMD",
+    ComSpec: "C:\\Windows\\System32\\cmd.exe",
+  };
+  const options = { platform: "win32", isExecutable: (path: string) => files.has(path) } as const;
+
+  test("resolveCommand() runs npx (npx.cmd via PATH + PATHEXT) through cmd.exe /d /s /c verbatim (F09)", () => {
+    const resolved = resolveCommand(
+      { command: "npx", args: ["-y", "pkg", "C:\\My Vault"], cwd: "C:\\proj", env },
+      options,
+    );
+    expect(resolved.file).toBe("C:\\Windows\\System32\\cmd.exe");
+    expect(resolved.windowsVerbatimArguments).toBe(true);
+    expect(resolved.executable).toBe("C:\\Program Files\\nodejs\\npx.cmd");
+    expect(resolved.args).toEqual([
+      "/d",
+      "/s",
+      "/c",
+      '"C:\\Program^ Files\\nodejs\\npx.cmd ^"-y^" ^"pkg^" ^"C:\\My^ Vault^""',
+    ]);
+  });
+
+  test("resolveCommand() spawns an .exe directly", () => {
+    expect(resolveCommand({ command: "node", args: ["s.js"], cwd: "C:\\proj", env }, options)).toEqual({
+      file: "C:\\Program Files\\nodejs\\node.exe",
+      args: ["s.js"],
+      windowsVerbatimArguments: false,
+      executable: "C:\\Program Files\\nodejs\\node.exe",
+    });
+  });
+
+  test("resolveCommand() keeps an explicit cmd /c entry as it is (no second cmd layer)", () => {
+    const resolved = resolveCommand(
+      { command: "cmd", args: ["/c", "npx", "-y", "pkg"], cwd: "C:\\proj", env },
+      options,
+    );
+    expect(resolved).toMatchObject({
+      file: "C:\\Windows\\System32\\cmd.exe",
+      args: ["/c", "npx", "-y", "pkg"],
+      windowsVerbatimArguments: false,
+    });
+  });
+
+  test("resolveCommand() looks in the cwd first and accepts an explicit batch path", () => {
+    expect(resolveCommand({ command: "server", args: [], cwd: "C:\\proj", env }, options).executable).toBe(
+      "C:\\proj\\server.bat",
+    );
+    expect(
+      resolveCommand(
+        { command: "C:\\Program Files\\nodejs\\npx.cmd", args: [], cwd: "C:\\proj", env },
+        options,
+      ).executable,
+    ).toBe("C:\\Program Files\\nodejs\\npx.cmd");
+  });
+
+  test("resolveCommand() names the PATH searched on Windows too", () => {
+    expect(() => resolveCommand({ command: "uvx", args: [], cwd: "C:\\proj", env }, options)).toThrow(
+      /"uvx": not found in PATH "C:\\Windows/,
+    );
+  });
+});

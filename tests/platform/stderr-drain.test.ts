@@ -1,0 +1,51 @@
+import { describe, expect, test } from "bun:test";
+import { PassThrough } from "node:stream";
+import { drainStderr } from "../../src/platform/stderr-drain.ts";
+
+function drain(
+  chunks: readonly (string | Uint8Array)[],
+  options: { tailBytes?: number; maxLineChars?: number } = {},
+) {
+  const stream = new PassThrough();
+  let out = "";
+  const handle = drainStderr(stream, {
+    name: "fs",
+    write: (text) => {
+      out += text;
+    },
+    ...options,
+  });
+  for (const chunk of chunks) stream.write(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  stream.end();
+  return new Promise<{ out: string; tail: string; bytes: number }>((resolve) => {
+    stream.on("end", () => resolve({ out, tail: handle.tail(), bytes: handle.bytes() }));
+    stream.resume();
+  });
+}
+
+describe("drainStderr", () => {
+  test("drainStderr() prefixes every line with [upstream:<name>] across chunk boundaries", async () => {
+    const { out } = await drain(["starting\nhalf a ", "line\nlast without newline"]);
+    expect(out).toBe(
+      "[upstream:fs] starting\n[upstream:fs] half a line\n[upstream:fs] last without newline\n",
+    );
+  });
+
+  test("drainStderr() wraps a line longer than the cap", async () => {
+    const { out } = await drain(["x".repeat(10)], { maxLineChars: 4 });
+    expect(out).toBe("[upstream:fs] xxxx\n[upstream:fs] xxxx\n[upstream:fs] xx\n");
+  });
+
+  test("drainStderr() keeps a UTF-8 character split between chunks", async () => {
+    const bytes = Buffer.from("é\n");
+    const { out } = await drain([bytes.subarray(0, 1), bytes.subarray(1)]);
+    expect(out).toBe("[upstream:fs] é\n");
+  });
+
+  test("drainStderr() keeps only the last bytes as the tail", async () => {
+    const { tail, bytes } = await drain(["a".repeat(10_000), "END"], { tailBytes: 8192 });
+    expect(bytes).toBe(10_003);
+    expect(tail).toHaveLength(8192);
+    expect(tail.endsWith("END")).toBe(true);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { isProcessTreeAlive } from "../../src/platform/kill-tree.ts";
+import { spawnUpstream } from "../../src/platform/spawn-upstream.ts";
+import { stopUpstream } from "../../src/platform/stop-upstream.ts";
+import { isAlive as alive } from "../proxy/support/harness.ts";
+
+const STUBBORN = resolve(import.meta.dir, "../fixtures/servers/stubborn-tree.sh");
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const end = performance.now() + 15_000;
+  while (!condition()) {
+    if (performance.now() > end) throw new Error(`Hang guard: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("stopUpstream", () => {
+  test("stopUpstream() kills a tree that ignores stdin EOF and traps SIGTERM, grandchild included (F06 c)", async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), "bouncer-tree-")), "pids");
+    const upstream = spawnUpstream(
+      { name: "tree", command: STUBBORN, args: [pidFile], cwd: tmpdir() },
+      { writeStderr: () => {} },
+    );
+    await until(() => existsSync(pidFile), "the fixture wrote its pids");
+    const [shell, grandchild] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number) as [
+      number,
+      number,
+    ];
+    expect(alive(grandchild)).toBe(true);
+    expect(await stopUpstream(upstream, { graceMs: 100, killAfterMs: 100 })).toBe(true);
+    await until(() => !alive(shell) && !alive(grandchild), "the tree is gone");
+    expect(isProcessTreeAlive(upstream.pid)).toBe(false);
+  });
+
+  test("stopUpstream() lets a polite upstream exit on stdin EOF within the grace", async () => {
+    const upstream = spawnUpstream(
+      { name: "cat", command: "cat", args: [], cwd: tmpdir() },
+      { writeStderr: () => {} },
+    );
+    expect(await stopUpstream(upstream, { graceMs: 10_000, killAfterMs: 100 })).toBe(true);
+    expect(await upstream.exited).toEqual({ code: 0, signal: null });
+  });
+});

@@ -1,0 +1,271 @@
+import { describe, expect, test } from "bun:test";
+import type { JsonValue } from "../../src/engine/index.ts";
+import type { NoiseReport, RelayContext } from "../../src/proxy/relay-hooks.ts";
+import { memoryRelay, settle } from "./support/memory-relay.ts";
+
+const ping = (id: unknown): unknown => ({ jsonrpc: "2.0", id, method: "ping" });
+
+describe("Relay ids", () => {
+  test("Relay remaps client ids to Bouncer ids and restores each with its exact JSON type", () => {
+    const r = memoryRelay();
+    const clientIds = ["0", '"42"', "42", '"x y"', "1.0", '""'];
+    for (const id of clientIds) r.fromClient(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+    const upstreamIds = r.toUpstream.map((text) => (JSON.parse(text) as { id: JsonValue }).id);
+    expect(upstreamIds.every((id) => typeof id === "number" && Number.isInteger(id))).toBe(true);
+    expect(new Set(upstreamIds).size).toBe(clientIds.length);
+    for (const id of [...upstreamIds].reverse()) r.fromUpstream({ jsonrpc: "2.0", id, result: {} });
+    expect(r.toClient).toEqual(
+      [...clientIds].reverse().map((id) => `{"jsonrpc":"2.0","id":${id},"result":{}}`),
+    );
+  });
+
+  test("Relay keeps every other byte of a relayed answer (big integers, key order, spacing)", () => {
+    const r = memoryRelay();
+    r.fromClient(ping(5));
+    const upstreamId = r.lastUpstream().id;
+    r.fromUpstream(
+      `{"result": {"n": 12345678901234567890, "z": 1, "a": 2},  "jsonrpc":"2.0","id":${upstreamId}}`,
+    );
+    expect(r.toClient).toEqual([
+      '{"result": {"n": 12345678901234567890, "z": 1, "a": 2},  "jsonrpc":"2.0","id":5}',
+    ]);
+  });
+
+  test("Relay answers a request whose id is already in flight with -32600 and forwards nothing", () => {
+    const r = memoryRelay();
+    r.fromClient(ping(1));
+    r.fromClient(ping(1));
+    expect(r.toUpstream).toHaveLength(1);
+    expect(r.lastClient()).toMatchObject({ id: 1, error: { code: -32600 } });
+  });
+
+  test('Relay drops an answer whose id it never sent ("1" is not 1)', () => {
+    const r = memoryRelay();
+    r.fromClient(ping(7));
+    const upstreamId = r.lastUpstream().id as number;
+    r.fromUpstream({ jsonrpc: "2.0", id: String(upstreamId), result: {} });
+    r.fromUpstream({ jsonrpc: "2.0", id: upstreamId + 100, result: {} });
+    expect(r.toClient).toEqual([]);
+  });
+
+  test("Relay never mistakes an upstream request for Bouncer's own, when both use id 1", async () => {
+    let context: RelayContext | undefined;
+    const r = memoryRelay((ctx) => {
+      context = ctx;
+      return {};
+    });
+    const own = context?.requestUpstream("tools/list", {});
+    const ownId = r.lastUpstream().id;
+    expect(ownId).toBe(1);
+    r.fromUpstream({ jsonrpc: "2.0", id: 1, method: "sampling/createMessage", params: { messages: [] } });
+    const relayed = r.lastClient();
+    expect(relayed.method).toBe("sampling/createMessage");
+    const clientOwn = context?.requestClient("elicitation/create", { message: "[bouncer] ok?" });
+    const clientOwnId = r.lastClient().id;
+    expect(clientOwnId).not.toBe(relayed.id);
+    r.fromClient({
+      jsonrpc: "2.0",
+      id: relayed.id,
+      result: { role: "assistant", content: { type: "text", text: "hi" } },
+    });
+    expect(r.lastUpstream()).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { role: "assistant", content: { type: "text", text: "hi" } },
+    });
+    r.fromClient({ jsonrpc: "2.0", id: clientOwnId, result: { action: "accept" } });
+    r.fromUpstream({ jsonrpc: "2.0", id: 1, result: { tools: [] } });
+    expect(await own).toEqual({ tools: [] });
+    expect(await clientOwn).toEqual({ action: "accept" });
+  });
+});
+
+describe("Relay cancellation and progress", () => {
+  test("Relay translates a client cancel at once and drops the late answer", () => {
+    const r = memoryRelay();
+    r.fromClient({ jsonrpc: "2.0", id: "r-1", method: "resources/read", params: { uri: "x://1" } });
+    const upstreamId = r.lastUpstream().id;
+    r.fromClient({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "r-1", reason: "user" },
+    });
+    expect(r.lastUpstream()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: upstreamId, reason: "user" },
+    });
+    r.fromUpstream({ jsonrpc: "2.0", id: upstreamId, result: { contents: [] } });
+    expect(r.toClient).toEqual([]);
+  });
+
+  test("Relay ignores a cancel naming the client id with the other JSON type", () => {
+    const r = memoryRelay();
+    r.fromClient({ jsonrpc: "2.0", id: 101, method: "resources/read", params: { uri: "x://1" } });
+    r.fromClient({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "101" } });
+    expect(r.toUpstream).toHaveLength(1);
+  });
+
+  test("Relay translates an upstream cancel of its own request to the client", () => {
+    const r = memoryRelay();
+    r.fromUpstream({ jsonrpc: "2.0", id: 9, method: "roots/list" });
+    const clientId = r.lastClient().id;
+    r.fromUpstream({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9 } });
+    expect(r.lastClient()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: clientId },
+    });
+    r.fromClient({ jsonrpc: "2.0", id: clientId, result: { roots: [] } });
+    expect(r.toUpstream).toEqual([]);
+  });
+
+  test("Relay relays progress with the client's own token only while its request is open", () => {
+    const r = memoryRelay();
+    r.fromClient({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "resources/read",
+      params: { uri: "x", _meta: { progressToken: "p-1" } },
+    });
+    const upstreamId = r.lastUpstream().id;
+    expect(r.lastUpstream()).toMatchObject({ params: { _meta: { progressToken: "p-1" } } });
+    const progress = (token: unknown): string =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: token, progress: 1, total: 3 },
+      });
+    r.fromUpstream(progress("p-1"));
+    r.fromUpstream(progress("p-2"));
+    r.fromUpstream(progress(3));
+    expect(r.toClient).toEqual([progress("p-1")]);
+    r.fromUpstream({ jsonrpc: "2.0", id: upstreamId, result: {} });
+    r.fromUpstream(progress("p-1"));
+    expect(r.toClient).toHaveLength(2);
+  });
+});
+
+describe("Relay message rules", () => {
+  test("Relay answers a batch with one -32600 error and forwards nothing", () => {
+    const r = memoryRelay();
+    r.fromClient([ping(1), ping(2)]);
+    expect(r.toUpstream).toEqual([]);
+    expect(r.toClient).toHaveLength(1);
+    expect(r.lastClient()).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  test("Relay drops a tools/call without an id and reports it", () => {
+    const dropped: unknown[] = [];
+    const r = memoryRelay(() => ({ onDroppedCall: (message) => void dropped.push(message) }));
+    r.fromClient({
+      jsonrpc: "2.0",
+      method: "tools/call",
+      params: { name: "send_email", arguments: { to: "x@y.example" } },
+    });
+    expect(r.toUpstream).toEqual([]);
+    expect(r.toClient).toEqual([]);
+    expect(dropped).toHaveLength(1);
+  });
+
+  test("Relay answers a line that is not JSON with -32700", () => {
+    const r = memoryRelay();
+    r.fromClient("hello");
+    expect(r.lastClient()).toMatchObject({ id: null, error: { code: -32700 } });
+    expect(r.toUpstream).toEqual([]);
+  });
+
+  test.each([
+    ["relay", true],
+    ["deny", false],
+  ] as const)("Relay with --unknown-methods %s handles methods it does not know", (mode, relayed) => {
+    const r = memoryRelay(() => ({}), { unknownMethods: mode });
+    r.fromClient({ jsonrpc: "2.0", id: 1, method: "vendor/thing", params: { x: 1 } });
+    r.fromClient({ jsonrpc: "2.0", method: "notifications/vendor", params: {} });
+    r.fromUpstream({ jsonrpc: "2.0", id: 50, method: "vendor/ask" });
+    r.fromUpstream({ jsonrpc: "2.0", method: "notifications/vendor/up" });
+    if (relayed) {
+      expect(r.toUpstream).toHaveLength(2);
+      expect(r.toClient).toHaveLength(2);
+    } else {
+      expect(r.toClient.map((t) => JSON.parse(t))).toEqual([
+        { jsonrpc: "2.0", id: 1, error: { code: -32601, message: 'Method not found: "vendor/thing"' } },
+      ]);
+      expect(r.toUpstream.map((t) => JSON.parse(t))).toEqual([
+        { jsonrpc: "2.0", id: 50, error: { code: -32601, message: 'Method not found: "vendor/ask"' } },
+      ]);
+    }
+  });
+
+  test("Relay passes an upstream error with its original code, message and data", () => {
+    const r = memoryRelay();
+    r.fromClient({ jsonrpc: "2.0", id: "e", method: "prompts/get", params: { name: "p" } });
+    const upstreamId = r.lastUpstream().id;
+    r.fromUpstream({
+      jsonrpc: "2.0",
+      id: upstreamId,
+      error: { code: -32602, message: "Unknown prompt p", data: { hint: "x" } },
+    });
+    expect(r.lastClient()).toEqual({
+      jsonrpc: "2.0",
+      id: "e",
+      error: { code: -32602, message: "Unknown prompt p", data: { hint: "x" } },
+    });
+  });
+
+  test("Relay reports upstream noise and relays a JSON message glued after a text prefix (F03)", () => {
+    const noise: NoiseReport[] = [];
+    const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }));
+    r.fromUpstream("Azure DevOps MCP Server version : 1.2.3");
+    r.fromUpstream('Stdio server started{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}');
+    r.fromUpstream("42");
+    expect(r.toClient).toEqual(['{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}']);
+    expect(noise.map((n) => n.kind)).toEqual(["not_json", "salvaged", "invalid"]);
+    expect(noise[1]?.preview).toBe('"Stdio server started"');
+  });
+});
+
+describe("Relay upstream failure", () => {
+  test("Relay.upstreamGone() answers every pending request and every later one with -32000 (F07)", async () => {
+    const told: number[] = [];
+    const r = memoryRelay(() => ({}), { onFailureReported: () => void told.push(1) });
+    r.fromClient({ jsonrpc: "2.0", id: 7, method: "resources/read", params: { uri: "x" } });
+    const failure = {
+      message: 'Upstream "fs" exited (code 1)',
+      data: { exitCode: 1, signal: null, stderrTail: "boom" },
+    };
+    expect(await r.relay.upstreamGone(failure)).toBe(1);
+    expect(r.lastClient()).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32000, ...failure } });
+    r.fromClient(ping(8));
+    expect(r.lastClient()).toEqual({ jsonrpc: "2.0", id: 8, error: { code: -32000, ...failure } });
+    expect(r.toUpstream).toHaveLength(1);
+    expect(told).toHaveLength(2);
+  });
+
+  test("Relay.upstreamOversize() fails only the request a too-long answer names, and lives on", async () => {
+    const r = memoryRelay();
+    r.fromClient(ping("a"));
+    r.fromClient(ping("b"));
+    const [idA, idB] = r.toUpstream.map((t) => (JSON.parse(t) as { id: number }).id);
+    r.relay.upstreamOversize({
+      byteLength: 70_000_000,
+      head: '{"result":{"content":[{"type":"text","text":"xxx',
+      tail: `xx"}]},"jsonrpc":"2.0","id":${idA}}`,
+    });
+    await settle();
+    expect(r.lastClient()).toMatchObject({ id: "a", error: { code: -32000 } });
+    r.fromUpstream({ jsonrpc: "2.0", id: idB, result: {} });
+    expect(r.lastClient()).toEqual({ jsonrpc: "2.0", id: "b", result: {} });
+  });
+
+  test("Relay.upstreamOversize() fails every pending request when the id cannot be known", async () => {
+    const r = memoryRelay();
+    r.fromClient(ping(1));
+    r.fromClient(ping(2));
+    r.relay.upstreamOversize({ byteLength: 70_000_000, head: '{"result":{"t":"', tail: 'xxxx"}}' });
+    await settle();
+    expect(r.toClient.map((t) => (JSON.parse(t) as { id: number }).id).sort()).toEqual([1, 2]);
+    r.fromClient(ping(3));
+    expect(r.toUpstream).toHaveLength(3);
+  });
+});
