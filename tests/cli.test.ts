@@ -35,30 +35,36 @@ describe("bouncer (subprocess)", () => {
 
   test("bouncer COMMAND --help exits 0 with the command's usage, for every listed command", async () => {
     const commands = [...(await listedCommands()), "packs list", "packs show"];
-    for (const command of commands) {
-      const run = await runCli([...command.split(" "), "--help"]);
+    const runs = await Promise.all(commands.map((command) => runCli([...command.split(" "), "--help"])));
+    runs.forEach((run, index) => {
+      const command = commands[index];
       expect({ command, code: run.code }).toEqual({ command, code: 0 });
       expect(run.stdout).toContain(`bouncer ${command}`);
-    }
-  });
+    });
+  }, 60_000);
 
   test("bouncer COMMAND --no-such-flag exits 2 naming the flag, for every listed command", async () => {
     const commands = [...(await listedCommands()), "packs list", "packs show"];
-    for (const command of commands) {
-      const run = await runCli([...command.split(" "), "--no-such-flag"]);
+    const runs = await Promise.all(
+      commands.map((command) => runCli([...command.split(" "), "--no-such-flag"])),
+    );
+    runs.forEach((run, index) => {
+      const command = commands[index];
       expect({ command, code: run.code }).toEqual({ command, code: 2 });
       expect(run.stderr).toContain("--no-such-flag");
       expect(run.stdout).toBe("");
-    }
-  });
+    });
+  }, 60_000);
 
   test("bouncer with an unknown command exits 2, also for names of Object.prototype", async () => {
-    for (const name of ["frobnicate", "constructor", "__proto__", "toString"]) {
-      const run = await runCli([name]);
+    const names = ["frobnicate", "constructor", "__proto__", "toString"];
+    const runs = await Promise.all(names.map((name) => runCli([name])));
+    runs.forEach((run, index) => {
+      const name = names[index];
       expect({ name, code: run.code }).toEqual({ name, code: 2 });
       expect(run.stderr).toContain(`Unknown command "${name}"`);
-    }
-  });
+    });
+  }, 60_000);
 
   test("bouncer without a command exits 2 and shows the usage on stderr", async () => {
     const run = await runCli([]);
