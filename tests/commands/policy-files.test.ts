@@ -1,0 +1,45 @@
+import { describe, expect, test } from "bun:test";
+import {
+  checkPolicyPaths,
+  formatIssueLine,
+  loadPolicyPaths,
+  readPolicyTexts,
+} from "../../src/commands/policy-files.ts";
+import { BouncerError, exitCodeFor } from "../../src/platform/errors.ts";
+import { REPO } from "../run-cli.ts";
+
+const GOOD = "tests/fixtures/policies/worked-example.yaml";
+const BAD = "tests/fixtures/policies/bad-keys.yaml";
+
+describe("readPolicyTexts()", () => {
+  test.each<[string, string]>([
+    ["a missing file", "tests/fixtures/policies/nope.yaml"],
+    ["a directory", "tests/fixtures/policies"],
+  ])("readPolicyTexts() refuses %s with POLICY_UNREADABLE (exit 2)", async (_name, file) => {
+    const error = await readPolicyTexts([file], REPO).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(BouncerError);
+    expect((error as BouncerError).code).toBe("POLICY_UNREADABLE");
+    expect(exitCodeFor(error)).toBe(2);
+  });
+});
+
+describe("checkPolicyPaths() and loadPolicyPaths()", () => {
+  test("checkPolicyPaths() keeps the files in command-line order with the built-in packs", async () => {
+    const result = await checkPolicyPaths([GOOD, GOOD], { cwd: REPO });
+    expect(result.ok && result.policy.files.map((file) => file.file)).toEqual([GOOD, GOOD]);
+    expect(result.ok && result.policy.packs.length).toBeGreaterThan(0);
+  });
+
+  test("checkPolicyPaths() returns every issue of every file", async () => {
+    const result = await checkPolicyPaths([BAD, GOOD], { cwd: REPO });
+    expect(result.ok).toBe(false);
+    if (!result.ok)
+      expect(result.issues.map(formatIssueLine)[0]).toStartWith(`${BAD}:3:3: unknown key "alow"`);
+  });
+
+  test("loadPolicyPaths() throws POLICY_INVALID (exit 2) naming the file, line and column", async () => {
+    const error = await loadPolicyPaths([GOOD, BAD], { cwd: REPO }).catch((caught: unknown) => caught);
+    expect(exitCodeFor(error)).toBe(2);
+    expect((error as Error).message).toStartWith(`Cannot load policy "${BAD}": line 3, column 3`);
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, test } from "bun:test";
+import { rulesLines, safeName, valueText } from "../../src/commands/rules-view.ts";
+import { builtinPacks } from "../../src/platform/packs.ts";
+import { parsePolicyFiles, resolveToolRules } from "../../src/policy/index.ts";
+
+describe("safeName()", () => {
+  test.each<[string, string]>([
+    ["send_email", "send_email"],
+    ["user:bouncer.yaml", "user:bouncer.yaml"],
+    ["evil\u001b[2Jname", '"evil\\u{1b}[2Jname"'],
+    ["a\u200bb", '"a\\u{200b}b"'],
+    ["two words", '"two words"'],
+  ])("safeName() shows %j as %s", (name, shown) => {
+    expect(safeName(name)).toBe(shown);
+  });
+});
+
+describe("valueText()", () => {
+  test("valueText() writes lists and maps on one line", () => {
+    expect(valueText(["./out", "~/notes"])).toBe("[./out, ~/notes]");
+    expect(valueText({ mode: "read|write" })).toBe("{mode: read|write}");
+    expect(valueText(3)).toBe("3");
+  });
+});
+
+describe("rulesLines()", () => {
+  test("rulesLines() shows each rule with its layer, one line per union member", () => {
+    const policy = parsePolicyFiles(
+      [
+        {
+          text: "send_email:\n  sink_params: [to]\n  trusted_destinations: [a@x.example, b@y.example]\n",
+          fileName: "p.yaml",
+        },
+      ],
+      builtinPacks(),
+    );
+    const lines = rulesLines(resolveToolRules(policy, { server: "", tool: "send_email", packs: [] }));
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}sink_params: to\s+\(user:p\.yaml\)$/));
+    expect(lines.filter((line) => line.includes("trusted_destinations"))).toHaveLength(2);
+    expect(lines.at(-2)).toBe("  taint_min_length: 6");
+    expect(lines.at(-1)).toBe("  heuristics: true");
+  });
+});
