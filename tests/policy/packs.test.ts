@@ -44,6 +44,17 @@ describe("builtinPacks() (SPEC §4.3, §6 embedded packs)", () => {
     ).toEqual(files);
   });
 
+  test("builtinPacks() inlines the pack texts when bundled, so a compiled binary needs no packs/ folder", async () => {
+    const built = await Bun.build({ entrypoints: [join(ROOT, "src/platform/packs.ts")], target: "bun" });
+    expect(built.success).toBe(true);
+    const bundle = await built.outputs[0]!.text();
+    for (const [name, text] of builtinPackTexts()) {
+      const line = text.split("\n").find((l) => l.startsWith("  commands:")) ?? `missing commands in ${name}`;
+      expect({ name, inlined: bundle.includes(line) }).toEqual({ name, inlined: true });
+    }
+    expect(bundle).not.toMatch(/readFile|import\("[^"]*\.yaml"\)/u);
+  });
+
   test.each(["filesystem", "gmail", "slack", "github", "gdrive", "fetch"])(
     "the %s pack says in its header which server and version it was checked against",
     (name) => {
