@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -188,6 +196,44 @@ describe("bouncer run from the compiled executable", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("bouncer init from the compiled executable", () => {
+  const CONFIG =
+    '{\n  "mcpServers": {\n    "mail": { "command": "bouncer-fixture-mail", "args": [] }\n  }\n}\n';
+
+  /**
+   * Runs `bouncer init --config .mcp.json --yes` in a new project folder under `env -i`.
+   * @param name - The project folder's name.
+   * @param path - The PATH of the run.
+   * @returns The launcher written as the entry's command, and the entry's args.
+   */
+  async function initWith(name: string, path: string): Promise<{ command: unknown; args: unknown }> {
+    const dir = emptyDir(name);
+    writeFileSync(join(dir, ".mcp.json"), CONFIG);
+    const env = ["/usr/bin/env", "-i", `PATH=${path}`, `HOME=${built.home}`, `BOUNCER_HOME=${built.home}`];
+    const ran = await runToEnd([...env, built.bouncer, "init", "--config", ".mcp.json", "--yes"], {
+      cwd: dir,
+    });
+    expect(ran.code).toBe(0);
+    const entry = JSON.parse(readFileSync(join(dir, ".mcp.json"), "utf8")).mcpServers.mail;
+    return { command: entry.command, args: entry.args };
+  }
+
+  test("bouncer init writes the bouncer found on PATH (a Homebrew-style symlink, unresolved) as the launcher", async () => {
+    const shims = emptyDir("shims");
+    symlinkSync(built.bouncer, join(shims, "bouncer"));
+    const written = await initWith("init-shim", `${shims}:${built.bin}`);
+    expect(written).toEqual({
+      command: join(shims, "bouncer"),
+      args: ["run", "--upstream-name", "mail", "--", "bouncer-fixture-mail"],
+    });
+  });
+
+  test("bouncer init writes the executable's own absolute path when no bouncer is on PATH", async () => {
+    const written = await initWith("init-direct", built.bin);
+    expect(written.command).toBe(built.bouncer);
   });
 });
 
