@@ -19,8 +19,8 @@ export interface ArrayShape {
 
 /**
  * The separator to put between inserted elements: the text between the first two elements when it is
- * only a comma and white space; else a comma plus the white space before the first element when that
- * breaks the line; else `, `.
+ * only a comma and white space; else a comma plus the white space just before the first element (after
+ * any comment) when that breaks the line; else `, `.
  * @param text - The config text.
  * @param shape - The array.
  * @returns The separator (always starts with a comma).
@@ -32,8 +32,8 @@ export function elementSeparator(text: string, shape: ArrayShape): string {
     if (/^[ \t]*,[ \t\r\n]*$/.test(between)) return between;
   }
   if (first !== undefined) {
-    const before = text.slice(shape.start + 1, first.start);
-    if (/^[ \t\r\n]*$/.test(before) && before.includes("\n")) return `,${before}`;
+    const before = /[ \t\r\n]*$/.exec(text.slice(shape.start + 1, first.start))?.[0] ?? "";
+    if (before.includes("\n")) return `,${before}`;
   }
   return ", ";
 }

@@ -1,0 +1,127 @@
+import { describe, expect, test } from "bun:test";
+import { readJsonConfig } from "../../src/init/json-config.ts";
+import type { EntryKind } from "../../src/init/types.ts";
+import { sampleText } from "./samples.ts";
+
+const SECTIONS = { keys: ["mcpServers"], projects: true };
+
+/** Reads a config with Claude Code's sections. */
+function read(text: string) {
+  return readJsonConfig(text, { format: "json", sections: SECTIONS });
+}
+
+/** The kind and reason of the single entry `s`. */
+function classify(entry: unknown): { kind: EntryKind; reason?: string } {
+  const found = read(JSON.stringify({ mcpServers: { s: entry } })).entries[0];
+  return {
+    kind: found?.kind ?? "unsupported",
+    ...(found?.reason === undefined ? {} : { reason: found.reason }),
+  };
+}
+
+describe("readJsonConfig() classifies entries", () => {
+  test.each<[string, unknown, EntryKind, string | undefined]>([
+    ["a stdio entry", { command: "npx", args: ["-y", "p"] }, "stdio", undefined],
+    ["a stdio entry with type stdio", { type: "stdio", command: "npm" }, "stdio", undefined],
+    ["a url entry", { url: "https://x.example/mcp" }, "remote", "remote server (url)"],
+    ["a serverUrl entry (Windsurf)", { serverUrl: "https://x.example/sse" }, "remote", "remote server (url)"],
+    ["an httpUrl entry (Gemini)", { httpUrl: "https://x.example/mcp" }, "remote", "remote server (url)"],
+    ["a type http entry", { type: "http", command: "x" }, "remote", 'remote server (type "http")'],
+    ["a type sse entry", { type: "sse" }, "remote", 'remote server (type "sse")'],
+    [
+      "a settings-only entry",
+      { settings: {} },
+      "unsupported",
+      "no command (an extension or settings-only entry)",
+    ],
+    ["a non-object entry", "npx", "unsupported", "the entry is not an object"],
+    ["a numeric command", { command: 3 }, "unsupported", "the command is not a string"],
+    ["an empty command", { command: " " }, "unsupported", "the command is empty"],
+    [
+      "args that are not strings",
+      { command: "x", args: [1] },
+      "unsupported",
+      "args is not a list of strings",
+    ],
+    [
+      "a wrapped entry",
+      { command: "/b/bouncer", args: ["run", "--upstream-name", "s", "--", "npx"] },
+      "wrapped",
+      undefined,
+    ],
+  ])("readJsonConfig() reads %s as %s", (_, entry, kind, reason) => {
+    expect(classify(entry)).toEqual({ kind, ...(reason === undefined ? {} : { reason }) });
+  });
+
+  test.each(["__proto__", "constructor", "prototype"])(
+    "readJsonConfig() refuses to wrap a server named %s",
+    (name) => {
+      const config = read(`{"mcpServers": {"${name}": {"command": "x"}}}`);
+      expect(config.entries[0]?.kind).toBe("unsupported");
+      expect(config.entries[0]?.reason).toBe(`the name "${name}" is refused`);
+    },
+  );
+
+  test("readJsonConfig() reads Zed's nested command object", () => {
+    const config = readJsonConfig(sampleText("edge/zed-settings.SYNTHETIC.jsonc"), {
+      format: "jsonc",
+      sections: { keys: ["context_servers"], projects: false },
+    });
+    const jira = config.entries.find((entry) => entry.name === "jira-pm");
+    expect(jira).toMatchObject({ kind: "stdio", nested: true, command: "zara-jira-mcp", args: [] });
+  });
+
+  test("readJsonConfig() finds the servers of every project in ~/.claude.json", () => {
+    const config = read(
+      JSON.stringify({
+        numStartups: 3,
+        mcpServers: { user: { command: "a" } },
+        projects: {
+          "/home/me/p": { mcpServers: { local: { command: "b" } } },
+          "/home/me/q": { allowedTools: [] },
+        },
+      }),
+    );
+    expect(config.sections).toEqual([["mcpServers"], ["projects", "/home/me/p", "mcpServers"]]);
+    expect(config.entries.map((entry) => entry.label)).toEqual(["user", 'local (project "/home/me/p")']);
+  });
+
+  test("readJsonConfig() reports a file without a server section as having no sections", () => {
+    expect(read('{"theme": "dark"}').sections).toEqual([]);
+  });
+
+  test("readJsonConfig() marks env, headers and values after secret flags as secret ranges", () => {
+    const text =
+      '{"mcpServers": {"s": {"command": "x", "args": ["--token", "abc", "--x"], "env": {"A": "1"}, "headers": {"Authorization": "B"}}}}';
+    const spans = read(text)
+      .secretSpans.map((span) => text.slice(span.start, span.end))
+      .sort();
+    expect(spans).toEqual(['"1"', '"B"', '"abc"']);
+  });
+});
+
+describe("readJsonConfig() refuses what it cannot read safely", () => {
+  test.each([
+    ["a truncated file", "edge/truncated.SYNTHETIC.json", "line 7, column 9: unexpected end of string"],
+    ["a YAML file", "edge/not-json.SYNTHETIC.json", "line 1, column 1: invalid symbol"],
+  ])("readJsonConfig() refuses %s with its line and column", (_, file, message) => {
+    expect(() => read(sampleText(file))).toThrow(message);
+  });
+
+  test.each([
+    ["an empty file", "", "line 1, column 1: value expected"],
+    ["a top-level array", "[]", "line 1, column 1: the top level is not an object"],
+    [
+      "a duplicate key inside an entry",
+      '{"mcpServers": {"s": {"command": "a",\n "command": "b"}}}',
+      'line 2, column 2: duplicate key "command"',
+    ],
+    [
+      "a duplicate section",
+      '{"mcpServers": {}, "mcpServers": {}}',
+      'line 1, column 20: duplicate key "mcpServers"',
+    ],
+  ])("readJsonConfig() refuses %s", (_, text, message) => {
+    expect(() => read(text)).toThrow(message);
+  });
+});

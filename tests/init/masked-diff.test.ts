@@ -1,0 +1,51 @@
+import { describe, expect, test } from "bun:test";
+import { colorDiff, maskedDiff } from "../../src/init/masked-diff.ts";
+import { planInit } from "../../src/init/plan.ts";
+import { BREW_LAUNCHER, SAMPLES, sampleClient, sampleText } from "./samples.ts";
+
+describe("maskedDiff()", () => {
+  test.each(SAMPLES.map((sample) => [sample.file, sample] as const))(
+    "maskedDiff() of %s shows no env value that is not also in the command line",
+    (_, sample) => {
+      const client = sampleClient(sample);
+      const plan = planInit(sampleText(sample.file), { client, mode: "wrap", launcher: BREW_LAUNCHER });
+      const diff = maskedDiff(sample.file, plan, client);
+      for (const entry of plan.config.entries) {
+        const commandLine = JSON.stringify([entry.command, ...(entry.args ?? [])]);
+        for (const [, value] of entry.env)
+          if (value.length > 3 && !commandLine.includes(value)) expect(diff).not.toContain(value);
+      }
+      expect(diff).not.toContain("ghp_FAKE");
+      expect(diff).not.toContain("sk-FAKE");
+      if (plan.changed) expect(diff).toContain(BREW_LAUNCHER.command);
+    },
+  );
+
+  test("maskedDiff() shows the new launcher and masks the unchanged env lines", () => {
+    const sample = { file: "claude-code.mcp.json", kind: "claude-code" } as const;
+    const client = sampleClient(sample);
+    const plan = planInit(sampleText(sample.file), { client, mode: "wrap", launcher: BREW_LAUNCHER });
+    const diff = maskedDiff(sample.file, plan, client);
+    expect(diff).toStartWith("--- claude-code.mcp.json\n+++ claude-code.mcp.json\n");
+    expect(diff).toContain('+      "command": "/opt/homebrew/bin/bouncer",\n');
+    expect(diff).toContain('         "KALI_API_KEY": "********"\n');
+    expect(diff).not.toContain("[REDACTED_API_KEY]");
+  });
+
+  test("maskedDiff() is empty when nothing changes", () => {
+    const sample = { file: "edge/cursor-remote-url-only.mcp.json", kind: "cursor" } as const;
+    const client = sampleClient(sample);
+    const plan = planInit(sampleText(sample.file), { client, mode: "wrap", launcher: BREW_LAUNCHER });
+    expect(maskedDiff(sample.file, plan, client)).toBe("");
+  });
+
+  test("colorDiff() colours added, removed and hunk lines but not the file headers", () => {
+    const mark = (tag: string) => (s: string) => `<${tag}>${s}`;
+    const colored = colorDiff("--- a\n+++ a\n@@ -1 +1 @@\n-x\n+y\n z", {
+      red: mark("r"),
+      green: mark("g"),
+      cyan: mark("c"),
+    });
+    expect(colored).toBe("--- a\n+++ a\n<c>@@ -1 +1 @@\n<r>-x\n<g>+y\n z");
+  });
+});

@@ -1,0 +1,123 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: client placeholders such as ${VAR} are the data under test
+import { describe, expect, test } from "bun:test";
+import {
+  hasSecretArgs,
+  hasTokenShape,
+  isPlaceholder,
+  isSecretName,
+  literalSecretWarnings,
+  maskText,
+  maskTokens,
+  maskValues,
+} from "../../src/init/secrets.ts";
+import type { ConfigEntry } from "../../src/init/types.ts";
+
+describe("hasTokenShape() and maskTokens()", () => {
+  test.each([
+    ["ghp_FAKE000000000000000000000000000000", "ghp_********"],
+    ["github_pat_11AAAAAAA0aaaaaaaaaaaa_bbbb", "github_pat_********"],
+    ["sk-ant-api03-AAAAAAAAAAAAAAAAAAAA", "sk-********"],
+    ["xoxb-1234567890-abcdefghij", "xoxb-********"],
+    ["AKIAABCDEFGHIJKLMNOP", "AKIA********"],
+    ["Authorization: Bearer abcdefgh12345678", "Authorization: Bearer ********"],
+    ["eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeKKF2QT4", "eyJ********"],
+  ])("maskTokens() hides %j", (text, masked) => {
+    expect(hasTokenShape(text) || text.includes("Bearer")).toBe(true);
+    expect(maskTokens(text)).toBe(masked);
+  });
+
+  test.each(["task-force-abcdefghijklmnopqrs", "@modelcontextprotocol/server-github", "/Users/<USER>/tools"])(
+    "hasTokenShape() does not take %j for a token",
+    (text) => {
+      expect(hasTokenShape(text)).toBe(false);
+    },
+  );
+});
+
+describe("isSecretName() and isPlaceholder()", () => {
+  test.each([
+    ["GITHUB_PERSONAL_ACCESS_TOKEN", true],
+    ["apiKey", true],
+    ["KALI_API_KEY", true],
+    ["DB_PASSWORD", true],
+    ["PYTHONPATH", false],
+    ["MONKEY_MODE", false],
+    ["OBSIDIAN_BASE_URL", false],
+  ])("isSecretName(%j) is %p", (name, expected) => {
+    expect(isSecretName(name)).toBe(expected);
+  });
+
+  test.each([
+    ["${GITHUB_TOKEN}", true],
+    ["${input:github_token}", true],
+    ["$TOKEN", true],
+    ["<YOUR_API_KEY_HERE>", true],
+    ["[REDACTED_API_KEY]", true],
+    ["", true],
+    ["ghp_FAKE000000000000000000000000000000", false],
+    ["hunter2", false],
+  ])("isPlaceholder(%j) is %p", (value, expected) => {
+    expect(isPlaceholder(value)).toBe(expected);
+  });
+});
+
+describe("literalSecretWarnings()", () => {
+  const entry = (env: [string, string][], args: string[] = []): ConfigEntry => ({
+    name: "s",
+    scope: ["mcpServers"],
+    label: "s",
+    kind: "stdio",
+    command: "x",
+    args,
+    env,
+    span: { start: 0, end: 0 },
+  });
+
+  test("literalSecretWarnings() names the key but never the value", () => {
+    const warnings = literalSecretWarnings(
+      entry([
+        ["API_TOKEN", "hunter2hunter2"],
+        ["HOME_DIR", "/h"],
+      ]),
+    );
+    expect(warnings).toEqual([
+      'Server "s": env "API_TOKEN" holds a literal secret (value not shown): prefer a placeholder the client expands',
+    ]);
+    expect(warnings.join("")).not.toContain("hunter2");
+  });
+
+  test("literalSecretWarnings() says nothing about placeholders", () => {
+    expect(literalSecretWarnings(entry([["GITHUB_TOKEN", "${GITHUB_TOKEN}"]]))).toEqual([]);
+  });
+
+  test("literalSecretWarnings() warns about a token in the arguments", () => {
+    expect(literalSecretWarnings(entry([], ["--key", "sk-AAAAAAAAAAAAAAAAAAAAAA"]))).toEqual([
+      'Server "s": an argument holds a literal token (value not shown)',
+    ]);
+  });
+});
+
+describe("masking", () => {
+  test("maskText() replaces ranges keeping quotes and masks tokens elsewhere", () => {
+    const text = '{"env": {"A": "secret-value"}, "x": "ghp_FAKE000000000000000000000000000000"}';
+    const start = text.indexOf('"secret-value"');
+    expect(maskText(text, [{ start, end: start + 14 }])).toBe(
+      '{"env": {"A": "********"}, "x": "ghp_********"}',
+    );
+  });
+
+  test("maskValues() hides every occurrence of known values, longest first", () => {
+    expect(maskValues("token=abcd1234 and abcd1234x and abc", ["abcd1234", "abcd1234x", "abc"])).toBe(
+      "token=******** and ******** and abc",
+    );
+  });
+
+  test.each([
+    [["--api-key", "k"], true],
+    [["--token=abc"], true],
+    [["-y", "pkg", "/tmp"], false],
+    [["ghp_FAKE000000000000000000000000000000"], true],
+  ])("hasSecretArgs(%j) is %p", (args, expected) => {
+    expect(hasSecretArgs(args)).toBe(expected);
+  });
+});

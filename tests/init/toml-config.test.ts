@@ -1,0 +1,46 @@
+import { describe, expect, test } from "bun:test";
+import { readTomlConfig } from "../../src/init/toml-config.ts";
+import { sampleText } from "./samples.ts";
+
+describe("readTomlConfig()", () => {
+  test("readTomlConfig() reads every server of the Codex sample with its kind", () => {
+    const config = readTomlConfig(sampleText("codex.config.toml"));
+    expect(config.sections).toEqual([["mcp_servers"]]);
+    expect(config.entries.map((entry) => [entry.name, entry.kind])).toEqual([
+      ["context7", "stdio"],
+      ["github", "stdio"],
+      ["filesystem", "stdio"],
+      ["memory", "stdio"],
+      ["figma", "remote"],
+    ]);
+    const github = config.entries.find((entry) => entry.name === "github");
+    expect(github?.env).toEqual([["GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_FAKE000000000000000000000000000000"]]);
+    const filesystem = config.entries.find((entry) => entry.name === "filesystem");
+    expect(filesystem).toMatchObject({
+      command: "/opt/homebrew/bin/mcp-server-filesystem",
+      cwd: "/Users/<USER>",
+    });
+  });
+
+  test("readTomlConfig() marks env tables, inline env and bearer tokens as secret ranges", () => {
+    const text =
+      '[mcp_servers.a]\ncommand = "x"\nenv = { K = "v" }\nbearer_token = "b"\n[mcp_servers.b]\ncommand = "y"\n[mcp_servers.b.env]\nT = "t"\n';
+    const spans = readTomlConfig(text).secretSpans.map((span) => text.slice(span.start, span.end));
+    expect(spans.sort()).toEqual(['"b"', '"t"', '"v"', '{ K = "v" }']);
+  });
+
+  test("readTomlConfig() reports a file without [mcp_servers] as having no sections", () => {
+    expect(readTomlConfig('model = "o3"\n').sections).toEqual([]);
+  });
+
+  test("readTomlConfig() leaves a server alone whose command is not a string", () => {
+    const entry = readTomlConfig("[mcp_servers.a]\ncommand = 3\n").entries[0];
+    expect(entry).toMatchObject({ kind: "unsupported", reason: "the command is not a string" });
+  });
+
+  test("readTomlConfig() refuses a duplicate key with its line and column", () => {
+    expect(() => readTomlConfig('[mcp_servers.a]\ncommand = "x"\ncommand = "y"\n')).toThrow(
+      /^line 3, column \d+: /,
+    );
+  });
+});

@@ -1,0 +1,101 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { backupPath, readConfigFile, writeConfigFile } from "../../src/init/write-config.ts";
+
+const root = mkdtempSync(path.join(tmpdir(), "bouncer-write-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const NOW = new Date("2026-03-04T05:06:07.089Z");
+let counter = 0;
+
+/** A new config file with the given bytes and mode. */
+function config(bytes: string | Uint8Array, mode = 0o600): string {
+  const file = path.join(root, `c${counter++}.json`);
+  writeFileSync(file, bytes);
+  chmodSync(file, mode);
+  return file;
+}
+
+describe("readConfigFile()", () => {
+  test("readConfigFile() keeps the bytes, strips a byte-order mark from the text and reads the mode", async () => {
+    const file = config("\uFEFF{}", 0o640);
+    const read = await readConfigFile(file);
+    expect(read).toMatchObject({ text: "{}", bom: true, mode: 0o640, realPath: file });
+    expect(read.bytes.length).toBe(5);
+  });
+
+  test("readConfigFile() refuses a file that is not UTF-8", async () => {
+    const file = config(new Uint8Array([0x7b, 0xff, 0x7d]));
+    await expect(readConfigFile(file)).rejects.toThrow(
+      `Cannot read client config "${file}": not valid UTF-8`,
+    );
+  });
+
+  test("readConfigFile() says when the file does not exist", async () => {
+    await expect(readConfigFile(path.join(root, "missing.json"))).rejects.toMatchObject({
+      code: "CONFIG_NOT_FOUND",
+    });
+  });
+});
+
+describe("writeConfigFile()", () => {
+  test("writeConfigFile() writes a timestamped backup with the original bytes and mode, then the new text", async () => {
+    const file = config('{"a": 1}', 0o640);
+    const read = await readConfigFile(file);
+    const { backup } = await writeConfigFile(read, '{"a": 2}', { now: NOW });
+    expect(backup).toBe(`${file}.bouncer-backup-20260304T050607089Z`);
+    expect(readFileSync(backup, "utf8")).toBe('{"a": 1}');
+    expect(statSync(backup).mode & 0o777).toBe(0o640);
+    expect(readFileSync(file, "utf8")).toBe('{"a": 2}');
+    expect(statSync(file).mode & 0o777).toBe(0o640);
+    expect(readdirSync(root).filter((name) => name.startsWith(path.basename(file)))).toHaveLength(2);
+  });
+
+  test("writeConfigFile() never overwrites an earlier backup of the same instant", async () => {
+    const file = config("1");
+    const first = await writeConfigFile(await readConfigFile(file), "2", { now: NOW });
+    const second = await writeConfigFile(await readConfigFile(file), "3", { now: NOW });
+    expect(second.backup).toBe(`${backupPath(file, NOW)}-1`);
+    expect(readFileSync(first.backup, "utf8")).toBe("1");
+    expect(readFileSync(second.backup, "utf8")).toBe("2");
+  });
+
+  test("writeConfigFile() refuses, writing nothing, when the file changed since it was read", async () => {
+    const file = config('{"a": 1}');
+    const read = await readConfigFile(file);
+    writeFileSync(file, '{"a": 1, "b": 2}');
+    await expect(writeConfigFile(read, '{"a": 3}', { now: NOW })).rejects.toMatchObject({
+      code: "CONFIG_CHANGED",
+    });
+    expect(readFileSync(file, "utf8")).toBe('{"a": 1, "b": 2}');
+    expect(
+      readdirSync(root).filter((name) => name.startsWith(`${path.basename(file)}.bouncer-backup`)),
+    ).toEqual([]);
+  });
+
+  test("writeConfigFile() writes through a symlink to its target and keeps the link", async () => {
+    const target = config("old");
+    const link = path.join(root, "link.json");
+    symlinkSync(target, link);
+    const { backup } = await writeConfigFile(await readConfigFile(link), "new", { now: NOW });
+    expect(readFileSync(target, "utf8")).toBe("new");
+    expect(readFileSync(link, "utf8")).toBe("new");
+    expect(backup.startsWith(target)).toBe(true);
+  });
+
+  test("writeConfigFile() puts the byte-order mark back", async () => {
+    const file = config("\uFEFF{}");
+    await writeConfigFile(await readConfigFile(file), '{"x": 1}', { now: NOW });
+    expect(readFileSync(file, "utf8")).toBe('\uFEFF{"x": 1}');
+  });
+});
