@@ -92,7 +92,7 @@ describe("repeatedFlag()", () => {
 });
 
 describe("exitCodeFor()", () => {
-  test.each<[string, unknown, number]>([
+  test.each<[string, unknown, 1 | 2]>([
     ["a usage error", new BouncerError("UNKNOWN_FLAG", "x"), 2],
     ["a policy error", new BouncerError("POLICY_INVALID", "x"), 2],
     ["any *_INVALID code", Object.assign(new SyntaxError("x"), { code: "CONFIG_INVALID" }), 2],
