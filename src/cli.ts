@@ -38,6 +38,8 @@ const VERSION_FLAGS: ReadonlySet<string> = new Set(["--version", "-v"]);
  * A lazily imported subcommand. When the module is absent from this build (or fails to load), the
  * command resolves to a hidden stand-in that fails with `Command "NAME" is not available in this
  * build` and the reason (exit 1); the other commands and `--help` keep working.
+ *
+ * Source: SPEC §1 (subcommands lazily imported), §5.
  * @param name - The subcommand name.
  * @param load - Imports the command module.
  * @param exportName - The named export holding the command (the default export is the fallback).
@@ -203,6 +205,8 @@ function stripAnsi(text: string): string {
 /**
  * Runs the command line and returns the exit status: 0 success, 1 runtime failure, 2 usage or policy
  * error (SPEC §5). Never exits the process itself.
+ *
+ * Source: SPEC §5 (exit codes 0/1/2), §6 (`--version`); STYLE #15.
  * @param argv - The arguments after the executable (`process.argv.slice(2)`).
  * @param io - Where output goes (the process's streams by default).
  * @returns The exit status.

@@ -42,6 +42,8 @@ function isObject(value: unknown): value is JsonObject {
 /**
  * Finds the tool's definition in a schema file's content: a `tools/list` result (`{tools:[...]}`),
  * a tool definition (`{name, inputSchema}`), or a bare input schema.
+ *
+ * Source: SPEC §5.5 (`--schema FILE`).
  * @param content - The parsed file.
  * @param tool - The tool to explain.
  * @returns The definition (named TOOL).

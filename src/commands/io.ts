@@ -20,6 +20,8 @@ export interface CommandIo {
 
 /**
  * The process's own streams: colour only when stdout is a TTY and `NO_COLOR` is unset.
+ *
+ * Source: SPEC §5 (colour when stdout is a terminal).
  * @returns A {@link CommandIo} over `process.stdout` and `process.stderr`.
  */
 export function processIo(): CommandIo {
@@ -34,6 +36,8 @@ export function processIo(): CommandIo {
 
 /**
  * An in-memory {@link CommandIo} for tests: everything written is kept.
+ *
+ * Source: STYLE #15 (commands are called directly by tests).
  * @param options - The working directory and whether to pretend to be a colour terminal.
  * @returns The io and accessors for what was written.
  */
@@ -62,6 +66,8 @@ export function memoryIo(options: { readonly cwd?: string; readonly color?: bool
 
 /**
  * The io a command was given through citty's `data`, or the process's streams.
+ *
+ * Source: STYLE #15.
  * @param data - citty's `context.data`.
  * @returns The command's io.
  */

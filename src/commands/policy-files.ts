@@ -23,6 +23,8 @@ import {
 
 /**
  * Reads the policy files.
+ *
+ * Source: SPEC §4.1 (`--policy`, repeatable).
  * @param files - The names as the user gave them, in command-line order.
  * @param cwd - The directory they are relative to.
  * @returns Each file's text under the name the user gave (rules carry `user:<name>`).
@@ -78,6 +80,8 @@ export async function loadPolicyPaths(
 
 /**
  * Renders one issue as `FILE:LINE:COLUMN: message` (the compiler convention editors link to).
+ *
+ * Source: SPEC §4.2, §5.5 (file, line:column).
  * @param issue - A policy issue.
  * @returns One line, no newline.
  */

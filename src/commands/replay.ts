@@ -35,6 +35,8 @@ export interface ReplayCommandOptions {
 
 /**
  * One call as a JSONL line, keys in the order of SPEC §5.9.
+ *
+ * Source: SPEC §5.9 (`--json` line format).
  * @param row - A replayed call.
  * @returns The JSON text (no newline).
  */
@@ -55,6 +57,8 @@ export function rowJson(row: ReplayRow): string {
 /**
  * The rows as a table for people: SEQ, SERVER, TOOL, VERDICT, OUTCOME, CONTRACT, REASON; verdicts
  * coloured when the output is a colour terminal; then the summary line.
+ *
+ * Source: SPEC §5 (tables, colour only on a terminal), §5.9.
  * @param rows - The replayed calls.
  * @param options - The summary and whether to colour.
  * @returns The text, ending in a newline.

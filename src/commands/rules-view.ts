@@ -11,6 +11,8 @@ import { explainToolRules } from "../policy/index.ts";
 
 /**
  * Shows a name as it is when it is plain printable ASCII, else rendered safely (SPEC §3.4).
+ *
+ * Source: SPEC §3.4 (rendering untrusted strings).
  * @param name - A tool, server, file or argument name.
  * @returns The name for a terminal.
  */
@@ -20,6 +22,8 @@ export function safeName(name: string): string {
 
 /**
  * A JSON value on one line: plain strings as they are, everything else as compact JSON-like text.
+ *
+ * Source: SPEC §5.5.
  * @param value - A rule value.
  * @returns One line.
  */

@@ -70,6 +70,7 @@ function isFlagToken(token: string): boolean {
  * @param rawArgs - The command's own arguments (after the command names).
  * @param argsDef - The command's citty argument definition.
  * @param options - The command name for messages; whether extra positionals are allowed.
+ * @returns Nothing: it returns only when the arguments are acceptable.
  * @throws {BouncerError} `UNKNOWN_FLAG`, `MISSING_ARGUMENT` or `USAGE` (all exit 2).
  */
 export function assertKnownArgs(

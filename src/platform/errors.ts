@@ -56,6 +56,8 @@ export class BouncerError extends Error {
 
 /**
  * Whether an error is a {@link BouncerError} (also across module copies: checks the name and code).
+ *
+ * Source: STYLE #11.
  * @param error - Anything caught.
  * @returns True for a Bouncer error.
  */
@@ -71,6 +73,8 @@ export function isBouncerError(error: unknown): error is BouncerError {
 /**
  * The stable code an error carries: a {@link BouncerError}'s, or the `code` string of another error
  * that follows the same convention (the policy module's `PolicyError` has `POLICY_INVALID`).
+ *
+ * Source: STYLE #11.
  * @param error - Anything caught.
  * @returns The code, or undefined.
  */
@@ -84,6 +88,8 @@ export function errorCode(error: unknown): string | undefined {
  * The exit status an error maps to (SPEC §5): 2 for usage and policy errors (the codes of
  * {@link USAGE_ERROR_CODES}, or any code ending in `_INVALID`, on a {@link BouncerError} or any error
  * with such a `code`), 1 for everything else.
+ *
+ * Source: SPEC §5 (exit codes).
  * @param error - Anything caught at the top level.
  * @returns 1 or 2.
  */

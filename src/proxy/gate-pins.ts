@@ -30,6 +30,8 @@ export interface PinView {
 
 /**
  * SHA-256 of a canonical definition, hex (SPEC §2.2).
+ *
+ * Source: SPEC §2.2 (SHA-256 of the canonical definition).
  * @param text - Canonical JSON.
  * @returns 64 hex digits.
  */
@@ -39,6 +41,8 @@ export function sha256(text: string): string {
 
 /**
  * Compares a walk with the pins (never first sight: the walk pins first-sight tools before this).
+ *
+ * Source: SPEC §2.2, §2.5 (destinations from the pinned schema).
  * @param pins - The server's pins.
  * @param options - The listed tools and the `--pins` mode.
  * @returns The comparison and each listed tool's effective definition.
@@ -65,6 +69,8 @@ export function viewPins(
 /**
  * The pin events of a walk: `pinned` for tools pinned on this first sight, `changed` and `hidden`
  * (new) once per definition; a tool back at its pin clears its last event.
+ *
+ * Source: SPEC §3.5 (`pin` records: pinned, changed, accepted, hidden).
  * @param server - The server name.
  * @param view - The walk's view.
  * @param options - The tools pinned by this walk and the last event per tool (updated).
