@@ -167,7 +167,7 @@ async function selectCommand(argv: readonly string[]): Promise<Target> {
         `Unknown command "${name}": run "${path.join(" ")} --help" for the commands`,
       );
     }
-    const before = args.slice(0, index).filter((arg) => !HELP_FLAGS.has(arg) && !VERSION_FLAGS.has(arg));
+    const before = args.slice(0, index).filter((arg) => !HELP_FLAGS.has(arg));
     assertKnownArgs(before, (await resolve(command.args ?? {})) as ArgsDef, { command: path.join(" ") });
     command = await resolve(subCommands[name] as AnyCommand);
     path.push(name);

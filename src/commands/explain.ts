@@ -170,7 +170,7 @@ export const explainCommand = defineCommand({
     description: "Print the effective rules of one tool and the layer each came from",
   },
   args: {
-    tool: { type: "positional", description: "The tool name", valueHint: "TOOL", required: true },
+    tool: { type: "positional", description: "The tool name", required: true },
     server: {
       type: "string",
       description: "The server's --upstream-name (selects servers.<name> and packs)",

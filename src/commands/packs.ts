@@ -84,12 +84,11 @@ const listCommand = defineCommand({
 
 /** `bouncer packs show NAME`. */
 const showCommand = defineCommand({
-  meta: { name: "show", description: "Print one pack's match patterns and rules" },
+  meta: { name: "show", description: "Print one pack file: its match patterns and rules" },
   args: {
     name: {
       type: "positional",
       description: "The pack name (see bouncer packs list)",
-      valueHint: "NAME",
       required: true,
     },
     json: { type: "boolean", description: "Print one JSON document" },

@@ -153,7 +153,6 @@ export const replayCommand = defineCommand({
     session: {
       type: "positional",
       description: "The session file (JSONL)",
-      valueHint: "SESSION.jsonl",
       required: true,
     },
     policy: { type: "string", description: "A policy file (repeatable; later files win)", valueHint: "FILE" },
