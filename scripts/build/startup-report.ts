@@ -3,7 +3,8 @@
  * `tests/fixtures/compiled/` for the host, then times `bouncer --version`, `initialize` answered by the
  * fixture directly, and `initialize` answered through `bouncer run` wrapping it — all with an environment
  * that holds no Node or Bun. With `compareBytecode`, the host target is also compiled the other way
- * (with bytecode if the release is without, and the reverse) and timed the same way. A measurement that
+ * (with bytecode if the release is without, and the reverse) and timed the same way, the two
+ * executables taking turns run by run so that a change in machine load hits both alike. A measurement that
  * fails is reported as an error string, not thrown: the executables are valid either way, and the tests
  * and smoke tests are what gate a release. Edge (build tooling).
  *
@@ -14,7 +15,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { compileTarget } from "./compile.ts";
-import { measureCommand, measureInitialize, type Timing } from "./startup.ts";
+import { summarise, type Timing, timeCommandOnce, timeInitializeOnce } from "./startup.ts";
 import type { BuildTarget } from "./targets.ts";
 
 /** Inputs of {@link measureStartup}. */
@@ -37,60 +38,98 @@ export interface StartupOptions {
   readonly runs: number;
 }
 
-/** Timings of one executable, each a summary or the error that stopped it. */
+/** A summary, or the error that stopped the measurement. */
+export type Measured = Timing | { readonly error: string };
+
+/** Timings of one executable. */
 export interface ExecutableTimings {
   readonly bytecode: boolean;
   readonly bytes: number;
-  readonly version: Timing | { readonly error: string };
-  readonly initializeThroughBouncer: Timing | { readonly error: string };
+  /** Wall time of `bouncer --version`. */
+  readonly version: Measured;
+  /** CPU time (user + system) of `bouncer --version`: the steadiest start-up figure. */
+  readonly versionCpu: Measured;
+  /** Spawn to the answer to `initialize`, through `bouncer run` wrapping the fixture. */
+  readonly initializeThroughBouncer: Measured;
 }
 
 /** The `startup` section of the build report. */
 export interface StartupReport {
   readonly host: string;
   readonly note: string;
-  readonly initializeDirect: Timing | { readonly error: string };
+  readonly initializeDirect: Measured;
   readonly release: ExecutableTimings;
   readonly comparison?: ExecutableTimings;
 }
 
-/**
- * Runs a measurement, turning a failure into an error value.
- * @param measure - The measurement.
- * @returns Its timing or `{ error }`.
- */
-async function attempt(measure: () => Promise<Timing>): Promise<Timing | { error: string }> {
-  try {
-    return await measure();
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+/** Samples of one measurement, or the first error it hit. */
+class Series {
+  readonly samples: number[] = [];
+  error: string | null = null;
+
+  /**
+   * Adds a sample unless an earlier run failed; records the failure otherwise.
+   * @param take - Takes one sample.
+   */
+  async add(take: () => Promise<number>): Promise<void> {
+    if (this.error !== null) return;
+    try {
+      this.samples.push(await take());
+    } catch (error) {
+      this.error = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  /**
+   * The summary, or the error.
+   * @returns What the report shows.
+   */
+  result(): Measured {
+    if (this.error !== null || this.samples.length === 0) return { error: this.error ?? "no runs" };
+    return summarise(this.samples);
   }
 }
 
+/** One executable under measurement. */
+interface Candidate {
+  readonly binary: string;
+  readonly bytecode: boolean;
+  readonly bytes: number;
+  readonly version: Series;
+  readonly versionCpu: Series;
+  readonly initialize: Series;
+}
+
 /**
- * Times one Bouncer executable.
+ * A candidate with empty series.
  * @param binary - The executable.
- * @param context - Fixture path, environment, folder, runs, and the build's bytecode flag and size.
+ * @param bytecode - Whether it was built with bytecode.
+ * @returns The candidate.
+ */
+function candidate(binary: string, bytecode: boolean): Candidate {
+  const bytes = Bun.file(binary).size;
+  return {
+    binary,
+    bytecode,
+    bytes,
+    version: new Series(),
+    versionCpu: new Series(),
+    initialize: new Series(),
+  };
+}
+
+/**
+ * The report row of a candidate.
+ * @param row - The candidate.
  * @returns Its timings.
  */
-async function timeExecutable(
-  binary: string,
-  context: {
-    fixture: string;
-    env: Record<string, string>;
-    cwd: string;
-    runs: number;
-    bytecode: boolean;
-    bytes: number;
-  },
-): Promise<ExecutableTimings> {
-  const options = { env: context.env, cwd: context.cwd, runs: context.runs };
-  const run = [binary, "run", "--upstream-name", "mail", "--", context.fixture];
+function timings(row: Candidate): ExecutableTimings {
   return {
-    bytecode: context.bytecode,
-    bytes: context.bytes,
-    version: await attempt(() => measureCommand([binary, "--version"], options)),
-    initializeThroughBouncer: await attempt(() => measureInitialize(run, options)),
+    bytecode: row.bytecode,
+    bytes: row.bytes,
+    version: row.version.result(),
+    versionCpu: row.versionCpu.result(),
+    initializeThroughBouncer: row.initialize.result(),
   };
 }
 
@@ -98,7 +137,7 @@ async function timeExecutable(
  * Measures the host executable's start-up (see the module doc).
  * @param options - See {@link StartupOptions}.
  * @returns The report section.
- * @throws {Error} When the fixture server cannot be compiled.
+ * @throws {Error} When the fixture server (or the comparison executable) cannot be compiled.
  */
 export async function measureStartup(options: StartupOptions): Promise<StartupReport> {
   const bin = join(options.scratch, "bin");
@@ -111,31 +150,43 @@ export async function measureStartup(options: StartupOptions): Promise<StartupRe
     file: "mail-server",
     cwd: options.root,
   });
+  const rows = [candidate(options.binary, options.bytecode)];
+  if (options.compareBytecode) {
+    const other = await compileTarget(options.host, {
+      entry: options.entry,
+      outDir: options.scratch,
+      file: "bouncer-comparison",
+      bytecode: !options.bytecode,
+      cwd: options.root,
+    });
+    rows.push(candidate(other.path, !options.bytecode));
+  }
   const env = { PATH: bin, HOME: home, BOUNCER_HOME: home, BOUNCER_SESSION: "build-startup" };
-  const context = { fixture: fixture.path, env, cwd: options.scratch, runs: options.runs };
-  const size = Bun.file(options.binary).size;
-  const release = await timeExecutable(options.binary, {
-    ...context,
-    bytecode: options.bytecode,
-    bytes: size,
-  });
-  const initializeDirect = await attempt(() =>
-    measureInitialize([fixture.path], { env, cwd: options.scratch, runs: options.runs }),
-  );
+  const spawn = { env, cwd: options.scratch };
+  const direct = new Series();
+  for (let run = 0; run < options.runs; run += 1) {
+    await direct.add(() => timeInitializeOnce([fixture.path], spawn));
+    for (const row of rows) {
+      let cpu = Number.NaN;
+      await row.version.add(async () => {
+        const sample = await timeCommandOnce([row.binary, "--version"], spawn);
+        cpu = sample.cpuMs;
+        return sample.wallMs;
+      });
+      if (!Number.isNaN(cpu)) await row.versionCpu.add(async () => cpu);
+      const wrap = [row.binary, "run", "--upstream-name", "mail", "--", fixture.path];
+      await row.initialize.add(() => timeInitializeOnce(wrap, spawn));
+    }
+  }
   const note =
-    "Milliseconds from spawn to the answer (median of runs), on the build machine, env without Node or Bun";
-  if (!options.compareBytecode) return { host: options.host.name, note, initializeDirect, release };
-  const other = await compileTarget(options.host, {
-    entry: options.entry,
-    outDir: options.scratch,
-    file: "bouncer-comparison",
-    bytecode: !options.bytecode,
-    cwd: options.root,
-  });
-  const comparison = await timeExecutable(other.path, {
-    ...context,
-    bytecode: !options.bytecode,
-    bytes: other.bytes,
-  });
-  return { host: options.host.name, note, initializeDirect, release, comparison };
+    "Milliseconds (median, min, max over runs) on the build machine, in an environment without Node or Bun: " +
+    "spawn to exit for --version (wall and CPU), spawn to the initialize answer for the fixture server " +
+    "alone and through bouncer run";
+  const report: StartupReport = {
+    host: options.host.name,
+    note,
+    initializeDirect: direct.result(),
+    release: timings(rows[0]!),
+  };
+  return rows[1] === undefined ? report : { ...report, comparison: timings(rows[1]) };
 }

@@ -1,8 +1,9 @@
 /**
  * Start-up cost of a compiled executable: the time from spawning a stdio MCP server (Bouncer wrapping
  * an upstream, or the upstream alone) until its answer to `initialize` arrives, and the time of
- * `bouncer --version`. Reported as medians over several runs; used by the build report only, never by
- * a test assertion (tests do not assert wall-clock time). Edge (build tooling).
+ * `bouncer --version` (wall and CPU time). Summarised as median, minimum and maximum over several runs;
+ * used by the build report only, never by a test assertion (tests do not assert wall-clock time). Edge
+ * (build tooling).
  *
  * Source: SPEC §7 ("time to answer initialize through Bouncer vs directly"), issue 5 item 4.
  * @module
@@ -64,7 +65,10 @@ export function summarise(samples: readonly number[]): Timing {
  * @returns Milliseconds from spawn to the response line.
  * @throws {Error} When the process exits or the deadline passes before a response with id 1.
  */
-async function timeInitializeOnce(command: readonly string[], options: MeasureOptions): Promise<number> {
+export async function timeInitializeOnce(
+  command: readonly string[],
+  options: MeasureOptions,
+): Promise<number> {
   const started = performance.now();
   const child = Bun.spawn([...command], {
     cwd: options.cwd ?? process.cwd(),
@@ -134,30 +138,37 @@ export async function measureInitialize(
   return summarise(samples);
 }
 
+/** One run of a command that runs to completion. */
+export interface CommandSample {
+  /** Wall time from spawn to exit. */
+  readonly wallMs: number;
+  /** CPU time (user + system) of the process itself: steadier than wall time on a loaded machine. */
+  readonly cpuMs: number;
+}
+
 /**
- * Times a command that runs to completion (e.g. `bouncer --version`).
+ * Times one run of a command that runs to completion (e.g. `bouncer --version`).
  * @param command - The command line.
- * @param options - Runs, environment, folder.
- * @returns The timing summary.
- * @throws {Error} When a run exits non-zero.
+ * @param options - Environment and folder.
+ * @returns Wall and CPU time.
+ * @throws {Error} When it exits non-zero.
  */
-export async function measureCommand(
+export async function timeCommandOnce(
   command: readonly string[],
   options: MeasureOptions = {},
-): Promise<Timing> {
-  const samples: number[] = [];
-  for (let run = 0; run < (options.runs ?? 15); run += 1) {
-    const started = performance.now();
-    const child = Bun.spawn([...command], {
-      cwd: options.cwd ?? process.cwd(),
-      env: options.env ?? { ...process.env },
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "ignore",
-    });
-    const code = await child.exited;
-    samples.push(performance.now() - started);
-    if (code !== 0) throw new Error(`Cannot time "${command.join(" ")}": it exited with ${code}`);
-  }
-  return summarise(samples);
+): Promise<CommandSample> {
+  const started = performance.now();
+  const child = Bun.spawn([...command], {
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env ?? { ...process.env },
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  const code = await child.exited;
+  const wallMs = performance.now() - started;
+  if (code !== 0) throw new Error(`Cannot time "${command.join(" ")}": it exited with ${code}`);
+  const usage = child.resourceUsage();
+  const cpuMs = usage === undefined ? Number.NaN : Number(usage.cpuTime.total) / 1000;
+  return { wallMs, cpuMs };
 }
