@@ -19,7 +19,7 @@ import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-re
 import type { InitEnvironment } from "./init-environment.ts";
 import { expandPlaceholders } from "./placeholders.ts";
 import { readConfig } from "./plan.ts";
-import { maskValues } from "./secrets.ts";
+import { isPlaceholder, maskValues } from "./secrets.ts";
 import { type LoadedTarget, loadTarget, resolveTargets } from "./targets.ts";
 import type { ConfigEntry } from "./types.ts";
 
@@ -148,7 +148,7 @@ async function checkEntry(
     if ("unresolved" in result) throw new Error(`${result.unresolved} can only be filled in by the client`);
     return result.value;
   };
-  const secrets = entry.env.map(([, value]) => value);
+  const secrets = entry.env.map(([, value]) => value).filter((value) => !isPlaceholder(value));
   let spec: Parameters<typeof launchServer>[0];
   try {
     const env: Record<string, string> = {};

@@ -1,0 +1,79 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { sourceCliPath } from "../../src/init/launcher.ts";
+import type { Launcher } from "../../src/init/types.ts";
+import { placeSample, runBouncer, tempDir } from "./run-helpers.ts";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+const SOURCE: Launcher = { command: process.execPath, prefixArgs: [sourceCliPath()] };
+
+/** A temporary Claude Desktop config from a sample. */
+function setup(sample = "claude-desktop.claude_desktop_config.json"): { dir: string; file: string } {
+  const dir = tempDir();
+  dirs.push(dir);
+  return { dir, file: placeSample(sample, dir, "claude_desktop_config.json") };
+}
+
+describe("runCheck()", () => {
+  test("init --check lists an unwrapped server and exits 1", async () => {
+    const { dir, file } = setup();
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^STATUS +SERVER +FILE +DETAIL\nnot wrapped +filesystem +/);
+    expect(result.stderr).toContain("1 server(s) need attention");
+  });
+
+  test("init --check exits 0 once every stdio server is wrapped with a launcher that exists", async () => {
+    const { dir, file } = setup("edge/claude-desktop-windows.SYNTHETIC.json");
+    expect((await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: SOURCE })).code).toBe(
+      0,
+    );
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout.match(/^wrapped /gm)).toHaveLength(2);
+  });
+
+  test("init --check reports entries that lost their wrapping when the client rewrote the file", async () => {
+    const { dir, file } = setup();
+    expect((await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: SOURCE })).code).toBe(
+      0,
+    );
+    const config = JSON.parse(readFileSync(file, "utf8"));
+    const entry = config.mcpServers.filesystem;
+    entry.command = entry["x-bouncer-upstream"].command;
+    entry.args = entry["x-bouncer-upstream"].args;
+    writeFileSync(file, JSON.stringify(config, null, 2));
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/\nlost its wrapping +filesystem +/);
+  });
+
+  test("init --check reports a launcher that no longer exists", async () => {
+    const { dir, file } = setup();
+    const gone: Launcher = { command: `${dir}/old-bouncer/bin/bouncer`, prefixArgs: [] };
+    expect((await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: gone })).code).toBe(
+      0,
+    );
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`launcher missing  filesystem`);
+    expect(result.stdout).toContain(`launcher "${gone.command}" does not exist or is not executable`);
+  });
+
+  test("init --check counts remote servers as skipped, not as problems", async () => {
+    const { dir, file } = setup("edge/cursor-remote-url-only.mcp.json");
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\nskipped +Sentry +.+ remote server \(url\)\n/);
+  });
+
+  test("init --check exits 2 on a file that does not parse", async () => {
+    const { dir, file } = setup("edge/truncated.SYNTHETIC.json");
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("line 7, column 9");
+  });
+});

@@ -1,0 +1,138 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: client placeholders such as ${input:id} are the data under test
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { sourceCliPath } from "../../src/init/launcher.ts";
+import type { Launcher } from "../../src/init/types.ts";
+import { runBouncer, tempDir } from "./run-helpers.ts";
+
+const FILESYSTEM_SERVER = new URL(
+  "../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+  import.meta.url,
+).pathname;
+const SOURCE: Launcher = { command: process.execPath, prefixArgs: [sourceCliPath()] };
+const PROXY_MISSING = !existsSync(new URL("../../src/proxy/command.ts", import.meta.url).pathname);
+const SECRET = "s3cr3t-doctor-value";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A project with a `.mcp.json` holding a real filesystem server, a failing one and a remote one. */
+function project(): { dir: string; file: string; env: Record<string, string> } {
+  const dir = tempDir("bouncer-doctor-");
+  dirs.push(dir);
+  mkdirSync(path.join(dir, "data"));
+  const file = path.join(dir, ".mcp.json");
+  const config = {
+    mcpServers: {
+      fs: {
+        command: process.execPath,
+        args: [FILESYSTEM_SERVER, path.join(dir, "data")],
+        env: { FS_TOKEN: SECRET },
+      },
+      broken: {
+        command: process.execPath,
+        args: ["-e", "console.error('boom ' + process.env.BROKEN_TOKEN); process.exit(3)"],
+        env: { BROKEN_TOKEN: SECRET },
+      },
+      remote: { type: "http", url: "https://mcp.example/mcp" },
+    },
+  };
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  return {
+    dir,
+    file,
+    env: { PATH: "/usr/bin:/bin", HOME: dir, BOUNCER_HOME: path.join(dir, "bouncer-home") },
+  };
+}
+
+describe("doctorCommand", () => {
+  test("doctorCommand starts each server as its client would and reports tools, pack, errors and skips", async () => {
+    const { dir, file, env } = project();
+    const result = await runBouncer("doctor", ["--config", file], {
+      cwd: dir,
+      env,
+      doctor: { timeoutMs: 20_000 },
+    });
+    expect(result.code).toBe(1);
+    const lines = result.stdout.split("\n");
+    expect(lines[0]).toMatch(
+      /^SERVER +CLIENT +WRAPPED +STATUS +INIT +TOOLS +PACK +EXFILTRATING +UNCONFINED +ASKS$/,
+    );
+    expect(lines[1]).toMatch(/^fs +Claude Code +no +started +\d+ ms +\d+ +filesystem +none +none +yes /);
+    expect(lines[2]).toMatch(/^broken +Claude Code +no +error +- +- +- +- +- +yes /);
+    expect(lines[3]).toMatch(/^remote +Claude Code +no +skipped +/);
+    expect(result.stdout).toContain("  | boom ********");
+    expect(result.stdout).toContain("remote (");
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+    expect(result.stderr).toContain("doctor: starting 2 server(s)\n");
+    expect(result.stderr).toMatch(/doctor: \[2\/2\] /);
+  });
+
+  test("doctorCommand --json prints one JSON document with a row per server", async () => {
+    const { dir, file, env } = project();
+    const result = await runBouncer("doctor", ["--config", file, "--json"], {
+      cwd: dir,
+      env,
+      doctor: { timeoutMs: 20_000 },
+    });
+    const report = JSON.parse(result.stdout) as { servers: Record<string, unknown>[] };
+    expect(report.servers.map((row) => [row.server, row.status])).toEqual([
+      ["fs", "started"],
+      ["broken", "error"],
+      ["remote", "skipped"],
+    ]);
+    const fs = report.servers[0] ?? {};
+    expect(fs.tools).toBeGreaterThan(5);
+    expect(fs.analysis).toEqual({ packs: ["filesystem"], exfiltrating: [], unconfined: [] });
+    expect(fs.serverInfo).toMatchObject({ name: "secure-filesystem-server" });
+    expect(result.stdout).not.toContain(SECRET);
+  });
+
+  test("doctorCommand skips an entry whose placeholder only the client can fill", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const file = path.join(dir, ".vscode", "mcp.json");
+    mkdirSync(path.dirname(file));
+    writeFileSync(file, '{"servers": {"gh": {"command": "gh-mcp", "env": {"TOKEN": "${input:token}"}}}}');
+    const result = await runBouncer("doctor", ["--config", file], {
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin" },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("gh (");
+    expect(result.stdout).toContain("skipped: ${input:token} can only be filled in by the client");
+  });
+
+  test.each([
+    [["--bogus"], 'unknown flag "--bogus"'],
+    [["--client", "nope"], 'Unknown client "nope"'],
+  ])("doctorCommand %j is a usage error (exit 2)", async (args, message) => {
+    const result = await runBouncer("doctor", args, { cwd: tempDir() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  test.skipIf(PROXY_MISSING)(
+    "doctorCommand starts a wrapped filesystem server through bouncer run and lists its tools",
+    async () => {
+      const { dir, file, env } = project();
+      const init = await runBouncer("init", ["--config", file, "--server", "fs", "--yes"], {
+        cwd: dir,
+        launcher: SOURCE,
+      });
+      expect(init.code).toBe(0);
+      const result = await runBouncer("doctor", ["--config", file, "--json"], {
+        cwd: dir,
+        env,
+        doctor: { timeoutMs: 30_000 },
+      });
+      const report = JSON.parse(result.stdout) as { servers: Record<string, unknown>[] };
+      expect(report.servers[0]).toMatchObject({ server: "fs", wrapped: true, status: "started" });
+      expect(report.servers[0]?.tools).toBeGreaterThan(5);
+      expect(report.servers[0]?.analysis).toMatchObject({ packs: ["filesystem"] });
+    },
+  );
+});
