@@ -7,6 +7,9 @@ import { spawnUpstream } from "../../src/platform/spawn-upstream.ts";
 import { stopUpstream } from "../../src/platform/stop-upstream.ts";
 import { isAlive as alive } from "../proxy/support/harness.ts";
 
+/** Hang guard per test (bunfig has no effect on per-test timeouts here). */
+const E2E_TIMEOUT = 120_000;
+
 const STUBBORN = resolve(import.meta.dir, "../fixtures/servers/stubborn-tree.sh");
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -18,29 +21,37 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 describe("stopUpstream", () => {
-  test("stopUpstream() kills a tree that ignores stdin EOF and traps SIGTERM, grandchild included (F06 c)", async () => {
-    const pidFile = join(mkdtempSync(join(tmpdir(), "bouncer-tree-")), "pids");
-    const upstream = spawnUpstream(
-      { name: "tree", command: STUBBORN, args: [pidFile], cwd: tmpdir() },
-      { writeStderr: () => {} },
-    );
-    await until(() => existsSync(pidFile), "the fixture wrote its pids");
-    const [shell, grandchild] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number) as [
-      number,
-      number,
-    ];
-    expect(alive(grandchild)).toBe(true);
-    expect(await stopUpstream(upstream, { graceMs: 100, killAfterMs: 100 })).toBe(true);
-    await until(() => !alive(shell) && !alive(grandchild), "the tree is gone");
-    expect(isProcessTreeAlive(upstream.pid)).toBe(false);
-  });
+  test(
+    "stopUpstream() kills a tree that ignores stdin EOF and traps SIGTERM, grandchild included (F06 c)",
+    async () => {
+      const pidFile = join(mkdtempSync(join(tmpdir(), "bouncer-tree-")), "pids");
+      const upstream = spawnUpstream(
+        { name: "tree", command: STUBBORN, args: [pidFile], cwd: tmpdir() },
+        { writeStderr: () => {} },
+      );
+      await until(() => existsSync(pidFile), "the fixture wrote its pids");
+      const [shell, grandchild] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number) as [
+        number,
+        number,
+      ];
+      expect(alive(grandchild)).toBe(true);
+      expect(await stopUpstream(upstream, { graceMs: 100, killAfterMs: 100 })).toBe(true);
+      await until(() => !alive(shell) && !alive(grandchild), "the tree is gone");
+      expect(isProcessTreeAlive(upstream.pid)).toBe(false);
+    },
+    E2E_TIMEOUT,
+  );
 
-  test("stopUpstream() lets a polite upstream exit on stdin EOF within the grace", async () => {
-    const upstream = spawnUpstream(
-      { name: "cat", command: "cat", args: [], cwd: tmpdir() },
-      { writeStderr: () => {} },
-    );
-    expect(await stopUpstream(upstream, { graceMs: 10_000, killAfterMs: 100 })).toBe(true);
-    expect(await upstream.exited).toEqual({ code: 0, signal: null });
-  });
+  test(
+    "stopUpstream() lets a polite upstream exit on stdin EOF within the grace",
+    async () => {
+      const upstream = spawnUpstream(
+        { name: "cat", command: "cat", args: [], cwd: tmpdir() },
+        { writeStderr: () => {} },
+      );
+      expect(await stopUpstream(upstream, { graceMs: 10_000, killAfterMs: 100 })).toBe(true);
+      expect(await upstream.exited).toEqual({ code: 0, signal: null });
+    },
+    E2E_TIMEOUT,
+  );
 });

@@ -1,0 +1,174 @@
+/**
+ * Life cycle of the real `bouncer run` process (SPEC §3.3, STYLE #17; field cases F06, F07, F10 in
+ * tests/fixtures/field-cases-framing.md): upstream death answered at once, a missing command answered
+ * as the initialize error, and no process left behind when the client closes stdin, signals Bouncer,
+ * or dies. Deadlines only guard against hangs.
+ */
+
+import { describe, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  BUN,
+  bouncerCommand,
+  deadline,
+  FRAMING_UPSTREAM,
+  initializeRequest,
+  isAlive,
+  ROOT,
+  STUBBORN_TREE,
+  startLines,
+  tempHome,
+  waitUntil,
+} from "./support/harness.ts";
+
+/** Hang guard per test (bunfig has no effect on per-test timeouts here). */
+const E2E_TIMEOUT = 120_000;
+
+const home = tempHome();
+
+/** Starts `bouncer run` (cli) in front of the stubborn tree and waits until the tree runs. */
+async function startTree(): Promise<{ session: ReturnType<typeof startLines>; pids: number[] }> {
+  const pidFile = join(mkdtempSync(join(tmpdir(), "bouncer-tree-")), "pids");
+  const { command, args } = bouncerCommand("cli", ["--upstream-name", "tree", "--", STUBBORN_TREE, pidFile]);
+  const session = startLines(command, args, { BOUNCER_HOME: home });
+  await waitUntil(() => existsSync(pidFile), 20_000, "the upstream tree started");
+  const pids = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+  expect(pids.every(isAlive)).toBe(true);
+  return { session, pids };
+}
+
+describe("bouncer run life cycle", () => {
+  test(
+    "bouncer run answers a call pending when the upstream dies with -32000, the exit code and stderr tail, then exits 1 (F07)",
+    async () => {
+      const { command, args } = bouncerCommand("pass", [
+        "--upstream-name",
+        "fx",
+        "--",
+        BUN,
+        FRAMING_UPSTREAM,
+      ]);
+      const session = startLines(command, args, { BOUNCER_HOME: home });
+      session.send(initializeRequest(0));
+      await session.next((m) => m.id === 0, "initialize answered");
+      session.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      session.send({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "die", arguments: {} } });
+      const answer = await session.next((m) => m.id === 7, "the error for the pending call");
+      expect(answer).toMatchObject({
+        error: { code: -32000, message: 'Upstream "fx" exited (code 1)', data: { exitCode: 1 } },
+      });
+      expect(JSON.stringify(answer)).toContain("fatal: the fixture upstream gives up");
+      expect((await deadline(session.exited, 20_000, "bouncer exits")).code).toBe(1);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run answers initialize with an error naming a missing command and the PATH searched, then exits 1 (F10)",
+    async () => {
+      const { command, args } = bouncerCommand("cli", [
+        "--upstream-name",
+        "gone",
+        "--",
+        "no-such-mcp-server-xyz",
+        "--flag",
+      ]);
+      const session = startLines(command, args, {
+        BOUNCER_HOME: home,
+        PATH: `/nonexistent-dir:${process.env.PATH ?? ""}`,
+      });
+      session.send(initializeRequest(0));
+      const answer = (await session.next((m) => m.id === 0, "the initialize error")) as {
+        error: { message: string; data: { path: string } };
+      };
+      expect(answer.error.message).toContain('"no-such-mcp-server-xyz"');
+      expect(answer.error.message).toContain("/nonexistent-dir:");
+      expect(answer.error.data.path.startsWith("/nonexistent-dir:")).toBe(true);
+      expect(session.stderr()).toContain("no-such-mcp-server-xyz");
+      expect((await deadline(session.exited, 20_000, "bouncer exits")).code).toBe(1);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run stops the whole upstream tree and exits 0 when its stdin closes (F06 a, c)",
+    async () => {
+      const { session, pids } = await startTree();
+      session.child.stdin?.end();
+      expect((await deadline(session.exited, 30_000, "bouncer exits after stdin EOF")).code).toBe(0);
+      await waitUntil(() => !pids.some(isAlive), 10_000, "no upstream process remains");
+      expect(session.lines).toEqual([]);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)(
+    "bouncer run stops the whole upstream tree on %s",
+    async (signal) => {
+      const { session, pids } = await startTree();
+      session.child.kill(signal);
+      await deadline(session.exited, 30_000, `bouncer exits after ${signal}`);
+      await waitUntil(() => !pids.some(isAlive), 10_000, "no upstream process remains");
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run notices that its parent died and stops the upstream tree (F06 b)",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "bouncer-parent-"));
+      const bouncerPidFile = join(dir, "bouncer.pid");
+      const treePidFile = join(dir, "tree.pids");
+      const { command, args } = bouncerCommand("cli", [
+        "--upstream-name",
+        "tree",
+        "--",
+        STUBBORN_TREE,
+        treePidFile,
+      ]);
+      // `sleep` holds the write end of Bouncer's stdin, so the parent's death brings no EOF.
+      const holder = spawn(
+        "sh",
+        [
+          "-c",
+          'sleep 120 | "$0" "$@"',
+          join(ROOT, "tests/proxy/support/spawn-and-wait.sh"),
+          bouncerPidFile,
+          command,
+          ...args,
+        ],
+        {
+          cwd: ROOT,
+          env: { ...process.env, BOUNCER_HOME: home },
+          stdio: "ignore",
+          detached: true,
+        },
+      );
+      try {
+        await waitUntil(
+          () => existsSync(bouncerPidFile) && existsSync(treePidFile),
+          20_000,
+          "bouncer and its upstream started",
+        );
+        const bouncerPid = Number(readFileSync(bouncerPidFile, "utf8"));
+        const pids = readFileSync(treePidFile, "utf8").trim().split(" ").map(Number);
+        const stat = readFileSync(`/proc/${bouncerPid}/stat`, "utf8");
+        const parentPid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        await new Promise((r) => setTimeout(r, 1500));
+        expect([bouncerPid, ...pids].every(isAlive)).toBe(true);
+        process.kill(parentPid, "SIGKILL");
+        await waitUntil(
+          () => !isAlive(bouncerPid) && !pids.some(isAlive),
+          30_000,
+          "bouncer and its upstream tree are gone",
+        );
+      } finally {
+        if (holder.pid !== undefined) process.kill(-holder.pid, "SIGKILL");
+      }
+    },
+    E2E_TIMEOUT,
+  );
+});
