@@ -25,7 +25,7 @@ const INVISIBLE =
   /[\p{Cf}\u115f\u1160\u17b4\u17b5\u3164\uffa0]|\u034f|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]/gu;
 const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
 const ENTITY = /&(?:#([0-9]{1,7});?|#[xX]([0-9a-fA-F]{1,6});?|([A-Za-z][A-Za-z0-9]{1,31});)/g;
-const NAME_ADDR = /^(?:"[^"]*"|[^<>"])*?\s*<\s*([^<>\s]+)\s*>$/;
+const NAME_ADDR = /^(?:"[^"]*"|[^<>"])*?\s*<\s*([^<>]+?)\s*>$/;
 
 const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map([
   ["amp", "&"],
@@ -161,12 +161,19 @@ export function decodeHtmlEntities(text: string): string {
   return untilStable(text, "&", (t) => t.replace(ENTITY, decodeEntity));
 }
 
+/** Any character outside ASCII (NFKC and the invisible characters only concern those). */
+const NON_ASCII = /[\u0080-\uffff]/;
+/** What a further round could still change in the output of a round: see {@link canonicalize}. */
+const UNSETTLED = /[%&<\u0080-\uffff]|mailto:/;
+
 function round(text: string, options: CanonicalOptions): string {
   let out = percentDecode(text);
   if (options.output === true) out = decodeHtmlEntities(out);
-  out = out.normalize("NFKC").replace(INVISIBLE, "");
-  out = out.replace(/\s+/g, " ").trim().toLowerCase();
+  if (NON_ASCII.test(out)) out = out.normalize("NFKC").replace(INVISIBLE, "");
+  out = out.toLowerCase();
+  // Output: every `mailto:` goes before whitespace is collapsed, so the round ends collapsed.
   if (options.output === true) out = out.replaceAll("mailto:", "");
+  out = out.replace(/\s+/g, " ").trim();
   if (options.destination === true) {
     out = out.replace(/^(?:mailto:\s*)+/, "");
     out = out.replace(NAME_ADDR, "$1");
@@ -188,7 +195,8 @@ export function canonicalize(value: string, options: CanonicalOptions = {}): str
   let current = value;
   for (let i = 0; i < MAX_ROUNDS; i += 1) {
     const next = round(current, options);
-    if (next === current) return current;
+    // A round's ASCII output without `%`, `&`, `<` or `mailto:` is already stable: skip the check round.
+    if (next === current || !UNSETTLED.test(next)) return next;
     current = next;
   }
   return current;

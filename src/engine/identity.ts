@@ -72,7 +72,8 @@ function parseUrl(value: string): URL | undefined {
 
 function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
   const fromRaw = isUrlShaped(raw) ? parseUrl(raw) : undefined;
-  const fromCanonical = isUrlShaped(canonical) ? parseUrl(canonical) : undefined;
+  const same = fromRaw !== undefined && raw.toLowerCase() === canonical;
+  const fromCanonical = same ? fromRaw : isUrlShaped(canonical) ? parseUrl(canonical) : undefined;
   const url = fromRaw ?? fromCanonical;
   if (url === undefined || url.hostname === "") return undefined;
   const origin = `${url.protocol}//${url.host}`;

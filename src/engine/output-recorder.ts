@@ -8,8 +8,8 @@
 import { canonicalize } from "./canonical.ts";
 import { destinationPieces, flattenValue } from "./destinations.ts";
 import { type Identity, identify } from "./identity.ts";
-import { type IndexEntry, indexToken, type TaintStore } from "./taint-index.ts";
-import { appendSegment } from "./text-window.ts";
+import { hasOccurrence, type IndexEntry, indexToken, type TaintStore } from "./taint-index.ts";
+import { appendSegment, SCALAR_BREAK } from "./text-window.ts";
 import { extractTokens, hostSuffixes } from "./tokens.ts";
 import type { Evidence, JsonObject } from "./types.ts";
 
@@ -19,13 +19,15 @@ const SLICE_UNITS = 256 * 1024;
 const EXCERPT_SIDE = 40;
 /** Echoed argument values shorter than this stay in the window (too common to cut out). */
 const MIN_ECHO_TEXT = 6;
+/** A field value that may hold several identities (an address list, a `mailto:`, `Name <addr>`). */
+const MAY_SPLIT = /[,;?<]/;
 
 /** What one output's recording needs: where it came from, and how its occurrences count. */
 export interface Recorder {
   readonly store: TaintStore;
   /** Index entries new to the store (for cross-server sharing, SPEC §3.7). */
   readonly entries: IndexEntry[];
-  /** Index keys recorded from the current text block (JSON duplicate-key cross-check). */
+  /** Index keys met in the current text block (JSON duplicate-key cross-check). */
   blockKeys: Set<string> | undefined;
   readonly provenance: { readonly server: string; readonly tool: string; readonly seq: number };
   /** Tool definitions and instructions: every occurrence is a definition occurrence. */
@@ -33,6 +35,9 @@ export interface Recorder {
   readonly echoKeys: ReadonlySet<string>;
   readonly echoTexts: readonly string[];
   readonly evidenceCache: Map<string, Evidence>;
+  /** Free scalars of structured output waiting to be scanned together. */
+  pending: string[];
+  pendingSize: number;
 }
 
 /**
@@ -53,7 +58,7 @@ function echoOf(args: JsonObject | undefined): { keys: Set<string>; texts: strin
   const texts: string[] = [];
   if (args === undefined) return { keys, texts };
   for (const { value } of flattenValue(args, "")) {
-    extractTokens(canonicalize(value, { output: true }), (hit) => keys.add(hit.key));
+    extractTokens(canonicalize(value, { output: true }), (key) => keys.add(key));
     for (const piece of destinationPieces(value)) {
       const identity = identify(piece.raw, piece.canonical);
       for (const key of identityKeys(identity)) keys.add(key);
@@ -90,6 +95,8 @@ export function createRecorder(
     echoKeys: echo.keys,
     echoTexts: echo.texts,
     evidenceCache: new Map(),
+    pending: [],
+    pendingSize: 0,
   };
 }
 
@@ -106,27 +113,30 @@ function evidence(recorder: Recorder, kind: Evidence["kind"], field?: string): E
   return found;
 }
 
-function index(recorder: Recorder, key: string, found: Evidence): void {
+function index(recorder: Recorder, key: string, found: Evidence, excerpt?: string): void {
   recorder.blockKeys?.add(key);
-  if (indexToken(recorder.store, key, found)) recorder.entries.push({ identity: key, evidence: found });
+  if (indexToken(recorder.store, key, found, excerpt))
+    recorder.entries.push({ identity: key, evidence: found });
 }
 
 /** Indexes every token of a canonical text as free text (or field, for echoed identities). */
 function indexFreeTokens(recorder: Recorder, text: string, covered?: ReadonlySet<string>): void {
-  extractTokens(text, (hit) => {
-    if (covered?.has(hit.key) === true) return;
-    if (recorder.echoKeys.has(hit.key)) {
-      index(recorder, hit.key, evidence(recorder, "field"));
+  const kind = recorder.definition ? "definition" : "free_text";
+  extractTokens(text, (key, start, end) => {
+    if (covered?.has(key) === true) return;
+    if (recorder.echoKeys.has(key)) {
+      index(recorder, key, evidence(recorder, "field"));
       return;
     }
-    const kind = recorder.definition ? "definition" : "free_text";
-    recorder.blockKeys?.add(hit.key);
-    if (recorder.store.tokens.get(hit.key)?.[kind === "free_text" ? "free" : "definition"] !== undefined)
+    recorder.blockKeys?.add(key);
+    if (hasOccurrence(recorder.store, key, kind)) return;
+    if (kind !== "free_text") {
+      index(recorder, key, evidence(recorder, kind));
       return;
-    const from = Math.max(0, hit.start - EXCERPT_SIDE);
-    const excerpt = text.slice(from, Math.min(text.length, hit.end + EXCERPT_SIDE)).trim();
-    const base = evidence(recorder, kind);
-    index(recorder, hit.key, kind === "free_text" ? { ...base, excerpt } : base);
+    }
+    const from = Math.max(0, start - EXCERPT_SIDE);
+    const excerpt = text.slice(from, Math.min(text.length, end + EXCERPT_SIDE)).replaceAll(SCALAR_BREAK, " ");
+    index(recorder, key, evidence(recorder, kind), excerpt.trim());
   });
 }
 
@@ -164,6 +174,32 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
 }
 
 /**
+ * Queues one free scalar of structured output; queued scalars are scanned together, separated by a
+ * break no token or window match crosses.
+ * @param recorder - The recorder.
+ * @param raw - The scalar or key as the upstream sent it.
+ * @returns Nothing.
+ */
+export function queueFreeScalar(recorder: Recorder, raw: string): void {
+  recorder.pending.push(raw);
+  recorder.pendingSize += raw.length + 1;
+  if (recorder.pendingSize >= SLICE_UNITS) flushFreeScalars(recorder);
+}
+
+/**
+ * Scans the queued free scalars.
+ * @param recorder - The recorder.
+ * @returns Nothing.
+ */
+export function flushFreeScalars(recorder: Recorder): void {
+  if (recorder.pending.length === 0) return;
+  const joined = recorder.pending.map((raw) => canonicalize(raw, { output: true })).join(SCALAR_BREAK);
+  recorder.pending = [];
+  recorder.pendingSize = 0;
+  recordCanonicalFree(recorder, joined);
+}
+
+/**
  * Records one whole field value (a scalar or key in field position, or the value of a `Key: value`
  * line): each identity it holds (an address list is split) is a field occurrence under `key`; any
  * token inside it that is not one of those identities is free text.
@@ -177,8 +213,21 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
 export function recordFieldValue(recorder: Recorder, raw: string, key: string | undefined): void {
   const canonical = canonicalize(raw, { output: true });
   if (canonical === "") return;
-  const covered = new Set<string>();
   const found = evidence(recorder, "field", key);
+  if (!MAY_SPLIT.test(canonical)) {
+    const identity = identify(raw.trim(), canonical);
+    if (!identity.token) {
+      appendSegment(recorder.store.window, canonical, found);
+      indexFreeTokens(recorder, canonical);
+      return;
+    }
+    // One whole token identity: its keys are this field value; shapes inside it are part of it.
+    for (const k of identityKeys(identity)) index(recorder, k, found);
+    const met = recorder.blockKeys;
+    if (met !== undefined) extractTokens(canonical, (k) => met.add(k));
+    return;
+  }
+  const covered = new Set<string>();
   const pieces = destinationPieces(canonical);
   let whole = false;
   for (const piece of pieces) {
@@ -188,11 +237,11 @@ export function recordFieldValue(recorder: Recorder, raw: string, key: string | 
       appendSegment(recorder.store.window, piece.canonical, found);
       continue;
     }
-    for (const k of identityKeys(identity)) {
-      covered.add(k);
-      index(recorder, k, found);
-    }
+    for (const k of identityKeys(identity)) index(recorder, k, found);
+    // Shapes inside one whole identity (an address's local part read as a host) are part of it.
+    extractTokens(piece.canonical, (k) => covered.add(k));
   }
+  for (const k of covered) recorder.blockKeys?.add(k);
   indexFreeTokens(recorder, canonical, covered);
   if (!whole) appendSegment(recorder.store.window, canonical, evidence(recorder, "free_text"));
 }

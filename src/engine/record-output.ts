@@ -10,6 +10,8 @@ import { flattenValue } from "./destinations.ts";
 import { isDestinationShapedKey } from "./key-shapes.ts";
 import {
   createRecorder,
+  flushFreeScalars,
+  queueFreeScalar,
   type Recorder,
   recordCanonicalFree,
   recordFieldValue,
@@ -45,6 +47,15 @@ function fieldLineKey(line: string): { key: string; value: string } | undefined 
   if (key === undefined || value === undefined) return undefined;
   const words = key.replace(/[^\p{L}\p{N}\s_-]/gu, " ");
   return isDestinationShapedKey(words, { maxWords: 3 }) ? { key: key.trim(), value } : undefined;
+}
+
+/** Walks a structured value: field values recorded one by one, free scalars scanned together. */
+function recordStructured(recorder: Recorder, value: JsonValue): void {
+  walkStructured(value, {
+    field: (text, key) => recordFieldValue(recorder, text, key),
+    free: (text) => queueFreeScalar(recorder, text),
+  });
+  flushFreeScalars(recorder);
 }
 
 /**
@@ -86,16 +97,13 @@ function recordTextBlock(recorder: Recorder, text: string): void {
     return;
   }
   recorder.blockKeys = new Set();
-  walkStructured(structured.value, {
-    field: (value, key) => recordFieldValue(recorder, value, key),
-    free: (value) => recordCanonicalFree(recorder, canonicalize(value, { output: true })),
-  });
+  recordStructured(recorder, structured.value);
   const met = recorder.blockKeys;
   recorder.blockKeys = undefined;
   if (structured.format !== "json") return;
   const missed = new Set<string>();
-  extractTokens(canonicalize(text, { output: true }), (hit) => {
-    if (!met.has(hit.key)) missed.add(hit.key);
+  extractTokens(canonicalize(text, { output: true }), (key) => {
+    if (!met.has(key)) missed.add(key);
   });
   if (missed.size > 0) recordCanonicalFree(recorder, [...missed].join(" "));
 }
@@ -137,12 +145,7 @@ function recordToolResult(recorder: Recorder, value: JsonValue): void {
   const content = own(value, "content");
   if (Array.isArray(content)) for (const block of content) recordContentBlock(recorder, block);
   const structured = own(value, "structuredContent");
-  if (structured !== undefined && structured !== null) {
-    walkStructured(structured, {
-      field: (text, key) => recordFieldValue(recorder, text, key),
-      free: (text) => recordCanonicalFree(recorder, canonicalize(text, { output: true })),
-    });
-  }
+  if (structured !== undefined && structured !== null) recordStructured(recorder, structured);
 }
 
 function recordError(recorder: Recorder, value: JsonValue): void {
@@ -154,12 +157,7 @@ function recordError(recorder: Recorder, value: JsonValue): void {
   if (typeof message === "string") recordTextBlock(recorder, message);
   const data = own(value, "data");
   if (typeof data === "string") recordTextBlock(recorder, data);
-  else if (typeof data === "object" && data !== null) {
-    walkStructured(data, {
-      field: (text, key) => recordFieldValue(recorder, text, key),
-      free: (text) => recordCanonicalFree(recorder, canonicalize(text, { output: true })),
-    });
-  }
+  else if (typeof data === "object" && data !== null) recordStructured(recorder, data);
 }
 
 /**

@@ -13,8 +13,10 @@ export const MAX_STRUCTURED_TEXT = 1024 * 1024;
 /** Nodes visited while converting YAML (aliases included) before giving up: an alias-bomb guard. */
 const MAX_YAML_NODES = 200_000;
 
-/** A first significant line that can open a YAML mapping or sequence. */
-const YAML_OPENING = /^(?:-(?:\s|$)|\?\s|[[{&!%]|[^\s#][^\n]*?:(?:\s|$))/;
+/** A line at indentation 0 that a block YAML mapping or sequence may hold. */
+const YAML_TOP_LINE = /^(?:#|-(?:[ \t]|$)|\?(?:[ \t]|$)|:(?:[ \t]|$)|---|\.\.\.|%|[&!*])/;
+/** The key of a top-level `key: value` line. */
+const YAML_TOP_KEY = /^(.+?):(?:[ \t]|$)/;
 
 /** How a structured text block was recognised (JSON parsing loses duplicate keys; YAML refuses them). */
 export interface StructuredText {
@@ -28,6 +30,8 @@ function isContainer(value: unknown): boolean {
 
 function parseJson(text: string): JsonValue | undefined {
   try {
+    // Only integers of 16 digits or more lose digits as numbers: read those from the source text.
+    if (!/[0-9]{16}/.test(text)) return JSON.parse(text) as JsonValue;
     const reviver = (_key: string, value: unknown, context?: { source?: string }): unknown =>
       typeof value === "number" ? (context?.source ?? JSON.stringify(value)) : value;
     return JSON.parse(text, reviver) as JsonValue;
@@ -36,12 +40,30 @@ function parseJson(text: string): JsonValue | undefined {
   }
 }
 
-function firstSignificantLine(text: string): string {
-  for (const line of text.split("\n", 50)) {
-    const trimmed = line.trim();
-    if (trimmed !== "" && !trimmed.startsWith("#") && trimmed !== "---") return trimmed;
+/**
+ * A cheap pre-check before the (slow) YAML parser: in a block mapping or sequence, every line at
+ * indentation 0 is a `key:` line with a new key, a `- ` item, a comment or a document marker. Prose
+ * (an email body, a web page) fails on its first unindented sentence; repeated keys would fail the
+ * parser's unique-key check anyway.
+ */
+function mayBeYamlCollection(text: string): boolean {
+  const first = text.trimStart()[0];
+  if (first === "[" || first === "{") return true;
+  const keys = new Set<string>();
+  let significant = false;
+  for (let from = 0; from < text.length; ) {
+    let end = text.indexOf("\n", from);
+    if (end === -1) end = text.length;
+    const line = text.slice(from, end).replace(/\r$/, "");
+    from = end + 1;
+    if (line === "" || line[0] === " " || line[0] === "\t") continue;
+    significant = true;
+    if (YAML_TOP_LINE.test(line)) continue;
+    const key = YAML_TOP_KEY.exec(line)?.[1];
+    if (key === undefined || keys.has(key)) return false;
+    keys.add(key);
   }
-  return "";
+  return significant;
 }
 
 function yamlToJson(root: Node | null, doc: Document): JsonValue {
@@ -73,7 +95,7 @@ function yamlToJson(root: Node | null, doc: Document): JsonValue {
 }
 
 function parseYaml(text: string): JsonValue | undefined {
-  if (!YAML_OPENING.test(firstSignificantLine(text))) return undefined;
+  if (!mayBeYamlCollection(text)) return undefined;
   try {
     const doc = parseDocument(text, { uniqueKeys: true, intAsBigInt: true, prettyErrors: false });
     if (doc.errors.length > 0) return undefined;
@@ -134,6 +156,15 @@ export interface StructuredVisitor {
  */
 export function walkStructured(root: JsonValue, visitor: StructuredVisitor): void {
   type Role = "root" | "element" | "nested";
+  const shaped = new Map<string, boolean>();
+  const keyOf = (name: string): string | undefined => {
+    let yes = shaped.get(name);
+    if (yes === undefined) {
+      yes = fieldKey(name);
+      shaped.set(name, yes);
+    }
+    return yes ? name : undefined;
+  };
   const stack: { value: JsonValue; key: string | undefined; role: Role }[] = [
     { value: root, key: undefined, role: "root" },
   ];
@@ -149,7 +180,7 @@ export function walkStructured(root: JsonValue, visitor: StructuredVisitor): voi
         stack.push({ value: value[i] ?? null, key, role: childRole });
     } else if (value !== null && typeof value === "object") {
       for (const [name, child] of Object.entries(value).reverse()) {
-        stack.push({ value: child, key: fieldKey(name) ? name : undefined, role: "nested" });
+        stack.push({ value: child, key: keyOf(name), role: "nested" });
         if (role === "root") visitor.field(name, undefined);
         else if (key !== undefined) visitor.field(name, key);
         else visitor.free(name);

@@ -7,6 +7,15 @@
  */
 
 import { createTextWindow, searchWindow, type TextWindow, type WindowHits } from "./text-window.ts";
+import {
+  addToken,
+  createTokenTable,
+  findToken,
+  hashKey,
+  occurrence,
+  setOccurrence,
+  type TokenTable,
+} from "./token-table.ts";
 import type { Evidence, JsonObject, JsonValue } from "./types.ts";
 
 /** Default size of the window of recent output (SPEC §2.5: 8 MiB). */
@@ -38,7 +47,10 @@ export interface RecordedOutput {
   readonly arguments?: JsonObject;
 }
 
-/** One indexed token (for cross-server sharing, SPEC §3.7): the first occurrence of its kind here. */
+/**
+ * One indexed token (for cross-server sharing, SPEC §3.7): the first occurrence of its kind here
+ * (evidence without excerpt: cross-server evidence names server, tool and seq only).
+ */
 export interface IndexEntry {
   readonly identity: string;
   readonly evidence: Evidence;
@@ -46,9 +58,9 @@ export interface IndexEntry {
 
 /** The first occurrence of one token of each kind. */
 export interface TokenOccurrences {
-  free?: Evidence;
-  field?: Evidence;
-  definition?: Evidence;
+  readonly free?: Evidence;
+  readonly field?: Evidence;
+  readonly definition?: Evidence;
 }
 
 /** Work done by lookups, for tests and benchmarks (SPEC §7: decision cost must not grow). */
@@ -62,11 +74,20 @@ export interface WorkCounter {
 /** The taint store (one per client session, inside the engine state). */
 export interface TaintStore {
   readonly options: Required<TaintStoreOptions>;
-  /** Token identity → its first occurrence of each kind. */
-  readonly tokens: Map<string, TokenOccurrences>;
+  /** Token key hash → first free-text, field and definition evidence ids. */
+  readonly index: TokenTable;
+  /** Evidence by id: one object per output, kind and field key, shared by its tokens. */
+  readonly evidence: Evidence[];
+  readonly evidenceIds: Map<Evidence, number>;
+  /** Excerpts of first free-text occurrences by token number, while the excerpt budget lasts. */
+  readonly excerpts: Map<number, string>;
+  excerptBudget: number;
   readonly window: TextWindow;
   readonly work: WorkCounter;
 }
+
+/** Characters of excerpts a store keeps at most (about 45,000 excerpts). */
+const EXCERPT_BUDGET = 4 * 1024 * 1024;
 
 /**
  * Creates an empty taint store.
@@ -83,17 +104,26 @@ export function createTaintStore(options: TaintStoreOptions = {}): TaintStore {
   }
   return {
     options: { windowBytes },
-    tokens: new Map(),
+    index: createTokenTable(),
+    evidence: [],
+    evidenceIds: new Map(),
+    excerpts: new Map(),
+    excerptBudget: EXCERPT_BUDGET,
     window: createTextWindow(windowBytes),
     work: { probes: 0, scanned: 0 },
   };
 }
 
-const KIND_SLOT = { free_text: "free", field: "field", definition: "definition" } as const;
+const COLUMN = { free_text: "free", field: "field", definition: "definition" } as const;
 
-/** Copies a short string so the index never keeps a slice of a large output alive. */
-function detach(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
+function evidenceId(store: TaintStore, evidence: Evidence): number {
+  let id = store.evidenceIds.get(evidence);
+  if (id === undefined) {
+    id = store.evidence.length;
+    store.evidence.push(evidence);
+    store.evidenceIds.set(evidence, id);
+  }
+  return id;
 }
 
 /**
@@ -101,32 +131,65 @@ function detach(text: string): string {
  *
  * Source: SPEC §2.5 "Index, not rescans".
  * @param store - The taint store.
- * @param identity - The token's index key (see `extractTokens`).
- * @param evidence - Where it occurred, with its kind.
+ * @param key - The token's index key (see `extractTokens`).
+ * @param evidence - Where it occurred, with its kind; shared by every token of that output and kind.
+ * @param excerpt - For a free-text occurrence: the text around it (kept while the budget lasts).
  * @returns True when this was the token's first occurrence of that kind.
  */
-export function indexToken(store: TaintStore, identity: string, evidence: Evidence): boolean {
-  let entry = store.tokens.get(identity);
-  if (entry === undefined) {
-    entry = {};
-    store.tokens.set(detach(identity), entry);
+export function indexToken(store: TaintStore, key: string, evidence: Evidence, excerpt?: string): boolean {
+  const token = addToken(store.index, hashKey(key));
+  const column = COLUMN[evidence.kind];
+  if (occurrence(store.index, token, column) !== -1) return false;
+  setOccurrence(store.index, token, column, evidenceId(store, evidence));
+  if (excerpt !== undefined && column === "free" && excerpt.length <= store.excerptBudget) {
+    store.excerptBudget -= excerpt.length;
+    store.excerpts.set(token, JSON.parse(JSON.stringify(excerpt)) as string);
   }
-  const slot = KIND_SLOT[evidence.kind];
-  if (entry[slot] !== undefined) return false;
-  entry[slot] =
-    evidence.excerpt === undefined ? evidence : { ...evidence, excerpt: detach(evidence.excerpt) };
   return true;
+}
+
+/**
+ * Whether a token already has an occurrence of a kind (no probe counted: for recording).
+ * @param store - The taint store.
+ * @param key - The token's index key.
+ * @param kind - The occurrence kind.
+ * @returns True when it has one.
+ */
+export function hasOccurrence(store: TaintStore, key: string, kind: Evidence["kind"]): boolean {
+  const token = findToken(store.index, hashKey(key));
+  return token !== -1 && occurrence(store.index, token, COLUMN[kind]) !== -1;
 }
 
 /**
  * Looks a token up by exact key: one probe, whatever the session's size.
  * @param store - The taint store.
- * @param identity - An index key (email, host, `+digits`, IBAN, or canonical string).
- * @returns Its occurrences, or undefined when never seen.
+ * @param key - An index key (email, host, `+digits`, IBAN, or canonical string).
+ * @returns Its first occurrence of each kind (free text with its excerpt), or undefined when never seen.
  */
-export function lookupToken(store: TaintStore, identity: string): TokenOccurrences | undefined {
+export function lookupToken(store: TaintStore, key: string): TokenOccurrences | undefined {
   store.work.probes += 1;
-  return store.tokens.get(identity);
+  const token = findToken(store.index, hashKey(key));
+  if (token === -1) return undefined;
+  const of = (column: "free" | "field" | "definition"): Evidence | undefined =>
+    store.evidence[occurrence(store.index, token, column)];
+  const free = of("free");
+  const excerpt = store.excerpts.get(token);
+  const found: { free?: Evidence; field?: Evidence; definition?: Evidence } = {};
+  if (free !== undefined) found.free = excerpt === undefined ? free : { ...free, excerpt };
+  const field = of("field");
+  if (field !== undefined) found.field = field;
+  const definition = of("definition");
+  if (definition !== undefined) found.definition = definition;
+  return found;
+}
+
+/**
+ * The number of distinct tokens indexed.
+ * @param store - The taint store.
+ * @returns The count.
+ */
+export function tokenCount(store: TaintStore): number {
+  return store.index.count;
 }
 
 /**

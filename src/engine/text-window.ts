@@ -9,6 +9,11 @@ import type { Evidence } from "./types.ts";
 
 /** Segments are separated by NUL, which canonical destinations never contain. */
 const SEPARATOR = "\u0000";
+/**
+ * Separates scalars of one output scanned together (U+0001): a token boundary that no match of a
+ * destination crosses. Every other control character becomes a space in the window.
+ */
+export const SCALAR_BREAK = "\u0001";
 /** Target size of one chunk of the window, in UTF-16 code units. */
 const CHUNK_UNITS = 64 * 1024;
 /** Characters kept on each side of an occurrence for the excerpt. */
@@ -86,8 +91,8 @@ function evict(window: TextWindow): void {
  * @returns Nothing.
  */
 export function appendSegment(window: TextWindow, text: string, meta: Evidence): void {
-  let clean = text.replace(/\p{Cc}/gu, " ");
-  if (clean.trim() === "") return;
+  let clean = text.replace(/\p{Cc}/gu, (ch) => (ch === SCALAR_BREAK ? ch : " "));
+  if (!/\S/.test(clean)) return;
   if (clean.length > window.limit) clean = clean.slice(clean.length - window.limit);
   const open = window.open;
   open.starts.push(open.length + 1);
@@ -140,7 +145,8 @@ function segmentAt(chunk: Chunk, at: number): number {
 function excerpt(text: string, start: number, end: number): string {
   const from = Math.max(0, start - EXCERPT_SIDE);
   const to = Math.min(text.length, end + EXCERPT_SIDE);
-  return JSON.parse(JSON.stringify(text.slice(from, to).replaceAll(SEPARATOR, " ").trim())) as string;
+  const cut = text.slice(from, to).replaceAll(SEPARATOR, " ").replaceAll(SCALAR_BREAK, " ").trim();
+  return JSON.parse(JSON.stringify(cut)) as string;
 }
 
 /**

@@ -5,13 +5,6 @@
  * @module
  */
 
-/** One token found in text: the identity it is indexed under and where it stood. */
-export interface TokenHit {
-  readonly key: string;
-  readonly start: number;
-  readonly end: number;
-}
-
 const EMAIL = /(?<![\p{L}\p{N}._+-])[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu;
 const HOST = /(?<![\p{L}\p{N}_.-])[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu;
 const HANDLE = /(?<![\p{L}\p{N}_.@#-])[@#][\p{L}\p{N}_](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?/gu;
@@ -110,22 +103,23 @@ export function hostSuffixes(host: string): string[] {
   return keys;
 }
 
-/** The IBAN keys of one IBAN-shaped match: the whole, and every prefix ending before a space. */
-function ibanKeys(match: string): string[] {
-  const keys: string[] = [];
+/** Visits the IBAN keys of one IBAN-shaped match: every prefix ending before a space, and the whole. */
+function ibanKeys(match: string, visit: (key: string) => void): void {
   const push = (part: string): void => {
     const compact = part.replaceAll(" ", "").toUpperCase();
-    if (compact.length >= 15 && compact.length <= 34) keys.push(compact);
+    if (compact.length >= 15 && compact.length <= 34) visit(compact);
   };
   for (let at = match.indexOf(" "); at !== -1; at = match.indexOf(" ", at + 1)) push(match.slice(0, at));
   push(match);
-  return keys;
 }
 
 function each(text: string, pattern: RegExp, visit: (match: string, start: number) => void): void {
   pattern.lastIndex = 0;
   for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) visit(m[0], m.index);
 }
+
+/** Called once per key found: the key, and where the token it came from starts and ends. */
+export type TokenVisitor = (key: string, start: number, end: number) => void;
 
 /**
  * Finds every destination-shaped token in canonical text, each under the key a destination
@@ -138,25 +132,29 @@ function each(text: string, pattern: RegExp, visit: (match: string, start: numbe
  * @param visit - Called once per key found, in no particular order; keys may repeat.
  * @returns Nothing.
  */
-export function extractTokens(text: string, visit: (hit: TokenHit) => void): void {
+export function extractTokens(text: string, visit: TokenVisitor): void {
   if (text.length < 2) return;
-  each(text, EMAIL, (match, start) => visit({ key: match, start, end: start + match.length }));
-  each(text, HOST, (match, start) => {
-    if (!isHostShaped(match)) return;
-    for (const key of hostSuffixes(hostKey(match))) visit({ key, start, end: start + match.length });
-  });
-  each(text, HANDLE, (match, start) => {
-    const end = start + match.length;
-    visit({ key: match, start, end });
-    visit({ key: match.slice(1), start, end });
-  });
-  each(text, PHONE, (match, start) => {
-    visit({ key: `+${match.replace(/[^0-9]/g, "")}`, start, end: start + match.length });
-  });
-  each(text, IBAN, (match, start) => {
-    for (const key of ibanKeys(match)) visit({ key, start, end: start + match.length });
-  });
+  const at = text.includes("@");
+  if (at) each(text, EMAIL, (match, start) => visit(match, start, start + match.length));
+  if (text.includes(".")) {
+    each(text, HOST, (match, start) => {
+      const last = match.slice(match.lastIndexOf(".") + 1);
+      if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
+      const end = start + match.length;
+      for (const key of hostSuffixes(hostKey(match))) visit(key, start, end);
+    });
+  }
+  if (at || text.includes("#")) {
+    each(text, HANDLE, (match, start) => {
+      const end = start + match.length;
+      visit(match, start, end);
+      visit(match.slice(1), start, end);
+    });
+  }
+  if (!/[0-9]/.test(text)) return;
+  each(text, PHONE, (match, start) => visit(`+${match.replace(/[^0-9]/g, "")}`, start, start + match.length));
+  each(text, IBAN, (match, start) => ibanKeys(match, (key) => visit(key, start, start + match.length)));
   each(text, ALNUM, (match, start) => {
-    if (/\p{N}/u.test(match)) visit({ key: match, start, end: start + match.length });
+    if (/[0-9\p{N}]/u.test(match)) visit(match, start, start + match.length);
   });
 }

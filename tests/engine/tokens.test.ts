@@ -12,7 +12,7 @@ import {
 
 function keys(text: string): string[] {
   const found = new Set<string>();
-  extractTokens(text, (hit) => found.add(hit.key));
+  extractTokens(text, (key) => found.add(key));
   return [...found].sort();
 }
 
@@ -68,7 +68,7 @@ describe("extractTokens()", () => {
 
   test("extractTokens() reports where each token stood", () => {
     const hits: [string, number, number][] = [];
-    extractTokens("to: bob@x.example", (hit) => hits.push([hit.key, hit.start, hit.end]));
+    extractTokens("to: bob@x.example", (key, start, end) => hits.push([key, start, end]));
     expect(hits).toContainEqual(["bob@x.example", 4, 17]);
   });
 });
