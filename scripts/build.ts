@@ -100,30 +100,28 @@ async function compileAll(
  * Writes the release files that the built targets allow: SHA256SUMS always, the formula and manifest
  * when their targets are among them.
  * @param outDir - The output folder.
- * @param rows - The built targets.
- * @param info - Version and repository.
+ * @param release - The built rows, their targets, and the version and repository.
  * @returns The names of the files written.
  */
 function writeReleaseFiles(
   outDir: string,
-  rows: readonly TargetReport[],
-  targets: readonly BuildTarget[],
-  info: ReleaseInfo,
+  release: { rows: readonly TargetReport[]; targets: readonly BuildTarget[]; info: ReleaseInfo },
 ): string[] {
+  const { rows, targets, info } = release;
   const written = ["SHA256SUMS"];
   writeFileSync(
     join(outDir, "SHA256SUMS"),
     formatSha256Sums(rows.map((row) => ({ sha256: row.sha256, file: row.file }))),
   );
-  const sums = new Map(rows.map((row): [string, string] => [row.file, row.sha256]));
+  const assets = { sums: new Map(rows.map((row): [string, string] => [row.file, row.sha256])), targets };
   const has = (names: readonly string[]): boolean =>
     names.every((name) => rows.some((row) => row.name === name));
   if (has(["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64"])) {
-    writeFileSync(join(outDir, "bouncer.rb"), homebrewFormula(info, sums, targets));
+    writeFileSync(join(outDir, "bouncer.rb"), homebrewFormula(info, assets));
     written.push("bouncer.rb");
   }
   if (has(["windows-x64"])) {
-    writeFileSync(join(outDir, "bouncer.json"), scoopManifest(info, sums, targets));
+    writeFileSync(join(outDir, "bouncer.json"), scoopManifest(info, assets));
     written.push("bouncer.json");
   }
   return written;
@@ -162,7 +160,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const entry = resolve(ROOT, values.entry);
   mkdirSync(outDir, { recursive: true });
   const rows = await compileAll(targets, { entry, outDir, bytecode: values.bytecode });
-  const written = writeReleaseFiles(outDir, rows, targets, info);
+  const written = writeReleaseFiles(outDir, { rows, targets, info });
   const buildMs = Math.round(performance.now() - started);
 
   let startup: StartupReport | { skipped: string } = { skipped: "--no-measure" };

@@ -32,6 +32,14 @@ export interface ReleaseInfo {
   readonly license: string;
 }
 
+/** The built files a formula or manifest points at. */
+export interface ReleaseAssets {
+  /** File name to SHA-256 (from {@link parseSha256Sums} or the build). */
+  readonly sums: ReadonlyMap<string, string>;
+  /** The targets built. */
+  readonly targets: readonly BuildTarget[];
+}
+
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const REPO_SHAPE = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
@@ -154,17 +162,13 @@ export function brewDescription(description: string): string {
  * x64): one `url`/`sha256` pair per platform, the binary installed as `bin/bouncer`, and a test that runs
  * `bouncer --version`. The binary at `bin/bouncer` keeps its path across upgrades (SPEC §5.2).
  * @param info - Version, repository, description, licence.
- * @param sums - File name to SHA-256 (from {@link parseSha256Sums} or the build).
- * @param targets - The targets built (the four brew ones must be among them).
+ * @param assets - Checksums and targets built (the four brew targets must be among them).
  * @returns The formula's Ruby text.
  * @throws {RangeError} When a needed target has no checksum. {TypeError} On a malformed version or repo.
  */
-export function homebrewFormula(
-  info: ReleaseInfo,
-  sums: ReadonlyMap<string, string>,
-  targets: readonly BuildTarget[],
-): string {
+export function homebrewFormula(info: ReleaseInfo, assets: ReleaseAssets): string {
   assertReleaseInfo(info);
+  const { sums, targets } = assets;
   const pick = (name: string): { url: string; sha256: string } => {
     const row = targets.find((candidate) => candidate.name === name);
     if (row === undefined)
@@ -204,17 +208,13 @@ export function homebrewFormula(
  * `autoupdate` section holds the URL pattern (`$version`) and reads the hash from the release's
  * `SHA256SUMS` by file name.
  * @param info - Version, repository, description, licence.
- * @param sums - File name to SHA-256.
- * @param targets - The targets built (`windows-x64` must be among them).
+ * @param assets - Checksums and targets built (`windows-x64` must be among them).
  * @returns The manifest as formatted JSON text with a final newline.
  * @throws {RangeError} When the Windows target has no checksum. {TypeError} On a malformed version or repo.
  */
-export function scoopManifest(
-  info: ReleaseInfo,
-  sums: ReadonlyMap<string, string>,
-  targets: readonly BuildTarget[],
-): string {
+export function scoopManifest(info: ReleaseInfo, assets: ReleaseAssets): string {
   assertReleaseInfo(info);
+  const { sums, targets } = assets;
   const row = targets.find((candidate) => candidate.name === "windows-x64");
   if (row === undefined)
     throw new RangeError('Cannot write the scoop manifest: target "windows-x64" missing');

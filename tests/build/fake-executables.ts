@@ -63,9 +63,13 @@ export function fakePe(machine: number): Uint8Array {
   return bytes;
 }
 
+/** glibc's x86-64 loader. */
 export const GLIBC_X64 = "/lib64/ld-linux-x86-64.so.2";
+/** glibc's aarch64 loader. */
 export const GLIBC_ARM64 = "/lib/ld-linux-aarch64.so.1";
+/** musl's x86-64 loader. */
 export const MUSL_X64 = "/lib/ld-musl-x86_64.so.1";
+/** musl's aarch64 loader. */
 export const MUSL_ARM64 = "/lib/ld-musl-aarch64.so.1";
 
 /** A correct header for each target. */

@@ -71,7 +71,7 @@ describe("parseSha256Sums()", () => {
 });
 
 describe("homebrewFormula()", () => {
-  const formula = homebrewFormula(INFO, SUMS, TARGETS);
+  const formula = homebrewFormula(INFO, { sums: SUMS, targets: TARGETS });
 
   test("homebrewFormula() pairs each macOS and Linux url with that file's checksum", () => {
     const pairs = [...formula.matchAll(/url "([^"]+)"\n\s+sha256 "([0-9a-f]{64})"/g)].map((m) => [
@@ -97,8 +97,8 @@ describe("homebrewFormula()", () => {
 
   test("homebrewFormula() refuses a build without a brew target", () => {
     const partial = TARGETS.filter((row) => row.name !== "darwin-x64");
-    expect(() => homebrewFormula(INFO, SUMS, partial)).toThrow(RangeError);
-    expect(() => homebrewFormula(INFO, new Map(), TARGETS)).toThrow(RangeError);
+    expect(() => homebrewFormula(INFO, { sums: SUMS, targets: partial })).toThrow(RangeError);
+    expect(() => homebrewFormula(INFO, { sums: new Map(), targets: TARGETS })).toThrow(RangeError);
   });
 
   test.each([
@@ -107,7 +107,7 @@ describe("homebrewFormula()", () => {
     { ...INFO, repo: "acme" },
     { ...INFO, repo: 'acme/b" + x' },
   ])("homebrewFormula() refuses the malformed release %p", (info) => {
-    expect(() => homebrewFormula(info, SUMS, TARGETS)).toThrow(TypeError);
+    expect(() => homebrewFormula(info, { sums: SUMS, targets: TARGETS })).toThrow(TypeError);
   });
 });
 
@@ -123,7 +123,7 @@ describe("brewDescription()", () => {
 });
 
 describe("scoopManifest()", () => {
-  const manifest = JSON.parse(scoopManifest(INFO, SUMS, TARGETS));
+  const manifest = JSON.parse(scoopManifest(INFO, { sums: SUMS, targets: TARGETS }));
   const windows = TARGETS.find((row) => row.name === "windows-x64")!;
 
   test("scoopManifest() points at the Windows executable, renamed bouncer.exe, with its checksum", () => {
@@ -142,6 +142,6 @@ describe("scoopManifest()", () => {
   });
 
   test("scoopManifest() refuses a build without the Windows target", () => {
-    expect(() => scoopManifest(INFO, SUMS, TARGETS.slice(0, 4))).toThrow(RangeError);
+    expect(() => scoopManifest(INFO, { sums: SUMS, targets: TARGETS.slice(0, 4) })).toThrow(RangeError);
   });
 });
