@@ -42,11 +42,14 @@ export function elementSeparator(text: string, shape: ArrayShape): string {
  * The edit that puts `elements` (already encoded literals) in front of an array's elements: before
  * the first element followed by the separator, or right after `[` when the array is empty.
  * @param text - The config text.
- * @param shape - The array.
- * @param elements - Encoded literals to insert, in order (at least one).
+ * @param insertion - The array and the encoded literals to insert, in order (at least one).
  * @returns One insertion.
  */
-export function insertIntoArray(text: string, shape: ArrayShape, elements: readonly string[]): Edit {
+export function insertIntoArray(
+  text: string,
+  insertion: { readonly shape: ArrayShape; readonly elements: readonly string[] },
+): Edit {
+  const { shape, elements } = insertion;
   const first = shape.items[0];
   if (first === undefined) return { offset: shape.start + 1, length: 0, content: elements.join(", ") };
   const separator = elementSeparator(text, shape);

@@ -71,9 +71,9 @@ export async function launchServer(spec: LaunchSpec, options: LaunchOptions): Pr
   const client = new Client({ name: "bouncer-doctor", version: "1" }, { capabilities: {} });
   const started = clock();
   try {
-    await withDeadline(client.connect(transport), options.timeoutMs, "initialize");
+    await withDeadline(client.connect(transport), { ms: options.timeoutMs, what: "initialize" });
     const initializeMs = Math.max(0, Math.round(clock() - started));
-    const tools = await withDeadline(listTools(client), options.timeoutMs, "tools/list");
+    const tools = await withDeadline(listTools(client), { ms: options.timeoutMs, what: "tools/list" });
     const info = client.getServerVersion();
     const serverInfo = info === undefined ? {} : { serverInfo: { name: info.name, version: info.version } };
     return { status: "started", stderrTail: tail(), initializeMs, tools, ...serverInfo };
@@ -110,11 +110,14 @@ async function listTools(client: Client): Promise<Tool[]> {
 /**
  * Rejects when a promise does not settle in time (a hang guard, not a measurement).
  * @param promise - The work.
- * @param ms - The deadline.
- * @param what - What is awaited, for the message.
+ * @param limit - Milliseconds allowed, and what is awaited (for the message).
  * @returns The work's value.
  */
-async function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+async function withDeadline<T>(
+  promise: Promise<T>,
+  limit: { readonly ms: number; readonly what: string },
+): Promise<T> {
+  const { ms, what } = limit;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`No answer to ${what} within ${Math.round(ms / 1000)} s`)), ms);

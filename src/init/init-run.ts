@@ -59,6 +59,7 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
     io.err("bouncer: No MCP client config found: name one with --config FILE\n");
     return 2;
   }
+  if (!set.explicit) io.err(`Client configs found:\n${describeTargets(set.targets)}`);
   const launcher = request.undo ? undefined : (environment.launcher ?? findLauncher(environment));
   const planned: Planned[] = [];
   let failed = false;
@@ -98,8 +99,6 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
     io.err(`bouncer: No server named "${missing.join('", "')}" in the selected configs: nothing written\n`);
     return 2;
   }
-  if (set.targets.length > 1 || !set.explicit)
-    io.err(`Client configs:\n${describeTargets(planned.map((p) => p.target))}`);
   report(planned, environment);
   return await apply(planned, { request, environment });
 }
@@ -117,7 +116,7 @@ function report(planned: readonly Planned[], environment: InitEnvironment): void
     for (const action of plan.actions)
       io.err(`  ${action.action === "refuse" ? "refused: " : ""}${action.message}\n`);
     for (const warning of plan.warnings) io.err(`  warning: ${warning}\n`);
-    const diff = maskedDiff(target.path, plan, target.client);
+    const diff = maskedDiff(plan, { file: target.path, client: target.client });
     if (diff !== "") io.out(io.color ? colorDiff(diff, pc) : diff);
   }
 }

@@ -64,7 +64,7 @@ export function readJsonConfig(
     assertUniqueKeys(text, node);
     const projectPath = scope.length === 3 ? scope[1] : undefined;
     for (const property of node.children ?? []) {
-      const read = readEntry(text, property, scope, projectPath);
+      const read = readEntry(text, property, { scope, project: projectPath });
       if (read === undefined) continue;
       entries.push(read.entry);
       secretSpans.push(...read.secrets);
@@ -108,16 +108,15 @@ function findSections(text: string, root: Node, sections: JsonSections): [string
  * Reads one property of a server section.
  * @param text - The config text.
  * @param property - The property node (`"name": {...}`).
- * @param scope - The section's path.
- * @param project - The project path for `~/.claude.json` project sections.
+ * @param where - The section's path, and the project path for `~/.claude.json` project sections.
  * @returns The entry, its secret ranges and (for stdio and wrapped entries) its nodes.
  */
 function readEntry(
   text: string,
   property: Node,
-  scope: readonly string[],
-  project: string | undefined,
+  where: { readonly scope: readonly string[]; readonly project: string | undefined },
 ): { entry: ConfigEntry; secrets: Span[]; handle?: JsonHandle } | undefined {
+  const { scope, project } = where;
   const [keyNode, valueNode] = property.children ?? [];
   if (typeof keyNode?.value !== "string" || valueNode === undefined) return undefined;
   const name = keyNode.value;
@@ -132,11 +131,11 @@ function readEntry(
   const holderProps = nested ? propertyMap(commandValue) : props;
   const shape: EntryShape = {
     isObject: valueNode.type === "object",
-    fields: fieldsOf(props, holderProps, nested),
+    fields: fieldsOf(props, { holderProps, nested }),
     nested,
   };
   const entry = classifyEntry(name, { scope, label, span, shape });
-  const secrets = secretSpansOf(text, props, holderProps);
+  const secrets = secretSpansOf(text, { props, holderProps });
   const commandNode = nested ? holderProps.get("path")?.children?.[1] : commandValue;
   if ((entry.kind !== "stdio" && entry.kind !== "wrapped") || commandNode === undefined) {
     return { entry, secrets };
@@ -157,11 +156,15 @@ function readEntry(
  * The decoded fields classification needs, read from the entry and (for Zed's nested shape) its
  * `command` object.
  * @param props - The entry's properties.
- * @param holderProps - The properties of the object holding command/args/env.
- * @param nested - Whether the entry uses Zed's nested shape.
+ * @param shape - The properties of the object holding command/args/env, and whether the entry uses
+ *   Zed's nested shape.
  * @returns The fields as plain values.
  */
-function fieldsOf(props: Map<string, Node>, holderProps: Map<string, Node>, nested: boolean): EntryFields {
+function fieldsOf(
+  props: Map<string, Node>,
+  shape: { readonly holderProps: Map<string, Node>; readonly nested: boolean },
+): EntryFields {
+  const { holderProps, nested } = shape;
   const value = (map: Map<string, Node>, key: string): unknown => {
     const node = map.get(key)?.children?.[1];
     return node === undefined ? undefined : nodeValue(node);
@@ -184,11 +187,14 @@ function fieldsOf(props: Map<string, Node>, holderProps: Map<string, Node>, nest
  * Ranges of secret values in an entry: every `env` and `headers` value, and values after
  * secret-named flags in `args`.
  * @param text - The config text.
- * @param props - The entry's properties.
- * @param holderProps - The properties holding command/args/env.
+ * @param maps - The entry's properties and the properties holding command/args/env.
  * @returns The ranges.
  */
-function secretSpansOf(text: string, props: Map<string, Node>, holderProps: Map<string, Node>): Span[] {
+function secretSpansOf(
+  text: string,
+  maps: { readonly props: Map<string, Node>; readonly holderProps: Map<string, Node> },
+): Span[] {
+  const { props, holderProps } = maps;
   const spans: Span[] = [];
   for (const map of new Set([props, holderProps])) {
     for (const key of ["env", "headers", "http_headers"]) {

@@ -64,7 +64,7 @@ function wrapJsonEntry(
   const paths = keyPaths(entry);
   // Without formatting options, `modify` replaces exactly the old value's literal.
   const edits: Edit[] = modify(text, paths.command, spec.launcher.command, {});
-  const prefix = wrapperArgs(spec.launcher, entry.name, spec.policies);
+  const prefix = wrapperArgs(spec.launcher, { name: entry.name, policies: spec.policies });
   const elements = [...prefix.map((arg) => JSON.stringify(arg)), raw(text, handle.command)];
   const assignments: Assignment[] = [
     { path: paths.command, value: spec.launcher.command },
@@ -78,7 +78,7 @@ function wrapJsonEntry(
     const offset = last.offset + last.length;
     appended.set(offset, `${appended.get(offset) ?? ""}${propertySeparator(text, last.offset)}${content}`);
   };
-  if (argsValue?.type === "array") edits.push(insertIntoArray(text, shapeOf(argsValue), elements));
+  if (argsValue?.type === "array") edits.push(insertIntoArray(text, { shape: shapeOf(argsValue), elements }));
   else append(handle.holder, `"args": ${inlineArray(elements)}`);
   if (spec.stash) {
     const stash: Stash = {
@@ -124,7 +124,7 @@ function unwrapJsonEntry(
   ];
   const assignments: Assignment[] = [{ path: paths.command, value: wrapped.command }];
   const addedProperty =
-    items.length === commandIndex + 1 ? addedArgsRange(text, handle, argsProperty) : undefined;
+    items.length === commandIndex + 1 ? addedArgsRange(text, { handle, argsProperty }) : undefined;
   if (addedProperty === undefined) {
     edits.push(removeFromArray(shapeOf(argsValue), commandIndex + 1));
     assignments.push({ path: paths.args, value: wrapped.args });
@@ -143,11 +143,14 @@ function unwrapJsonEntry(
  * When `args` is exactly what wrapping adds to an entry that had none (`<sep>"args": [ ... ]` after
  * the last other property), the deletion of that text; else undefined.
  * @param text - The config text.
- * @param handle - The entry's nodes.
- * @param argsProperty - The `args` property node.
+ * @param where - The entry's nodes and its `args` property node.
  * @returns The deletion, or undefined for an `args` that existed before wrapping.
  */
-function addedArgsRange(text: string, handle: JsonHandle, argsProperty: Node): Edit | undefined {
+function addedArgsRange(
+  text: string,
+  where: { readonly handle: JsonHandle; readonly argsProperty: Node },
+): Edit | undefined {
+  const { handle, argsProperty } = where;
   const siblings = (handle.holder.children ?? []).filter((node) => node !== handle.stash);
   const index = siblings.indexOf(argsProperty);
   const previous = siblings[index - 1];

@@ -17,12 +17,16 @@ import { maskText } from "./secrets.ts";
  * The masked unified diff of a plan.
  *
  * Source: SPEC §5.2.
- * @param file - The file name shown in the diff's header.
  * @param plan - The plan (its old and new text, and the old text's secret ranges).
- * @param client - The file's client (to find the secret ranges of the new text).
+ * @param options - The file name shown in the diff's header, and the file's client (to find the
+ *   secret ranges of the new text).
  * @returns The diff text (empty when nothing changes).
  */
-export function maskedDiff(file: string, plan: InitPlan, client: ClientInfo): string {
+export function maskedDiff(
+  plan: InitPlan,
+  options: { readonly file: string; readonly client: ClientInfo },
+): string {
+  const { file, client } = options;
   if (!plan.changed) return "";
   const afterSpans = readConfig(plan.after, client).secretSpans;
   const before = maskText(plan.before, plan.config.secretSpans);

@@ -95,7 +95,7 @@ export function planInit(text: string, options: PlanOptions): InitPlan {
   }
   if (after !== text) {
     const reread = readConfig(after, options.client);
-    verifyRewrite(config.value, reread.value, assignments);
+    verifyRewrite(config.value, { after: reread.value, assignments });
     if (strict && !isStrictJson(after))
       throw new Error("Cannot rewrite the config: the result is not strict JSON");
   }

@@ -89,10 +89,11 @@ export async function loadTarget(target: Target): Promise<LoadedTarget> {
 
 /**
  * The list of files printed before anything is written.
- * @param targets - The files found.
+ * @param targets - The files found (with their clients).
  * @returns One line per file: client title and path.
  */
-export function describeTargets(targets: readonly LoadedTarget[]): string {
-  const width = Math.max(...targets.map((target) => target.client.title.length), 0);
-  return targets.map((target) => `  ${target.client.title.padEnd(width)}  ${target.path}\n`).join("");
+export function describeTargets(targets: readonly Target[]): string {
+  const title = (target: Target): string => target.client?.title ?? "MCP client";
+  const width = Math.max(...targets.map((target) => title(target).length), 0);
+  return targets.map((target) => `  ${title(target).padEnd(width)}  ${target.path}\n`).join("");
 }

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { decodeBasicString } from "./toml-string.ts";
 import type { Span } from "./types.ts";
 
 /** A value with its range; arrays have `items`, inline tables `entries`. */
@@ -81,41 +82,6 @@ export function scanToml(text: string): TomlTable[] {
     current.entries.push({ key, value, lineStart, lineEnd: endOfLine(cursor) });
   }
   return tables;
-}
-
-/**
- * Decodes a TOML basic string literal (with its quotes): `\b \t \n \f \r \e \" \\ \xHH \uHHHH \UHHHHHHHH`.
- * @param literal - The literal, e.g. `"a\tb"`.
- * @returns The string value.
- */
-export function decodeBasicString(literal: string): string {
-  const escapes: Record<string, string> = {
-    b: "\b",
-    t: "\t",
-    n: "\n",
-    f: "\f",
-    r: "\r",
-    e: "\u001b",
-    '"': '"',
-    "\\": "\\",
-  };
-  let out = "";
-  for (let i = 1; i < literal.length - 1; i++) {
-    const char = literal[i] ?? "";
-    if (char !== "\\") {
-      out += char;
-      continue;
-    }
-    const code = literal[++i] ?? "";
-    const hexLength = code === "x" ? 2 : code === "u" ? 4 : code === "U" ? 8 : 0;
-    if (hexLength > 0) {
-      out += String.fromCodePoint(Number.parseInt(literal.slice(i + 1, i + 1 + hexLength), 16));
-      i += hexLength;
-    } else {
-      out += Object.hasOwn(escapes, code) ? escapes[code] : code;
-    }
-  }
-  return out;
 }
 
 /**

@@ -11,6 +11,7 @@
 
 import { type ArrayShape, inlineArray, insertIntoArray, removeFromArray } from "./array-edits.ts";
 import type { TomlKeyValue, TomlNode } from "./toml-cst.ts";
+import { tomlString } from "./toml-string.ts";
 import type { Assignment, ConfigEntry, Edit, EntryEdits, WrapSpec } from "./types.ts";
 import { wrapperArgs } from "./wrapped-args.ts";
 
@@ -48,30 +49,6 @@ export function tomlEditMakers(
 }
 
 /**
- * Encodes a string as a TOML basic string (control characters and DEL escaped, the rest as is).
- * @param value - Any string.
- * @returns The literal, quotes included.
- */
-export function tomlString(value: string): string {
-  const named: Record<string, string> = {
-    "\b": "\\b",
-    "\t": "\\t",
-    "\n": "\\n",
-    "\f": "\\f",
-    "\r": "\\r",
-    '"': '\\"',
-    "\\": "\\\\",
-  };
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping control characters is the point
-  const escaped = value.replace(/[\u0000-\u001f\u007f"\\]/g, (char) =>
-    Object.hasOwn(named, char)
-      ? (named[char] ?? char)
-      : `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-  return `"${escaped}"`;
-}
-
-/**
  * Edits that wrap a stdio entry.
  * @param text - The config text.
  * @param target - The entry, where it is, and the wrap spec.
@@ -83,7 +60,7 @@ function wrapTomlEntry(
 ): EntryEdits {
   const { entry, handle, spec } = target;
   const command = handle.command;
-  const prefix = wrapperArgs(spec.launcher, entry.name, spec.policies);
+  const prefix = wrapperArgs(spec.launcher, { name: entry.name, policies: spec.policies });
   const elements = [...prefix.map(tomlString), raw(text, command.value)];
   const base = [...entry.scope, entry.name];
   const edits: Edit[] = [
@@ -94,11 +71,11 @@ function wrapTomlEntry(
     },
   ];
   const args = handle.args?.value;
-  if (args?.kind === "array") edits.push(insertIntoArray(text, shapeOf(args), elements));
+  if (args?.kind === "array") edits.push(insertIntoArray(text, { shape: shapeOf(args), elements }));
   else if (handle.inline !== undefined) {
     edits.push({ offset: command.value.end, length: 0, content: `, args = ${inlineArray(elements)}` });
   } else {
-    edits.push({ offset: command.lineEnd, length: 0, content: addedArgsLine(text, command, elements) });
+    edits.push({ offset: command.lineEnd, length: 0, content: addedArgsLine(text, { command, elements }) });
   }
   const assignments: Assignment[] = [
     { path: [...base, "command"], value: spec.launcher.command },
@@ -139,7 +116,7 @@ function unwrapTomlEntry(
     },
   ];
   const assignments: Assignment[] = [{ path: [...base, "command"], value: wrapped.command }];
-  const added = items.length === commandIndex + 1 ? addedArgsRange(text, handle, args) : undefined;
+  const added = items.length === commandIndex + 1 ? addedArgsRange(text, { handle, args }) : undefined;
   if (added === undefined) {
     edits.push(removeFromArray(shapeOf(args.value), commandIndex + 1));
     assignments.push({ path: [...base, "args"], value: wrapped.args });
@@ -154,11 +131,14 @@ function unwrapTomlEntry(
  * The line wrapping adds under `command` when there was no `args`: line break, the command line's
  * indentation and dotted-key prefix, then `args = [ ... ]`.
  * @param text - The config text.
- * @param command - The `command` key/value.
- * @param elements - Encoded literals.
+ * @param line - The `command` key/value and the encoded literals.
  * @returns The text to insert at the end of the command line.
  */
-function addedArgsLine(text: string, command: TomlKeyValue, elements: readonly string[]): string {
+function addedArgsLine(
+  text: string,
+  line: { readonly command: TomlKeyValue; readonly elements: readonly string[] },
+): string {
+  const { command, elements } = line;
   const eol =
     text.startsWith("\r\n", command.lineEnd) ||
     (!text.includes("\n", command.lineEnd) && text.includes("\r\n"))
@@ -173,11 +153,14 @@ function addedArgsLine(text: string, command: TomlKeyValue, elements: readonly s
 /**
  * When `args` is exactly what wrapping adds to an entry that had none, the deletion of that text.
  * @param text - The config text.
- * @param handle - Where the entry is.
- * @param args - The `args` key/value.
+ * @param where - Where the entry is, and its `args` key/value.
  * @returns The deletion, or undefined for an `args` that existed before wrapping.
  */
-function addedArgsRange(text: string, handle: TomlHandle, args: TomlKeyValue): Edit | undefined {
+function addedArgsRange(
+  text: string,
+  where: { readonly handle: TomlHandle; readonly args: TomlKeyValue },
+): Edit | undefined {
+  const { handle, args } = where;
   const command = handle.command;
   const raws = args.value.items.map((item) => raw(text, item));
   if (handle.inline !== undefined) {
@@ -188,7 +171,7 @@ function addedArgsRange(text: string, handle: TomlHandle, args: TomlKeyValue): E
       : undefined;
   }
   if (args.lineEnd < 0) return undefined;
-  const withoutArgs = addedArgsLine(text, command, raws);
+  const withoutArgs = addedArgsLine(text, { command, elements: raws });
   const start = command.lineEnd;
   return text.slice(start, args.lineEnd) === withoutArgs
     ? { offset: start, length: args.lineEnd - start, content: "" }

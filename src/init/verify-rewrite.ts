@@ -71,13 +71,15 @@ export function deepEqual(a: unknown, b: unknown): boolean {
  *
  * Source: SPEC §5.2.
  * @param before - The old document's value.
- * @param after - The new document's value (parsed from the new text).
- * @param assignments - The intended changes.
+ * @param rewrite - The new document's value (parsed from the new text) and the intended changes.
  * @returns Nothing.
  * @throws {Error} When the new document differs from the old one with the changes applied.
  */
-export function verifyRewrite(before: unknown, after: unknown, assignments: readonly Assignment[]): void {
-  if (!deepEqual(applyAssignments(before, assignments), after)) {
+export function verifyRewrite(
+  before: unknown,
+  rewrite: { readonly after: unknown; readonly assignments: readonly Assignment[] },
+): void {
+  if (!deepEqual(applyAssignments(before, rewrite.assignments), rewrite.after)) {
     throw new Error("Cannot rewrite the config: the edit would change more than the selected entries");
   }
 }

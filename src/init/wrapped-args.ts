@@ -32,13 +32,17 @@ const RUN_VALUE_FLAGS: ReadonlySet<string> = new Set([
  *
  * Source: SPEC §5.2.
  * @param launcher - How the client starts Bouncer.
- * @param name - The server's name in the client config (its `--upstream-name`).
- * @param policies - Absolute policy paths, in order.
+ * @param upstream - The server's name in the client config (its `--upstream-name`) and the absolute
+ *   policy paths, in order.
  * @returns The arguments before the original command.
- * @example wrapperArgs({ command: "/opt/homebrew/bin/bouncer", prefixArgs: [] }, "fs", [])
+ * @example wrapperArgs({ command: "/opt/homebrew/bin/bouncer", prefixArgs: [] }, { name: "fs", policies: [] })
  * // ["run", "--upstream-name", "fs", "--"]
  */
-export function wrapperArgs(launcher: Launcher, name: string, policies: readonly string[]): string[] {
+export function wrapperArgs(
+  launcher: Launcher,
+  upstream: { readonly name: string; readonly policies: readonly string[] },
+): string[] {
+  const { name, policies } = upstream;
   return [
     ...launcher.prefixArgs,
     "run",

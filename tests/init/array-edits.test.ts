@@ -41,7 +41,9 @@ describe("insertIntoArray() and removeFromArray()", () => {
     ["[]", '["X", "Y"]'],
     ["[ ]", '["X", "Y" ]'],
   ])("insertIntoArray() turns %j into %j and removeFromArray() undoes it", (before, after) => {
-    const inserted = applyEdits(before, [insertIntoArray(before, shapeOf(before), ['"X"', '"Y"'])]);
+    const inserted = applyEdits(before, [
+      insertIntoArray(before, { shape: shapeOf(before), elements: ['"X"', '"Y"'] }),
+    ]);
     expect(inserted).toBe(after);
     expect(applyEdits(inserted, [removeFromArray(shapeOf(inserted), 2)])).toBe(before);
   });

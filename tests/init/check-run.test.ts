@@ -14,7 +14,7 @@ const SOURCE: Launcher = { command: process.execPath, prefixArgs: [sourceCliPath
 function setup(sample = "claude-desktop.claude_desktop_config.json"): { dir: string; file: string } {
   const dir = tempDir();
   dirs.push(dir);
-  return { dir, file: placeSample(sample, dir, "claude_desktop_config.json") };
+  return { dir, file: placeSample(sample, { dir: dir, relative: "claude_desktop_config.json" }) };
 }
 
 describe("runCheck()", () => {

@@ -22,7 +22,7 @@ function desktopConfig(sample = "claude-desktop.claude_desktop_config.json"): {
 } {
   const dir = tempDir();
   dirs.push(dir);
-  const file = placeSample(sample, dir, "claude_desktop_config.json");
+  const file = placeSample(sample, { dir: dir, relative: "claude_desktop_config.json" });
   return { dir, file, before: readFileSync(file, "utf8") };
 }
 
@@ -210,17 +210,35 @@ describe("initCommand finds client files", () => {
     dirs.push(dir);
     const project = path.join(dir, "project");
     const home = path.join(dir, "home");
-    const projectFile = placeSample("cursor.mcp.json", project, ".cursor/mcp.json");
-    const userFile = placeSample("edge/cursor-remote-url-only.mcp.json", home, ".cursor/mcp.json");
+    const projectFile = placeSample("cursor.mcp.json", { dir: project, relative: ".cursor/mcp.json" });
+    const userFile = placeSample("edge/cursor-remote-url-only.mcp.json", {
+      dir: home,
+      relative: ".cursor/mcp.json",
+    });
     const result = await runBouncer("init", ["--client", "cursor", "--yes"], { cwd: project, home });
     expect(result.code).toBe(0);
-    const listing = result.stderr.indexOf("Client configs:");
+    const listing = result.stderr.indexOf("Client configs found:");
     expect(listing).toBeGreaterThanOrEqual(0);
     expect(result.stderr.indexOf(projectFile)).toBeGreaterThan(listing);
     expect(result.stderr.indexOf(userFile)).toBeGreaterThan(listing);
     expect(result.stderr.indexOf("Wrote")).toBeGreaterThan(result.stderr.indexOf(userFile));
     expect(backupsOf(projectFile)).toHaveLength(1);
     expect(backupsOf(userFile)).toEqual([]);
+  });
+
+  test("initCommand lists the files it found before refusing one that does not parse, and writes none", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const broken = placeSample("edge/truncated.SYNTHETIC.json", { dir, relative: ".cursor/mcp.json" });
+    const good = placeSample("cursor.mcp.json", { dir, relative: "home/.cursor/mcp.json" });
+    const result = await runBouncer("init", ["--yes"], { cwd: dir, home: path.join(dir, "home") });
+    expect(result.code).toBe(2);
+    const listing = result.stderr.indexOf("Client configs found:");
+    expect(listing).toBe(0);
+    expect(result.stderr.indexOf(good)).toBeGreaterThan(listing);
+    expect(result.stderr.indexOf(`Cannot read client config "${broken}"`)).toBeGreaterThan(result.stderr.indexOf(good));
+    expect(backupsOf(good)).toEqual([]);
+    expect(readFileSync(good, "utf8")).toBe(sampleText("cursor.mcp.json"));
   });
 
   test("initCommand with no config anywhere says so and exits 2", async () => {
@@ -241,7 +259,7 @@ describe("initCommand never shows a secret", () => {
   ])("no env value of %s appears in any output of init, --check or --undo", async (sample, relative) => {
     const dir = tempDir();
     dirs.push(dir);
-    const file = placeSample(sample, dir, relative);
+    const file = placeSample(sample, { dir: dir, relative: relative });
     const outputs: string[] = [];
     for (const args of [["--dry-run"], ["--yes"], ["--check"], ["--yes"], ["--undo", "--yes"], ["--check"]]) {
       const result = await runBouncer("init", ["--config", file, ...args], { cwd: dir });

@@ -9,7 +9,7 @@ describe("maskedDiff()", () => {
     (_, sample) => {
       const client = sampleClient(sample);
       const plan = planInit(sampleText(sample.file), { client, mode: "wrap", launcher: BREW_LAUNCHER });
-      const diff = maskedDiff(sample.file, plan, client);
+      const diff = maskedDiff(plan, { file: sample.file, client });
       for (const entry of plan.config.entries) {
         const commandLine = JSON.stringify([entry.command, ...(entry.args ?? [])]);
         for (const [, value] of entry.env)
@@ -25,7 +25,7 @@ describe("maskedDiff()", () => {
     const sample = { file: "claude-code.mcp.json", kind: "claude-code" } as const;
     const client = sampleClient(sample);
     const plan = planInit(sampleText(sample.file), { client, mode: "wrap", launcher: BREW_LAUNCHER });
-    const diff = maskedDiff(sample.file, plan, client);
+    const diff = maskedDiff(plan, { file: sample.file, client });
     expect(diff).toStartWith("--- claude-code.mcp.json\n+++ claude-code.mcp.json\n");
     expect(diff).toContain('+      "command": "/opt/homebrew/bin/bouncer",\n');
     expect(diff).toContain('         "KALI_API_KEY": "********"\n');
@@ -36,7 +36,7 @@ describe("maskedDiff()", () => {
     const sample = { file: "edge/cursor-remote-url-only.mcp.json", kind: "cursor" } as const;
     const client = sampleClient(sample);
     const plan = planInit(sampleText(sample.file), { client, mode: "wrap", launcher: BREW_LAUNCHER });
-    expect(maskedDiff(sample.file, plan, client)).toBe("");
+    expect(maskedDiff(plan, { file: sample.file, client })).toBe("");
   });
 
   test("colorDiff() colours added, removed and hunk lines but not the file headers", () => {

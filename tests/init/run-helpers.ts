@@ -36,11 +36,14 @@ export function tempDir(prefix = "bouncer-init-"): string {
 /**
  * Copies a fixture config to `dir/relative` with mode 0600.
  * @param sample - Path under `tests/fixtures/configs/`.
- * @param dir - Target folder.
- * @param relative - Target path inside it.
+ * @param target - Target folder and the path inside it.
  * @returns The target path.
  */
-export function placeSample(sample: string, dir: string, relative: string): string {
+export function placeSample(
+  sample: string,
+  where: { readonly dir: string; readonly relative: string },
+): string {
+  const { dir, relative } = where;
   const target = path.join(dir, relative);
   mkdirSync(path.dirname(target), { recursive: true });
   copyFileSync(samplePath(sample), target);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeBasicString, scanToml } from "../../src/init/toml-cst.ts";
+import { scanToml } from "../../src/init/toml-cst.ts";
 
 describe("scanToml()", () => {
   test("scanToml() finds tables, dotted keys and the ranges of values and array elements", () => {
@@ -28,15 +28,5 @@ describe("scanToml()", () => {
     const [v, w] = root?.entries ?? [];
     expect(text.slice(v?.value.start, v?.value.end)).toBe(value);
     expect(w?.key.parts).toEqual(["w"]);
-  });
-});
-
-describe("decodeBasicString()", () => {
-  test.each([
-    ['"plain"', "plain"],
-    ['"tab\\tquote\\"back\\\\"', 'tab\tquote"back\\'],
-    ['"\\u00e9\\U0001F600"', "é😀"],
-  ])("decodeBasicString(%j) is %j", (literal, value) => {
-    expect(decodeBasicString(literal)).toBe(value);
   });
 });

@@ -42,10 +42,16 @@ describe("applyAssignments() and verifyRewrite()", () => {
   test("verifyRewrite() accepts exactly the intended change and refuses any other", () => {
     const change = [{ path: ["s", "a", "command"], value: "b" }];
     expect(() =>
-      verifyRewrite(before, { s: { a: { command: "b", env: { K: "v" } } }, other: 1 }, change),
+      verifyRewrite(before, {
+        after: { s: { a: { command: "b", env: { K: "v" } } }, other: 1 },
+        assignments: change,
+      }),
     ).not.toThrow();
     expect(() =>
-      verifyRewrite(before, { s: { a: { command: "b", env: { K: "v" } } }, other: 2 }, change),
+      verifyRewrite(before, {
+        after: { s: { a: { command: "b", env: { K: "v" } } }, other: 2 },
+        assignments: change,
+      }),
     ).toThrow("Cannot rewrite the config: the edit would change more than the selected entries");
   });
 });

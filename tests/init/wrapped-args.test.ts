@@ -4,7 +4,10 @@ import { parseWrappedArgs, wrapperArgs } from "../../src/init/wrapped-args.ts";
 describe("wrapperArgs()", () => {
   test("wrapperArgs() puts the launcher prefix, run, the name and each policy before --", () => {
     expect(
-      wrapperArgs({ command: "/bun", prefixArgs: ["/src/cli.ts"] }, "fs", ["/a.yaml", "/b.yaml"]),
+      wrapperArgs(
+        { command: "/bun", prefixArgs: ["/src/cli.ts"] },
+        { name: "fs", policies: ["/a.yaml", "/b.yaml"] },
+      ),
     ).toEqual([
       "/src/cli.ts",
       "run",
