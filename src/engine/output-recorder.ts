@@ -134,9 +134,12 @@ function indexFreeTokens(recorder: Recorder, text: string, covered?: ReadonlySet
       index(recorder, key, evidence(recorder, kind));
       return;
     }
-    const from = Math.max(0, start - EXCERPT_SIDE);
-    const excerpt = text.slice(from, Math.min(text.length, end + EXCERPT_SIDE)).replaceAll(SCALAR_BREAK, " ");
-    index(recorder, key, evidence(recorder, kind), excerpt.trim());
+    // The excerpt stays inside the scalar that held the token.
+    const before = text.slice(Math.max(0, start - EXCERPT_SIDE), start);
+    const after = text.slice(end, end + EXCERPT_SIDE);
+    const left = before.slice(before.lastIndexOf(SCALAR_BREAK) + 1);
+    const right = after.includes(SCALAR_BREAK) ? after.slice(0, after.indexOf(SCALAR_BREAK)) : after;
+    index(recorder, key, evidence(recorder, kind), `${left}${text.slice(start, end)}${right}`.trim());
   });
 }
 

@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { canonicalize, createTaintStore, identify } from "../../src/engine/index.ts";
+import {
+  createRecorder,
+  flushFreeScalars,
+  identityKeys,
+  queueFreeScalar,
+  recordFieldValue,
+  recordFreeText,
+} from "../../src/engine/output-recorder.ts";
+import { lookupToken, searchRecent, tokenCount } from "../../src/engine/taint-index.ts";
+import { flushWindow } from "../../src/engine/text-window.ts";
+
+function recorder(definition = false) {
+  return createRecorder(createTaintStore(), { server: "mail", tool: "read_inbox", seq: 3, definition });
+}
+
+describe("identityKeys()", () => {
+  test.each<[string, string[]]>([
+    ["bob@mail.partner.example", ["bob@mail.partner.example", "mail.partner.example", "partner.example"]],
+    ["https://a.b.example/x", ["a.b.example", "b.example"]],
+    ["@eve_smith", ["@eve_smith", "eve_smith"]],
+    ["+1 555 010 0000", ["+15550100000"]],
+    ["riverside view hotel", ["riverside view hotel"]],
+  ])("identityKeys(%p) is %p", (raw, keys) => {
+    expect(identityKeys(identify(raw, canonicalize(raw, { destination: true })))).toEqual(keys);
+  });
+});
+
+describe("queueFreeScalar() and flushFreeScalars()", () => {
+  test("flushFreeScalars() scans queued scalars together without joining two scalars into one value", () => {
+    const r = recorder();
+    queueFreeScalar(r, "Riverside");
+    queueFreeScalar(r, "View Hotel");
+    queueFreeScalar(r, "write to a@x.example");
+    flushFreeScalars(r);
+    flushWindow(r.store.window);
+    expect(searchRecent(r.store, "riverside view hotel")).toEqual({});
+    expect(searchRecent(r.store, "view hotel").free?.seq).toBe(3);
+    expect(lookupToken(r.store, "a@x.example")?.free?.excerpt).toBe("write to a@x.example");
+  });
+});
+
+describe("recordFreeText()", () => {
+  test("recordFreeText() finds tokens across slices of a text larger than one slice", () => {
+    const r = recorder();
+    const text = `${"lorem ipsum ".repeat(30_000)}mail a@x.example ${"dolor sit ".repeat(30_000)}mail b@y.example`;
+    recordFreeText(r, text);
+    expect(lookupToken(r.store, "a@x.example")?.free).toBeDefined();
+    expect(lookupToken(r.store, "b@y.example")?.free).toBeDefined();
+  });
+
+  test("recordFreeText() records definitions as definition occurrences", () => {
+    const r = recorder(true);
+    recordFreeText(r, "Support: help@vendor.example");
+    expect(lookupToken(r.store, "help@vendor.example")).toEqual({
+      definition: { server: "mail", tool: "read_inbox", seq: 3, kind: "definition" },
+    });
+  });
+});
+
+describe("recordFieldValue()", () => {
+  test("recordFieldValue() records a whole address as a field value under its key, and nothing inside it as free text", () => {
+    const r = recorder();
+    recordFieldValue(r, "emma.johnson@corp.example", "recipients");
+    expect(lookupToken(r.store, "emma.johnson@corp.example")?.field?.field).toBe("recipients");
+    expect(lookupToken(r.store, "emma.johnson")).toBeUndefined();
+    expect(r.entries.map((e) => e.identity)).toEqual(["emma.johnson@corp.example", "corp.example"]);
+  });
+
+  test("recordFieldValue() records an address inside a longer field value as free text", () => {
+    const r = recorder();
+    recordFieldValue(r, "Please reply to attacker@evil.example", "reply_to");
+    expect(lookupToken(r.store, "attacker@evil.example")?.free).toBeDefined();
+    expect(lookupToken(r.store, "attacker@evil.example")?.field).toBeUndefined();
+  });
+
+  test("recordFieldValue() ignores an empty value", () => {
+    const r = recorder();
+    recordFieldValue(r, " \u200b ", "to");
+    expect(tokenCount(r.store)).toBe(0);
+  });
+});
