@@ -1,57 +1,8 @@
-/**
- * The gated client requests of the relay: `initialize` (read, possibly refused, forwarded
- * unchanged), `tools/list` and `tools/call` (held until the hooks are ready, then answered by the
- * hooks or forwarded). A `tools/call` is checked for duplicate keys and unsafe integers, and an allowed
- * one is forwarded as the re-serialisation of exactly the arguments the hook decided on. Edge.
- *
- * Source: SPEC §3.1 ("Decide on exactly what is forwarded"), §3.2 (handshake, held requests).
- * @module
- */
-
-import type { JsonObject } from "../engine/index.ts";
-import {
-  isJsonObject,
-  member,
-  type RequestId,
-  RPC_ERROR,
-  type RpcErrorObject,
-  resultResponseText,
-} from "./jsonrpc.ts";
-import type { ClientRequestInfo, RelayContext, RelayHooks, ToolCallRequest } from "./relay-hooks.ts";
+import { isJsonObject, member, RPC_ERROR, resultResponseText } from "./jsonrpc.ts";
+import type { PendingClient, RelayCore } from "./relay-core.ts";
+import type { ClientRequestInfo, RelayHooks, ToolCallRequest } from "./relay-hooks.ts";
 import { internalError } from "./relay-support.ts";
 import { checkStrictJson } from "./strict-json.ts";
-
-/** A client request Bouncer has not answered yet. */
-export interface PendingClient {
-  /** The client's id, parsed. */
-  readonly id: RequestId;
-  /** `idKey(id)`: the table key (type-aware). */
-  readonly key: string;
-  /** The client's id exactly as written, restored on the answer. */
-  readonly idText: string;
-  readonly method: string;
-  readonly params: JsonObject;
-  /** Aborted when the client cancels. */
-  readonly abort: AbortController;
-  /** Typed key of its `_meta.progressToken`, if any. */
-  readonly tokenKey: string | undefined;
-  /** `held` until forwarded (or while a hook decides), `done` once answered or cancelled. */
-  state: "held" | "forwarded" | "done";
-  /** The upstream id it was forwarded with. */
-  legId?: number;
-  /** For a `tools/call`: what the hooks saw (passed again to `onToolResult`). */
-  call?: ToolCallRequest;
-}
-
-/** What interception needs from the relay. */
-export interface RelayCore {
-  readonly hooks: RelayHooks;
-  readonly context: RelayContext;
-  forward(pending: PendingClient, textFor: (legId: number) => string): void;
-  answer(pending: PendingClient, text: string): boolean;
-  answerError(pending: PendingClient, error: RpcErrorObject): boolean;
-  remember(which: "clientInitialize" | "upstreamInitialize", value: JsonObject): void;
-}
 
 /** One intercepted request. */
 export interface InterceptedRequest {

@@ -1,0 +1,230 @@
+/**
+ * Messages from the client: parsed (noise, batches and invalid messages answered), requests
+ * registered and routed (gated methods to `intercept.ts`, everything else forwarded with a Bouncer
+ * id), notifications relayed (cancellations translated at once, id-less calls dropped), and answers
+ * to server-to-client requests mapped back to the upstream's ids. Edge.
+ *
+ * Source: SPEC §3.1 (ids, batches, id-less calls, `--unknown-methods`, cancellation), F20.
+ * @module
+ */
+
+import type { JsonObject } from "../engine/index.ts";
+import { interceptRequest } from "./intercept.ts";
+import { findIdSpan, scanTopLevel, spliceSpan } from "./json-scan.ts";
+import {
+  type Classified,
+  classify,
+  errorResponseText,
+  idKey,
+  isJsonObject,
+  member,
+  RPC_ERROR,
+  requestText,
+} from "./jsonrpc.ts";
+import { isKnownMethod } from "./known-methods.ts";
+import type { OversizedLine } from "./line-framer.ts";
+import type { PendingClient, RelayCore } from "./relay-core.ts";
+import { outcomeOf, oversizedLineId, oversizeError, preview, progressTokenKey } from "./relay-support.ts";
+
+/**
+ * Handles one line from the client.
+ *
+ * Source: SPEC §3.1 (batches, id-less calls, unknown methods).
+ * @param core - The relay.
+ * @param line - A complete line.
+ */
+export function receiveFromClient(core: RelayCore, line: string): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    core.noise({ side: "client", kind: "not_json", bytes: line.length, preview: preview(line) });
+    core.sendClient(
+      errorResponseText("null", {
+        code: RPC_ERROR.parseError,
+        message: "Parse error: the line is not JSON",
+      }),
+    );
+    return;
+  }
+  if (Array.isArray(value) || !isJsonObject(value)) {
+    const batch = Array.isArray(value);
+    core.noise({
+      side: "client",
+      kind: batch ? "batch" : "invalid",
+      bytes: line.length,
+      preview: preview(line),
+    });
+    const message = batch ? "Invalid request: batches are not supported" : "Invalid request: not an object";
+    core.sendClient(errorResponseText("null", { code: RPC_ERROR.invalidRequest, message }));
+    return;
+  }
+  const message = classify(value);
+  if (message.kind === "request") clientRequest(core, message, line);
+  else if (message.kind === "notification") clientNotification(core, message, { line, value });
+  else if (message.kind === "result" || message.kind === "error") clientResponse(core, message, line);
+  else {
+    core.noise({ side: "client", kind: "invalid", bytes: line.length, preview: preview(line) });
+    const idText = message.id === null ? "null" : JSON.stringify(message.id);
+    core.sendClient(
+      errorResponseText(idText, {
+        code: RPC_ERROR.invalidRequest,
+        message: `Invalid request: ${message.reason}`,
+      }),
+    );
+  }
+}
+
+/**
+ * A client line over the size limit was discarded: answer its request if its id is known.
+ * @param core - The relay.
+ * @param line - The head and tail of the line.
+ */
+export function clientOversize(core: RelayCore, line: OversizedLine): void {
+  core.noise({ side: "client", kind: "oversize", bytes: line.byteLength, preview: preview(line.head) });
+  const { idText } = oversizedLineId(line);
+  if (idText === undefined) return;
+  const limit = core.options.maxLineBytes === undefined ? {} : { limitBytes: core.options.maxLineBytes };
+  core.sendClient(errorResponseText(idText, oversizeError(line.byteLength, { side: "client", ...limit })));
+}
+
+/**
+ * Registers a request from the client and routes it.
+ * @param core - The relay.
+ * @param message - The classified request.
+ * @param line - Its text.
+ */
+function clientRequest(
+  core: RelayCore,
+  message: Classified & { readonly kind: "request" },
+  line: string,
+): void {
+  const top = scanTopLevel(line);
+  const span = top?.members.get("id");
+  if (top === undefined || span === undefined || top.duplicateKey) {
+    const reason = "Invalid request: a top-level key is repeated";
+    core.sendClient(
+      errorResponseText(JSON.stringify(message.id), { code: RPC_ERROR.invalidRequest, message: reason }),
+    );
+    return;
+  }
+  const idText = line.slice(span.start, span.end);
+  const key = idKey(message.id);
+  if (core.pending.has(key)) {
+    const reason = `Invalid request: id ${idText} is already in use`;
+    core.sendClient(errorResponseText(idText, { code: RPC_ERROR.invalidRequest, message: reason }));
+    return;
+  }
+  const failure = core.failure();
+  if (failure !== undefined) {
+    core.sendClient(errorResponseText(idText, failure));
+    core.options.onFailureReported?.();
+    return;
+  }
+  if (core.options.unknownMethods === "deny" && !isKnownMethod(message.method, "request")) {
+    core.log(
+      `Refused the client's unknown method ${JSON.stringify(message.method)} (--unknown-methods deny)`,
+    );
+    const error = { code: RPC_ERROR.methodNotFound, message: `Method not found: "${message.method}"` };
+    core.sendClient(errorResponseText(idText, error));
+    return;
+  }
+  const tokenKey = progressTokenKey(message.params, "meta");
+  const pending: PendingClient = {
+    id: message.id,
+    key,
+    idText,
+    method: message.method,
+    params: message.params,
+    abort: new AbortController(),
+    tokenKey,
+    state: "held",
+  };
+  core.pending.set(key, pending);
+  if (tokenKey !== undefined) core.clientTokens.set(tokenKey, (core.clientTokens.get(tokenKey) ?? 0) + 1);
+  const textFor = (legId: number): string => spliceSpan(line, span, String(legId));
+  if (!interceptRequest(core, { pending, line, textFor })) core.forward(pending, textFor);
+}
+
+/**
+ * Relays a client notification (cancellations translated, id-less calls dropped).
+ * @param core - The relay.
+ * @param message - The classified notification.
+ * @param raw - Its text and parsed value.
+ */
+function clientNotification(
+  core: RelayCore,
+  message: Classified & { readonly kind: "notification" },
+  raw: { readonly line: string; readonly value: JsonObject },
+): void {
+  const { method, params } = message;
+  if (method === "tools/call") {
+    core.log("Dropped a tools/call without an id (never forwarded)");
+    core.safely("onDroppedCall", () => core.hooks.onDroppedCall(raw.value));
+    return;
+  }
+  if (core.failure() !== undefined) return;
+  if (method === "notifications/cancelled") {
+    clientCancel(core, params);
+    return;
+  }
+  if (method === "notifications/progress") {
+    const token = progressTokenKey(params, "direct");
+    if (token !== undefined && core.upstreamTokens.has(token)) core.sendUpstream(raw.line);
+    else core.log("Dropped a client progress notification with an unknown token");
+    return;
+  }
+  if (core.options.unknownMethods === "deny" && !isKnownMethod(method, "notification")) {
+    core.log(`Dropped the client's unknown notification ${JSON.stringify(method)} (--unknown-methods deny)`);
+    return;
+  }
+  core.sendUpstream(raw.line);
+  if (method === "notifications/initialized") core.safely("onInitialized", () => core.hooks.onInitialized());
+}
+
+/**
+ * Translates a client cancel: forwarded at once with the upstream's id, or the held decision is
+ * aborted (nothing is forwarded). The request is answered no more.
+ *
+ * Source: SPEC §3.1, §3.4 ("A client cancel of the gated call withdraws Bouncer's elicitation"), F20.
+ * @param core - The relay.
+ * @param params - The notification's params.
+ */
+function clientCancel(core: RelayCore, params: JsonObject): void {
+  const requestId = member(params, "requestId");
+  if (typeof requestId !== "string" && typeof requestId !== "number") return;
+  const pending = core.pending.get(idKey(requestId));
+  if (pending === undefined) return;
+  if (pending.state === "forwarded" && pending.legId !== undefined) {
+    core.upstream.table.take(pending.legId);
+    core.sendUpstream(
+      requestText("notifications/cancelled", { params: { ...params, requestId: pending.legId } }),
+    );
+  }
+  pending.abort.abort();
+  core.finish(pending);
+}
+
+/**
+ * Routes a client answer to a server-to-client request (or to Bouncer's own request).
+ * @param core - The relay.
+ * @param message - The classified response.
+ * @param line - Its text.
+ */
+function clientResponse(
+  core: RelayCore,
+  message: Classified & { readonly kind: "result" | "error" },
+  line: string,
+): void {
+  if (message.id === null) {
+    core.log(`The client sent an error without an id: ${preview(line)}`);
+    return;
+  }
+  const settled = core.client.settle(message.id, outcomeOf(message));
+  const relayed = settled.relayed;
+  if (relayed === undefined) return;
+  if (relayed.tokenKey !== undefined) core.upstreamTokens.delete(relayed.tokenKey);
+  const span = findIdSpan(line);
+  if (core.failure() === undefined && span !== undefined)
+    core.sendUpstream(spliceSpan(line, span, relayed.idText));
+}

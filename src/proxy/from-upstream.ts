@@ -1,0 +1,325 @@
+/**
+ * Messages from the upstream, handled strictly in order: answers matched to Bouncer's ids (relayed
+ * ones recorded by their hook before the client sees them, with the client's original id restored;
+ * Bouncer's own ones settled; late ones dropped), server-to-client requests relayed with Bouncer ids,
+ * notifications relayed (cancellations translated, progress only for open tokens, `list_changed`
+ * shown to its hook), noise reported, over-long lines and the upstream's death answered. Edge.
+ *
+ * Source: SPEC §3.1, §3.2 step 2, §3.3; F03, F07, F19, F20, F22.
+ * @module
+ */
+
+import type { JsonObject } from "../engine/index.ts";
+import { findIdSpan, spliceSpan } from "./json-scan.ts";
+import {
+  type Classified,
+  classify,
+  errorResponseText,
+  idKey,
+  isJsonObject,
+  member,
+  RPC_ERROR,
+  type RpcErrorObject,
+  requestText,
+} from "./jsonrpc.ts";
+import { isKnownMethod } from "./known-methods.ts";
+import type { OversizedLine } from "./line-framer.ts";
+import type { PendingClient, RelayCore } from "./relay-core.ts";
+import type { UpstreamFailure } from "./relay-hooks.ts";
+import {
+  internalError,
+  outcomeOf,
+  oversizedLineId,
+  oversizeError,
+  parseIdText,
+  preview,
+  progressTokenKey,
+} from "./relay-support.ts";
+
+/**
+ * An upstream line over the size limit was discarded: the request it answered gets an error, or
+ * every pending one when that cannot be known; the relay carries on.
+ *
+ * Source: SPEC §3.3.
+ * @param core - The relay.
+ * @param line - The head and tail of the line.
+ */
+export function upstreamOversize(core: RelayCore, line: OversizedLine): void {
+  core.enqueue(() => {
+    core.noise({
+      side: "upstream",
+      kind: "oversize",
+      bytes: line.byteLength,
+      preview: preview(line.head),
+    });
+    const limit = core.options.maxLineBytes === undefined ? {} : { limitBytes: core.options.maxLineBytes };
+    const error = oversizeError(line.byteLength, { side: "upstream", ...limit });
+    const { idText, hasMethod } = oversizedLineId(line);
+    if (hasMethod) {
+      if (idText !== undefined)
+        core.sendUpstream(errorResponseText(idText, { ...error, code: RPC_ERROR.invalidRequest }));
+      return;
+    }
+    const id = idText === undefined ? undefined : parseIdText(idText);
+    if (id !== undefined) {
+      const settled = core.upstream.settle(id, { kind: "error", error });
+      if (settled.relayed !== undefined) core.answerError(settled.relayed, error);
+      if (settled.found) return;
+    }
+    for (const pending of core.upstream.failAll(error)) core.answerError(pending, error);
+  });
+}
+
+/**
+ * The upstream is gone: every pending request gets the error, later ones too.
+ *
+ * Source: SPEC §3.3 ("Upstream exits"), F07.
+ * @param core - The relay.
+ * @param failure - Message and data (exit code, stderr tail).
+ * @returns How many client requests were answered with it.
+ */
+export function upstreamGone(core: RelayCore, failure: UpstreamFailure): Promise<number> {
+  return new Promise((resolve) => {
+    core.enqueue(() => {
+      const error: RpcErrorObject = {
+        code: RPC_ERROR.upstreamFailed,
+        message: failure.message,
+        data: failure.data,
+      };
+      core.fail(error);
+      core.safely("onUpstreamExit", () => core.hooks.onUpstreamExit(failure));
+      let told = 0;
+      for (const pending of core.upstream.close(error)) if (core.answerError(pending, error)) told++;
+      for (const pending of [...core.pending.values()]) {
+        pending.abort.abort();
+        if (core.answerError(pending, error)) told++;
+      }
+      if (told > 0) core.options.onFailureReported?.();
+      resolve(told);
+    });
+  });
+}
+
+/**
+ * Parses and routes one upstream line (noise reported; a JSON message after a text prefix salvaged).
+ * @param core - The relay.
+ * @param text - The line.
+ * @returns A promise while a hook records an answer.
+ */
+export function fromUpstream(core: RelayCore, text: string): void | Promise<void> {
+  let line = text;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    const at = line.indexOf('{"jsonrpc"');
+    const salvaged = at > 0 ? tryParse(line.slice(at)) : undefined;
+    const kind = salvaged === undefined ? "not_json" : "salvaged";
+    core.noise({
+      side: "upstream",
+      kind,
+      bytes: line.length,
+      preview: preview(salvaged === undefined ? line : line.slice(0, at)),
+    });
+    if (salvaged === undefined) return;
+    value = salvaged;
+    line = line.slice(at);
+  }
+  if (Array.isArray(value)) {
+    core.noise({ side: "upstream", kind: "batch", bytes: line.length, preview: preview(line) });
+    for (const element of value)
+      if (isJsonObject(element)) core.enqueue(() => upstreamMessage(core, element, JSON.stringify(element)));
+    return;
+  }
+  if (!isJsonObject(value)) {
+    core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
+    return;
+  }
+  return upstreamMessage(core, value, line);
+}
+
+/**
+ * Routes one parsed upstream message.
+ * @param core - The relay.
+ * @param value - The message.
+ * @param line - Its text.
+ * @returns A promise while a hook records an answer.
+ */
+function upstreamMessage(core: RelayCore, value: JsonObject, line: string): void | Promise<void> {
+  const message = classify(value);
+  if (message.kind === "result" || message.kind === "error") return upstreamResponse(core, message, line);
+  if (message.kind === "request") return upstreamRequest(core, message, line);
+  if (message.kind === "notification") return upstreamNotification(core, message, line);
+  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
+  if (message.id !== null) {
+    const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${message.reason}` };
+    core.sendUpstream(errorResponseText(JSON.stringify(message.id), error));
+  }
+}
+
+/**
+ * Routes an upstream answer: Bouncer's own request settles; a relayed one is recorded by its hook,
+ * then reaches the client with its original id. Late answers (cancelled requests) are dropped.
+ * @param core - The relay.
+ * @param message - The classified response.
+ * @param line - Its text.
+ * @returns A promise while a hook records it.
+ */
+function upstreamResponse(
+  core: RelayCore,
+  message: Classified & { readonly kind: "result" | "error" },
+  line: string,
+): void | Promise<void> {
+  if (message.id === null) {
+    core.log(`The upstream sent an error without an id: ${preview(line)}`);
+    return;
+  }
+  const outcome = outcomeOf(message);
+  const pending = core.upstream.settle(message.id, outcome).relayed;
+  if (pending === undefined || pending.state === "done") return;
+  const span = findIdSpan(line);
+  const text = span === undefined ? line : spliceSpan(line, span, pending.idText);
+  if (pending.method === "initialize") return initializeAnswer(core, pending, { outcome, text });
+  let recording: void | Promise<void>;
+  try {
+    recording =
+      pending.call === undefined
+        ? core.hooks.onUpstreamResult(
+            {
+              id: pending.id,
+              method: pending.method,
+              params: pending.params,
+              signal: pending.abort.signal,
+            },
+            outcome,
+          )
+        : core.hooks.onToolResult(pending.call, outcome);
+  } catch (error) {
+    core.answerError(pending, internalError("cannot record the upstream's answer", error));
+    return;
+  }
+  if (recording === undefined) {
+    core.answer(pending, text);
+    return;
+  }
+  return recording.then(
+    () => void core.answer(pending, text),
+    (error: unknown) =>
+      void core.answerError(pending, internalError("cannot record the upstream's answer", error)),
+  );
+}
+
+/**
+ * The upstream's `initialize` answer: remembered, shown to the hook, and `tools.listChanged: true`
+ * added for the client when the upstream has tools.
+ *
+ * Source: SPEC §3.2 step 2, F19.
+ * @param core - The relay.
+ * @param pending - The client's initialize.
+ * @param answer - The outcome and the answer's text with the client's id.
+ */
+function initializeAnswer(
+  core: RelayCore,
+  pending: PendingClient,
+  answer: { readonly outcome: ReturnType<typeof outcomeOf>; readonly text: string },
+): void {
+  const result = answer.outcome.kind === "result" ? answer.outcome.result : undefined;
+  if (!isJsonObject(result)) {
+    core.answer(pending, answer.text);
+    return;
+  }
+  core.remember("upstreamInitialize", result);
+  core.safely("onInitializeResult", () => core.hooks.onInitializeResult(result));
+  const capabilities = member(result, "capabilities");
+  const tools = isJsonObject(capabilities) ? member(capabilities, "tools") : undefined;
+  if (!isJsonObject(capabilities) || !isJsonObject(tools)) {
+    core.answer(pending, answer.text);
+    return;
+  }
+  const patched = { ...result, capabilities: { ...capabilities, tools: { ...tools, listChanged: true } } };
+  core.answer(pending, `{"jsonrpc":"2.0","id":${pending.idText},"result":${JSON.stringify(patched)}}`);
+}
+
+/**
+ * Relays a server-to-client request (sampling, elicitation, roots) with a Bouncer id.
+ * @param core - The relay.
+ * @param message - The classified request.
+ * @param line - Its text.
+ */
+function upstreamRequest(
+  core: RelayCore,
+  message: Classified & { readonly kind: "request" },
+  line: string,
+): void {
+  const span = findIdSpan(line);
+  const idText = span === undefined ? JSON.stringify(message.id) : line.slice(span.start, span.end);
+  if (
+    span === undefined ||
+    (core.options.unknownMethods === "deny" && !isKnownMethod(message.method, "request"))
+  ) {
+    core.log(`Refused the upstream's method ${JSON.stringify(message.method)} (--unknown-methods deny)`);
+    const error = { code: RPC_ERROR.methodNotFound, message: `Method not found: "${message.method}"` };
+    core.sendUpstream(errorResponseText(idText, error));
+    return;
+  }
+  core.safely("onUpstreamRequest", () =>
+    core.hooks.onUpstreamRequest({ method: message.method, params: message.params }),
+  );
+  const tokenKey = progressTokenKey(message.params, "meta");
+  const legId = core.client.relay({ idText, tokenKey }, idKey(message.id));
+  if (tokenKey !== undefined) core.upstreamTokens.add(tokenKey);
+  core.sendClient(spliceSpan(line, span, String(legId)));
+}
+
+/**
+ * Relays an upstream notification (cancellations translated, progress only for open tokens).
+ * @param core - The relay.
+ * @param message - The classified notification.
+ * @param line - Its text.
+ */
+function upstreamNotification(
+  core: RelayCore,
+  message: Classified & { readonly kind: "notification" },
+  line: string,
+): void {
+  const { method, params } = message;
+  if (method === "notifications/cancelled") {
+    const requestId = member(params, "requestId");
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    const legId = core.client.table.idForOrigin(idKey(requestId));
+    if (legId === undefined) return;
+    const entry = core.client.table.take(legId);
+    if (entry?.kind === "relay" && entry.value.tokenKey !== undefined)
+      core.upstreamTokens.delete(entry.value.tokenKey);
+    core.sendClient(requestText(method, { params: { ...params, requestId: legId } }));
+    return;
+  }
+  if (method === "notifications/progress") {
+    const token = progressTokenKey(params, "direct");
+    if (token !== undefined && core.clientTokens.has(token)) core.sendClient(line);
+    else core.log("Dropped an upstream progress notification with an unknown token");
+    return;
+  }
+  if (method === "notifications/tools/list_changed") {
+    core.safely("onToolsListChanged", () => core.hooks.onToolsListChanged());
+  } else if (core.options.unknownMethods === "deny" && !isKnownMethod(method, "notification")) {
+    core.log(
+      `Dropped the upstream's unknown notification ${JSON.stringify(method)} (--unknown-methods deny)`,
+    );
+    return;
+  }
+  core.sendClient(line);
+}
+
+/**
+ * Parses JSON, or returns undefined.
+ * @param text - Candidate JSON.
+ * @returns The value, or undefined.
+ */
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

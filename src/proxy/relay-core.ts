@@ -1,0 +1,291 @@
+/**
+ * The state of one relay session and the operations both directions share: the two outgoing legs
+ * (ids), the client requests not answered yet, open progress tokens, the handshake, the upstream
+ * failure, and the ordered queue of upstream work. `from-client.ts`, `from-upstream.ts` and
+ * `intercept.ts` operate on it; {@link Relay} (relay.ts) is its public face. Edge.
+ *
+ * Source: SPEC §3.1, §3.3.
+ * @module
+ */
+
+import type { JsonObject } from "../engine/index.ts";
+import {
+  errorResponseText,
+  isJsonObject,
+  member,
+  type RequestId,
+  type RpcErrorObject,
+  requestText,
+} from "./jsonrpc.ts";
+import { Leg } from "./leg.ts";
+import type {
+  HooksFactory,
+  NoiseReport,
+  RelayContext,
+  RelayHooks,
+  SessionInfo,
+  ToolCallRequest,
+} from "./relay-hooks.ts";
+
+/** A client request Bouncer has not answered yet. */
+export interface PendingClient {
+  /** The client's id, parsed. */
+  readonly id: RequestId;
+  /** `idKey(id)`: the table key (type-aware). */
+  readonly key: string;
+  /** The client's id exactly as written, restored on the answer. */
+  readonly idText: string;
+  readonly method: string;
+  readonly params: JsonObject;
+  /** Aborted when the client cancels. */
+  readonly abort: AbortController;
+  /** Typed key of its `_meta.progressToken`, if any. */
+  readonly tokenKey: string | undefined;
+  /** `held` until forwarded (or while a hook decides), `done` once answered or cancelled. */
+  state: "held" | "forwarded" | "done";
+  /** The upstream id it was forwarded with. */
+  legId?: number;
+  /** For a `tools/call`: what the hooks saw (passed again to `onToolResult`). */
+  call?: ToolCallRequest;
+}
+
+/** A server-to-client request relayed to the client. */
+export interface PendingUpstream {
+  /** The upstream's id, as it wrote it. */
+  readonly idText: string;
+  readonly tokenKey: string | undefined;
+}
+
+/** Options of a relay. */
+export interface RelayOptions {
+  /** Writes one message (no newline) to the client. */
+  readonly sendToClient: (text: string) => void;
+  /** Writes one message (no newline) to the upstream. */
+  readonly sendToUpstream: (text: string) => void;
+  /** Builds the interception hooks (gating, or pass-through in tests). */
+  readonly createHooks: HooksFactory;
+  /** `--unknown-methods` (default `relay`). */
+  readonly unknownMethods?: "relay" | "deny";
+  /** One diagnostic line to Bouncer's stderr. */
+  readonly log?: (message: string) => void;
+  /** The frame limit in use, for error messages (default 64 MiB). */
+  readonly maxLineBytes?: number;
+  /** A hook asked to end the session with an exit status. */
+  readonly onEndRequested?: (exitCode: number) => void;
+  /** A client request was answered with the upstream failure ("the client has been told"). */
+  readonly onFailureReported?: () => void;
+}
+
+/** What noise kinds are called in logs. */
+const NOISE_NAMES: Readonly<Record<NoiseReport["kind"], string>> = {
+  not_json: "a line that is not JSON",
+  salvaged: "text before a JSON message",
+  oversize: "an over-long line",
+  batch: "a batch",
+  invalid: "an invalid message",
+};
+
+/**
+ * One relay session's state and shared operations.
+ *
+ * Source: SPEC §3.1.
+ */
+export class RelayCore {
+  readonly options: RelayOptions;
+  readonly hooks: RelayHooks;
+  readonly context: RelayContext;
+  /** Bouncer → upstream: relayed client requests and Bouncer's own requests. */
+  readonly upstream: Leg<PendingClient>;
+  /** Bouncer → client: relayed upstream requests and Bouncer's own requests. */
+  readonly client: Leg<PendingUpstream>;
+  /** Client requests not answered yet, by `idKey`. */
+  readonly pending = new Map<string, PendingClient>();
+  /** Progress tokens of open client requests (token key → count). */
+  readonly clientTokens = new Map<string, number>();
+  /** Progress tokens of open upstream requests. */
+  readonly upstreamTokens = new Set<string>();
+  readonly #session: { clientInitialize?: JsonObject; upstreamInitialize?: JsonObject } = {};
+  #failure: RpcErrorObject | undefined;
+  readonly #backlog: (() => void | Promise<void>)[] = [];
+  #busy = false;
+
+  /**
+   * @param options - Output functions, hooks factory and settings.
+   */
+  constructor(options: RelayOptions) {
+    this.options = options;
+    this.upstream = new Leg((text) => this.sendUpstream(text));
+    this.client = new Leg((text) => this.sendClient(text));
+    this.context = {
+      requestClient: (method, params, opts) => this.client.request(method, params, opts),
+      requestUpstream: (method, params, opts) => this.upstream.request(method, params, opts),
+      notifyClient: (method, params) => this.sendClient(requestText(method, { params })),
+      notifyUpstream: (method, params) => this.sendUpstream(requestText(method, { params })),
+      session: () => this.session(),
+      endSession: (exitCode) => this.options.onEndRequested?.(exitCode),
+      log: (message) => this.log(message),
+    };
+    this.hooks = options.createHooks(this.context);
+  }
+
+  /** @returns The handshake so far. */
+  session(): SessionInfo {
+    const capabilities = member(this.#session.clientInitialize ?? {}, "capabilities");
+    return {
+      ...this.#session,
+      clientElicitation: isJsonObject(capabilities) && isJsonObject(member(capabilities, "elicitation")),
+    };
+  }
+
+  /**
+   * Records the client's `initialize` params or the upstream's result (for {@link session}).
+   * @param which - Which side.
+   * @param value - The params or result.
+   */
+  remember(which: "clientInitialize" | "upstreamInitialize", value: JsonObject): void {
+    this.#session[which] = value;
+  }
+
+  /** @returns The error every request is answered with once the upstream is gone. */
+  failure(): RpcErrorObject | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * Marks the upstream gone (nothing is written to it any more).
+   * @param error - The error later requests get.
+   */
+  fail(error: RpcErrorObject): void {
+    this.#failure = error;
+  }
+
+  /**
+   * Forwards a client request to the upstream with a fresh id (or answers the upstream failure).
+   * @param pending - The request.
+   * @param textFor - Its text for a given upstream id.
+   */
+  forward(pending: PendingClient, textFor: (legId: number) => string): void {
+    if (pending.state === "done") return;
+    if (this.#failure !== undefined) {
+      if (this.answerError(pending, this.#failure)) this.options.onFailureReported?.();
+      return;
+    }
+    const legId = this.upstream.relay(pending, pending.key);
+    pending.state = "forwarded";
+    pending.legId = legId;
+    this.sendUpstream(textFor(legId));
+  }
+
+  /**
+   * Answers a client request (once; nothing after a cancel).
+   * @param pending - The request.
+   * @param text - The response text.
+   * @returns Whether it was sent.
+   */
+  answer(pending: PendingClient, text: string): boolean {
+    if (pending.state === "done") return false;
+    this.finish(pending);
+    this.sendClient(text);
+    return true;
+  }
+
+  /**
+   * Answers a client request with an error.
+   * @param pending - The request.
+   * @param error - The error.
+   * @returns Whether it was sent.
+   */
+  answerError(pending: PendingClient, error: RpcErrorObject): boolean {
+    return this.answer(pending, errorResponseText(pending.idText, error));
+  }
+
+  /**
+   * Marks a client request done and forgets it.
+   * @param pending - The request.
+   */
+  finish(pending: PendingClient): void {
+    pending.state = "done";
+    if (this.pending.get(pending.key) === pending) this.pending.delete(pending.key);
+    const token = pending.tokenKey;
+    if (token === undefined) return;
+    const count = (this.clientTokens.get(token) ?? 1) - 1;
+    if (count <= 0) this.clientTokens.delete(token);
+    else this.clientTokens.set(token, count);
+  }
+
+  /**
+   * Writes to the client.
+   * @param text - One message.
+   */
+  sendClient(text: string): void {
+    this.options.sendToClient(text);
+  }
+
+  /**
+   * Writes to the upstream (nothing once it is gone).
+   * @param text - One message.
+   */
+  sendUpstream(text: string): void {
+    if (this.#failure === undefined) this.options.sendToUpstream(text);
+  }
+
+  /**
+   * Logs a diagnostic line.
+   * @param message - The line.
+   */
+  log(message: string): void {
+    this.options.log?.(message);
+  }
+
+  /**
+   * Reports noise to stderr and to the hook.
+   * @param noise - What was seen.
+   */
+  noise(noise: NoiseReport): void {
+    this.log(
+      `The ${noise.side} wrote ${NOISE_NAMES[noise.kind]} (${noise.bytes} characters): ${noise.preview}`,
+    );
+    this.safely("onNoise", () => this.hooks.onNoise(noise));
+  }
+
+  /**
+   * Runs a hook that must not throw; a throw is logged.
+   * @param name - The hook, for the log.
+   * @param run - The call.
+   */
+  safely(name: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      this.log(`Hook ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /**
+   * Queues upstream work so that messages are handled in order even when a hook records
+   * asynchronously.
+   * @param task - The work.
+   */
+  enqueue(task: () => void | Promise<void>): void {
+    this.#backlog.push(task);
+    if (!this.#busy) void this.#pump();
+  }
+
+  /** Runs queued upstream work in order. Never rejects. */
+  async #pump(): Promise<void> {
+    this.#busy = true;
+    try {
+      for (let task = this.#backlog.shift(); task !== undefined; task = this.#backlog.shift()) {
+        try {
+          const running = task();
+          if (running !== undefined) await running;
+        } catch (error) {
+          const detail = error instanceof Error ? error.message : String(error);
+          this.log(`Internal error while relaying an upstream message: ${detail}`);
+        }
+      }
+    } finally {
+      this.#busy = false;
+    }
+  }
+}
