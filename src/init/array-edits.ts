@@ -21,6 +21,8 @@ export interface ArrayShape {
  * The separator to put between inserted elements: the text between the first two elements when it is
  * only a comma and white space; else a comma plus the white space just before the first element (after
  * any comment) when that breaks the line; else `, `.
+ *
+ * Source: SPEC §5.2.
  * @param text - The config text.
  * @param shape - The array.
  * @returns The separator (always starts with a comma).
@@ -41,6 +43,8 @@ export function elementSeparator(text: string, shape: ArrayShape): string {
 /**
  * The edit that puts `elements` (already encoded literals) in front of an array's elements: before
  * the first element followed by the separator, or right after `[` when the array is empty.
+ *
+ * Source: SPEC §5.2.
  * @param text - The config text.
  * @param insertion - The array and the encoded literals to insert, in order (at least one).
  * @returns One insertion.
@@ -59,6 +63,8 @@ export function insertIntoArray(
 /**
  * The inverse of {@link insertIntoArray}: removes the first `count` elements, with the separator
  * after them when elements remain.
+ *
+ * Source: SPEC §5.2.
  * @param shape - The array (as it is now).
  * @param count - How many leading elements to remove (1 ≤ count ≤ items).
  * @returns One deletion.
@@ -79,6 +85,8 @@ export function removeFromArray(shape: ArrayShape, count: number): Edit {
  * The array literal `init` writes when an entry had no `args`: `[ a, b ]`, with one space inside the
  * brackets. That spacing differs from anything an insertion into an existing array produces, which is
  * how `--undo` tells "args was absent" from "args was empty".
+ *
+ * Source: SPEC §5.2.
  * @param elements - Encoded literals.
  * @returns The literal.
  */
@@ -89,6 +97,8 @@ export function inlineArray(elements: readonly string[]): string {
 /**
  * The separator to put before a new property or key after the one starting at `keyStart`: a comma
  * plus the line break and indentation in front of that key when it starts a line, else `, `.
+ *
+ * Source: SPEC §5.2.
  * @param text - The config text.
  * @param keyStart - Offset of the existing property's key.
  * @returns The separator.

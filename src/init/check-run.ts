@@ -82,6 +82,8 @@ export async function runCheck(
 
 /**
  * Checks one entry.
+ *
+ * Source: SPEC §5.2.
  * @param file - Its config file.
  * @param entry - The entry.
  * @param environment - PATH and platform for the launcher check.

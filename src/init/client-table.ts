@@ -124,6 +124,8 @@ const ALIASES: ReadonlyMap<string, ClientKind> = new Map<string, ClientKind>([
 
 /**
  * The client named on the command line.
+ *
+ * Source: SPEC §5.2.
  * @param name - A `--client` value (case-insensitive, aliases accepted).
  * @returns The client, or undefined for an unknown name.
  */
@@ -134,6 +136,8 @@ export function clientByName(name: string): ClientInfo | undefined {
 
 /**
  * The info of a known client kind.
+ *
+ * Source: SPEC §5.2.
  * @param kind - A known kind (not `generic`).
  * @returns Its info.
  * @throws {RangeError} For `generic`.

@@ -33,6 +33,8 @@ export class ConfigSyntaxError extends SyntaxError {
 
 /**
  * The 1-based line and column of an offset (`\n`, `\r\n` and a lone `\r` end a line).
+ *
+ * Source: SPEC §5.2.
  * @param text - The whole text.
  * @param offset - A UTF-16 offset into it (clamped to the text).
  * @returns The position.
@@ -53,6 +55,8 @@ export function lineColumn(text: string, offset: number): { line: number; column
 
 /**
  * Whether an error is a {@link ConfigSyntaxError} (also across module copies).
+ *
+ * Source: SPEC §5.2.
  * @param error - Anything caught.
  * @returns True when it carries a line and a column.
  */

@@ -34,6 +34,8 @@ export interface DoctorRow {
 
 /**
  * The report as one JSON document: `{ "servers": [ ... ] }`.
+ *
+ * Source: SPEC §5.3.
  * @param rows - The rows.
  * @returns JSON text with a final newline.
  */
@@ -43,6 +45,8 @@ export function renderDoctorJson(rows: readonly DoctorRow[]): string {
 
 /**
  * The report as a table, followed by the details of failed and skipped entries.
+ *
+ * Source: SPEC §5.3.
  * @param rows - The rows.
  * @returns Aligned text.
  */

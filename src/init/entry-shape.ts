@@ -138,6 +138,8 @@ function envPairs(env: unknown): [string, string][] {
 
 /**
  * Whether a value is an array of strings.
+ *
+ * Source: SPEC §5.2.
  * @param value - Anything.
  * @returns True for `string[]`.
  */

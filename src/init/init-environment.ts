@@ -35,6 +35,8 @@ export interface InitEnvironment {
 
 /**
  * The environment of the running process, with the given io.
+ *
+ * Source: SPEC §5.2.
  * @param io - Where output goes.
  * @returns The process's environment.
  */
@@ -54,6 +56,8 @@ export function processEnvironment(io: CommandIo): InitEnvironment {
 /**
  * The environment a command runs in: the process's, with the io of citty's `data.io` and any
  * fields given in `data.environment` (tests).
+ *
+ * Source: SPEC §5.2.
  * @param data - citty's `context.data`.
  * @returns The environment.
  */

@@ -78,7 +78,7 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
         const key = target.client.sections.keys.join('" or "');
         io.err(`bouncer: Cannot use "${target.path}": it has no MCP server section ("${key}")\n`);
         failed = true;
-      }
+      } else io.err(`${target.path}: no MCP server section, skipped\n`);
     } catch (error) {
       if (!isConfigSyntaxError(error) && !isBouncerError(error)) throw error;
       const message = isConfigSyntaxError(error)

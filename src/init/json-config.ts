@@ -218,6 +218,8 @@ function secretSpansOf(
 
 /**
  * The properties of an object node by key (the last one wins; duplicates were refused before).
+ *
+ * Source: SPEC §5.2.
  * @param node - An object node.
  * @returns Key → property node.
  */
@@ -252,6 +254,8 @@ function assertUniqueKeys(text: string, node: Node): void {
 /**
  * The value of a syntax-tree node, with null-prototype objects so that keys such as `__proto__` stay
  * plain data (STYLE #6).
+ *
+ * Source: SPEC §5.2.
  * @param node - Any node.
  * @returns The decoded value.
  */

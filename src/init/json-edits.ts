@@ -26,6 +26,8 @@ export const STASH_KEY = "x-bouncer-upstream";
 
 /**
  * Binds the edit makers to one document.
+ *
+ * Source: SPEC §5.2.
  * @param text - The config text the handles point into.
  * @param handles - Syntax-tree nodes of each wrappable or wrapped entry.
  * @returns `wrapEdits` and `unwrapEdits` for {@link ParsedConfig}.

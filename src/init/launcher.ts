@@ -54,6 +54,8 @@ export function findLauncher(context: LauncherContext): Launcher {
 
 /**
  * The absolute path of this checkout's `src/cli.ts`.
+ *
+ * Source: SPEC §5.2.
  * @returns The path.
  */
 export function sourceCliPath(): string {
@@ -62,6 +64,8 @@ export function sourceCliPath(): string {
 
 /**
  * Finds an executable on PATH (with PATHEXT on Windows), or checks a path given with a separator.
+ *
+ * Source: SPEC §5.2.
  * @param name - A command name or path.
  * @param context - Environment and platform; `extensions` overrides PATHEXT.
  * @returns Its absolute path, or undefined when not found.
@@ -137,6 +141,8 @@ function isExecutableFile(file: string, platform: NodeJS.Platform): boolean {
 
 /**
  * The path functions of a platform.
+ *
+ * Source: SPEC §5.2.
  * @param platform - A platform name.
  * @returns `path.win32` or `path.posix`.
  */

@@ -39,6 +39,8 @@ export function maskedDiff(
 
 /**
  * Colours a unified diff for a terminal (removed lines red, added lines green, hunk headers cyan).
+ *
+ * Source: SPEC §5.2.
  * @param diff - A unified diff.
  * @param colors - The colour functions (picocolors).
  * @returns The coloured diff.

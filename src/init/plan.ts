@@ -51,6 +51,8 @@ export interface InitPlan {
 
 /**
  * Reads a config text with its client's format.
+ *
+ * Source: SPEC §5.2.
  * @param text - The file's text (without a byte-order mark).
  * @param client - Its client.
  * @returns The parsed config.

@@ -53,6 +53,8 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
 /**
  * Whether a string contains a token-shaped value (GitHub, OpenAI/Anthropic, Slack, GitLab, npm, AWS,
  * Google keys, JWTs).
+ *
+ * Source: SPEC §5.2, field case F11.
  * @param value - Any string.
  * @returns True when a token shape occurs in it.
  */
@@ -64,6 +66,8 @@ export function hasTokenShape(value: string): boolean {
 /**
  * Whether a name (env key, flag) names a secret: one of its words (split on `_`, `-`, `.` and
  * camelCase) is token, secret, password, key, auth, credential, cookie, pat, ...
+ *
+ * Source: SPEC §5.2, field case F11.
  * @param name - An env key or a flag without dashes.
  * @returns True for secret-like names (`GITHUB_PERSONAL_ACCESS_TOKEN`, `apiKey`, `KALI_API_KEY`).
  */
@@ -78,6 +82,8 @@ export function isSecretName(name: string): boolean {
 /**
  * Whether a value is a placeholder the client (or the user) fills in, not a literal secret:
  * `${VAR}`, `${env:VAR}`, `${input:id}`, `$VAR`, `%VAR%`, `<YOUR_KEY>`, `[REDACTED]`, empty.
+ *
+ * Source: SPEC §5.2, field case F11.
  * @param value - An env value or argument.
  * @returns True for a placeholder.
  */
@@ -120,6 +126,8 @@ export function literalSecretWarnings(entry: ConfigEntry): string[] {
 /**
  * Ranges of arguments that hold secrets: the value after a secret-named flag (`--api-key X`), a
  * `--token=X` argument, and any token-shaped element.
+ *
+ * Source: SPEC §5.2, field case F11.
  * @param items - The elements of an `args` array, decoded, with their ranges.
  * @returns The ranges to mask.
  */
@@ -141,6 +149,8 @@ export function secretArgSpans(items: readonly { readonly value: unknown; readon
 /**
  * Replaces the given ranges of a text by {@link MASK} (keeping surrounding quotes), then masks every
  * token-shaped substring.
+ *
+ * Source: SPEC §5.2, field case F11.
  * @param text - A config text.
  * @param spans - Ranges to hide (overlaps allowed).
  * @returns The text safe to print.
@@ -166,6 +176,8 @@ const TOKEN_PREFIX = /^(?:gh[pousr]_|github_pat_|sk-|xox[abposr]-|xapp-|glpat-|n
 
 /**
  * Masks token-shaped substrings and `Bearer` credentials, keeping the service prefix (`ghp_********`).
+ *
+ * Source: SPEC §5.2, field case F11.
  * @param text - Any text.
  * @returns The text with tokens hidden.
  */
@@ -178,6 +190,8 @@ export function maskTokens(text: string): string {
 /**
  * Whether an argument list holds a secret (a token, or a value after a secret-named flag). Such an
  * entry gets no stash, so that the secret is not copied to a second place (field case F11).
+ *
+ * Source: SPEC §5.2, field case F11.
  * @param args - An entry's command and arguments.
  * @returns True when one of them is a secret.
  */
@@ -190,6 +204,8 @@ export function hasSecretArgs(args: readonly string[]): boolean {
 /**
  * Masks every occurrence of known secret values (at least 4 characters, longest first) and tokens,
  * e.g. in a server's stderr before it is shown.
+ *
+ * Source: SPEC §5.2, field case F11.
  * @param text - Any text.
  * @param values - Values to hide (env values).
  * @returns The text safe to print.

@@ -78,6 +78,8 @@ export function resolveTargets(
 
 /**
  * Reads a target and recognises its client (from name and content for `--config` files).
+ *
+ * Source: SPEC §5.2.
  * @param target - The file.
  * @returns The file as read, with its client.
  * @throws {BouncerError} From {@link readConfigFile}.
@@ -89,6 +91,8 @@ export async function loadTarget(target: Target): Promise<LoadedTarget> {
 
 /**
  * The list of files printed before anything is written.
+ *
+ * Source: SPEC §5.2.
  * @param targets - The files found (with their clients).
  * @returns One line per file: client title and path.
  */

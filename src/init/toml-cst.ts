@@ -53,6 +53,8 @@ interface Cursor {
 
 /**
  * Scans a TOML document.
+ *
+ * Source: SPEC §5.2.
  * @param text - TOML text that parses.
  * @returns The root table first, then every table header in order.
  * @throws {SyntaxError} On text this scanner does not understand (only for input smol-toml rejects).

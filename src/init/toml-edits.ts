@@ -25,6 +25,8 @@ export interface TomlHandle {
 
 /**
  * Binds the edit makers to one document.
+ *
+ * Source: SPEC §5.2.
  * @param text - The config text the handles point into.
  * @param handles - Where each wrappable or wrapped entry is.
  * @returns `wrapEdits` and `unwrapEdits` for {@link ParsedConfig}.

@@ -8,6 +8,8 @@
 
 /**
  * Encodes a string as a TOML basic string (control characters and DEL escaped, the rest as is).
+ *
+ * Source: SPEC §5.2.
  * @param value - Any string.
  * @returns The literal, quotes included.
  */
@@ -32,6 +34,8 @@ export function tomlString(value: string): string {
 
 /**
  * Decodes a TOML basic string literal (with its quotes): `\b \t \n \f \r \e \" \\ \xHH \uHHHH \UHHHHHHHH`.
+ *
+ * Source: SPEC §5.2.
  * @param literal - The literal, e.g. `"a\tb"`.
  * @returns The string value.
  */

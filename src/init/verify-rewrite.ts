@@ -11,6 +11,8 @@ import type { Assignment } from "./types.ts";
 
 /**
  * Applies assignments to a deep copy of a document value.
+ *
+ * Source: SPEC §5.2.
  * @param value - The old document (not modified).
  * @param assignments - Values to set or remove, by path.
  * @returns The expected new document.
@@ -42,6 +44,8 @@ export function applyAssignments(value: unknown, assignments: readonly Assignmen
 /**
  * Deep equality of decoded config values (own keys only, in any order; dates by their text; NaN
  * equals NaN).
+ *
+ * Source: SPEC §5.2.
  * @param a - A value.
  * @param b - Another value.
  * @returns True when they hold the same data.

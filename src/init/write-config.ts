@@ -35,6 +35,8 @@ export interface ConfigFileRead {
 
 /**
  * Reads a config file, refusing anything that is not UTF-8 text.
+ *
+ * Source: SPEC §5.2.
  * @param file - An absolute path.
  * @returns The file's bytes, text and mode.
  * @throws {BouncerError} `CONFIG_NOT_FOUND` when it does not exist, `CONFIG_UNREADABLE` when it cannot
@@ -113,6 +115,8 @@ export async function writeConfigFile(
 
 /**
  * The backup's name: `<file>.bouncer-backup-<UTC timestamp>` (with `-1`, `-2` ... if taken).
+ *
+ * Source: SPEC §5.2.
  * @param file - The config file.
  * @param now - The clock value.
  * @param attempt - 0 for the plain name.
