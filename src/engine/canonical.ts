@@ -25,7 +25,8 @@ const INVISIBLE =
   /[\p{Cf}\u115f\u1160\u17b4\u17b5\u3164\uffa0]|\u034f|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]/gu;
 const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
 const ENTITY = /&(?:#([0-9]{1,7});?|#[xX]([0-9a-fA-F]{1,6});?|([A-Za-z][A-Za-z0-9]{1,31});)/g;
-const NAME_ADDR = /^(?:"[^"]*"|[^<>"])*?\s*<\s*([^<>]+?)\s*>$/;
+/** `Name <addr>`: a display name (words or quoted strings, no unquoted list separator) and `<addr>`. */
+const NAME_ADDR = /^(?:"[^"]*"|[^<>",;])*?\s*<\s*([^<>]+?)\s*>$/;
 
 const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map([
   ["amp", "&"],

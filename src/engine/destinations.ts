@@ -198,20 +198,18 @@ function mailtoParts(canonical: string): string[] | undefined {
  */
 export function destinationPieces(raw: string): DestinationPiece[] {
   const trimmed = raw.trim();
-  const single = (): DestinationPiece[] => {
-    const canonical = canonicalize(trimmed, { destination: true });
-    if (canonical === "") return [];
-    return [{ raw: trimmed, canonical, eligible: trimmed.toLowerCase() === canonical }];
-  };
-  if (isUrlShaped(trimmed)) return single();
-  const whole = canonicalize(trimmed, { destination: true }).replace(/^[^<>]*<([^<>]*[,;?][^<>]*)>$/, "$1");
+  const canonical = canonicalize(trimmed, { destination: true });
+  if (canonical === "") return [];
+  const single = [{ raw: trimmed, canonical, eligible: trimmed.toLowerCase() === canonical }];
+  if (!/[,;?]/.test(canonical) || isUrlShaped(trimmed)) return single;
+  const whole = canonical.replace(/^[^<>]*<([^<>]*[,;?][^<>]*)>$/, "$1");
   const listed = splitList(whole);
   const isList = listed.length > 1 || (listed.length === 1 && listed[0] !== whole);
   const parts = mailtoParts(whole) ?? (isList && listed.some(isAddress) ? listed : undefined);
-  if (parts === undefined) return single();
+  if (parts === undefined) return single;
   const wholeEligible = trimmed.toLowerCase() === whole;
   return parts.flatMap((part) => {
-    const canonical = canonicalize(part, { destination: true });
-    return canonical === "" ? [] : [{ raw: part, canonical, eligible: wholeEligible && canonical === part }];
+    const piece = canonicalize(part, { destination: true });
+    return piece === "" ? [] : [{ raw: part, canonical: piece, eligible: wholeEligible && piece === part }];
   });
 }

@@ -172,6 +172,11 @@ describe("destinationPieces()", () => {
     ["splits a comma list", "a@evil.example, boss@corp.example", ["a@evil.example", "boss@corp.example"]],
     ["splits a semicolon list", "a@evil.example;boss@corp.example", ["a@evil.example", "boss@corp.example"]],
     [
+      "splits a list whose last item is Name <addr>",
+      "a@evil.example, Boss <boss@corp.example>",
+      ["a@evil.example", "boss@corp.example"],
+    ],
+    [
       "splits a list of Name <addr> items",
       '"Smith, A" <a@x.example>, Bob <b@y.example>',
       ["a@x.example", "b@y.example"],

@@ -60,6 +60,9 @@ const spelling = fc
     encodeUpper: fc.boolean(),
     name: fc.option(fc.constantFrom("Eve", '"Smith, Eve"', "Dear Friend", 'The "Boss"'), { freq: 2 }),
     mailto: fc.option(fc.constantFrom("mailto:", "MAILTO:", "MailTo:"), { freq: 2 }),
+    companion: fc.option(fc.constantFrom("boss@corp.example", "Boss <boss@corp.example>"), { freq: 3 }),
+    separator: fc.constantFrom(", ", ";", " ; "),
+    first: fc.boolean(),
     before: fc.array(fc.constantFrom(...SPACES), { maxLength: 3 }),
     after: fc.array(fc.constantFrom(...SPACES), { maxLength: 3 }),
   })
@@ -72,14 +75,17 @@ const spelling = fc
     });
     if (s.name !== null) value = `${s.name} <${value}>`;
     if (s.mailto !== null) value = `${s.mailto}${value}`;
+    if (s.companion !== null) {
+      value = s.first ? `${value}${s.separator}${s.companion}` : `${s.companion}${s.separator}${value}`;
+    }
     return s.before.join("") + value + s.after.join("");
   });
 
 describe("evaluateSinkGate() properties", () => {
-  const rules = sinkRules({ sinks: ["to"] });
+  const rules = sinkRules({ sinks: ["to"], trusted: ["boss@corp.example"] });
   const schema = schemaOf("to", "subject");
 
-  test("evaluateSinkGate() denies a tainted value however it is cased, padded, encoded or wrapped", () => {
+  test("evaluateSinkGate() denies a tainted value however it is cased, padded, encoded, wrapped or listed", () => {
     const state = taintedSession();
     fc.assert(
       fc.property(spelling, (raw) => {
