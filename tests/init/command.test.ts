@@ -236,7 +236,9 @@ describe("initCommand finds client files", () => {
     const listing = result.stderr.indexOf("Client configs found:");
     expect(listing).toBe(0);
     expect(result.stderr.indexOf(good)).toBeGreaterThan(listing);
-    expect(result.stderr.indexOf(`Cannot read client config "${broken}"`)).toBeGreaterThan(result.stderr.indexOf(good));
+    expect(result.stderr.indexOf(`Cannot read client config "${broken}"`)).toBeGreaterThan(
+      result.stderr.indexOf(good),
+    );
     expect(backupsOf(good)).toEqual([]);
     expect(readFileSync(good, "utf8")).toBe(sampleText("cursor.mcp.json"));
   });
