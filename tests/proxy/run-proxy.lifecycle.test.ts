@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describeExit } from "../../src/proxy/run-proxy.ts";
 import {
   BUN,
   bouncerCommand,
@@ -39,6 +40,19 @@ async function startTree(): Promise<{ session: ReturnType<typeof startLines>; pi
   expect(pids.every(isAlive)).toBe(true);
   return { session, pids };
 }
+
+describe("describeExit", () => {
+  test.each([
+    [{ code: 1, signal: null }, 'Upstream "fs" exited (code 1)'],
+    [{ code: null, signal: "SIGKILL" }, 'Upstream "fs" exited (signal SIGKILL)'],
+    [{ code: null, signal: null, error: "spawn EACCES" }, 'Upstream "fs" could not run: spawn EACCES'],
+    ["eof", 'Upstream "fs" closed its output'],
+  ] as const)("describeExit(%p) names how the upstream ended", (exit, message) => {
+    const failure = describeExit("fs", exit, "tail");
+    expect(failure.message).toBe(message);
+    expect(failure.data.stderrTail).toBe("tail");
+  });
+});
 
 describe("bouncer run life cycle", () => {
   test(
@@ -101,6 +115,20 @@ describe("bouncer run life cycle", () => {
       expect((await deadline(session.exited, 30_000, "bouncer exits after stdin EOF")).code).toBe(0);
       await waitUntil(() => !pids.some(isAlive), 10_000, "no upstream process remains");
       expect(session.lines).toEqual([]);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run stops the whole upstream tree when the client stops reading (broken pipe)",
+    async () => {
+      const { session, pids } = await startTree();
+      session.child.stdout?.destroy();
+      // A batch is answered by Bouncer itself, so it writes to the closed pipe.
+      session.send([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
+      await deadline(session.exited, 30_000, "bouncer exits after a broken pipe");
+      await waitUntil(() => !pids.some(isAlive), 10_000, "no upstream process remains");
+      expect(session.stderr()).toContain("broken pipe");
     },
     E2E_TIMEOUT,
   );
