@@ -12,7 +12,11 @@ const MAX_ROUNDS = 3;
 /** Layers of percent-encoding or entities undone inside one round (each layer shortens the text). */
 const MAX_LAYERS = 8;
 
-/** Which canonical form to compute. */
+/**
+ * Which canonical form to compute.
+ *
+ * Source: SPEC §2.5 "Canonical form".
+ */
 export interface CanonicalOptions {
   /** Recorded output: HTML entities are decoded and every `mailto:` is removed. */
   readonly output?: boolean;

@@ -12,7 +12,11 @@ import { collectParamValues } from "./param-paths.ts";
 import { isEmailShaped, isPhoneShaped } from "./tokens.ts";
 import type { JsonObject, JsonValue, RuleSource, Sourced } from "./types.ts";
 
-/** One flattened destination string and where it came from. */
+/**
+ * One flattened destination string and where it came from.
+ *
+ * Source: SPEC §2.5 "Which arguments are destinations", "Flattening", "Splitting".
+ */
 export interface DestinationValue {
   /** The parameter it was selected by (`to`, `message.to`, `files[].path`): the approval key's param. */
   readonly param: string;
@@ -24,7 +28,11 @@ export interface DestinationValue {
   readonly source: RuleSource;
 }
 
-/** One destination after splitting: its raw piece, canonical form, and whether it may be trusted. */
+/**
+ * One destination after splitting: its raw piece, canonical form, and whether it may be trusted.
+ *
+ * Source: SPEC §2.5 "Which arguments are destinations", "Flattening", "Splitting".
+ */
 export interface DestinationPiece {
   /** The raw value, trimmed; for a piece of a list, the piece as written in the canonical list. */
   readonly raw: string;
@@ -33,7 +41,11 @@ export interface DestinationPiece {
   readonly eligible: boolean;
 }
 
-/** Inputs of {@link selectDestinations}. */
+/**
+ * Inputs of {@link selectDestinations}.
+ *
+ * Source: SPEC §2.5 "Which arguments are destinations", "Flattening", "Splitting".
+ */
 export interface SelectOptions {
   readonly tool: string;
   /** The pinned input schema; without one, every argument counts as "not in the schema". */

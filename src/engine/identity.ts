@@ -16,13 +16,21 @@ interface IdentityBase {
   readonly token: boolean;
 }
 
-/** An email address (SPEC §2.5: "an email address → the address"). */
+/**
+ * An email address (SPEC §2.5: "an email address → the address").
+ *
+ * Source: SPEC §2.5 "Identity".
+ */
 export interface EmailIdentity extends IdentityBase {
   readonly kind: "email";
   readonly domain: string;
 }
 
-/** A URL parsed with the WHATWG parser on the raw value (SPEC §2.5). */
+/**
+ * A URL parsed with the WHATWG parser on the raw value (SPEC §2.5).
+ *
+ * Source: SPEC §2.5 "Identity".
+ */
 export interface UrlIdentity extends IdentityBase {
   readonly kind: "url";
   /** Scheme, host and port: `https://hooks.example:8443`. */
@@ -37,12 +45,20 @@ export interface UrlIdentity extends IdentityBase {
   readonly fromCanonical: boolean;
 }
 
-/** A phone number as `+` and its digits, an IBAN in upper case, or any other canonical string. */
+/**
+ * A phone number as `+` and its digits, an IBAN in upper case, or any other canonical string.
+ *
+ * Source: SPEC §2.5 "Identity".
+ */
 export interface ScalarIdentity extends IdentityBase {
   readonly kind: "phone" | "iban" | "string";
 }
 
-/** What a destination value resolves to (SPEC §2.5 "Identity"). */
+/**
+ * What a destination value resolves to (SPEC §2.5 "Identity").
+ *
+ * Source: SPEC §2.5 "Identity".
+ */
 export type Identity = EmailIdentity | UrlIdentity | ScalarIdentity;
 
 const SCHEME_URL = /^(?:[a-z][a-z0-9+.-]*:\/\/|(?:https?|wss?|ftp|file):)/i;

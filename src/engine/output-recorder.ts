@@ -22,7 +22,11 @@ const MIN_ECHO_TEXT = 6;
 /** A field value that may hold several identities (an address list, a `mailto:`, `Name <addr>`). */
 const MAY_SPLIT = /[,;?<]/;
 
-/** What one output's recording needs: where it came from, and how its occurrences count. */
+/**
+ * What one output's recording needs: where it came from, and how its occurrences count.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
+ */
 export interface Recorder {
   readonly store: TaintStore;
   /** Index entries new to the store (for cross-server sharing, SPEC §3.7). */
@@ -43,6 +47,8 @@ export interface Recorder {
 /**
  * The index keys an identity is found under: the identity's own keys, plus for a URL each host's
  * parent domains and for an email its domain and parent domains.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param identity - A destination or field-value identity.
  * @returns The keys.
  */
@@ -70,6 +76,8 @@ function echoOf(args: JsonObject | undefined): { keys: Set<string>; texts: strin
 
 /**
  * Starts recording one output.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param store - The taint store.
  * @param options - Provenance; `definition` for tool definitions and instructions; the call's own
  *   arguments for the echo rule (tool results and errors only).
@@ -146,6 +154,8 @@ function indexFreeTokens(recorder: Recorder, text: string, covered?: ReadonlySet
 /**
  * Records canonical free text: its tokens as free text, the text into the window (echoed argument
  * values cut out of the call's own result).
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
  * @param canonical - Canonical output text.
  * @returns Nothing.
@@ -159,6 +169,8 @@ export function recordCanonicalFree(recorder: Recorder, canonical: string): void
 
 /**
  * Records raw free text (any size): canonicalised and scanned in slices cut at whitespace.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
  * @param raw - Untrusted text as the upstream sent it.
  * @returns Nothing.
@@ -179,6 +191,8 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
 /**
  * Queues one free scalar of structured output; queued scalars are scanned together, separated by a
  * break no token or window match crosses.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
  * @param raw - The scalar or key as the upstream sent it.
  * @returns Nothing.
@@ -191,6 +205,8 @@ export function queueFreeScalar(recorder: Recorder, raw: string): void {
 
 /**
  * Scans the queued free scalars.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
  * @returns Nothing.
  */

@@ -9,7 +9,11 @@ import type { Identity } from "./identity.ts";
 import { renderUntrusted } from "./render.ts";
 import type { Evidence } from "./types.ts";
 
-/** What a message is about: the destination as written, its identity, where it stood. */
+/**
+ * What a message is about: the destination as written, its identity, where it stood.
+ *
+ * Source: SPEC §2.1 (reasons and evidence), §3.4 (rendering untrusted strings).
+ */
 export interface MessageSubject {
   readonly server: string;
   readonly tool: string;
@@ -21,6 +25,8 @@ export interface MessageSubject {
 /**
  * Renders a name that came from the upstream or the call (tool, server, argument path): plain when
  * it is a short identifier, otherwise as an untrusted string.
+ *
+ * Source: SPEC §2.1 (reasons and evidence), §3.4 (rendering untrusted strings).
  * @param name - The name.
  * @returns The rendering.
  */
@@ -30,6 +36,8 @@ export function renderName(name: string): string {
 
 /**
  * Renders a destination: the value as written, and for a URL its parsed host (ASCII/punycode).
+ *
+ * Source: SPEC §2.1 (reasons and evidence), §3.4 (rendering untrusted strings).
  * @param subject - The destination.
  * @returns e.g. `"https://exаmple.com/x" (host "xn--exmple-4nf.com")`.
  */
@@ -80,7 +88,11 @@ function sendTo(subject: MessageSubject): string {
   return `Allow ${renderName(subject.tool)} to send to ${renderDestination(subject)} (${renderName(subject.path)})?`;
 }
 
-/** Sentences for each classification (reason message, and question message where one is asked). */
+/**
+ * Sentences for each classification (reason message, and question message where one is asked).
+ *
+ * Source: SPEC §2.1 (reasons and evidence), §3.4 (rendering untrusted strings).
+ */
 export const sinkMessages = {
   tainted(subject: MessageSubject, evidence: Evidence): string {
     return `Destination ${where(subject)} occurs in ${describeEvidence(evidence, subject.server)}`;

@@ -8,7 +8,11 @@ import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocumen
 import { isDestinationShapedKey } from "./key-shapes.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
 
-/** A text block is structured only up to this size (SPEC §2.5: 1 MiB). */
+/**
+ * A text block is structured only up to this size (SPEC §2.5: 1 MiB).
+ *
+ * Source: SPEC §2.5 "Free text versus field values".
+ */
 export const MAX_STRUCTURED_TEXT = 1024 * 1024;
 /** Nodes visited while converting YAML (aliases included) before giving up: an alias-bomb guard. */
 const MAX_YAML_NODES = 200_000;
@@ -18,7 +22,11 @@ const YAML_TOP_LINE = /^(?:#|-(?:[ \t]|$)|\?(?:[ \t]|$)|:(?:[ \t]|$)|---|\.\.\.|
 /** The key of a top-level `key: value` line. */
 const YAML_TOP_KEY = /^(.+?):(?:[ \t]|$)/;
 
-/** How a structured text block was recognised (JSON parsing loses duplicate keys; YAML refuses them). */
+/**
+ * How a structured text block was recognised (JSON parsing loses duplicate keys; YAML refuses them).
+ *
+ * Source: SPEC §2.5 "Free text versus field values".
+ */
 export interface StructuredText {
   readonly value: JsonValue;
   readonly format: "json" | "yaml";
@@ -135,7 +143,11 @@ function fieldKey(key: string): boolean {
   return isDestinationShapedKey(key, /\s/.test(key) ? { maxWords: 3 } : {});
 }
 
-/** Receives the scalars and keys of a structured value. */
+/**
+ * Receives the scalars and keys of a structured value.
+ *
+ * Source: SPEC §2.5 "Free text versus field values".
+ */
 export interface StructuredVisitor {
   /** A whole scalar or key that is a field value, with the destination-shaped key it stood under. */
   field(text: string, key: string | undefined): void;

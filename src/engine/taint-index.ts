@@ -18,10 +18,18 @@ import {
 } from "./token-table.ts";
 import type { Evidence, JsonObject, JsonValue } from "./types.ts";
 
-/** Default size of the window of recent output (SPEC §2.5: 8 MiB). */
+/**
+ * Default size of the window of recent output (SPEC §2.5: 8 MiB).
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
+ */
 export const DEFAULT_WINDOW_BYTES = 8 * 1024 * 1024;
 
-/** Options of a taint store. */
+/**
+ * Options of a taint store.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
+ */
 export interface TaintStoreOptions {
   /**
    * Size of the window of recent output kept for non-token-shaped lookups, in UTF-16 code units of
@@ -30,7 +38,11 @@ export interface TaintStoreOptions {
   readonly windowBytes?: number;
 }
 
-/** One untrusted output to record (SPEC §2.5 "Untrusted text, recorded"). */
+/**
+ * One untrusted output to record (SPEC §2.5 "Untrusted text, recorded").
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
+ */
 export interface RecordedOutput {
   readonly server: string;
   /** The tool name, or the method for non-tool outputs (`resources/read`, `prompts/get`). */
@@ -50,20 +62,30 @@ export interface RecordedOutput {
 /**
  * One indexed token (for cross-server sharing, SPEC §3.7): the first occurrence of its kind here
  * (evidence without excerpt: cross-server evidence names server, tool and seq only).
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
  */
 export interface IndexEntry {
   readonly identity: string;
   readonly evidence: Evidence;
 }
 
-/** The first occurrence of one token of each kind. */
+/**
+ * The first occurrence of one token of each kind.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
+ */
 export interface TokenOccurrences {
   readonly free?: Evidence;
   readonly field?: Evidence;
   readonly definition?: Evidence;
 }
 
-/** Work done by lookups, for tests and benchmarks (SPEC §7: decision cost must not grow). */
+/**
+ * Work done by lookups, for tests and benchmarks (SPEC §7: decision cost must not grow).
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
+ */
 export interface WorkCounter {
   /** Exact index probes. */
   probes: number;
@@ -71,7 +93,11 @@ export interface WorkCounter {
   scanned: number;
 }
 
-/** The taint store (one per client session, inside the engine state). */
+/**
+ * The taint store (one per client session, inside the engine state).
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
+ */
 export interface TaintStore {
   readonly options: Required<TaintStoreOptions>;
   /** Token key hash → first free-text, field and definition evidence ids. */
@@ -150,6 +176,8 @@ export function indexToken(store: TaintStore, key: string, evidence: Evidence, e
 
 /**
  * Whether a token already has an occurrence of a kind (no probe counted: for recording).
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
  * @param store - The taint store.
  * @param key - The token's index key.
  * @param kind - The occurrence kind.
@@ -162,6 +190,8 @@ export function hasOccurrence(store: TaintStore, key: string, kind: Evidence["ki
 
 /**
  * Looks a token up by exact key: one probe, whatever the session's size.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
  * @param store - The taint store.
  * @param key - An index key (email, host, `+digits`, IBAN, or canonical string).
  * @returns Its first occurrence of each kind (free text with its excerpt), or undefined when never seen.
@@ -185,6 +215,8 @@ export function lookupToken(store: TaintStore, key: string): TokenOccurrences | 
 
 /**
  * The number of distinct tokens indexed.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
  * @param store - The taint store.
  * @returns The count.
  */
@@ -195,6 +227,8 @@ export function tokenCount(store: TaintStore): number {
 /**
  * Searches the window of recent output for a value that is not token-shaped, on token boundaries.
  * Bounded by the window size.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
  * @param store - The taint store.
  * @param needle - A canonical identity.
  * @returns The first occurrence of each kind in the window.

@@ -12,6 +12,8 @@ const SEPARATOR = "\u0000";
 /**
  * Separates scalars of one output scanned together (U+0001): a token boundary that no match of a
  * destination crosses. Every other control character becomes a space in the window.
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
  */
 export const SCALAR_BREAK = "\u0001";
 /** Target size of one chunk of the window, in UTF-16 code units. */
@@ -36,7 +38,11 @@ interface OpenChunk {
   length: number;
 }
 
-/** The window: sealed chunks, oldest first, and the chunk being filled. */
+/**
+ * The window: sealed chunks, oldest first, and the chunk being filled.
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
+ */
 export interface TextWindow {
   /** Size limit in UTF-16 code units of canonical text (≈ bytes for ASCII text). */
   readonly limit: number;
@@ -46,7 +52,11 @@ export interface TextWindow {
   size: number;
 }
 
-/** Occurrences of a value in the window, the first of each kind (newest output first). */
+/**
+ * Occurrences of a value in the window, the first of each kind (newest output first).
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
+ */
 export interface WindowHits {
   free?: Evidence;
   field?: Evidence;
@@ -59,6 +69,8 @@ function emptyChunk(): OpenChunk {
 
 /**
  * Creates an empty window.
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
  * @param limit - Its size in UTF-16 code units of canonical text (≈ bytes for ASCII text).
  * @returns The window.
  */
@@ -111,6 +123,8 @@ export function appendSegment(window: TextWindow, text: string, meta: Evidence):
 /**
  * Ends one recorded output: copies its segments into the window's own text, so the window never
  * keeps a reference to a larger output string.
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
  * @param window - The window.
  * @returns Nothing.
  */

@@ -7,10 +7,18 @@
  * @module
  */
 
-/** Which occurrence column: first free-text, field or definition evidence. */
+/**
+ * Which occurrence column: first free-text, field or definition evidence.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
+ */
 export type OccurrenceColumn = "free" | "field" | "definition";
 
-/** The table. Columns hold evidence id + 1 (0 = none), indexed by token number. */
+/**
+ * The table. Columns hold evidence id + 1 (0 = none), indexed by token number.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
+ */
 export interface TokenTable {
   /** Hash of the token in each slot. */
   hashes: Float64Array;
@@ -27,6 +35,8 @@ const INITIAL_SLOTS = 1024;
 
 /**
  * A 53-bit hash of a token key (cyrb53).
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
  * @param key - The token key.
  * @returns A non-negative integer below 2^53.
  */
@@ -45,6 +55,8 @@ export function hashKey(key: string): number {
 
 /**
  * Creates an empty table.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
  * @returns The table.
  */
 export function createTokenTable(): TokenTable {
@@ -93,6 +105,8 @@ function rehash(table: TokenTable): void {
 
 /**
  * Finds a token's number.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
  * @param table - The table.
  * @param hash - The token's {@link hashKey}.
  * @returns The token number, or -1 when absent.
@@ -103,6 +117,8 @@ export function findToken(table: TokenTable, hash: number): number {
 
 /**
  * Finds or adds a token.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
  * @param table - The table (grown in place at half load).
  * @param hash - The token's {@link hashKey}.
  * @returns The token number.
@@ -121,6 +137,8 @@ export function addToken(table: TokenTable, hash: number): number {
 
 /**
  * Reads a token's evidence id in one column.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
  * @param table - The table.
  * @param token - A token number.
  * @param column - Which occurrence.
@@ -132,6 +150,8 @@ export function occurrence(table: TokenTable, token: number, column: OccurrenceC
 
 /**
  * Sets a token's evidence id in one column, unless one is already set (the first occurrence stays).
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
  * @param table - The table.
  * @param token - A token number.
  * @param column - Which occurrence.

@@ -22,6 +22,8 @@ const DOTTED_QUAD = /^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$/;
 
 /**
  * Whether a canonical string is a plain email address (`local@domain.tld`).
+ *
+ * Source: SPEC §2.5 "Identity", "Index, not rescans".
  * @param value - A canonical string.
  * @returns True for an address.
  */
@@ -32,6 +34,8 @@ export function isEmailShaped(value: string): boolean {
 /**
  * Whether a canonical string is phone-shaped: an optional `+`, then 7 to 15 digits with spaces,
  * dots, dashes or parentheses between them (SPEC §2.5 "Identity").
+ *
+ * Source: SPEC §2.5 "Identity", "Index, not rescans".
  * @param value - A canonical string.
  * @returns True for a phone number.
  */
@@ -42,6 +46,8 @@ export function isPhoneShaped(value: string): boolean {
 /**
  * Whether a canonical string is IBAN-shaped: two letters, two digits, 11 to 30 letters or digits,
  * spaces allowed (SPEC §2.5 "Identity").
+ *
+ * Source: SPEC §2.5 "Identity", "Index, not rescans".
  * @param value - A canonical (lower-case) string.
  * @returns True for an IBAN.
  */
@@ -52,6 +58,8 @@ export function isIbanShaped(value: string): boolean {
 /**
  * Whether a string is a host name worth indexing: dotted labels whose last label has a letter, or
  * a dotted-quad IPv4 address.
+ *
+ * Source: SPEC §2.5 "Identity", "Index, not rescans".
  * @param value - A candidate host, lower-case.
  * @returns True for a host.
  */
@@ -64,6 +72,8 @@ export function isHostShaped(value: string): boolean {
 /**
  * Whether a canonical string identity is token-shaped without being an email, URL, phone or IBAN:
  * an `@handle`, a `#channel`, or a 6–64 character alphanumeric token with at least one digit.
+ *
+ * Source: SPEC §2.5 "Identity", "Index, not rescans".
  * @param value - A canonical string.
  * @returns True when the token index alone decides its taint.
  */
@@ -74,6 +84,8 @@ export function isTokenShapedString(value: string): boolean {
 /**
  * The index key of a host: its WHATWG (punycode) form, so `bücher.example` in text matches
  * `https://xn--bcher-kva.example`.
+ *
+ * Source: SPEC §2.5 "Identity", "Index, not rescans".
  * @param host - A host as found in canonical text.
  * @returns The ASCII host, or the input when it does not parse.
  */
@@ -89,6 +101,8 @@ export function hostKey(host: string): string {
 /**
  * A host and its parent domains of at least two labels (`a.b.example` → itself, `b.example`), so a
  * destination host occurs wherever it is a suffix, on a label boundary, of a host in the text.
+ *
+ * Source: SPEC §2.5 "Identity", "Index, not rescans".
  * @param host - An indexed host (ASCII form).
  * @returns The keys to index; an IP address only as itself.
  */
@@ -118,7 +132,11 @@ function each(text: string, pattern: RegExp, visit: (match: string, start: numbe
   for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) visit(m[0], m.index);
 }
 
-/** Called once per key found: the key, and where the token it came from starts and ends. */
+/**
+ * Called once per key found: the key, and where the token it came from starts and ends.
+ *
+ * Source: SPEC §2.5 "Identity", "Index, not rescans".
+ */
 export type TokenVisitor = (key: string, start: number, end: number) => void;
 
 /**
