@@ -161,6 +161,7 @@ async function main(argv: readonly string[]): Promise<number> {
     choices: run.options,
     ...run.total,
     suites: Object.fromEntries(run.suites),
+    v1_task_set: { ...run.v1.total, suites: Object.fromEntries(run.v1.suites) },
     acceptance: checks,
     notable_steps: notableSteps(run),
     policies: Object.fromEntries(run.policies),

@@ -81,21 +81,29 @@ function publishedLines(run: BenchRun): string[] {
   const suites = ["workspace", "travel", "banking", "slack"] as const;
   const fmt = (numbers: SuiteNumbers): string =>
     `${numbers.all} (${suites.map((s) => String(numbers[s])).join("/")})`;
-  const ours = (pick: (stats: SecurityStats) => number): string => {
+  const ours = (
+    set: { readonly total: SecurityStats; readonly suites: ReadonlyMap<string, SecurityStats> },
+    pick: (stats: SecurityStats) => number,
+  ): string => {
     const per = suites.map((s) => {
-      const stats = run.suites.get(s);
+      const stats = set.suites.get(s);
       return stats === undefined ? "-" : String(pick(stats));
     });
-    return `${pick(run.total)} (${per.join("/")})`;
+    return `${pick(set.total)} (${per.join("/")})`;
   };
+  const replayRow = (
+    label: string,
+    set: { readonly total: SecurityStats; readonly suites: ReadonlyMap<string, SecurityStats> },
+  ): string[] => [
+    label,
+    String(set.total.injected_scenarios),
+    `${ours(set, (s) => s.benign_no_deny_pct)} *`,
+    `${ours(set, (s) => s.injected_no_user_deny_pct)} *`,
+    ours(set, (s) => s.asr_worst_case_pct),
+  ];
   const rows: string[][] = [
-    [
-      "Bouncer replay, worst case (this run)",
-      String(run.total.injected_scenarios),
-      `${ours((s) => s.benign_no_deny_pct)} *`,
-      `${ours((s) => s.injected_no_user_deny_pct)} *`,
-      ours((s) => s.asr_worst_case_pct),
-    ],
+    replayRow("Bouncer replay, worst case (this run)", run),
+    replayRow("Bouncer replay, worst case, v1 task set", run.v1),
     ...PUBLISHED.map((row) => [
       row.pipeline,
       String(row.pairs),
@@ -156,6 +164,7 @@ export function renderReport(
         "denied %",
         "in-scope stopped",
         "by deny",
+        "ASR in-scope %",
         "ASR worst %",
         "out-of-scope stopped",
       ],
@@ -168,6 +177,7 @@ export function renderReport(
         String(s.attacks_denied_pct),
         `${s.in_scope_stopped}/${s.in_scope_scenarios}`,
         String(s.in_scope_stopped_by_deny),
+        String(s.asr_in_scope_pct),
         String(s.asr_worst_case_pct),
         `${s.out_of_scope_stopped}/${s.out_of_scope_scenarios}`,
       ]),

@@ -8,7 +8,7 @@
  */
 
 import { parsePolicyFiles } from "../../../src/policy/index.ts";
-import type { Corpus } from "./corpus.ts";
+import type { Corpus, CorpusScenario } from "./corpus.ts";
 import { type OutputChoice, runScenario, type SuiteSetup } from "./run-scenario.ts";
 import { type ScenarioOutcome, type SecurityStats, scoreOutcomes } from "./score.ts";
 import { type CommitChoice, type OtherTools, suitePolicyText, suiteTools } from "./suite-policy.ts";
@@ -33,6 +33,11 @@ export interface BenchRun {
   readonly total: SecurityStats;
   /** Per suite, in the corpus's suite order. */
   readonly suites: ReadonlyMap<string, SecurityStats>;
+  /**
+   * The 629-pair task set of AgentDojo's v1-era leaderboard (workspace injection tasks 0–5 only), in
+   * total and per suite, for the published rows measured on it.
+   */
+  readonly v1: { readonly total: SecurityStats; readonly suites: ReadonlyMap<string, SecurityStats> };
   /** Each suite's policy text. */
   readonly policies: ReadonlyMap<string, string>;
 }
@@ -78,10 +83,37 @@ export async function runBench(
     outcomes.push({ scenario, steps: await runScenario(scenario, setup, { outputs: chosen.outputs }) });
     options.onProgress?.(outcomes.length, corpus.scenarios.length);
   }
+  const v1 = outcomes.filter((outcome) => inV1TaskSet(outcome.scenario));
+  return {
+    options: chosen,
+    outcomes,
+    total: scoreOutcomes(outcomes),
+    suites: perSuite(outcomes, [...setups.keys()]),
+    v1: { total: scoreOutcomes(v1), suites: perSuite(v1, [...setups.keys()]) },
+    policies,
+  };
+}
+
+function perSuite(
+  outcomes: readonly ScenarioOutcome[],
+  names: readonly string[],
+): Map<string, SecurityStats> {
   const suites = new Map<string, SecurityStats>();
-  for (const name of setups.keys()) {
+  for (const name of names) {
     const mine = outcomes.filter((outcome) => outcome.scenario.suite === name);
     if (mine.length > 0) suites.set(name, scoreOutcomes(mine));
   }
-  return { options: chosen, outcomes, total: scoreOutcomes(outcomes), suites, policies };
+  return suites;
+}
+
+/**
+ * Whether a scenario belongs to the v1-era 629-pair task set: every benign task, and every injected
+ * pair except workspace injection tasks 6–13 (added in v1.2). Corpus README §1 "Versions".
+ * @param scenario - A corpus scenario.
+ * @returns True when the published 629-pair numbers cover it.
+ */
+export function inV1TaskSet(scenario: CorpusScenario): boolean {
+  if (scenario.suite !== "workspace" || scenario.injection_task_id === null) return true;
+  const index = Number.parseInt(scenario.injection_task_id.replace(/^injection_task_/, ""), 10);
+  return Number.isInteger(index) && index <= 5;
 }
