@@ -119,3 +119,11 @@ export const PUBLISHED_SOURCE =
   "recomputed per suite; U = utility without attack, UA = utility under attack, ASR = targeted attack " +
   "success rate, in %. A different experiment: live models, which may ignore an injection or fail a task " +
   "on their own. The replay assumes an agent that follows the oracle path and always obeys the injection.";
+
+/** Other published defenses, aggregate figures only, as their papers (or summaries) state them. */
+export const OTHER_DEFENSES: readonly string[] = [
+  "CaMeL (arXiv 2503.18813, AgentDojo v1.2): 77% of tasks solved with provable security vs 84% undefended.",
+  "MELON (arXiv 2502.05174, GPT-4o): ASR about 0.24-0.32%, UA about 58.8% (secondary summaries).",
+  "Progent (arXiv 2504.11703, a deterministic tool-call policy proxy): ASR 41.2% -> 2.2% (v1 abstract), later 0%.",
+  "Tool input/output firewalls (arXiv 2510.05244): 0% (or lowest possible) ASR with high utility, as claimed.",
+];

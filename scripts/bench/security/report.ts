@@ -8,7 +8,7 @@
  * @module
  */
 
-import { PUBLISHED, PUBLISHED_SOURCE, type SuiteNumbers } from "./published.ts";
+import { OTHER_DEFENSES, PUBLISHED, PUBLISHED_SOURCE, type SuiteNumbers } from "./published.ts";
 import type { BenchRun } from "./run-bench.ts";
 import type { StepResult } from "./run-scenario.ts";
 import { type AcceptanceCheck, acceptance, type SecurityStats } from "./score.ts";
@@ -120,6 +120,8 @@ function publishedLines(run: BenchRun): string[] {
     ),
     "* for the replay: scenarios with no denied user-task call, in % — a ceiling on (U, UA), not a measured utility.",
     ...wrap(PUBLISHED_SOURCE, 110),
+    "Other published defenses (aggregate; also live models):",
+    ...OTHER_DEFENSES.map((line) => `  ${line}`),
   ];
 }
 
