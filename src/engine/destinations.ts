@@ -143,7 +143,7 @@ export function selectDestinations(args: JsonObject, options: SelectOptions): De
   const seen = new Set<string>();
   const push = (param: string, source: RuleSource, reached: { path: string; value: JsonValue }): void => {
     for (const flat of flattenValue(reached.value, reached.path)) {
-      const key = JSON.stringify([flat.path, flat.value]);
+      const key = `${flat.path}\u0000${flat.value}`;
       if (seen.has(key)) continue;
       seen.add(key);
       out.push({ param, path: flat.path, value: flat.value, source });

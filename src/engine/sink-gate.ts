@@ -11,7 +11,7 @@ import {
   selectDestinations,
 } from "./destinations.ts";
 import { type Identity, identify } from "./identity.ts";
-import { type MessageSubject, sinkMessages } from "./sink-messages.ts";
+import { type MessageSubject, renderDestination, sinkMessages } from "./sink-messages.ts";
 import { approvalKeyString, type EngineState } from "./state.ts";
 import { lookupToken, searchRecent } from "./taint-index.ts";
 import { matchTrusted } from "./trust.ts";
@@ -93,13 +93,8 @@ function classify(
   const key = approvalKey(input, dest.param, piece, identity);
   const origin = identity.kind === "url" && !identity.fromCanonical ? identity.origin : undefined;
   const forms = [key, ...(origin === undefined ? [] : [{ ...key, identity: origin }])].map(approvalKeyString);
-  const subject: MessageSubject = {
-    server: input.server,
-    tool: input.tool,
-    path: dest.path,
-    raw: piece.raw,
-    identity,
-  };
+  const about = { server: input.server, tool: input.tool, path: dest.path, raw: piece.raw, identity };
+  const subject: MessageSubject = { ...about, shown: renderDestination(about) };
   const base = { path: dest.path, source: dest.source };
   if (forms.some((form) => state.approvals.get(form) === "declined")) {
     return {

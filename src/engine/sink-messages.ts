@@ -20,6 +20,8 @@ export interface MessageSubject {
   readonly path: string;
   readonly raw: string;
   readonly identity: Identity;
+  /** The destination as {@link renderDestination} renders it, when already computed. */
+  readonly shown?: string;
 }
 
 /**
@@ -42,6 +44,7 @@ export function renderName(name: string): string {
  * @returns e.g. `"https://exаmple.com/x" (host "xn--exmple-4nf.com")`.
  */
 export function renderDestination(subject: MessageSubject): string {
+  if (subject.shown !== undefined) return subject.shown;
   const shown = renderUntrusted(subject.raw);
   return subject.identity.kind === "url"
     ? `${shown} (host ${renderUntrusted(subject.identity.host)})`

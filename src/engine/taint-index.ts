@@ -112,8 +112,8 @@ export interface TaintStore {
   readonly work: WorkCounter;
 }
 
-/** Characters of excerpts a store keeps at most (about 45,000 excerpts). */
-const EXCERPT_BUDGET = 4 * 1024 * 1024;
+/** Characters of excerpts a store keeps at most (about 20,000 excerpts). */
+const EXCERPT_BUDGET = 2 * 1024 * 1024;
 
 /**
  * Creates an empty taint store.

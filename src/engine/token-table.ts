@@ -97,7 +97,11 @@ function rehash(table: TokenTable): void {
     table.hashes[slot] = hashes[i] ?? 0;
     table.slots[slot] = token;
   }
-  const length = table.slots.length / 2;
+}
+
+/** Columns grow by half their length when full (they hold one entry per token, not per slot). */
+function growColumns(table: TokenTable): void {
+  const length = Math.ceil(table.free.length * 1.5);
   table.free = grown(table.free, length);
   table.field = grown(table.field, length);
   table.definition = grown(table.definition, length);
@@ -119,7 +123,7 @@ export function findToken(table: TokenTable, hash: number): number {
  * Finds or adds a token.
  *
  * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
- * @param table - The table (grown in place at half load).
+ * @param table - The table (grown in place at three-quarters load).
  * @param hash - The token's {@link hashKey}.
  * @returns The token number.
  */
@@ -131,7 +135,8 @@ export function addToken(table: TokenTable, hash: number): number {
   table.count += 1;
   table.hashes[slot] = hash;
   table.slots[slot] = token + 1;
-  if (table.count * 2 > table.slots.length) rehash(table);
+  if (table.count * 4 > table.slots.length * 3) rehash(table);
+  if (table.count >= table.free.length) growColumns(table);
   return token;
 }
 

@@ -24,8 +24,9 @@ function covers(entry: string, identity: Identity): boolean {
     return identity.kind === "url" && domain !== "" && identity.host.endsWith(`.${domain}`);
   }
   if (entry.endsWith("/*")) {
+    if (identity.kind !== "url") return false;
     const base = urlOf(entry.slice(0, -1));
-    if (base === undefined || identity.kind !== "url") return false;
+    if (base === undefined) return false;
     const prefix = base.prefix.endsWith("/") ? base.prefix : `${base.prefix}/`;
     return identity.prefix.startsWith(prefix) || `${identity.prefix}/` === prefix;
   }
@@ -36,7 +37,9 @@ function covers(entry: string, identity: Identity): boolean {
       ? exact.origin === identity.origin
       : exact.href === identity.href;
   }
-  const exact = identify(entry, canonicalize(entry, { destination: true }));
+  const canonical = canonicalize(entry, { destination: true });
+  if (identity.kind === "email" || identity.kind === "string") return canonical === identity.id;
+  const exact = identify(entry, canonical);
   return exact.kind === identity.kind && exact.id === identity.id;
 }
 
