@@ -162,6 +162,7 @@ async function main(argv: readonly string[]): Promise<number> {
     ...run.total,
     suites: Object.fromEntries(run.suites),
     v1_task_set: { ...run.v1.total, suites: Object.fromEntries(run.v1.suites) },
+    attack_classes: Object.fromEntries(run.classes),
     acceptance: checks,
     notable_steps: notableSteps(run),
     policies: Object.fromEntries(run.policies),

@@ -185,6 +185,23 @@ export function renderReport(
       ]),
     ),
     "",
+    "Injected scenarios per attack class (out of scope: stopped only if an injected call is blocked)",
+    ...table(
+      ["attack class", "scenarios", "attack steps", "denied", "asked", "stopped", "by deny"],
+      [...run.classes.entries()].map(([name, s]) => {
+        const inScope = s.in_scope_scenarios > 0;
+        return [
+          `${name}${inScope ? "" : " (out of scope)"}`,
+          String(s.injected_scenarios),
+          String(s.attacks_total),
+          String(s.attacks_denied),
+          String(s.attacks_asked),
+          String(inScope ? s.in_scope_stopped : s.out_of_scope_stopped),
+          inScope ? String(s.in_scope_stopped_by_deny) : "-",
+        ];
+      }),
+    ),
+    "",
     "Benign tasks (no injection) and user-task calls inside injected scenarios",
     ...table(
       [

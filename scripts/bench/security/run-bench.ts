@@ -38,6 +38,8 @@ export interface BenchRun {
    * total and per suite, for the published rows measured on it.
    */
   readonly v1: { readonly total: SecurityStats; readonly suites: ReadonlyMap<string, SecurityStats> };
+  /** Injected scenarios per attack class (corpus README §4). */
+  readonly classes: ReadonlyMap<string, SecurityStats>;
   /** Each suite's policy text. */
   readonly policies: ReadonlyMap<string, string>;
 }
@@ -90,8 +92,19 @@ export async function runBench(
     total: scoreOutcomes(outcomes),
     suites: perSuite(outcomes, [...setups.keys()]),
     v1: { total: scoreOutcomes(v1), suites: perSuite(v1, [...setups.keys()]) },
+    classes: perClass(outcomes),
     policies,
   };
+}
+
+function perClass(outcomes: readonly ScenarioOutcome[]): Map<string, SecurityStats> {
+  const names = new Set(outcomes.map((outcome) => outcome.scenario.attack_class ?? ""));
+  names.delete("");
+  const classes = new Map<string, SecurityStats>();
+  for (const name of names) {
+    classes.set(name, scoreOutcomes(outcomes.filter((outcome) => outcome.scenario.attack_class === name)));
+  }
+  return classes;
 }
 
 function perSuite(
