@@ -168,13 +168,41 @@ export function decodeHtmlEntities(text: string): string {
 
 /** Any character outside ASCII (NFKC and the invisible characters only concern those). */
 const NON_ASCII = /[\u0080-\uffff]/;
-/** What a further round could still change in the output of a round: see {@link canonicalize}. */
-const UNSETTLED = /[%&<\u0080-\uffff]|mailto:/;
+/**
+ * A run of non-ASCII characters with the character before it (which a combining mark may compose
+ * with). ASCII characters are NFKC starters that nothing after them composes into, so normalising
+ * these runs alone equals normalising the whole text, in time proportional to the non-ASCII part.
+ */
+const NON_ASCII_RUN = /[^\u0080-\uffff]?[\u0080-\uffff]+/g;
+
+function normalizeRun(run: string): string {
+  return run.normalize("NFKC").replace(INVISIBLE, "");
+}
+/** What a further round could still decode in a round's output (left by a later step of the round). */
+const UNDECODED = /%[0-9a-fA-F]{2}|mailto:/;
+const ENTITY_START = /&(?:#|[A-Za-z])/;
+
+/**
+ * Whether a round's output is already canonical, without running another whole round: percent-
+ * encoding and entities are undone to a fixed point within a round, so only what a later step left
+ * behind (a `%XX` or entity that NFKC or a removal produced, a `mailto:`) or a non-ASCII run that a
+ * second NFKC pass would still change can make a further round differ.
+ */
+function settled(out: string, options: CanonicalOptions): boolean {
+  if (UNDECODED.test(out)) return false;
+  if (options.output === true && ENTITY_START.test(out)) return false;
+  if (!NON_ASCII.test(out)) return true;
+  NON_ASCII_RUN.lastIndex = 0;
+  for (let m = NON_ASCII_RUN.exec(out); m !== null; m = NON_ASCII_RUN.exec(out)) {
+    if (normalizeRun(m[0]).toLowerCase() !== m[0] || /\s/.test(m[0].slice(1))) return false;
+  }
+  return true;
+}
 
 function round(text: string, options: CanonicalOptions): string {
   let out = percentDecode(text);
   if (options.output === true) out = decodeHtmlEntities(out);
-  if (NON_ASCII.test(out)) out = out.normalize("NFKC").replace(INVISIBLE, "");
+  if (NON_ASCII.test(out)) out = out.replace(NON_ASCII_RUN, normalizeRun);
   out = out.toLowerCase();
   // Output: every `mailto:` goes before whitespace is collapsed, so the round ends collapsed.
   if (options.output === true) out = out.replaceAll("mailto:", "");
@@ -200,8 +228,7 @@ export function canonicalize(value: string, options: CanonicalOptions = {}): str
   let current = value;
   for (let i = 0; i < MAX_ROUNDS; i += 1) {
     const next = round(current, options);
-    // A round's ASCII output without `%`, `&`, `<` or `mailto:` is already stable: skip the check round.
-    if (next === current || !UNSETTLED.test(next)) return next;
+    if (next === current || settled(next, options)) return next;
     current = next;
   }
   return current;

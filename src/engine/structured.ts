@@ -55,8 +55,10 @@ function parseJson(text: string): JsonValue | undefined {
  * parser's unique-key check anyway.
  */
 function mayBeYamlCollection(text: string): boolean {
-  const first = text.trimStart()[0];
-  if (first === "[" || first === "{") return true;
+  const trimmed = text.trim();
+  const first = trimmed[0];
+  if (first === "[") return trimmed.endsWith("]");
+  if (first === "{") return trimmed.endsWith("}");
   const keys = new Set<string>();
   let significant = false;
   for (let from = 0; from < text.length; ) {

@@ -29,9 +29,12 @@ interface Chunk {
   readonly metas: readonly Evidence[];
 }
 
-/** The chunk being filled: its compacted text, segments appended since, and their metadata. */
+/**
+ * The chunk being filled: blocks of segments already copied into fresh strings, segments appended
+ * since (which may still be slices of a larger output), and every segment's offset and evidence.
+ */
 interface OpenChunk {
-  text: string;
+  blocks: string[];
   parts: string[];
   readonly starts: number[];
   readonly metas: Evidence[];
@@ -64,7 +67,7 @@ export interface WindowHits {
 }
 
 function emptyChunk(): OpenChunk {
-  return { text: "", parts: [], starts: [], metas: [], length: 0 };
+  return { blocks: [], parts: [], starts: [], metas: [], length: 0 };
 }
 
 /**
@@ -78,11 +81,21 @@ export function createTextWindow(limit: number): TextWindow {
   return { limit, chunks: [], open: emptyChunk(), size: 0 };
 }
 
-/** Copies the open chunk's new segments into its text (a fresh string: no output stays referenced). */
+/**
+ * Copies the segments appended since the last call into one fresh block (each byte is copied once:
+ * no output string stays referenced, and no earlier block is copied again).
+ */
 function compact(open: OpenChunk): void {
   if (open.parts.length === 0) return;
-  open.text = [open.text, ...open.parts].join(SEPARATOR);
+  open.blocks.push(["", ...open.parts].join(SEPARATOR));
   open.parts = [];
+}
+
+/** The open chunk's text as one string (its blocks joined once, then kept joined). */
+function openText(open: OpenChunk): string {
+  compact(open);
+  if (open.blocks.length > 1) open.blocks = [open.blocks.join("")];
+  return open.blocks[0] ?? "";
 }
 
 function evict(window: TextWindow): void {
@@ -113,8 +126,7 @@ export function appendSegment(window: TextWindow, text: string, meta: Evidence):
   open.length += clean.length + 1;
   window.size += clean.length + 1;
   if (open.length >= CHUNK_UNITS) {
-    compact(open);
-    window.chunks.push({ text: open.text, starts: open.starts, metas: open.metas });
+    window.chunks.push({ text: openText(open), starts: open.starts, metas: open.metas });
     window.open = emptyChunk();
     evict(window);
   }
@@ -177,8 +189,11 @@ function excerpt(text: string, start: number, end: number): string {
 export function searchWindow(window: TextWindow, needle: string, work: { scanned: number }): WindowHits {
   const hits: WindowHits = {};
   if (needle === "" || needle.includes(SEPARATOR)) return hits;
-  compact(window.open);
-  const chunks: readonly Chunk[] = [...window.chunks, window.open];
+  const open = window.open;
+  const chunks: readonly Chunk[] = [
+    ...window.chunks,
+    { text: openText(open), starts: open.starts, metas: open.metas },
+  ];
   for (let c = chunks.length - 1; c >= 0 && hits.free === undefined; c -= 1) {
     const chunk = chunks[c];
     if (chunk === undefined) continue;

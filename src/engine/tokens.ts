@@ -5,12 +5,28 @@
  * @module
  */
 
-const EMAIL = /(?<![\p{L}\p{N}._+-])[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu;
-const HOST = /(?<![\p{L}\p{N}_.-])[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu;
-const HANDLE = /(?<![\p{L}\p{N}_.@#-])[@#][\p{L}\p{N}_](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?/gu;
+/** An address starting exactly at `lastIndex` (its start is found by scanning back from `@`). */
+const EMAIL_AT = /[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/uy;
+const LOCAL_CHAR = /[\p{L}\p{N}._+-]/u;
+/**
+ * Token patterns, in a Unicode form and an ASCII form that matches exactly the same on ASCII text
+ * (`\w` is `[\p{L}\p{N}_]` there) and runs about twice as fast.
+ */
+const PATTERNS = {
+  unicode: {
+    host: /(?<![\p{L}\p{N}_.-])[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu,
+    handle: /(?<![\p{L}\p{N}_.@#-])[@#][\p{L}\p{N}_](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?/gu,
+    iban: /(?<![\p{L}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu,
+    alnum: /(?<![\p{L}\p{N}_-])[\p{L}\p{N}_-]{6,64}(?![\p{L}\p{N}_-])/gu,
+  },
+  ascii: {
+    host: /(?<![\w.-])[\w-]+(?:\.[\w-]+)+/g,
+    handle: /(?<![\w.@#-])[@#]\w(?:[\w.-]*\w)?/g,
+    iban: /(?<![a-zA-Z0-9])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/g,
+    alnum: /(?<![\w-])[\w-]{6,64}(?![\w-])/g,
+  },
+} as const;
 const PHONE = /(?<![0-9+])\+?\(?[0-9](?:[ .()-]{0,2}[0-9]){6,14}(?![0-9])/g;
-const IBAN = /(?<![\p{L}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu;
-const ALNUM = /(?<![\p{L}\p{N}_-])[\p{L}\p{N}_-]{6,64}(?![\p{L}\p{N}_-])/gu;
 
 const EMAIL_SHAPE = /^[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
 const PHONE_SHAPE = /^\+?\(?[0-9](?:[ .()-]{0,2}[0-9]){6,14}\)?$/;
@@ -132,6 +148,22 @@ function each(text: string, pattern: RegExp, visit: (match: string, start: numbe
   for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) visit(m[0], m.index);
 }
 
+/** Finds addresses from each `@`: back over the local part, then the whole address at once. */
+function emails(text: string, visit: (key: string, start: number, end: number) => void): void {
+  let resume = 0;
+  for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", Math.max(at + 1, resume))) {
+    let start = at;
+    while (start > resume && LOCAL_CHAR.test(text[start - 1] ?? "")) start -= 1;
+    // As the look-behind of a regex would: no address starts right after a local-part character.
+    if (start === at || LOCAL_CHAR.test(text[start - 1] ?? "")) continue;
+    EMAIL_AT.lastIndex = start;
+    const match = EMAIL_AT.exec(text);
+    if (match === null) continue;
+    visit(match[0], start, start + match[0].length);
+    resume = start + match[0].length;
+  }
+}
+
 /**
  * Called once per key found: the key, and where the token it came from starts and ends.
  *
@@ -152,10 +184,11 @@ export type TokenVisitor = (key: string, start: number, end: number) => void;
  */
 export function extractTokens(text: string, visit: TokenVisitor): void {
   if (text.length < 2) return;
+  const patterns = /[\u0080-\uffff]/.test(text) ? PATTERNS.unicode : PATTERNS.ascii;
   const at = text.includes("@");
-  if (at) each(text, EMAIL, (match, start) => visit(match, start, start + match.length));
+  if (at) emails(text, visit);
   if (text.includes(".")) {
-    each(text, HOST, (match, start) => {
+    each(text, patterns.host, (match, start) => {
       const last = match.slice(match.lastIndexOf(".") + 1);
       if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
       const end = start + match.length;
@@ -163,7 +196,7 @@ export function extractTokens(text: string, visit: TokenVisitor): void {
     });
   }
   if (at || text.includes("#")) {
-    each(text, HANDLE, (match, start) => {
+    each(text, patterns.handle, (match, start) => {
       const end = start + match.length;
       visit(match, start, end);
       visit(match.slice(1), start, end);
@@ -171,8 +204,10 @@ export function extractTokens(text: string, visit: TokenVisitor): void {
   }
   if (!/[0-9]/.test(text)) return;
   each(text, PHONE, (match, start) => visit(`+${match.replace(/[^0-9]/g, "")}`, start, start + match.length));
-  each(text, IBAN, (match, start) => ibanKeys(match, (key) => visit(key, start, start + match.length)));
-  each(text, ALNUM, (match, start) => {
+  each(text, patterns.iban, (match, start) =>
+    ibanKeys(match, (key) => visit(key, start, start + match.length)),
+  );
+  each(text, patterns.alnum, (match, start) => {
     if (/[0-9\p{N}]/u.test(match)) visit(match, start, start + match.length);
   });
 }

@@ -61,6 +61,10 @@ describe("extractTokens()", () => {
     expect(keys(text)).toEqual(expected.sort());
   });
 
+  test("extractTokens() finds each address of a run joined by @ only where an address may start", () => {
+    expect(keys("a@b.example@c.example").filter((k) => k.includes("@"))).toEqual(["a@b.example"]);
+  });
+
   test("extractTokens() does not find a value inside a longer token", () => {
     expect(keys("xattacker@evil.example")).not.toContain("attacker@evil.example");
     expect(keys("evil.example.com")).not.toContain("evil.example");
