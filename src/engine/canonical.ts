@@ -131,7 +131,11 @@ function decodeEntity(match: string, dec?: string, hex?: string, name?: string):
 }
 
 /** Applies `step` until the text stops changing (at most {@link MAX_LAYERS} times). */
-function untilStable(text: string, marker: string, step: (text: string) => string): string {
+function untilStable(
+  text: string,
+  layer: { readonly marker: string; readonly step: (text: string) => string },
+): string {
+  const { marker, step } = layer;
   let current = text;
   for (let layer = 0; layer < MAX_LAYERS && current.includes(marker); layer += 1) {
     const next = step(current);
@@ -151,7 +155,7 @@ function untilStable(text: string, marker: string, step: (text: string) => strin
  * @example percentDecode("a%40b%ZZ%C3") // "a@b%ZZ%C3"
  */
 export function percentDecode(text: string): string {
-  return untilStable(text, "%", (t) => t.replace(PERCENT_RUN, decodeRun));
+  return untilStable(text, { marker: "%", step: (t) => t.replace(PERCENT_RUN, decodeRun) });
 }
 
 /**
@@ -163,7 +167,7 @@ export function percentDecode(text: string): string {
  * @returns The decoded text.
  */
 export function decodeHtmlEntities(text: string): string {
-  return untilStable(text, "&", (t) => t.replace(ENTITY, decodeEntity));
+  return untilStable(text, { marker: "&", step: (t) => t.replace(ENTITY, decodeEntity) });
 }
 
 /** Any character outside ASCII (NFKC and the invisible characters only concern those). */

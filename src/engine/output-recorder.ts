@@ -8,7 +8,13 @@
 import { canonicalize } from "./canonical.ts";
 import { destinationPieces, flattenValue } from "./destinations.ts";
 import { type Identity, identify } from "./identity.ts";
-import { hasOccurrence, type IndexEntry, indexToken, type TaintStore } from "./taint-index.ts";
+import {
+  hasOccurrence,
+  type IndexEntry,
+  indexToken,
+  type TaintStore,
+  type TokenOccurrence,
+} from "./taint-index.ts";
 import { appendSegment, SCALAR_BREAK } from "./text-window.ts";
 import { extractTokens, hostSuffixes } from "./tokens.ts";
 import type { Evidence, JsonObject } from "./types.ts";
@@ -121,10 +127,10 @@ function evidence(recorder: Recorder, kind: Evidence["kind"], field?: string): E
   return found;
 }
 
-function index(recorder: Recorder, key: string, found: Evidence, excerpt?: string): void {
+function index(recorder: Recorder, found: TokenOccurrence): void {
+  const { key } = found;
   recorder.blockKeys?.add(key);
-  if (indexToken(recorder.store, key, found, excerpt))
-    recorder.entries.push({ identity: key, evidence: found });
+  if (indexToken(recorder.store, found)) recorder.entries.push({ identity: key, evidence: found.evidence });
 }
 
 /** Indexes every token of a canonical text as free text (or field, for echoed identities). */
@@ -133,13 +139,13 @@ function indexFreeTokens(recorder: Recorder, text: string, covered?: ReadonlySet
   extractTokens(text, (key, start, end) => {
     if (covered?.has(key) === true) return;
     if (recorder.echoKeys.has(key)) {
-      index(recorder, key, evidence(recorder, "field"));
+      index(recorder, { key, evidence: evidence(recorder, "field") });
       return;
     }
     recorder.blockKeys?.add(key);
-    if (hasOccurrence(recorder.store, key, kind)) return;
+    if (hasOccurrence(recorder.store, { key, kind })) return;
     if (kind !== "free_text") {
-      index(recorder, key, evidence(recorder, kind));
+      index(recorder, { key, evidence: evidence(recorder, kind) });
       return;
     }
     // The excerpt stays inside the scalar that held the token.
@@ -147,7 +153,8 @@ function indexFreeTokens(recorder: Recorder, text: string, covered?: ReadonlySet
     const after = text.slice(end, end + EXCERPT_SIDE);
     const left = before.slice(before.lastIndexOf(SCALAR_BREAK) + 1);
     const right = after.includes(SCALAR_BREAK) ? after.slice(0, after.indexOf(SCALAR_BREAK)) : after;
-    index(recorder, key, evidence(recorder, kind), `${left}${text.slice(start, end)}${right}`.trim());
+    const excerpt = `${left}${text.slice(start, end)}${right}`.trim();
+    index(recorder, { key, evidence: evidence(recorder, kind), excerpt });
   });
 }
 
@@ -164,7 +171,7 @@ export function recordCanonicalFree(recorder: Recorder, canonical: string): void
   indexFreeTokens(recorder, canonical);
   let text = canonical;
   for (const echoed of recorder.echoTexts) if (text.includes(echoed)) text = text.replaceAll(echoed, " ");
-  appendSegment(recorder.store.window, text, evidence(recorder, "free_text"));
+  appendSegment(recorder.store.window, { text, meta: evidence(recorder, "free_text") });
 }
 
 /**
@@ -226,22 +233,27 @@ export function flushFreeScalars(recorder: Recorder): void {
  * Source: SPEC §2.5 "Free text versus field values".
  * @param recorder - The recorder.
  * @param raw - The field value as the upstream sent it.
- * @param key - The destination-shaped key it stood under, if any.
+ * @param options - `key`: the destination-shaped key it stood under, if any.
  * @returns Nothing.
  */
-export function recordFieldValue(recorder: Recorder, raw: string, key: string | undefined): void {
+export function recordFieldValue(
+  recorder: Recorder,
+  raw: string,
+  options: { readonly key?: string | undefined } = {},
+): void {
+  const { key } = options;
   const canonical = canonicalize(raw, { output: true });
   if (canonical === "") return;
   const found = evidence(recorder, "field", key);
   if (!MAY_SPLIT.test(canonical)) {
     const identity = identify(raw.trim(), canonical);
     if (!identity.token) {
-      appendSegment(recorder.store.window, canonical, found);
+      appendSegment(recorder.store.window, { text: canonical, meta: found });
       indexFreeTokens(recorder, canonical);
       return;
     }
     // One whole token identity: its keys are this field value; shapes inside it are part of it.
-    for (const k of identityKeys(identity)) index(recorder, k, found);
+    for (const key of identityKeys(identity)) index(recorder, { key, evidence: found });
     const met = recorder.blockKeys;
     if (met !== undefined) extractTokens(canonical, (k) => met.add(k));
     return;
@@ -253,14 +265,15 @@ export function recordFieldValue(recorder: Recorder, raw: string, key: string | 
     const identity = identify(pieces.length === 1 ? raw.trim() : piece.raw, piece.canonical);
     whole ||= piece.canonical === canonical;
     if (!identity.token) {
-      appendSegment(recorder.store.window, piece.canonical, found);
+      appendSegment(recorder.store.window, { text: piece.canonical, meta: found });
       continue;
     }
-    for (const k of identityKeys(identity)) index(recorder, k, found);
+    for (const key of identityKeys(identity)) index(recorder, { key, evidence: found });
     // Shapes inside one whole identity (an address's local part read as a host) are part of it.
     extractTokens(piece.canonical, (k) => covered.add(k));
   }
   for (const k of covered) recorder.blockKeys?.add(k);
   indexFreeTokens(recorder, canonical, covered);
-  if (!whole) appendSegment(recorder.store.window, canonical, evidence(recorder, "free_text"));
+  if (!whole)
+    appendSegment(recorder.store.window, { text: canonical, meta: evidence(recorder, "free_text") });
 }

@@ -52,7 +52,7 @@ function fieldLineKey(line: string): { key: string; value: string } | undefined 
 /** Walks a structured value: field values recorded one by one, free scalars scanned together. */
 function recordStructured(recorder: Recorder, value: JsonValue): void {
   walkStructured(value, {
-    field: (text, key) => recordFieldValue(recorder, text, key),
+    field: (text, key) => recordFieldValue(recorder, text, { key }),
     free: (text) => queueFreeScalar(recorder, text),
   });
   flushFreeScalars(recorder);
@@ -74,7 +74,7 @@ function recordUnstructured(recorder: Recorder, text: string): void {
     const field = fieldLineKey(text.slice(from, end).replace(/\r$/, ""));
     if (field !== undefined) {
       flushFree(from);
-      recordFieldValue(recorder, field.value, field.key);
+      recordFieldValue(recorder, field.value, { key: field.key });
       freeStart = end + 1;
     } else if (end - freeStart >= FREE_SLICE) {
       flushFree(end);

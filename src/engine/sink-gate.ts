@@ -28,9 +28,22 @@ interface Occurrences {
   readonly seen: Evidence[];
 }
 
+/** The call being decided and the session it is decided in. */
+interface Gate {
+  readonly input: CallInput;
+  readonly state: EngineState;
+}
+
+/** One destination being classified: where it came from, its piece, and its identity. */
+interface Target {
+  readonly dest: DestinationValue;
+  readonly piece: DestinationPiece;
+  readonly identity: Identity;
+}
+
 /** Finds the identity in the token index (and other processes' index), or else in the window. */
-function occurrences(input: CallInput, state: EngineState, identity: Identity): Occurrences {
-  const { rules, externalTaint } = input;
+function occurrences(gate: Gate, identity: Identity): Occurrences {
+  const { rules, externalTaint } = gate.input;
   const strict = rules.taintFields.value === "strict";
   const found: Occurrences = { tainting: [], seen: [] };
   const add = (evidence: Evidence | undefined, key: string): void => {
@@ -40,7 +53,7 @@ function occurrences(input: CallInput, state: EngineState, identity: Identity): 
     (taints ? found.tainting : found.seen).push(evidence);
   };
   for (const key of identity.keys) {
-    const local = lookupToken(state.taint, key);
+    const local = lookupToken(gate.state.taint, key);
     add(local?.free, key);
     add(local?.field, key);
     add(local?.definition, key);
@@ -49,7 +62,7 @@ function occurrences(input: CallInput, state: EngineState, identity: Identity): 
     }
   }
   if (!identity.token && found.tainting.length === 0) {
-    const hits = searchRecent(state.taint, identity.id);
+    const hits = searchRecent(gate.state.taint, identity.id);
     add(hits.free, identity.id);
     add(hits.field, identity.id);
     add(hits.definition, identity.id);
@@ -63,15 +76,11 @@ function occurrences(input: CallInput, state: EngineState, identity: Identity): 
  * identity; for any other value, the raw value as written (trimmed, lower-cased), so that approving
  * it never covers a different spelling that canonicalises to the same identity.
  */
-function approvalKey(
-  input: CallInput,
-  param: string,
-  piece: DestinationPiece,
-  identity: Identity,
-): ApprovalKey {
+function approvalKey(input: CallInput, target: Target): ApprovalKey {
+  const { identity, piece } = target;
   const parsed = identity.kind === "url" && !identity.fromCanonical;
   const id = parsed ? identity.href : piece.eligible ? identity.id : piece.raw.toLowerCase();
-  return { server: input.server, tool: input.tool, param, identity: id };
+  return { server: input.server, tool: input.tool, param: target.dest.param, identity: id };
 }
 
 /** What the gate concluded about one destination. */
@@ -80,17 +89,22 @@ type Finding =
   | { readonly kind: "deny"; readonly reason: Reason }
   | { readonly kind: "ask"; readonly reason: Reason; readonly question: Question };
 
-function classify(
-  input: CallInput,
-  state: EngineState,
-  dest: DestinationValue,
-  piece: DestinationPiece,
-): Finding {
-  const identity = identify(piece.raw, piece.canonical);
+/** What an ask says: its reason code, the reason's and the question's sentences, the evidence. */
+interface AskText {
+  readonly code: string;
+  readonly message: string;
+  readonly question: string;
+  readonly evidence: readonly Evidence[];
+}
+
+/** Classifies one destination (SPEC §2.5 "Classification"), remembered answers included. */
+function classify(gate: Gate, target: Target): Finding {
+  const { input, state } = gate;
+  const { dest, piece, identity } = target;
   if (piece.eligible && matchTrusted(identity, input.rules.trustedDestinations) !== undefined) {
     return { kind: "trusted" };
   }
-  const key = approvalKey(input, dest.param, piece, identity);
+  const key = approvalKey(input, target);
   const origin = identity.kind === "url" && !identity.fromCanonical ? identity.origin : undefined;
   const forms = [key, ...(origin === undefined ? [] : [{ ...key, identity: origin }])].map(approvalKeyString);
   const about = { server: input.server, tool: input.tool, path: dest.path, raw: piece.raw, identity };
@@ -105,38 +119,38 @@ function classify(
   const once = new Set((input.oneTimeApprovals ?? []).map(approvalKeyString));
   if (forms.some((form) => state.approvals.get(form) === "approved" || once.has(form)))
     return { kind: "trusted" };
-  const ask = (code: string, message: string, question: string, evidence: readonly Evidence[]): Finding => {
-    const shown = evidence.length > 0 ? { evidence: evidence.slice(0, MAX_EVIDENCE) } : {};
+  const ask = (text: AskText): Finding => {
+    const shown = text.evidence.length > 0 ? { evidence: text.evidence.slice(0, MAX_EVIDENCE) } : {};
     const withOrigin = origin === undefined ? {} : { origin };
     return {
       kind: "ask",
-      reason: { ...base, code, message, ...shown },
-      question: { kind: "destination", message: question, key, ...withOrigin, ...shown },
+      reason: { ...base, code: text.code, message: text.message, ...shown },
+      question: { kind: "destination", message: text.question, key, ...withOrigin, ...shown },
     };
   };
-  const { tainting, seen } = occurrences(input, state, identity);
+  const { tainting, seen } = occurrences(gate, identity);
   const [first] = tainting;
   if (first !== undefined) {
     const message =
       first.kind === "field"
         ? sinkMessages.taintedField(subject, first)
         : sinkMessages.tainted(subject, first);
-    if (input.rules.onTainted.value === "ask") {
-      return ask("sink_tainted", message, sinkMessages.taintedQuestion(subject, first), tainting);
+    if (input.rules.onTainted.value === "deny") {
+      return {
+        kind: "deny",
+        reason: { ...base, code: "sink_tainted", message, evidence: tainting.slice(0, MAX_EVIDENCE) },
+      };
     }
-    const evidence = tainting.slice(0, MAX_EVIDENCE);
-    return { kind: "deny", reason: { ...base, code: "sink_tainted", message, evidence } };
+    const question = sinkMessages.taintedQuestion(subject, first);
+    return ask({ code: "sink_tainted", message, question, evidence: tainting });
   }
   const [shown] = seen;
   if (shown !== undefined) {
-    return ask(
-      "sink_seen",
-      sinkMessages.seen(subject, shown),
-      sinkMessages.seenQuestion(subject, shown),
-      seen,
-    );
+    const question = sinkMessages.seenQuestion(subject, shown);
+    return ask({ code: "sink_seen", message: sinkMessages.seen(subject, shown), question, evidence: seen });
   }
-  return ask("sink_unproven", sinkMessages.unproven(subject), sinkMessages.unprovenQuestion(subject), []);
+  const question = sinkMessages.unprovenQuestion(subject);
+  return ask({ code: "sink_unproven", message: sinkMessages.unproven(subject), question, evidence: [] });
 }
 
 /**
@@ -169,10 +183,13 @@ export function evaluateSinkGate(input: CallInput, state: EngineState): Contract
   const done = new Set<string>();
   for (const dest of values) {
     for (const piece of destinationPieces(dest.value)) {
-      const once = JSON.stringify([dest.param, piece.raw]);
+      const once = `${dest.param}\u0000${piece.raw}`;
       if (done.has(once)) continue;
       done.add(once);
-      const finding = classify(input, state, dest, piece);
+      const finding = classify(
+        { input, state },
+        { dest, piece, identity: identify(piece.raw, piece.canonical) },
+      );
       if (finding.kind === "deny") denies.push(finding.reason);
       else if (finding.kind === "ask") asks.push({ reason: finding.reason, question: finding.question });
     }

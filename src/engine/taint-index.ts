@@ -152,21 +152,30 @@ function evidenceId(store: TaintStore, evidence: Evidence): number {
   return id;
 }
 
+/** One occurrence of a token to index: its key, where it occurred, and for free text an excerpt. */
+export interface TokenOccurrence {
+  /** The token's index key (see `extractTokens`). */
+  readonly key: string;
+  /** Where it occurred, with its kind; shared by every token of that output and kind. */
+  readonly evidence: Evidence;
+  /** For a free-text occurrence: the text around it (kept while the excerpt budget lasts). */
+  readonly excerpt?: string;
+}
+
 /**
  * Indexes one occurrence of a token. Only the first occurrence of each kind is kept.
  *
  * Source: SPEC §2.5 "Index, not rescans".
  * @param store - The taint store.
- * @param key - The token's index key (see `extractTokens`).
- * @param evidence - Where it occurred, with its kind; shared by every token of that output and kind.
- * @param excerpt - For a free-text occurrence: the text around it (kept while the budget lasts).
+ * @param found - The token's key, evidence and excerpt.
  * @returns True when this was the token's first occurrence of that kind.
  */
-export function indexToken(store: TaintStore, key: string, evidence: Evidence, excerpt?: string): boolean {
-  const token = addToken(store.index, hashKey(key));
-  const column = COLUMN[evidence.kind];
-  if (occurrence(store.index, token, column) !== -1) return false;
-  setOccurrence(store.index, token, column, evidenceId(store, evidence));
+export function indexToken(store: TaintStore, found: TokenOccurrence): boolean {
+  const token = addToken(store.index, hashKey(found.key));
+  const column = COLUMN[found.evidence.kind];
+  if (occurrence(store.index, { token, column }) !== -1) return false;
+  setOccurrence(store.index, { token, column, evidence: evidenceId(store, found.evidence) });
+  const { excerpt } = found;
   if (excerpt !== undefined && column === "free" && excerpt.length <= store.excerptBudget) {
     store.excerptBudget -= excerpt.length;
     store.excerpts.set(token, JSON.parse(JSON.stringify(excerpt)) as string);
@@ -179,13 +188,16 @@ export function indexToken(store: TaintStore, key: string, evidence: Evidence, e
  *
  * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
  * @param store - The taint store.
- * @param key - The token's index key.
- * @param kind - The occurrence kind.
+ * @param token - The token's index key and the occurrence kind.
  * @returns True when it has one.
  */
-export function hasOccurrence(store: TaintStore, key: string, kind: Evidence["kind"]): boolean {
-  const token = findToken(store.index, hashKey(key));
-  return token !== -1 && occurrence(store.index, token, COLUMN[kind]) !== -1;
+export function hasOccurrence(
+  store: TaintStore,
+  token: { readonly key: string; readonly kind: Evidence["kind"] },
+): boolean {
+  const { key, kind } = token;
+  const found = findToken(store.index, hashKey(key));
+  return found !== -1 && occurrence(store.index, { token: found, column: COLUMN[kind] }) !== -1;
 }
 
 /**
@@ -201,7 +213,7 @@ export function lookupToken(store: TaintStore, key: string): TokenOccurrences | 
   const token = findToken(store.index, hashKey(key));
   if (token === -1) return undefined;
   const of = (column: "free" | "field" | "definition"): Evidence | undefined =>
-    store.evidence[occurrence(store.index, token, column)];
+    store.evidence[occurrence(store.index, { token, column })];
   const free = of("free");
   const excerpt = store.excerpts.get(token);
   const found: { free?: Evidence; field?: Evidence; definition?: Evidence } = {};
@@ -234,5 +246,7 @@ export function tokenCount(store: TaintStore): number {
  * @returns The first occurrence of each kind in the window.
  */
 export function searchRecent(store: TaintStore, needle: string): WindowHits {
-  return searchWindow(store.window, needle, store.work);
+  const { hits, scanned } = searchWindow(store.window, needle);
+  store.work.scanned += scanned;
+  return hits;
 }

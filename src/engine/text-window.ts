@@ -110,12 +110,16 @@ function evict(window: TextWindow): void {
  *
  * Source: SPEC §2.5 "Index, not rescans" (bounded window of recent output, default 8 MiB).
  * @param window - The window.
- * @param text - Canonical text (its control characters become spaces).
- * @param meta - The evidence any occurrence in this segment points to; `kind: "field"` means the
- *   segment is one whole field value (only an occurrence spanning it all is a field occurrence).
+ * @param segment - `text`: canonical text (its control characters become spaces); `meta`: the
+ *   evidence any occurrence in it points to — `kind: "field"` means the segment is one whole field
+ *   value (only an occurrence spanning it all is a field occurrence).
  * @returns Nothing.
  */
-export function appendSegment(window: TextWindow, text: string, meta: Evidence): void {
+export function appendSegment(
+  window: TextWindow,
+  segment: { readonly text: string; readonly meta: Evidence },
+): void {
+  const { text, meta } = segment;
   let clean = text.replace(/\p{Cc}/gu, (ch) => (ch === SCALAR_BREAK ? ch : " "));
   if (!/\S/.test(clean)) return;
   if (clean.length > window.limit) clean = clean.slice(clean.length - window.limit);
@@ -145,11 +149,18 @@ export function flushWindow(window: TextWindow): void {
   evict(window);
 }
 
+/** Where an occurrence starts and ends in a chunk's text. */
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
 const WORD = /[\p{L}\p{N}_]/u;
 const JOINER = /[.@-]/;
 
 /** An occurrence is on token boundaries when no word (or word-joined) character touches it. */
-function onBoundaries(text: string, start: number, end: number): boolean {
+function onBoundaries(text: string, span: Span): boolean {
+  const { start, end } = span;
   const before = text[start - 1] ?? " ";
   const after = text[end] ?? " ";
   if (WORD.test(before) || WORD.test(after)) return false;
@@ -168,11 +179,18 @@ function segmentAt(chunk: Chunk, at: number): number {
   return lo;
 }
 
-function excerpt(text: string, start: number, end: number): string {
+function excerpt(text: string, span: Span): string {
+  const { start, end } = span;
   const from = Math.max(0, start - EXCERPT_SIDE);
   const to = Math.min(text.length, end + EXCERPT_SIDE);
   const cut = text.slice(from, to).replaceAll(SEPARATOR, " ").replaceAll(SCALAR_BREAK, " ").trim();
   return JSON.parse(JSON.stringify(cut)) as string;
+}
+
+/** What one search found, and how much text it scanned (UTF-16 code units). */
+export interface WindowSearch {
+  readonly hits: WindowHits;
+  readonly scanned: number;
 }
 
 /**
@@ -183,12 +201,12 @@ function excerpt(text: string, start: number, end: number): string {
  * Source: SPEC §2.5 "Free text versus field values", "Index, not rescans".
  * @param window - The window.
  * @param needle - A canonical destination identity (not empty, no NUL).
- * @param work - Work counter: `scanned` grows by the code units searched.
- * @returns The first occurrence of each kind found.
+ * @returns The first occurrence of each kind found, and the code units scanned.
  */
-export function searchWindow(window: TextWindow, needle: string, work: { scanned: number }): WindowHits {
+export function searchWindow(window: TextWindow, needle: string): WindowSearch {
   const hits: WindowHits = {};
-  if (needle === "" || needle.includes(SEPARATOR)) return hits;
+  let scanned = 0;
+  if (needle === "" || needle.includes(SEPARATOR)) return { hits, scanned };
   const open = window.open;
   const chunks: readonly Chunk[] = [
     ...window.chunks,
@@ -197,22 +215,23 @@ export function searchWindow(window: TextWindow, needle: string, work: { scanned
   for (let c = chunks.length - 1; c >= 0 && hits.free === undefined; c -= 1) {
     const chunk = chunks[c];
     if (chunk === undefined) continue;
-    work.scanned += chunk.text.length;
+    scanned += chunk.text.length;
     for (let at = chunk.text.indexOf(needle); at !== -1; at = chunk.text.indexOf(needle, at + 1)) {
-      const end = at + needle.length;
-      if (!onBoundaries(chunk.text, at, end)) continue;
+      const span = { start: at, end: at + needle.length };
+      if (!onBoundaries(chunk.text, span)) continue;
       const index = segmentAt(chunk, at);
       const meta = chunk.metas[index];
       if (meta === undefined) continue;
       const segmentEnd = (chunk.starts[index + 1] ?? chunk.text.length + 1) - 1;
       if (meta.kind === "definition") hits.definition ??= meta;
-      else if (meta.kind === "field" && at === chunk.starts[index] && end === segmentEnd) hits.field ??= meta;
+      else if (meta.kind === "field" && at === chunk.starts[index] && span.end === segmentEnd)
+        hits.field ??= meta;
       else {
         const { server, tool, seq } = meta;
-        hits.free = { server, tool, seq, kind: "free_text", excerpt: excerpt(chunk.text, at, end) };
+        hits.free = { server, tool, seq, kind: "free_text", excerpt: excerpt(chunk.text, span) };
         break;
       }
     }
   }
-  return hits;
+  return { hits, scanned };
 }

@@ -140,17 +140,22 @@ export function addToken(table: TokenTable, hash: number): number {
   return token;
 }
 
+/** One cell of the occurrence columns: a token number and a column. */
+export interface TokenCell {
+  readonly token: number;
+  readonly column: OccurrenceColumn;
+}
+
 /**
  * Reads a token's evidence id in one column.
  *
  * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
  * @param table - The table.
- * @param token - A token number.
- * @param column - Which occurrence.
+ * @param cell - The token number and the column (which occurrence).
  * @returns The evidence id, or -1 when the token has no such occurrence.
  */
-export function occurrence(table: TokenTable, token: number, column: OccurrenceColumn): number {
-  return (table[column][token] ?? 0) - 1;
+export function occurrence(table: TokenTable, cell: TokenCell): number {
+  return (table[cell.column][cell.token] ?? 0) - 1;
 }
 
 /**
@@ -158,18 +163,11 @@ export function occurrence(table: TokenTable, token: number, column: OccurrenceC
  *
  * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
  * @param table - The table.
- * @param token - A token number.
- * @param column - Which occurrence.
- * @param evidence - The evidence id.
+ * @param cell - The token number, the column, and the evidence id to store.
  * @returns True when it was set.
  */
-export function setOccurrence(
-  table: TokenTable,
-  token: number,
-  column: OccurrenceColumn,
-  evidence: number,
-): boolean {
-  if ((table[column][token] ?? 0) !== 0) return false;
-  table[column][token] = evidence + 1;
+export function setOccurrence(table: TokenTable, cell: TokenCell & { readonly evidence: number }): boolean {
+  if ((table[cell.column][cell.token] ?? 0) !== 0) return false;
+  table[cell.column][cell.token] = cell.evidence + 1;
   return true;
 }

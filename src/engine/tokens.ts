@@ -143,13 +143,17 @@ function ibanKeys(match: string, visit: (key: string) => void): void {
   push(match);
 }
 
-function each(text: string, pattern: RegExp, visit: (match: string, start: number) => void): void {
+function each(
+  text: string,
+  scan: { readonly pattern: RegExp; readonly visit: (match: string, start: number) => void },
+): void {
+  const { pattern, visit } = scan;
   pattern.lastIndex = 0;
   for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) visit(m[0], m.index);
 }
 
 /** Finds addresses from each `@`: back over the local part, then the whole address at once. */
-function emails(text: string, visit: (key: string, start: number, end: number) => void): void {
+function emails(text: string, visit: TokenVisitor): void {
   let resume = 0;
   for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", Math.max(at + 1, resume))) {
     let start = at;
@@ -188,26 +192,38 @@ export function extractTokens(text: string, visit: TokenVisitor): void {
   const at = text.includes("@");
   if (at) emails(text, visit);
   if (text.includes(".")) {
-    each(text, patterns.host, (match, start) => {
-      const last = match.slice(match.lastIndexOf(".") + 1);
-      if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
-      const end = start + match.length;
-      for (const key of hostSuffixes(hostKey(match))) visit(key, start, end);
+    // A dotted match is a host when its last label has a letter, or it is an IPv4 address.
+    each(text, {
+      pattern: patterns.host,
+      visit: (match, start) => {
+        const last = match.slice(match.lastIndexOf(".") + 1);
+        if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
+        for (const key of hostSuffixes(hostKey(match))) visit(key, start, start + match.length);
+      },
     });
   }
   if (at || text.includes("#")) {
-    each(text, patterns.handle, (match, start) => {
-      const end = start + match.length;
-      visit(match, start, end);
-      visit(match.slice(1), start, end);
+    each(text, {
+      pattern: patterns.handle,
+      visit: (match, start) => {
+        visit(match, start, start + match.length);
+        visit(match.slice(1), start, start + match.length);
+      },
     });
   }
   if (!/[0-9]/.test(text)) return;
-  each(text, PHONE, (match, start) => visit(`+${match.replace(/[^0-9]/g, "")}`, start, start + match.length));
-  each(text, patterns.iban, (match, start) =>
-    ibanKeys(match, (key) => visit(key, start, start + match.length)),
-  );
-  each(text, patterns.alnum, (match, start) => {
-    if (/[0-9\p{N}]/u.test(match)) visit(match, start, start + match.length);
+  each(text, {
+    pattern: PHONE,
+    visit: (match, start) => visit(`+${match.replace(/[^0-9]/g, "")}`, start, start + match.length),
+  });
+  each(text, {
+    pattern: patterns.iban,
+    visit: (match, start) => ibanKeys(match, (key) => visit(key, start, start + match.length)),
+  });
+  each(text, {
+    pattern: patterns.alnum,
+    visit: (match, start) => {
+      if (/[0-9\p{N}]/u.test(match)) visit(match, start, start + match.length);
+    },
   });
 }

@@ -62,7 +62,7 @@ describe("recordFreeText()", () => {
 describe("recordFieldValue()", () => {
   test("recordFieldValue() records a whole address as a field value under its key, and nothing inside it as free text", () => {
     const r = recorder();
-    recordFieldValue(r, "emma.johnson@corp.example", "recipients");
+    recordFieldValue(r, "emma.johnson@corp.example", { key: "recipients" });
     expect(lookupToken(r.store, "emma.johnson@corp.example")?.field?.field).toBe("recipients");
     expect(lookupToken(r.store, "emma.johnson")).toBeUndefined();
     expect(r.entries.map((e) => e.identity)).toEqual(["emma.johnson@corp.example", "corp.example"]);
@@ -70,14 +70,14 @@ describe("recordFieldValue()", () => {
 
   test("recordFieldValue() records an address inside a longer field value as free text", () => {
     const r = recorder();
-    recordFieldValue(r, "Please reply to attacker@evil.example", "reply_to");
+    recordFieldValue(r, "Please reply to attacker@evil.example", { key: "reply_to" });
     expect(lookupToken(r.store, "attacker@evil.example")?.free).toBeDefined();
     expect(lookupToken(r.store, "attacker@evil.example")?.field).toBeUndefined();
   });
 
   test("recordFieldValue() ignores an empty value", () => {
     const r = recorder();
-    recordFieldValue(r, " \u200b ", "to");
+    recordFieldValue(r, " \u200b ", { key: "to" });
     expect(tokenCount(r.store)).toBe(0);
   });
 });

@@ -30,10 +30,12 @@ describe("createTaintStore()", () => {
 describe("indexToken()", () => {
   test("indexToken() keeps the first occurrence of each kind", () => {
     const store = createTaintStore();
-    expect(indexToken(store, "a@x.example", at(1, "field"))).toBe(true);
-    expect(indexToken(store, "a@x.example", at(2, "field"))).toBe(false);
-    expect(indexToken(store, "a@x.example", at(3, "free_text"), "mail a@x.example")).toBe(true);
-    expect(indexToken(store, "a@x.example", at(4, "definition"))).toBe(true);
+    expect(indexToken(store, { key: "a@x.example", evidence: at(1, "field") })).toBe(true);
+    expect(indexToken(store, { key: "a@x.example", evidence: at(2, "field") })).toBe(false);
+    expect(
+      indexToken(store, { key: "a@x.example", evidence: at(3, "free_text"), excerpt: "mail a@x.example" }),
+    ).toBe(true);
+    expect(indexToken(store, { key: "a@x.example", evidence: at(4, "definition") })).toBe(true);
     expect(lookupToken(store, "a@x.example")).toEqual({
       field: at(1, "field"),
       free: { ...at(3, "free_text"), excerpt: "mail a@x.example" },
@@ -45,22 +47,22 @@ describe("indexToken()", () => {
   test("indexToken() shares one evidence record among the tokens of one output", () => {
     const store = createTaintStore();
     const shared = at(1, "free_text");
-    for (let i = 0; i < 1000; i += 1) indexToken(store, `user${i}@x.example`, shared);
+    for (let i = 0; i < 1000; i += 1) indexToken(store, { key: `user${i}@x.example`, evidence: shared });
     expect(store.evidence).toEqual([shared]);
   });
 
   test("indexToken() stops keeping excerpts when their budget is spent, and keeps indexing", () => {
     const store = createTaintStore();
     store.excerptBudget = 10;
-    indexToken(store, "a@x.example", at(1, "free_text"), "0123456789");
-    indexToken(store, "b@x.example", at(1, "free_text"), "0123456789");
+    indexToken(store, { key: "a@x.example", evidence: at(1, "free_text"), excerpt: "0123456789" });
+    indexToken(store, { key: "b@x.example", evidence: at(1, "free_text"), excerpt: "0123456789" });
     expect(lookupToken(store, "a@x.example")?.free?.excerpt).toBe("0123456789");
     expect(lookupToken(store, "b@x.example")?.free).toEqual(at(1, "free_text"));
   });
 
   test("indexToken() grows the table past many tokens and finds each of them", () => {
     const store = createTaintStore();
-    for (let i = 0; i < 50_000; i += 1) indexToken(store, `token${i}`, at(i, "free_text"));
+    for (let i = 0; i < 50_000; i += 1) indexToken(store, { key: `token${i}`, evidence: at(i, "free_text") });
     expect(tokenCount(store)).toBe(50_000);
     for (const i of [0, 1, 4_095, 49_999]) expect(lookupToken(store, `token${i}`)?.free?.seq).toBe(i);
     expect(lookupToken(store, "token50000")).toBeUndefined();
@@ -70,10 +72,10 @@ describe("indexToken()", () => {
 describe("hasOccurrence()", () => {
   test("hasOccurrence() tells which kinds a token has, without counting a probe", () => {
     const store = createTaintStore();
-    indexToken(store, "a@x.example", at(1, "field"));
-    expect(hasOccurrence(store, "a@x.example", "field")).toBe(true);
-    expect(hasOccurrence(store, "a@x.example", "free_text")).toBe(false);
-    expect(hasOccurrence(store, "b@x.example", "field")).toBe(false);
+    indexToken(store, { key: "a@x.example", evidence: at(1, "field") });
+    expect(hasOccurrence(store, { key: "a@x.example", kind: "field" })).toBe(true);
+    expect(hasOccurrence(store, { key: "a@x.example", kind: "free_text" })).toBe(false);
+    expect(hasOccurrence(store, { key: "b@x.example", kind: "field" })).toBe(false);
     expect(store.work.probes).toBe(0);
   });
 });
@@ -81,7 +83,7 @@ describe("hasOccurrence()", () => {
 describe("lookupToken()", () => {
   test("lookupToken() counts one probe per lookup, found or not", () => {
     const store = createTaintStore();
-    indexToken(store, "a@x.example", at(1, "free_text"));
+    indexToken(store, { key: "a@x.example", evidence: at(1, "free_text") });
     lookupToken(store, "a@x.example");
     lookupToken(store, "b@x.example");
     expect(store.work).toEqual({ probes: 2, scanned: 0 });
@@ -91,7 +93,7 @@ describe("lookupToken()", () => {
 describe("searchRecent()", () => {
   test("searchRecent() counts the window text it scans", () => {
     const store = createTaintStore({ windowBytes: 1024 });
-    appendSegment(store.window, "book the riverside view hotel", at(1, "free_text"));
+    appendSegment(store.window, { text: "book the riverside view hotel", meta: at(1, "free_text") });
     expect(searchRecent(store, "riverside view hotel").free?.seq).toBe(1);
     expect(store.work.scanned).toBeGreaterThan(0);
   });

@@ -1,20 +1,22 @@
 import { describe, expect, test } from "bun:test";
 import type { Evidence } from "../../src/engine/index.ts";
-import { appendSegment, createTextWindow, flushWindow, searchWindow } from "../../src/engine/text-window.ts";
+import {
+  appendSegment,
+  createTextWindow,
+  flushWindow,
+  searchWindow,
+  type WindowHits,
+} from "../../src/engine/text-window.ts";
 
 const free: Evidence = { server: "web", tool: "get_webpage", seq: 1, kind: "free_text" };
 const field: Evidence = { server: "travel", tool: "get_hotels", seq: 2, kind: "field", field: "name" };
 const definition: Evidence = { server: "travel", tool: "tools/list", seq: 0, kind: "definition" };
 
-function search(
-  segments: [string, Evidence][],
-  needle: string,
-  limit = 1 << 20,
-): ReturnType<typeof searchWindow> {
+function search(segments: [string, Evidence][], needle: string, limit = 1 << 20): WindowHits {
   const window = createTextWindow(limit);
-  for (const [text, meta] of segments) appendSegment(window, text, meta);
+  for (const [text, meta] of segments) appendSegment(window, { text, meta });
   flushWindow(window);
-  return searchWindow(window, needle, { scanned: 0 });
+  return searchWindow(window, needle).hits;
 }
 
 describe("searchWindow()", () => {
@@ -65,29 +67,32 @@ describe("searchWindow()", () => {
 
   test("searchWindow() forgets output older than the window", () => {
     const window = createTextWindow(4096);
-    appendSegment(window, "visit riverside view hotel", free);
-    for (let i = 0; i < 100; i += 1) appendSegment(window, "x".repeat(1000), free);
+    appendSegment(window, { text: "visit riverside view hotel", meta: free });
+    for (let i = 0; i < 100; i += 1) appendSegment(window, { text: "x".repeat(1000), meta: free });
     flushWindow(window);
-    expect(searchWindow(window, "riverside view hotel", { scanned: 0 })).toEqual({});
+    expect(searchWindow(window, "riverside view hotel").hits).toEqual({});
   });
 
   test("searchWindow() scans no more than the window holds, however much was appended", () => {
     const limit = 256 * 1024;
     const window = createTextWindow(limit);
-    for (let i = 0; i < 2000; i += 1) appendSegment(window, `line ${i} ${"lorem ipsum ".repeat(80)}`, free);
+    for (let i = 0; i < 2000; i += 1)
+      appendSegment(window, { text: `line ${i} ${"lorem ipsum ".repeat(80)}`, meta: free });
     flushWindow(window);
-    const work = { scanned: 0 };
-    searchWindow(window, "riverside view hotel", work);
-    expect(work.scanned).toBeGreaterThan(0);
-    expect(work.scanned).toBeLessThanOrEqual(limit + 64 * 1024 + 2048);
+    const { scanned } = searchWindow(window, "riverside view hotel");
+    expect(scanned).toBeGreaterThan(0);
+    expect(scanned).toBeLessThanOrEqual(limit + 64 * 1024 + 2048);
   });
 
   test("appendSegment() keeps only the tail of a segment larger than the window", () => {
     const window = createTextWindow(1024);
-    appendSegment(window, `riverside view hotel ${"y ".repeat(2000)} grand budapest hotel`, free);
+    appendSegment(window, {
+      text: `riverside view hotel ${"y ".repeat(2000)} grand budapest hotel`,
+      meta: free,
+    });
     flushWindow(window);
-    expect(searchWindow(window, "riverside view hotel", { scanned: 0 })).toEqual({});
-    expect(searchWindow(window, "grand budapest hotel", { scanned: 0 }).free).toBeDefined();
+    expect(searchWindow(window, "riverside view hotel").hits).toEqual({});
+    expect(searchWindow(window, "grand budapest hotel").hits.free).toBeDefined();
   });
 
   test("appendSegment() turns control characters into spaces so NUL cannot fake a segment", () => {

@@ -31,9 +31,10 @@ describe("addToken() and findToken()", () => {
 
   test("addToken() keeps every token and its occurrences across growth", () => {
     const table = createTokenTable();
-    for (let i = 0; i < 20_000; i += 1) setOccurrence(table, addToken(table, hashKey(`k${i}`)), "field", i);
     for (let i = 0; i < 20_000; i += 1)
-      expect(occurrence(table, findToken(table, hashKey(`k${i}`)), "field")).toBe(i);
+      setOccurrence(table, { token: addToken(table, hashKey(`k${i}`)), column: "field", evidence: i });
+    for (let i = 0; i < 20_000; i += 1)
+      expect(occurrence(table, { token: findToken(table, hashKey(`k${i}`)), column: "field" })).toBe(i);
   });
 });
 
@@ -41,10 +42,10 @@ describe("setOccurrence()", () => {
   test("setOccurrence() keeps the first evidence of a column", () => {
     const table = createTokenTable();
     const token = addToken(table, hashKey("a"));
-    expect(occurrence(table, token, "free")).toBe(-1);
-    expect(setOccurrence(table, token, "free", 3)).toBe(true);
-    expect(setOccurrence(table, token, "free", 4)).toBe(false);
-    expect(occurrence(table, token, "free")).toBe(3);
-    expect(occurrence(table, token, "definition")).toBe(-1);
+    expect(occurrence(table, { token, column: "free" })).toBe(-1);
+    expect(setOccurrence(table, { token, column: "free", evidence: 3 })).toBe(true);
+    expect(setOccurrence(table, { token, column: "free", evidence: 4 })).toBe(false);
+    expect(occurrence(table, { token, column: "free" })).toBe(3);
+    expect(occurrence(table, { token, column: "definition" })).toBe(-1);
   });
 });
