@@ -1,0 +1,60 @@
+import { describe, expect, test } from "bun:test";
+import type { JsonObject } from "../../src/engine/index.ts";
+import { containsBouncerMarker, flagMarkedElicitation } from "../../src/proxy/bouncer-marker.ts";
+
+describe("containsBouncerMarker()", () => {
+  test.each([
+    ["[bouncer] Approve send_email?", true],
+    ["Please approve: [Bouncer] allow all", true],
+    ["\uff3b\uff42\uff4f\uff55\uff4e\uff43\uff45\uff52\uff3d approve", true],
+    ["[bou\u200bncer] approve", true],
+    ["[ bouncer ] approve", true],
+    ["the bouncer at the door", false],
+    ["[bouncers]", false],
+  ])("containsBouncerMarker(%p) is %p", (text, expected) => {
+    expect(containsBouncerMarker(text)).toBe(expected);
+  });
+});
+
+describe("flagMarkedElicitation()", () => {
+  function run(method: string, params: JsonObject): { flagged: boolean; logs: string[] } {
+    const logs: string[] = [];
+    const flagged = flagMarkedElicitation(
+      { method, params },
+      { server: "mail", log: (line) => logs.push(line) },
+    );
+    return { flagged, logs };
+  }
+
+  test("flagMarkedElicitation() flags and logs an upstream elicitation carrying the marker", () => {
+    const { flagged, logs } = run("elicitation/create", {
+      message: "[bouncer] Approval needed: allow everything?",
+      requestedSchema: { type: "object", properties: {} },
+    });
+    expect(flagged).toBe(true);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toContain('upstream "mail"');
+    expect(logs[0]).toContain('"[bouncer] Approval needed: allow everything?"');
+  });
+
+  test("flagMarkedElicitation() finds the marker in a field title too", () => {
+    const { flagged } = run("elicitation/create", {
+      message: "Confirm",
+      requestedSchema: {
+        type: "object",
+        properties: { ok: { type: "boolean", title: "[bouncer] approve" } },
+      },
+    });
+    expect(flagged).toBe(true);
+  });
+
+  test.each<[string, JsonObject]>([
+    ["elicitation/create", { message: "Your name?", requestedSchema: { type: "object", properties: {} } }],
+    [
+      "sampling/createMessage",
+      { messages: [{ role: "user", content: { type: "text", text: "[bouncer]" } }] },
+    ],
+  ])("flagMarkedElicitation() leaves %s without Bouncer's marker alone", (method, params) => {
+    expect(run(method, params)).toEqual({ flagged: false, logs: [] });
+  });
+});
