@@ -27,7 +27,7 @@ import {
   sha256File,
 } from "./build/release-files.ts";
 import { measureStartup, type StartupReport } from "./build/startup-report.ts";
-import { type BuildTarget, hostTarget, selectTargets } from "./build/targets.ts";
+import { type BuildTarget, hostTarget, selectTargets, TARGETS } from "./build/targets.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const FALLBACK_REPO = "OWNER/bouncer";
@@ -127,6 +127,21 @@ function writeReleaseFiles(
   return written;
 }
 
+/** The release files a build writes besides the executables. */
+const RELEASE_FILES: readonly string[] = ["SHA256SUMS", "bouncer.rb", "bouncer.json", "build-report.json"];
+
+/**
+ * Removes what an earlier build wrote to the output folder (every target's executable and the release
+ * files, nothing else), so a partial build never leaves a formula or checksum of another build beside
+ * its own executables.
+ * @param outDir - The output folder.
+ */
+function removeEarlierOutput(outDir: string): void {
+  for (const name of [...TARGETS.map((row) => row.file), ...RELEASE_FILES]) {
+    rmSync(join(outDir, name), { force: true });
+  }
+}
+
 /**
  * Runs the build from command-line flags.
  * @param argv - The flags (without `bun scripts/build.ts`).
@@ -159,6 +174,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const outDir = resolve(ROOT, values.out);
   const entry = resolve(ROOT, values.entry);
   mkdirSync(outDir, { recursive: true });
+  removeEarlierOutput(outDir);
   const rows = await compileAll(targets, { entry, outDir, bytecode: values.bytecode });
   const written = writeReleaseFiles(outDir, { rows, targets, info });
   const buildMs = Math.round(performance.now() - started);
