@@ -1,16 +1,35 @@
 /**
- * Where `bouncer run` gets its interception hooks: {@link createGatingHooks} builds the gate's
- * hooks for one session (policy, pins, asks, audit log, recording). The gate is not wired here yet,
- * so these hooks FAIL CLOSED: every `tools/call` is answered `[bouncer blocked] …` and nothing is
- * forwarded — `bouncer run` never runs ungated. Everything else (handshake, tools/list, resources,
- * prompts, …) is relayed. Edge.
+ * Where `bouncer run` gets its interception hooks: {@link createGatingHooks} builds the gate's hooks
+ * for one session — the policy (loaded when the hooks are built, before anything slow), the pins
+ * (`$BOUNCER_HOME/pins`, or memory with `--pins off`), the walks of the upstream's tools, the decision
+ * on every `tools/call` with asks by elicitation, untrusted output recorded before the client sees
+ * it, the audit log and the `--record` session file. The decision itself is the gate's (engine and
+ * policy); nothing here re-implements a rule. An invalid policy refuses the session at `initialize`
+ * (exit 2): Bouncer never runs ungated. Edge.
  *
- * Source: SPEC §2.1 ("when in doubt, ask; when asking is impossible, deny"), §3.1, §3.2.
+ * Source: SPEC §2.1 ("when in doubt, ask; when asking is impossible, deny"), §3.1, §3.2, §3.5, §3.6,
+ * §3.8.
  * @module
  */
 
-import { passThroughHooks, type RelayContext, type RelayHooks } from "./relay-hooks.ts";
+import { isAbsolute, join, resolve } from "node:path";
+import { createAuditWriter, createSessionRecorder, type SessionRecorder } from "../audit/index.ts";
+import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
+import type { JsonObject, JsonValue } from "../engine/index.ts";
+import { userHome } from "../platform/home-dir.ts";
+import { resolvePathSteps } from "../platform/path-walk.ts";
+import type { Policy } from "../policy/index.ts";
+import { createAsker } from "./asker.ts";
+import { elicitationSupport } from "./elicitation-support.ts";
+import { createFilePinStore, type FilePinStore } from "./file-pin-store.ts";
+import { Gate, type ServerContext } from "./gate.ts";
+import { blockedResult, type CallGate, type CallRecord, gateToolCall } from "./gated-call.ts";
+import { isJsonObject, member, type RpcErrorObject } from "./jsonrpc.ts";
+import { createMemoryPinStore } from "./memory-pin-store.ts";
+import type { RelayContext, RelayHooks, RpcOutcome } from "./relay-hooks.ts";
 import type { RunOptions } from "./run-args.ts";
+import { SessionAudit, sessionId } from "./session-audit.ts";
+import { ToolListState } from "./tool-list-state.ts";
 
 /** What the gating hooks are built from. */
 export interface GatingSetup {
@@ -29,36 +48,291 @@ export interface GatingSetup {
   readonly log: (message: string) => void;
 }
 
-/** The message a call gets while the gate is not wired. */
-const NOT_WIRED =
-  "[bouncer blocked] this build of bouncer run has no gate wired in yet, so no tool call is forwarded";
+/** The JSON-RPC error code of a refused session (server-defined range). */
+export const SESSION_REFUSED_CODE = -32001;
+
+/** Upstream methods whose results reach the model and are recorded as untrusted (SPEC §2.5). */
+const UNTRUSTED_RESULTS: ReadonlySet<string> = new Set(["resources/read", "prompts/get", "tasks/result"]);
+
+/** A session that can gate. */
+interface Live {
+  readonly kind: "live";
+  readonly calls: CallGate;
+  readonly context: ServerContext;
+  readonly recorder?: SessionRecorder;
+}
+
+/** A session refused at start-up (invalid policy, unwritable session file). */
+interface Refused {
+  readonly kind: "refused";
+  readonly error: RpcErrorObject;
+  readonly exitCode: number;
+}
+
+/**
+ * Loads the policy and builds the session's parts.
+ * @param context - The relay context.
+ * @param setup - Flags, upstream, home and logger.
+ * @returns The live session, or why it is refused.
+ */
+async function startSession(context: RelayContext, setup: GatingSetup): Promise<Live | Refused> {
+  const { run, upstream, log } = setup;
+  let policy: Policy;
+  try {
+    const checked = await checkPolicyPaths(run.policies, { cwd: process.cwd() });
+    if (!checked.ok) {
+      const lines = checked.issues.map(formatIssueLine);
+      return refuse(
+        { message: `Invalid policy: ${lines[0]}`, data: { code: "POLICY_INVALID", issues: lines } },
+        2,
+      );
+    }
+    policy = checked.policy;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return refuse({ message, data: { code: "POLICY_UNREADABLE" } }, 2);
+  }
+  const server: ServerContext = {
+    name: upstream.name,
+    command: [upstream.command, ...upstream.args],
+    cwd: upstream.cwd,
+  };
+  const filePins: FilePinStore | undefined =
+    run.pins === "off" ? undefined : createFilePinStore({ home: setup.home });
+  const pins = filePins ?? createMemoryPinStore();
+  const gate = new Gate(policy, {
+    pins,
+    pinMode: run.pins,
+    home: userHome(),
+    cwd: upstream.cwd,
+    platform: process.platform === "win32" ? "win32" : "posix",
+    resolvePath: resolvePathSteps,
+  });
+  gate.registerServer(server);
+  const writer = createAuditWriter(auditPath(setup));
+  try {
+    writer.open();
+  } catch (error) {
+    log(`${error instanceof Error ? error.message : String(error)}: every tools/call will be blocked`);
+  }
+  let recorder: SessionRecorder | undefined;
+  if (run.record !== undefined) {
+    try {
+      recorder = createSessionRecorder(resolve(process.cwd(), run.record));
+    } catch (error) {
+      return refuse({ message: error instanceof Error ? error.message : String(error), data: {} }, 1);
+    }
+  }
+  const audit = new SessionAudit({
+    session: sessionId({ env: process.env, ppid: process.ppid }),
+    server: upstream.name,
+    writer,
+    ...(recorder === undefined ? {} : { recorder }),
+    mode: run.mode,
+    log,
+  });
+  const tools = new ToolListState({
+    gate,
+    pins,
+    ...(filePins === undefined ? {} : { filePins }),
+    server,
+    audit,
+    requestUpstream: (method, params, options) => context.requestUpstream(method, params, options),
+    notifyClient: (method, params) => context.notifyClient(method, params),
+    log,
+  });
+  const asker = createAsker({
+    requestClient: (method, params, options) => context.requestClient(method, params, options),
+    clientCapabilities: () => elicitationSupport(context.session()),
+    now: () => performance.now(),
+    askTimeoutMs: run.askTimeoutSeconds * 1000,
+    maxAsks: run.maxAsks,
+    humanMinMs: run.humanMinMs,
+    sendProgress: (progressToken, progress, message) =>
+      context.notifyClient("notifications/progress", { progressToken, progress, message }),
+    log,
+  });
+  const calls: CallGate = { server: upstream.name, gate, tools, audit, asker, mode: run.mode, log };
+  return { kind: "live", calls, context: server, ...(recorder === undefined ? {} : { recorder }) };
+}
+
+/**
+ * A refused session.
+ * @param error - Message and data.
+ * @param exitCode - The exit status.
+ * @returns The refusal.
+ */
+function refuse(error: { readonly message: string; readonly data: JsonObject }, exitCode: number): Refused {
+  return { kind: "refused", error: { code: SESSION_REFUSED_CODE, ...error }, exitCode };
+}
+
+/**
+ * The audit log's path: `--audit-log` (relative to Bouncer's working directory) or
+ * `$BOUNCER_HOME/audit.jsonl`.
+ * @param setup - Flags and home.
+ * @returns An absolute path.
+ */
+function auditPath(setup: GatingSetup): string {
+  const flag = setup.run.auditLog;
+  if (flag === undefined) return join(setup.home, "audit.jsonl");
+  return isAbsolute(flag) ? flag : resolve(process.cwd(), flag);
+}
 
 /**
  * Builds the hooks that gate one session.
  *
- * TODO(gate): replace the body with the gate from `./gate.ts`: load and validate the policy from
- * `setup.run.policies` here (before the upstream is spawned; an invalid policy makes
- * `onClientInitialize` return `{ kind: "error", error, exitCode: 2 }`), walk `tools/list` with
- * `context.requestUpstream` from `onInitialized` and `onToolsListChanged` and expose the walk through
- * `whenReady`, answer `onToolsList` from the walk, decide in `onToolCall` (ask with
- * `context.requestClient("elicitation/create", …)`, honouring `call.signal`), record in
- * `onToolResult` / `onUpstreamResult`, audit in `onNoise` / `onDroppedCall` / `onUpstreamExit`, and
- * flush the audit log in `onShutdown`.
- *
- * Source: SPEC §3.1, §3.2.
+ * Source: SPEC §3.1, §3.2, §3.5, §3.6, §3.8.
  * @param context - What hooks may do (own requests to the client and upstream, session facts).
  * @param setup - Flags, upstream, home and logger.
- * @returns Hooks that relay everything but deny every tools/call.
+ * @returns The gating hooks.
  */
 export function createGatingHooks(context: RelayContext, setup: GatingSetup): RelayHooks {
-  setup.log("The gate is not wired into this build: every tools/call is blocked (fail closed)");
-  void context;
-  return {
-    ...passThroughHooks(),
-    onToolCall: () =>
-      Promise.resolve({
-        kind: "result",
-        result: { content: [{ type: "text", text: NOT_WIRED }], isError: true },
-      }),
+  const { log } = setup;
+  let settled: Live | Refused | undefined;
+  const started = startSession(context, setup).then(
+    (session) => {
+      settled = session;
+      if (session.kind === "refused") log(session.error.message);
+      return session;
+    },
+    (error: unknown): Refused => {
+      const message = `Cannot start the gate: ${error instanceof Error ? error.message : String(error)}`;
+      log(message);
+      settled = refuse({ message, data: {} }, 1);
+      return settled;
+    },
+  );
+  const records = new WeakMap<object, CallRecord>();
+  const live = (run: (session: Live) => void): void => {
+    if (settled?.kind === "live") run(settled);
+    else void started.then((session) => (session.kind === "live" ? run(session) : undefined));
   };
+
+  return {
+    onClientInitialize: () => {
+      const decide = (session: Live | Refused) =>
+        session.kind === "refused"
+          ? { kind: "error" as const, error: session.error, exitCode: session.exitCode }
+          : { kind: "forward" as const };
+      return settled === undefined ? started.then(decide) : decide(settled);
+    },
+    onInitializeResult: (result) =>
+      live((session) => {
+        const { gate, audit } = session.calls;
+        const serverInfo = member(result, "serverInfo");
+        const context: ServerContext = {
+          ...session.context,
+          ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
+        };
+        gate.registerServer(context);
+        const instructions = member(result, "instructions");
+        if (typeof instructions === "string") gate.recordInstructions(context.name, instructions);
+        audit.recordServer({
+          command: context.command ?? [],
+          cwd: context.cwd ?? "",
+          ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
+        });
+      }),
+    onInitialized: () => live((session) => void session.calls.tools.walk()),
+    whenReady: async () => {
+      const session = await started;
+      if (session.kind === "live") await session.calls.tools.whenReady();
+    },
+    onToolsList: async () => {
+      const session = await started;
+      if (session.kind === "refused") return { kind: "error", error: session.error };
+      const { tools } = session.calls;
+      await tools.noticePinChanges().catch((error: unknown) => log(describe(error)));
+      return tools.toolsList();
+    },
+    onToolCall: async (call) => {
+      const session = await started;
+      if (session.kind === "refused") return { kind: "result", result: blockedResult(session.error.message) };
+      const gated = await gateToolCall(session.calls, call);
+      if (gated.record !== undefined) {
+        records.set(call, gated.record);
+        if (gated.decision.kind !== "forward") recordCall(session, call, { record: gated.record });
+      }
+      return gated.decision;
+    },
+    onToolResult: async (call, outcome) => {
+      const session = await started;
+      const record = records.get(call);
+      if (session.kind === "refused" || record === undefined) return;
+      records.delete(call);
+      const { gate, server } = session.calls;
+      const forwarded = { server, tool: call.name, seq: record.seq, args: record.args };
+      if (outcome.kind === "result" && isJsonObject(outcome.result)) {
+        gate.recordResult(forwarded, { result: outcome.result });
+      } else {
+        gate.recordResult(forwarded, { error: outcomeValue(outcome) });
+      }
+      recordCall(session, call, { record, outcome });
+    },
+    onUpstreamResult: (request, outcome) =>
+      live((session) => {
+        if (!UNTRUSTED_RESULTS.has(request.method) || outcome.kind !== "result") return;
+        session.calls.gate.recordUntrusted(session.calls.server, request.method, outcome.result);
+      }),
+    onUpstreamRequest: (request) =>
+      live((session) => {
+        if (request.method !== "sampling/createMessage") return;
+        session.calls.gate.recordUntrusted(session.calls.server, request.method, request.params);
+      }),
+    onToolsListChanged: () => live((session) => void session.calls.tools.walk()),
+    onDroppedCall: (message) => live((session) => session.calls.audit.droppedCall(message)),
+    onNoise: (noise) => live((session) => session.calls.audit.noise(noise)),
+    onUpstreamExit: (failure) => live((session) => session.calls.audit.upstreamExit(failure)),
+    onShutdown: async () => {
+      const session = settled;
+      if (session?.kind !== "live") return;
+      session.calls.audit.flush();
+    },
+  };
+}
+
+/**
+ * The JSON value an outcome carries (the result, or the error object).
+ * @param outcome - The upstream's answer.
+ * @returns The value.
+ */
+function outcomeValue(outcome: RpcOutcome): JsonValue {
+  if (outcome.kind === "result") return outcome.result;
+  const { code, message, data } = outcome.error;
+  return { code, message, ...(data === undefined ? {} : { data }) };
+}
+
+/**
+ * Writes a call to the `--record` file.
+ * @param session - The live session.
+ * @param call - The call.
+ * @param done - Its bookkeeping and, when forwarded, the upstream's answer.
+ */
+function recordCall(
+  session: Live,
+  call: { readonly name: string },
+  done: { readonly record: CallRecord; readonly outcome?: RpcOutcome },
+): void {
+  const { record, outcome } = done;
+  const answer =
+    outcome === undefined
+      ? {}
+      : outcome.kind === "result" && isJsonObject(outcome.result)
+        ? { result: outcome.result }
+        : { error: outcomeValue(outcome) };
+  session.calls.audit.recordCall({
+    tool: call.name,
+    arguments: record.args,
+    seq: record.seq,
+    ...answer,
+    ...(record.ask === undefined ? {} : { ask: record.ask }),
+  });
+}
+
+/**
+ * @param error - Anything caught.
+ * @returns Its message.
+ */
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

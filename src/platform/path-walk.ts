@@ -1,0 +1,134 @@
+/**
+ * The file-system walk behind path confinement (SPEC §2.4): an absolute path is walked component by
+ * component with `lstat`; each symbolic link met is resolved with `readlink` and the walk goes on from
+ * its target, so every place the path leads to is seen — including the target of a dangling link,
+ * taken as written. The engine receives this as its injected `PathResolver` and checks every step
+ * against the allowed prefixes. Edge (file system).
+ *
+ * Source: SPEC §2.4 ("walked component by component with `lstat`, each symlink resolved with
+ * `readlink` (a dangling link resolved to its target as written)"), §8 (a race between check and use).
+ * @module
+ */
+
+import { lstatSync, readlinkSync } from "node:fs";
+import path from "node:path";
+
+/** A `node:path` flavour (`path.posix` or `path.win32`). */
+type PathApi = typeof path.posix;
+
+/** Symbolic links followed in one walk before it gives up, as the kernel does (`ELOOP`). */
+export const MAX_LINKS = 40;
+
+/** Options of {@link walkPath}. */
+export interface PathWalkOptions {
+  /** `node:path` flavour (default: the running platform's). */
+  readonly pathApi?: PathApi;
+  /** `lstat` stand-in returning whether the path is a link, or undefined when it does not exist. */
+  readonly inspect?: (candidate: string) => "link" | "other" | undefined;
+  /** `readlink` stand-in. */
+  readonly readLink?: (candidate: string) => string;
+}
+
+/**
+ * Whether an error is a file-system error with one of the given codes.
+ * @param error - Anything caught.
+ * @param codes - Error codes such as `ENOENT`.
+ * @returns True when `error.code` is one of them.
+ */
+function hasCode(error: unknown, codes: readonly string[]): boolean {
+  if (!(error instanceof Error)) return false;
+  const code: unknown = Reflect.get(error, "code");
+  return typeof code === "string" && codes.includes(code);
+}
+
+/**
+ * `lstat` reduced to what the walk needs.
+ * @param candidate - An absolute path.
+ * @returns `link`, `other`, or undefined when nothing is there (or a component is not a directory).
+ * @throws {Error} Other file-system errors (e.g. `EACCES`): the engine then denies the call.
+ */
+function inspectPath(candidate: string): "link" | "other" | undefined {
+  try {
+    return lstatSync(candidate).isSymbolicLink() ? "link" : "other";
+  } catch (error) {
+    if (hasCode(error, ["ENOENT", "ENOTDIR"])) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Walks an absolute path the way the file system would resolve it and returns every absolute path the
+ * walk lands on: after each symbolic link, the link's target joined with the components still to
+ * walk; the fully walked path last. A path without links gives `[path]`. Components past a missing
+ * one are taken lexically (a file about to be created, or the target of a dangling link).
+ *
+ * Source: SPEC §2.4.
+ * @param absolutePath - An absolute, lexically normalised path.
+ * @param options - Test doubles for the platform and the file system.
+ * @returns The steps, the final resolved path last.
+ * @throws {Error} After {@link MAX_LINKS} links (a loop), or on a file-system error other than "not
+ *   found": the engine turns a throwing resolver into a deny.
+ * @example walkPath("/data/out/link/x.txt") // ["/etc/x.txt"] when /data/out/link -> /etc
+ */
+export function walkPath(absolutePath: string, options: PathWalkOptions = {}): readonly string[] {
+  const p = options.pathApi ?? path;
+  const inspect = options.inspect ?? inspectPath;
+  const readLink = options.readLink ?? ((candidate: string): string => readlinkSync(candidate));
+  if (!p.isAbsolute(absolutePath)) throw new Error(`Cannot walk path "${absolutePath}": it is not absolute`);
+  const steps: string[] = [];
+  const root = p.parse(absolutePath).root;
+  let current = root;
+  let rest = splitComponents(absolutePath.slice(root.length), p);
+  let links = 0;
+  let missing = false;
+  while (rest.length > 0) {
+    const [head, ...tail] = rest;
+    rest = tail;
+    if (head === undefined || head === ".") continue;
+    if (head === "..") {
+      current = p.dirname(current);
+      continue;
+    }
+    const candidate = p.join(current, head);
+    const kind: "link" | "other" | undefined = missing ? undefined : inspect(candidate);
+    if (kind !== "link") {
+      missing ||= kind === undefined;
+      current = candidate;
+      continue;
+    }
+    links++;
+    if (links > MAX_LINKS) throw new Error(`Cannot walk path "${absolutePath}": too many symbolic links`);
+    const target = readLink(candidate);
+    const base = p.isAbsolute(target) ? p.parse(target).root : current;
+    const joined = p.resolve(base, target, ...rest);
+    steps.push(joined);
+    current = p.isAbsolute(target) ? p.parse(target).root : current;
+    rest = [...splitComponents(p.isAbsolute(target) ? target.slice(current.length) : target, p), ...rest];
+  }
+  steps.push(current);
+  return steps;
+}
+
+/**
+ * Splits the part of a path after its root into components.
+ * @param rest - The path without its root.
+ * @param p - The path flavour.
+ * @returns Its non-empty components.
+ */
+function splitComponents(rest: string, p: PathApi): string[] {
+  const separators = p.sep === "\\" ? /[\\/]+/ : /\/+/;
+  return rest.split(separators).filter((part) => part !== "");
+}
+
+/**
+ * The resolver handed to the gate (`GateOptions.resolvePath`): {@link walkPath} on the real file
+ * system.
+ *
+ * Source: SPEC §2.4.
+ * @param absolutePath - An absolute, lexically normalised path.
+ * @returns Every step of the walk, the final one last.
+ * @throws {Error} As {@link walkPath}.
+ */
+export function resolvePathSteps(absolutePath: string): readonly string[] {
+  return walkPath(absolutePath);
+}

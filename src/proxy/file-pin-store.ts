@@ -1,0 +1,253 @@
+/**
+ * The pin store on disk (SPEC §2.2): `$BOUNCER_HOME/pins/<identity-hash>.json`, one file per server
+ * identity, written atomically (temp file + rename, `write-file-atomic`) while holding an `O_EXCL`
+ * lock file, mode 0600. Every read re-checks the file (inode, size, mtime, then content) so that an
+ * accept made from a terminal, or by another instance, is seen before the next decision, while an
+ * unchanged file keeps returning the same `Map` (the gate re-compares only when pins change). A
+ * corrupt file is an error naming it — never an empty store (STYLE #14). Edge (file system).
+ *
+ * Source: SPEC §2.2 ("Where", "Modes", "Changed tool": the pending definition is stored beside the
+ * pins), STYLE #14.
+ * @module
+ */
+
+import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import { hasErrorCode, tryAcquireLock } from "../audit/rotation-lock.ts";
+import type { ToolDefinition } from "../engine/index.ts";
+import { BouncerError } from "../platform/errors.ts";
+import type { PinStore, ServerContext } from "./memory-pin-store.ts";
+import { definitionHash, type PinFile, type PinRecord, parsePinFile, serializePinFile } from "./pin-file.ts";
+import { identityHash, scrubCommand } from "./server-identity.ts";
+
+/** How long a writer waits for the lock before giving up (a lock older than 10 s is taken over). */
+const LOCK_WAIT_MS = 15_000;
+
+/** A definition waiting for approval, as a walk found it. */
+export interface PendingDefinition {
+  readonly definition: ToolDefinition;
+  readonly kind: "changed" | "new";
+}
+
+/** The file pin store: the gate's {@link PinStore} plus what the proxy and `bouncer pins` need. */
+export interface FilePinStore extends PinStore {
+  /** The pin file of a server. */
+  fileFor(server: ServerContext): string;
+  /**
+   * Stores changed or new definitions beside the pins (replacing an older pending one of the same
+   * tool), so that `bouncer pins accept` can accept them. Writes nothing when they are already there.
+   * @throws {BouncerError} When the file is corrupt or cannot be written.
+   */
+  setPending(server: ServerContext, pending: readonly PendingDefinition[]): Promise<void>;
+}
+
+/**
+ * The folder holding every pin file.
+ * @param home - Bouncer's home directory.
+ * @returns `<home>/pins`.
+ */
+export function pinsDir(home: string): string {
+  return join(home, "pins");
+}
+
+/**
+ * Reads and parses a pin file, or returns undefined when it does not exist.
+ *
+ * Source: SPEC §2.2, STYLE #14.
+ * @param path - The file.
+ * @returns The text and content, or undefined.
+ * @throws {BouncerError} `PINS_CORRUPT` for a file that does not parse; `PINS_UNREADABLE` when it
+ *   cannot be read.
+ */
+export function readPinFile(path: string): { readonly text: string; readonly file: PinFile } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return undefined;
+    throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describe(error)}`, {
+      cause: error,
+    });
+  }
+  return { text, file: parsePinFile(text, path) };
+}
+
+/**
+ * Changes a pin file under its lock: reads it fresh, applies `change`, writes it atomically (mode
+ * 0600) unless `change` returns undefined.
+ *
+ * Source: SPEC §2.2 ("written atomically (temp file + rename) under a lock file").
+ * @param path - The pin file.
+ * @param change - From the current content (undefined when absent) to the new one, or undefined for
+ *   "no change".
+ * @returns The text written, or undefined when nothing was written.
+ * @throws {BouncerError} `PINS_CORRUPT`, `PINS_LOCKED` or `PINS_UNWRITABLE`.
+ */
+export async function updatePinFile(
+  path: string,
+  change: (current: PinFile | undefined) => PinFile | undefined,
+): Promise<string | undefined> {
+  const lockPath = `${path}.lock`;
+  const unwritable = (error: unknown): BouncerError =>
+    new BouncerError("PINS_UNWRITABLE", `Cannot write pins "${path}": ${describe(error)}`, { cause: error });
+  const end = Date.now() + LOCK_WAIT_MS;
+  let lock: ReturnType<typeof tryAcquireLock>;
+  for (;;) {
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      lock = tryAcquireLock(lockPath);
+    } catch (error) {
+      throw unwritable(error);
+    }
+    if (lock !== undefined) break;
+    if (Date.now() > end) {
+      throw new BouncerError("PINS_LOCKED", `Cannot write pins "${path}": the lock "${lockPath}" is held`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  try {
+    const next = change(readPinFile(path)?.file);
+    if (next === undefined) return undefined;
+    const text = serializePinFile(next);
+    try {
+      writeFileAtomic.sync(path, text, { mode: 0o600, fsync: true });
+    } catch (error) {
+      throw unwritable(error);
+    }
+    return text;
+  } finally {
+    lock.release();
+  }
+}
+
+/** What the store remembers about one file between reads. */
+interface CacheEntry {
+  stamp: string;
+  readonly text: string;
+  readonly pins: ReadonlyMap<string, ToolDefinition>;
+}
+
+/**
+ * Creates the file pin store.
+ *
+ * Source: SPEC §2.2.
+ * @param options - Bouncer's home and the clock (for the dates in the file).
+ * @returns The store.
+ */
+export function createFilePinStore(options: {
+  readonly home: string;
+  readonly now?: () => number;
+}): FilePinStore {
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, CacheEntry>();
+  const fileFor = (server: ServerContext): string =>
+    join(
+      pinsDir(options.home),
+      `${identityHash({ name: server.name, command: server.command ?? [], cwd: server.cwd ?? "" })}.json`,
+    );
+  const blank = (server: ServerContext): PinFile => ({
+    server: server.name,
+    command: scrubCommand(server.command ?? []),
+    cwd: server.cwd ?? "",
+    tools: [],
+    pending: [],
+  });
+  const remember = (path: string, text: string): ReadonlyMap<string, ToolDefinition> => {
+    const previous = cache.get(path);
+    const stamp = stampOf(path) ?? "";
+    if (previous !== undefined && previous.text === text) {
+      previous.stamp = stamp;
+      return previous.pins;
+    }
+    const file = parsePinFile(text, path);
+    const pins = new Map(file.tools.map((record) => [record.name, record.definition] as const));
+    cache.set(path, { stamp, text, pins });
+    return pins;
+  };
+  return {
+    fileFor,
+    async load(server) {
+      const path = fileFor(server);
+      const stamp = stampOf(path);
+      if (stamp === undefined) {
+        cache.delete(path);
+        return undefined;
+      }
+      const cached = cache.get(path);
+      if (cached !== undefined && cached.stamp === stamp) return cached.pins;
+      const read = readPinFile(path);
+      return read === undefined ? undefined : remember(path, read.text);
+    },
+    async pin(server, definitions) {
+      const path = fileFor(server);
+      const at = new Date(now()).toISOString();
+      const text = await updatePinFile(path, (current) => {
+        const file = current ?? blank(server);
+        const names = new Set(definitions.map((definition) => definition.name));
+        const pinned: PinRecord[] = definitions.map((definition) => ({
+          name: definition.name,
+          hash: definitionHash(definition),
+          definition,
+          at,
+        }));
+        return {
+          ...file,
+          tools: [...file.tools.filter((record) => !names.has(record.name)), ...pinned],
+          pending: file.pending.filter((record) => !names.has(record.name)),
+        };
+      });
+      if (text !== undefined) remember(path, text);
+    },
+    async setPending(server, pending) {
+      const path = fileFor(server);
+      const at = new Date(now()).toISOString();
+      const text = await updatePinFile(path, (current) => {
+        const file = current ?? blank(server);
+        const fresh = pending
+          .map(({ definition, kind }) => ({
+            name: definition.name,
+            hash: definitionHash(definition),
+            definition,
+            at,
+            kind,
+          }))
+          .filter(
+            (record) => !file.pending.some((old) => old.name === record.name && old.hash === record.hash),
+          );
+        if (fresh.length === 0 && current !== undefined) return undefined;
+        const names = new Set(fresh.map((record) => record.name));
+        return { ...file, pending: [...file.pending.filter((record) => !names.has(record.name)), ...fresh] };
+      });
+      if (text !== undefined) remember(path, text);
+    },
+  };
+}
+
+/**
+ * A file's identity and version: inode, size and mtime, or undefined when it does not exist.
+ * @param path - The file.
+ * @returns The stamp.
+ * @throws {BouncerError} `PINS_UNREADABLE` when it cannot be looked at.
+ */
+function stampOf(path: string): string | undefined {
+  try {
+    const stats = statSync(path);
+    return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return undefined;
+    throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describe(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * A file-system error's code and description, without the path Node adds.
+ * @param error - Anything caught.
+ * @returns A short description.
+ */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.message.replace(/, \w+ '.*'$/, "").replace(/\.$/, "");
+}

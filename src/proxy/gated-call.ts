@@ -1,0 +1,209 @@
+/**
+ * One client `tools/call` through the gate: the decision is the gate's (engine and policy); this file
+ * only sequences it — re-walk once for an unknown name, notice pins accepted elsewhere, decide on
+ * exactly the arguments that would be forwarded (a message with repeated keys or unsafe integers is
+ * denied), audit the decision (a failed write denies), then forward, block, or ask the human and
+ * decide again with the approval in place. `--mode audit` forwards every call and logs the verdict.
+ * Edge.
+ *
+ * Source: SPEC §2.1 (verdicts), §2.2 ("Unknown name"), §2.3 (counted once per request), §3.1 ("Decide
+ * on exactly what is forwarded"), §3.4 (asks), §3.5 (fail closed), §3.8 (modes).
+ * @module
+ */
+
+import type { AskOutcome as AuditAskOutcome } from "../audit/index.ts";
+import type { Decision, JsonObject, Reason } from "../engine/index.ts";
+import type { Asker, AskOutcome } from "./asker.ts";
+import type { Gate } from "./gate.ts";
+import type { ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
+import type { SessionAudit } from "./session-audit.ts";
+import type { ToolListState } from "./tool-list-state.ts";
+
+/** What a gated call is decided with. */
+export interface CallGate {
+  readonly server: string;
+  readonly gate: Gate;
+  readonly tools: ToolListState;
+  readonly audit: SessionAudit;
+  readonly asker: Asker;
+  readonly mode: "enforce" | "audit";
+  readonly log: (message: string) => void;
+}
+
+/** A call's bookkeeping, kept until its result is recorded. */
+export interface CallRecord {
+  readonly seq: number;
+  /** The arguments decided (and forwarded, when forwarded). */
+  readonly args: JsonObject;
+  /** The ask's outcome, when one was put. */
+  readonly ask?: AuditAskOutcome;
+}
+
+/** The decision on a call and its bookkeeping. */
+export interface GatedCall {
+  readonly decision: ToolCallDecision;
+  /** Present for a call that was decided (forwarded or blocked). */
+  readonly record?: CallRecord;
+}
+
+/**
+ * The tool result of a blocked call (SPEC §2.1).
+ *
+ * Source: SPEC §2.1 ("one text block `[bouncer blocked] <reason>`").
+ * @param reason - Why.
+ * @returns The `tools/call` result.
+ */
+export function blockedResult(reason: string): JsonObject {
+  return { content: [{ type: "text", text: `[bouncer blocked] ${reason}` }], isError: true };
+}
+
+/**
+ * A deny the proxy itself decides (the message could not be decided on as sent, or deciding failed).
+ * @param reason - Code and message.
+ * @returns A deny decision with one `default` reason.
+ */
+function proxyDeny(reason: { readonly code: string; readonly message: string }): Decision {
+  const only: Reason = { ...reason, source: "default" };
+  return { verdict: "deny", contract: "default", reasons: [only] };
+}
+
+/**
+ * Audits a decision; a failed write blocks the call (fail closed) and says why on stderr.
+ * @param gated - The call gate.
+ * @param entry - The decision, seq, tool and arguments.
+ * @returns Undefined when written, else the blocked answer.
+ */
+function auditDecision(
+  gated: CallGate,
+  entry: {
+    readonly decision: Decision;
+    readonly seq: number;
+    readonly tool: string;
+    readonly args: JsonObject;
+  },
+): ToolCallDecision | undefined {
+  try {
+    gated.audit.decision(entry.decision, { seq: entry.seq, tool: entry.tool, args: entry.args });
+    return undefined;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    gated.log(`${detail}: the call is blocked (fail closed)`);
+    return { kind: "result", result: blockedResult(`${detail}: Bouncer blocks calls it cannot audit`) };
+  }
+}
+
+/**
+ * Decides one client `tools/call`.
+ *
+ * Source: SPEC §2, §3.1, §3.4, §3.5, §3.8.
+ * @param gated - The gate, tool list, audit, asker and mode.
+ * @param call - The client's request (parsed, with its strict-JSON report and cancel signal).
+ * @returns What to do with it, and what to record when its result comes back.
+ * @throws Never for an expected outcome (an unexpected error while deciding is a deny).
+ */
+export async function gateToolCall(gated: CallGate, call: ToolCallRequest): Promise<GatedCall> {
+  const { gate, server, tools } = gated;
+  const tool = call.name;
+  const args = call.arguments;
+  let decision: Decision;
+  let seq: number;
+  try {
+    if (!gate.knowsTool(server, tool)) await tools.walk();
+    await tools.noticePinChanges();
+    const first = await gate.decideCall(server, tool, args, { countAttempt: true });
+    seq = first.seq;
+    decision = first.decision;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    gated.log(`Cannot decide a call of ${JSON.stringify(tool)}: ${message}`);
+    seq = gate.seq;
+    decision = proxyDeny({ code: "gate_error", message: `Bouncer could not decide the call: ${message}` });
+  }
+  if (call.strict.duplicateKeys || call.strict.unsafeIntegers) {
+    const what = call.strict.duplicateKeys ? "repeats an object key" : "holds an integer beyond ±2^53";
+    decision = proxyDeny({
+      code: "ambiguous_json",
+      message: `The call's JSON ${what}, so the upstream might read other arguments than Bouncer decided on`,
+    });
+  }
+  const audited = auditDecision(gated, { decision, seq, tool, args });
+  const record: CallRecord = { seq, args };
+  if (audited !== undefined) return { decision: audited, record };
+  if (gated.mode === "audit" || decision.verdict === "allow") {
+    return { decision: { kind: "forward", arguments: args }, record };
+  }
+  if (decision.verdict === "deny") {
+    return { decision: { kind: "result", result: blockedResult(decision.reasons[0].message) }, record };
+  }
+  return askAndDecide(gated, { call, decision, seq });
+}
+
+/**
+ * Puts an ask to the human and decides again on approval (SPEC §3.4): an approved answer is applied
+ * (remembered approvals, re-pinned tools with `list_changed`) and the call is decided once more with
+ * `countAttempt: false`; it is forwarded only if that decision allows. An explicit decline is applied
+ * (remembered). Anything else blocks with the asker's reason.
+ * @param gated - The call gate.
+ * @param asked - The call, its ask decision and seq.
+ * @returns What to do with the call.
+ */
+async function askAndDecide(
+  gated: CallGate,
+  asked: {
+    readonly call: ToolCallRequest;
+    readonly decision: Extract<Decision, { readonly verdict: "ask" }>;
+    readonly seq: number;
+  },
+): Promise<GatedCall> {
+  const { gate, server } = gated;
+  const { call, decision, seq } = asked;
+  const tool = call.name;
+  const args = call.arguments;
+  const outcome: AskOutcome = await gated.asker.ask({
+    server,
+    tool,
+    decision,
+    signal: call.signal,
+    ...(call.progressToken === undefined ? {} : { progressToken: call.progressToken }),
+  });
+  const auditOutcome: AuditAskOutcome = outcome.kind === "limit" ? "no_channel" : outcome.kind;
+  const record: CallRecord = { seq, args, ask: auditOutcome };
+  const blocked = (reason: string): GatedCall => ({
+    decision: { kind: "result", result: blockedResult(reason) },
+    record,
+  });
+  try {
+    gated.audit.outcome(
+      { seq, tool },
+      auditOutcome,
+      outcome.kind === "approved" ? undefined : outcome.reason,
+    );
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    gated.log(`${detail}: the call is blocked (fail closed)`);
+    return blocked(`${detail}: Bouncer blocks calls it cannot audit`);
+  }
+  if (outcome.kind === "declined" && outcome.answer !== undefined) {
+    await gate.answer(decision.questions, outcome.answer);
+  }
+  if (outcome.kind !== "approved")
+    return blocked(`${outcome.reason} (asked: ${decision.reasons[0].message})`);
+  try {
+    const answered = await gate.answer(decision.questions, outcome.answer);
+    for (const event of answered.events) gated.audit.pin(event);
+    if (answered.events.length > 0) await gated.tools.refresh();
+    const again = await gate.decideCall(server, tool, args, {
+      countAttempt: false,
+      oneTimeApprovals: answered.oneTimeApprovals,
+      seq,
+    });
+    const audited = auditDecision(gated, { decision: again.decision, seq, tool, args });
+    if (audited !== undefined) return { decision: audited, record };
+    if (again.decision.verdict === "allow") return { decision: { kind: "forward", arguments: args }, record };
+    return blocked(again.decision.reasons[0].message);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    gated.log(`Cannot decide an approved call of ${JSON.stringify(tool)}: ${message}`);
+    return blocked(`Bouncer could not decide the approved call: ${message}`);
+  }
+}

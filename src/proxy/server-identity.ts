@@ -1,0 +1,71 @@
+/**
+ * Server identity for pinning (SPEC §2.2): the `--upstream-name`, the upstream command, its arguments
+ * with secrets removed and its working directory — hashed with SHA-256, and the hash names the pin
+ * file, so a name the user chose never becomes a path. Environment values never take part. Edge.
+ *
+ * Source: SPEC §2.2 ("Server identity … env values never take part and are never stored").
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import { isSecretName, REDACTED, redactTokens } from "../audit/index.ts";
+
+/** The facts that make up a server's identity. */
+export interface IdentityFacts {
+  /** The `--upstream-name`. */
+  readonly name: string;
+  /** The upstream command line, command first. */
+  readonly command: readonly string[];
+  /** The upstream's working directory (absolute). */
+  readonly cwd: string;
+}
+
+/** Version of the identity recipe, part of the hashed text (a new recipe names new files). */
+const IDENTITY_VERSION = 1;
+
+/**
+ * The command line with secrets removed: token-shaped substrings, the value of a `--flag=VALUE`
+ * whose flag names a secret (`--api-key=…`), and the argument after such a flag (`--token X`).
+ *
+ * Source: SPEC §2.2 ("the arguments with token-shaped values removed").
+ * @param command - The command line, command first.
+ * @returns The same line with secrets replaced by `[redacted]`.
+ */
+export function scrubCommand(command: readonly string[]): string[] {
+  const out: string[] = [];
+  let secretNext = false;
+  for (const argument of command) {
+    if (secretNext) {
+      out.push(REDACTED);
+      secretNext = false;
+      continue;
+    }
+    const flag = /^--?([A-Za-z][A-Za-z0-9_.-]*)(=.*)?$/s.exec(argument);
+    const name = flag?.[1];
+    if (name !== undefined && isSecretName(name)) {
+      if (flag?.[2] === undefined) {
+        out.push(argument);
+        secretNext = true;
+      } else {
+        out.push(`${argument.slice(0, argument.indexOf("=") + 1)}${REDACTED}`);
+      }
+      continue;
+    }
+    out.push(redactTokens(argument));
+  }
+  return out;
+}
+
+/**
+ * The identity hash of a server: SHA-256 (hex) of a canonical JSON array of the recipe version, the
+ * name, the scrubbed command line and the working directory.
+ *
+ * Source: SPEC §2.2.
+ * @param facts - Name, command line and working directory.
+ * @returns 64 hex digits.
+ * @example identityHash({ name: "fs", command: ["npx", "server", "/data"], cwd: "/home/me" })
+ */
+export function identityHash(facts: IdentityFacts): string {
+  const text = JSON.stringify([IDENTITY_VERSION, facts.name, scrubCommand(facts.command), facts.cwd]);
+  return createHash("sha256").update(text).digest("hex");
+}

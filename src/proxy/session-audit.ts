@@ -1,0 +1,242 @@
+/**
+ * What one `bouncer run` instance writes about itself: audit records (SPEC §3.5) through the audit
+ * writer, and, with `--record FILE`, the replayable session file (SPEC §3.6). A failed `decision` or
+ * `outcome` write throws, so the caller denies the call (fail closed); other records (pins, noise,
+ * upstream exit, recording) are best effort and say why on stderr when they fail. Edge.
+ *
+ * Source: SPEC §3.5 (record types, fail closed), §3.6 (recording), §3.7 (session id), §3.8 (modes).
+ * @module
+ */
+
+import { readFileSync } from "node:fs";
+import {
+  type AskOutcome,
+  type AuditCall,
+  type AuditCallRef,
+  type AuditEntry,
+  type AuditWriter,
+  decisionEntry,
+  noiseEntry,
+  outcomeEntry,
+  pinEntry,
+  type RecordedCall,
+  type RecordedServer,
+  type SessionRecorder,
+  upstreamExitEntry,
+} from "../audit/index.ts";
+import type { Decision, JsonObject } from "../engine/index.ts";
+import type { PinEvent } from "./gate-types.ts";
+import type { NoiseReport, UpstreamFailure } from "./relay-hooks.ts";
+
+/** Options of a {@link SessionAudit}. */
+export interface SessionAuditOptions {
+  /** The client session id (SPEC §3.7). */
+  readonly session: string;
+  /** The `--upstream-name`. */
+  readonly server: string;
+  readonly writer: AuditWriter;
+  /** The `--record` recorder, when recording. */
+  readonly recorder?: SessionRecorder;
+  /** `--mode` (audit-mode records are marked). */
+  readonly mode: "enforce" | "audit";
+  /** One diagnostic line to stderr. */
+  readonly log: (message: string) => void;
+}
+
+/**
+ * The client session id: `BOUNCER_SESSION` when set; otherwise the parent process id, with its start
+ * time where Linux tells it cheaply (`/proc/<ppid>/stat`), so a reused pid is another session.
+ *
+ * Source: SPEC §3.7 ("Session id").
+ * @param options - The environment and the parent pid.
+ * @returns The id.
+ */
+export function sessionId(options: {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly ppid: number;
+}): string {
+  const configured = Object.hasOwn(options.env, "BOUNCER_SESSION") ? options.env.BOUNCER_SESSION : undefined;
+  if (configured !== undefined && configured.trim() !== "") return configured;
+  try {
+    const stat = readFileSync(`/proc/${options.ppid}/stat`, "utf8");
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    if (start !== undefined && /^\d+$/.test(start)) return `${options.ppid}-${start}`;
+  } catch {
+    // Not Linux, or the parent is gone: the pid alone.
+  }
+  return String(options.ppid);
+}
+
+/**
+ * One instance's audit log and session recording.
+ *
+ * Source: SPEC §3.5, §3.6.
+ */
+export class SessionAudit {
+  readonly session: string;
+  readonly #options: SessionAuditOptions;
+  #recordFailed = false;
+
+  /**
+   * @param options - Session, server, writer, recorder, mode and logger.
+   */
+  constructor(options: SessionAuditOptions) {
+    this.#options = options;
+    this.session = options.session;
+  }
+
+  /**
+   * Writes a call's `decision` record.
+   * @param decision - The decision (the engine's, or the proxy's own deny).
+   * @param call - Seq, tool and arguments.
+   * @throws {BouncerError} `AUDIT_WRITE_FAILED`: deny the call.
+   */
+  decision(decision: Decision, call: Omit<AuditCall, "session" | "server">): void {
+    const { session } = this;
+    const entry = decisionEntry(
+      decision,
+      { ...call, session, server: this.#options.server },
+      { mode: this.#options.mode },
+    );
+    this.#options.writer.write(entry);
+  }
+
+  /**
+   * Writes an ask's `outcome` record.
+   * @param call - Seq and tool.
+   * @param outcome - What became of the ask.
+   * @param reason - Why, when it was not approved.
+   * @throws {BouncerError} `AUDIT_WRITE_FAILED`: deny the call.
+   */
+  outcome(call: Omit<AuditCallRef, "session" | "server">, outcome: AskOutcome, reason?: string): void {
+    const ref: AuditCallRef = { ...call, session: this.session, server: this.#options.server };
+    this.#options.writer.write(outcomeEntry(ref, outcome, reason === undefined ? {} : { reason }));
+  }
+
+  /**
+   * Writes a `pin` record (best effort).
+   * @param event - The pin event.
+   */
+  pin(event: PinEvent): void {
+    const reason = `hash ${event.hash}${event.suspicious === true ? "; the definition has invisible or bidi control characters" : ""}`;
+    this.#best(
+      pinEntry({ session: this.session, server: event.server, tool: event.tool }, event.kind, { reason }),
+    );
+  }
+
+  /**
+   * Writes a `noise` record for an upstream line that was not a usable message (best effort).
+   * @param noise - What the relay saw.
+   */
+  noise(noise: NoiseReport): void {
+    if (noise.side !== "upstream") return;
+    const line = `${noise.kind} (${noise.bytes} characters): ${noise.preview}`;
+    this.#best(noiseEntry({ session: this.session, server: this.#options.server }, line));
+  }
+
+  /**
+   * Writes the `upstream_exit` record (best effort).
+   * @param failure - How the upstream ended.
+   */
+  upstreamExit(failure: UpstreamFailure): void {
+    const where = { session: this.session, server: this.#options.server };
+    const { data } = failure;
+    const code = Object.hasOwn(data, "exitCode") ? data.exitCode : undefined;
+    const signal = Object.hasOwn(data, "signal") ? data.signal : undefined;
+    const tail = Object.hasOwn(data, "stderrTail") ? data.stderrTail : undefined;
+    const stderrTail = typeof tail === "string" ? { stderrTail: tail } : {};
+    if (typeof code === "number" || typeof signal === "string") {
+      const exit = {
+        code: typeof code === "number" ? code : null,
+        signal: typeof signal === "string" ? signal : null,
+      };
+      this.#best(upstreamExitEntry(where, { ...exit, ...stderrTail }));
+      return;
+    }
+    this.#best({ event: "upstream_exit", ...where, reason: failure.message });
+  }
+
+  /**
+   * Audits a `tools/call` without an id, dropped and never forwarded (best effort).
+   * @param message - The message as received.
+   */
+  droppedCall(message: JsonObject): void {
+    const params = Object.hasOwn(message, "params") ? message.params : undefined;
+    const isObject = typeof params === "object" && params !== null && !Array.isArray(params);
+    const name = isObject && Object.hasOwn(params, "name") ? params.name : undefined;
+    const args = isObject && Object.hasOwn(params, "arguments") ? params.arguments : undefined;
+    this.#best({
+      event: "decision",
+      session: this.session,
+      server: this.#options.server,
+      ...(typeof name === "string" ? { tool: name } : {}),
+      ...(typeof args === "object" && args !== null && !Array.isArray(args) ? { args } : {}),
+      verdict: "deny",
+      contract: "default",
+      reason: "The tools/call has no id: dropped, never forwarded",
+      source: "default",
+    });
+  }
+
+  /**
+   * Records the `server` event of the session file (best effort).
+   * @param info - Command line, cwd, serverInfo.
+   */
+  recordServer(info: RecordedServer): void {
+    this.#record((recorder) => recorder.recordServer(this.#options.server, info));
+  }
+
+  /**
+   * Records one complete walk of `tools/list` (best effort).
+   * @param tools - The tools as the upstream listed them.
+   */
+  recordTools(tools: readonly JsonObject[]): void {
+    this.#record((recorder) => recorder.recordTools(this.#options.server, tools));
+  }
+
+  /**
+   * Records a call with its outcome (best effort).
+   * @param call - The call, its result or error, and its ask outcome.
+   */
+  recordCall(call: Omit<RecordedCall, "server">): void {
+    this.#record((recorder) => recorder.recordCall({ ...call, server: this.#options.server }));
+  }
+
+  /** Flushes the audit log and the session file (shutdown); failures are logged. */
+  flush(): void {
+    for (const target of [this.#options.writer, this.#options.recorder]) {
+      try {
+        target?.flush();
+      } catch (error) {
+        this.#options.log(describe(error));
+      }
+    }
+  }
+
+  #best(entry: AuditEntry): void {
+    try {
+      this.#options.writer.write(entry);
+    } catch (error) {
+      this.#options.log(describe(error));
+    }
+  }
+
+  #record(write: (recorder: SessionRecorder) => void): void {
+    const { recorder } = this.#options;
+    if (recorder === undefined) return;
+    try {
+      write(recorder);
+    } catch (error) {
+      if (!this.#recordFailed) this.#options.log(describe(error));
+      this.#recordFailed = true;
+    }
+  }
+}
+
+/**
+ * @param error - Anything caught.
+ * @returns Its message.
+ */
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

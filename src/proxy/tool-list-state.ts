@@ -1,0 +1,191 @@
+/**
+ * The upstream's tool list as one `bouncer run` instance sees it: the walks of `tools/list` (after the
+ * handshake, on every `notifications/tools/list_changed`, and once more for a call to an unknown
+ * name), chained so that client `tools/list` and `tools/call` wait for the latest one; the list the
+ * client is shown (the gate's visible list: pinned definitions, new tools hidden); the pin events of
+ * each walk (audited; changed and new definitions stored as pending beside the pins); and pins changed
+ * from outside (`bouncer pins accept`), which refresh the list and tell the client. Edge.
+ *
+ * Source: SPEC §2.2 ("When", "Changed tool", "New tool", "Unknown name"), §3.2 step 3, §3.6.
+ * @module
+ */
+
+import type { JsonObject, ToolDefinition } from "../engine/index.ts";
+import type { FilePinStore, PendingDefinition } from "./file-pin-store.ts";
+import type { Gate, PinEvent, PinStore, ServerContext } from "./gate.ts";
+import { RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
+import type { RelayContext, ToolsListDecision } from "./relay-hooks.ts";
+import type { SessionAudit } from "./session-audit.ts";
+import { walkToolPages } from "./tool-walk.ts";
+
+/** What the tool list state works with. */
+export interface ToolListOptions {
+  readonly gate: Gate;
+  /** The gate's pin store (re-read to notice accepts made elsewhere). */
+  readonly pins: PinStore;
+  /** The same store when it is the file store (pending definitions are stored there). */
+  readonly filePins?: FilePinStore;
+  /** The upstream as registered with the gate (name, command line, cwd). */
+  readonly server: ServerContext;
+  readonly audit: SessionAudit;
+  readonly requestUpstream: RelayContext["requestUpstream"];
+  readonly notifyClient: RelayContext["notifyClient"];
+  readonly log: (message: string) => void;
+}
+
+/** Why the last walk failed (calls are denied with it; client `tools/list` gets the error). */
+export interface WalkFailure {
+  readonly message: string;
+  readonly error: RpcErrorObject;
+}
+
+/**
+ * The tool list of one instance.
+ *
+ * Source: SPEC §2.2.
+ */
+export class ToolListState {
+  readonly #options: ToolListOptions;
+  #ready: Promise<void> | undefined;
+  #listed: readonly ToolDefinition[] = [];
+  #visible: readonly ToolDefinition[] = [];
+  #visibleText = "[]";
+  #pinsSeen: ReadonlyMap<string, ToolDefinition> | undefined;
+  #failure: WalkFailure | undefined;
+  #walked = false;
+
+  /**
+   * @param options - Gate, pins, server, audit and the relay's request functions.
+   */
+  constructor(options: ToolListOptions) {
+    this.#options = options;
+  }
+
+  /** Why the last walk failed, if it did. */
+  get failure(): WalkFailure | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * Resolves when the latest walk is done (starting the first walk if the handshake has not: a
+   * client that lists tools without `notifications/initialized` still gets a walked list). Never
+   * rejects.
+   * @returns The latest walk.
+   */
+  whenReady(): Promise<void> {
+    return this.#ready ?? this.walk();
+  }
+
+  /**
+   * Queues a walk after the current one (calls and lists wait for it).
+   * @returns When it is done; never rejects.
+   */
+  walk(): Promise<void> {
+    const previous = this.#ready ?? Promise.resolve();
+    const next = previous.then(() => this.#walkOnce());
+    this.#ready = next;
+    return next;
+  }
+
+  /**
+   * The client's `tools/list` answer: the visible list, in one page.
+   * @returns The result, or the walk's error.
+   */
+  toolsList(): ToolsListDecision {
+    if (this.#failure !== undefined) return { kind: "error", error: this.#failure.error };
+    return { kind: "result", result: { tools: this.#visible as unknown as JsonObject[] } };
+  }
+
+  /**
+   * Re-reads the pins; when they changed since the last look (an accept from a terminal or another
+   * instance), recomputes the visible list and sends the client `notifications/tools/list_changed`
+   * if it differs.
+   *
+   * Source: SPEC §2.2 ("running instances notice an accept … and send list_changed").
+   * @throws {BouncerError} When the pin file is corrupt or unreadable (the caller denies).
+   */
+  async noticePinChanges(): Promise<void> {
+    if (!this.#walked) return;
+    const pins = await this.#options.pins.load(this.#options.server);
+    if (pins === this.#pinsSeen) return;
+    await this.refresh();
+  }
+
+  /**
+   * Recomputes the visible list from the last walk's tools and the pins as they are now (after an
+   * approval re-pinned a tool, or an accept elsewhere); tells the client when it changed.
+   * @throws {BouncerError} When the pin file is corrupt or unreadable.
+   */
+  async refresh(): Promise<void> {
+    const { gate, server } = this.#options;
+    const result = await gate.walkTools(server.name, this.#listed);
+    await this.#afterWalk(result.events);
+    this.#pinsSeen = await this.#options.pins.load(server);
+    if (this.#show(result.visible)) this.#options.notifyClient("notifications/tools/list_changed", {});
+  }
+
+  /** One walk: all pages, through the gate, audited and recorded. Never rejects. */
+  async #walkOnce(): Promise<void> {
+    const { gate, server, log } = this.#options;
+    try {
+      const walk = await walkToolPages((params) => this.#options.requestUpstream("tools/list", params), {
+        log,
+      });
+      if (walk.truncated !== undefined) log(`Stopped walking tools/list: ${walk.truncated}`);
+      this.#listed = walk.tools;
+      this.#options.audit.recordTools(walk.tools as unknown as JsonObject[]);
+      const result = await gate.walkTools(server.name, walk.tools);
+      await this.#afterWalk(result.events);
+      this.#pinsSeen = await this.#options.pins.load(server);
+      this.#show(result.visible);
+      this.#failure = undefined;
+      this.#walked = true;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      log(`Cannot walk the upstream's tools: ${message}`);
+      const code = Reflect.get(error as object, "code");
+      this.#failure = {
+        message: `Cannot walk the upstream's tools: ${message}`,
+        error: {
+          code: typeof code === "number" ? code : RPC_ERROR.internalError,
+          message: typeof code === "number" ? message : `Bouncer internal error: ${message}`,
+        },
+      };
+    }
+  }
+
+  /**
+   * Audits pin events and stores changed and new definitions as pending.
+   * @param events - The walk's pin events.
+   */
+  async #afterWalk(events: readonly PinEvent[]): Promise<void> {
+    const pending: PendingDefinition[] = [];
+    for (const event of events) {
+      this.#options.audit.pin(event);
+      if (event.kind !== "changed" && event.kind !== "hidden") continue;
+      const definition = this.#listed.find((tool) => tool.name === event.tool);
+      if (definition !== undefined)
+        pending.push({ definition, kind: event.kind === "changed" ? "changed" : "new" });
+    }
+    const store = this.#options.filePins;
+    if (store === undefined || pending.length === 0) return;
+    try {
+      await store.setPending(this.#options.server, pending);
+    } catch (error) {
+      this.#options.log(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /**
+   * Sets the visible list.
+   * @param visible - The gate's visible list.
+   * @returns True when it differs from the one shown before.
+   */
+  #show(visible: readonly ToolDefinition[]): boolean {
+    const text = JSON.stringify(visible);
+    const changed = text !== this.#visibleText;
+    this.#visible = visible;
+    this.#visibleText = text;
+    return changed;
+  }
+}
