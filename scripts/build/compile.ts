@@ -15,10 +15,10 @@ import type { BuildTarget, HostDescription } from "./targets.ts";
 
 /**
  * Whether release executables are precompiled to JavaScriptCore bytecode (`--bytecode --format=esm`).
- * Measured on the build machine (issue 5): about a third less CPU to start (`--version` 81 → 55 ms
- * CPU median, `initialize` through `bouncer run` 119 → 87 ms at best) for 3 MiB more per executable;
- * the cross-compiled linux-arm64 executable was checked to run and start faster under emulation too.
- * `--compare-bytecode` on `bun scripts/build.ts` measures it again.
+ * Measured on the build machine (issue 5), the two builds taking turns: about 40% less CPU to start
+ * (`--version` 138 → 78 ms CPU median; `initialize` through `bouncer run` 384 → 270 ms at best) for
+ * about 4 MiB more per executable. The cross-compiled linux-arm64 executable was checked to run, and
+ * to start faster, under emulation too. `bun scripts/build.ts --compare-bytecode` measures it again.
  */
 export const DEFAULT_BYTECODE = true;
 
