@@ -70,7 +70,7 @@ export function renderAskMessage(call: {
         .flatMap((question) => (question.origin === undefined ? [] : [renderUntrusted(question.origin)]))
         .join(", ")}).`
     : "";
-  const tail = `Accept to let this one call through, decline to block it.${scope}`;
+  const tail = `Accept to allow this call, decline to block it.${scope}`;
   return [head, ...lines, tail].join("\n");
 }
 
