@@ -111,7 +111,7 @@ export function createAsker(options: AskerOptions): Asker {
       return { kind: "declined", reason: askReasons.malformed(read.detail) };
     }
     if (humanMinMs > 0 && elapsedMs < humanMinMs) {
-      const ms = Math.max(0, Math.round(elapsedMs));
+      const ms = Math.max(0, Math.floor(elapsedMs));
       return read.action === "accept"
         ? { kind: "auto_accepted", reason: askReasons.autoAccepted(ms, humanMinMs, entry.remedy) }
         : { kind: "auto_declined", reason: askReasons.autoDeclined(ms, humanMinMs, entry.remedy) };
