@@ -84,7 +84,7 @@ describe("createGatingHooks() handshake and walks", () => {
       "tools/call",
     ]);
     expect(r.upstreamCalls("tools/list").map((m) => m.params)).toEqual([{}, { cursor: "1" }]);
-    expect((r.upstreamCalls("tools/call")[0]?.params as JsonObject).arguments).toEqual({
+    expect((r.upstreamCalls("tools/call")[0]?.params as JsonObject | undefined)?.arguments).toEqual({
       to: "boss@corp.example",
     });
     r.fromClient({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
