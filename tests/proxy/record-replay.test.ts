@@ -1,0 +1,115 @@
+/**
+ * `bouncer run --record FILE` in front of the real filesystem server writes a session file that
+ * `bouncer replay` replays to the same verdicts the live session audited (SPEC §3.6, §5.9; issue 3
+ * "A --record file replays through bouncer replay to the same verdicts").
+ */
+
+import { afterAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  BUN,
+  bouncerCommand,
+  type Connected,
+  connect,
+  FS_SERVER,
+  ROOT,
+  tempHome,
+} from "./support/harness.ts";
+
+const E2E_TIMEOUT = 120_000;
+const clients: Connected[] = [];
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.client.close()));
+}, E2E_TIMEOUT);
+
+describe("bouncer run --record", () => {
+  test(
+    "bouncer run --record writes a session that bouncer replay decides exactly as the live session did",
+    async () => {
+      const dir = realpathSync(mkdtempSync(join(tmpdir(), "bouncer-rec-")));
+      const out = join(dir, "out");
+      mkdirSync(out);
+      writeFileSync(join(dir, "notes.txt"), "hello\n");
+      const home = tempHome();
+      const policy = join(home, "policy.yaml");
+      writeFileSync(
+        policy,
+        `write_file:\n  max_calls: 2\n  allowed_path_prefixes: [${JSON.stringify(out)}]\n`,
+      );
+      const session = join(home, "session.jsonl");
+      const { command, args } = bouncerCommand("cli", [
+        "--upstream-name",
+        "fs",
+        "--policy",
+        policy,
+        "--record",
+        session,
+        "--",
+        FS_SERVER,
+        dir,
+      ]);
+      const proxied = await connect(command, { args, env: { BOUNCER_HOME: home } });
+      clients.push(proxied);
+      const calls = [
+        { name: "read_text_file", arguments: { path: join(dir, "notes.txt") } },
+        { name: "write_file", arguments: { path: join(dir, "outside-prefix.txt"), content: "no" } },
+        { name: "write_file", arguments: { path: join(out, "a.txt"), content: "a" } },
+        { name: "list_directory", arguments: { path: dir } },
+        { name: "write_file", arguments: { path: join(out, "b.txt"), content: "b" } },
+      ];
+      for (const call of calls) await proxied.client.callTool(call);
+      await proxied.client.close();
+      expect(statSync(session).mode & 0o777).toBe(0o600);
+      const events = readFileSync(session, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as { event: string; tool?: string; result?: unknown });
+      expect(events.map((event) => event.event)).toEqual(["server", "tools", ...calls.map(() => "call")]);
+      expect(events[2]?.result).toBeDefined();
+      expect(events[3]?.result).toBeUndefined();
+
+      const replay = spawnSync(
+        BUN,
+        [join(ROOT, "src/cli.ts"), "replay", session, "--policy", policy, "--json"],
+        {
+          cwd: ROOT,
+          encoding: "utf8",
+          env: { ...process.env, BOUNCER_HOME: home },
+        },
+      );
+      expect(replay.stderr).toBe("");
+      expect(replay.status).toBe(0);
+      const rows = replay.stdout
+        .split("\n")
+        .filter((line) => line !== "")
+        .map(
+          (line) => JSON.parse(line) as { seq?: number; tool?: string; verdict?: string; contract?: string },
+        );
+      const replayed = rows
+        .filter((row) => row.seq !== undefined)
+        .map((row) => [row.seq, row.tool, row.verdict, row.contract]);
+      const audited = readFileSync(join(home, "audit.jsonl"), "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              event: string;
+              seq?: number;
+              tool?: string;
+              verdict?: string;
+              contract?: string;
+            },
+        )
+        .filter((record) => record.event === "decision")
+        .map((record) => [record.seq, record.tool, record.verdict, record.contract]);
+      expect(replayed).toEqual(audited);
+      // Budgets count attempts (SPEC §2.3): the denied write used one of the two slots.
+      expect(replayed.map((row) => row[2])).toEqual(["allow", "deny", "allow", "allow", "deny"]);
+    },
+    E2E_TIMEOUT,
+  );
+});
