@@ -30,7 +30,7 @@ const INVISIBLE =
 const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
 const ENTITY = /&(?:#([0-9]{1,7});?|#[xX]([0-9a-fA-F]{1,6});?|([A-Za-z][A-Za-z0-9]{1,31});)/g;
 /** `Name <addr>`: a display name (words or quoted strings, no unquoted list separator) and `<addr>`. */
-const NAME_ADDR = /^(?:"[^"]*"|[^<>",;])*?\s*<\s*([^<>]+?)\s*>$/;
+const NAME_ADDR = /^(?:"[^"]*"|[^<>",;])*?\s*<\s*([^<>\s][^<>]*?)\s*>$/;
 
 const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map([
   ["amp", "&"],
