@@ -122,6 +122,7 @@ export const rootCommand: AnyCommand = {
     replay: lazyCommand("replay", () => import("./commands/replay.ts" as string), "replayCommand"),
     packs: lazyCommand("packs", () => import("./commands/packs.ts" as string), "packsCommand"),
     audit: lazyCommand("audit", () => import("./audit/command.ts" as string), "auditCommand"),
+    pins: lazyCommand("pins", () => import("./proxy/pins-command.ts" as string), "pinsCommand"),
   },
 };
 

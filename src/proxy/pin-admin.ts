@@ -1,0 +1,145 @@
+/**
+ * What `bouncer pins` does to the pin files under `$BOUNCER_HOME/pins`: list them (per server name,
+ * as recorded inside each file — the file names are identity hashes), accept pending definitions
+ * (moving them into the pins, under the file's lock), and forget a server (removing its files). A
+ * running `bouncer run` re-reads its pin file before each decision, so an accept takes effect there
+ * and its client is told with `notifications/tools/list_changed`. Edge (file system).
+ *
+ * Source: SPEC §2.2 ("Changed tool": `bouncer pins accept SERVER TOOL`), §5.7.
+ * @module
+ */
+
+import { readdirSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { hasErrorCode } from "../audit/rotation-lock.ts";
+import { BouncerError } from "../platform/errors.ts";
+import { pinsDir, readPinFile, updatePinFile } from "./file-pin-store.ts";
+import type { PinFile, PinRecord } from "./pin-file.ts";
+
+/** One pin file as listed. */
+export interface ListedPins {
+  /** The file's absolute path. */
+  readonly path: string;
+  readonly file: PinFile;
+}
+
+/** The result of listing: the files read, and every file that could not be read (named). */
+export interface PinListing {
+  readonly servers: readonly ListedPins[];
+  readonly problems: readonly string[];
+}
+
+/**
+ * Reads every pin file, optionally only one server's.
+ *
+ * Source: SPEC §5.7, STYLE #14 (a corrupt file is reported by name, never skipped silently).
+ * @param home - Bouncer's home directory.
+ * @param server - Only files of this `--upstream-name`.
+ * @returns The files, sorted by server name then path, and the problems.
+ */
+export function listPins(home: string, server?: string): PinListing {
+  const dir = pinsDir(home);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return { servers: [], problems: [] };
+    throw new BouncerError("PINS_UNREADABLE", `Cannot list pins in "${dir}": ${String(error)}`, {
+      cause: error,
+    });
+  }
+  const servers: ListedPins[] = [];
+  const problems: string[] = [];
+  for (const name of names.sort()) {
+    const path = join(dir, name);
+    try {
+      const read = readPinFile(path);
+      if (read !== undefined && (server === undefined || read.file.server === server)) {
+        servers.push({ path, file: read.file });
+      }
+    } catch (error) {
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  servers.sort((a, b) => a.file.server.localeCompare(b.file.server) || a.path.localeCompare(b.path));
+  return { servers, problems };
+}
+
+/**
+ * Accepts pending definitions of a server: one tool's, or all of them. Each accepted definition
+ * replaces the pin of the same tool and leaves the pending list.
+ *
+ * Source: SPEC §2.2, §5.7.
+ * @param home - Bouncer's home directory.
+ * @param options - The server name and, optionally, the tool.
+ * @returns The accepted records (with the file each was in).
+ * @throws {BouncerError} `PINS_NOTHING_PENDING` when there is nothing to accept; `PINS_CORRUPT` and
+ *   friends when a file of that server cannot be read or written.
+ */
+export async function acceptPending(
+  home: string,
+  options: { readonly server: string; readonly tool?: string },
+): Promise<{ readonly path: string; readonly record: PinRecord }[]> {
+  const listing = listPins(home, options.server);
+  const accepted: { path: string; record: PinRecord }[] = [];
+  for (const { path } of listing.servers) {
+    await updatePinFile(path, (current) => {
+      if (current === undefined || current.server !== options.server) return undefined;
+      const taking = current.pending.filter(
+        (record) => options.tool === undefined || record.name === options.tool,
+      );
+      if (taking.length === 0) return undefined;
+      const names = new Set(taking.map((record) => record.name));
+      const pinned = taking.map(({ kind: _kind, ...record }) => record);
+      for (const record of taking) accepted.push({ path, record });
+      return {
+        ...current,
+        tools: [...current.tools.filter((record) => !names.has(record.name)), ...pinned],
+        pending: current.pending.filter((record) => !names.has(record.name)),
+      };
+    });
+  }
+  if (accepted.length === 0) {
+    const problem = listing.problems[0];
+    if (problem !== undefined) throw new BouncerError("PINS_CORRUPT", problem);
+    const what =
+      options.tool === undefined
+        ? "no pending definition"
+        : `no pending definition of tool "${options.tool}"`;
+    throw new BouncerError(
+      "PINS_NOTHING_PENDING",
+      `Cannot accept pins of server "${options.server}": ${what}`,
+    );
+  }
+  return accepted;
+}
+
+/**
+ * Forgets a server: removes its pin files (the next session pins it again on first sight).
+ *
+ * Source: SPEC §5.7.
+ * @param home - Bouncer's home directory.
+ * @param server - The server name.
+ * @returns The removed files.
+ * @throws {BouncerError} `PINS_UNKNOWN_SERVER` when no file names that server.
+ */
+export function forgetServer(home: string, server: string): string[] {
+  const listing = listPins(home, server);
+  if (listing.servers.length === 0) {
+    throw new BouncerError("PINS_UNKNOWN_SERVER", `Cannot forget server "${server}": it has no pins`);
+  }
+  const removed: string[] = [];
+  for (const { path } of listing.servers) {
+    try {
+      unlinkSync(path);
+      removed.push(path);
+    } catch (error) {
+      if (!hasErrorCode(error, "ENOENT")) {
+        throw new BouncerError("PINS_UNWRITABLE", `Cannot remove pins "${path}": ${String(error)}`, {
+          cause: error,
+        });
+      }
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,197 @@
+/**
+ * `bouncer pins list [SERVER] | accept SERVER [TOOL] | forget SERVER` (`--json` on each): the pinned
+ * tool definitions under `$BOUNCER_HOME/pins`, the changed and new definitions waiting beside them,
+ * accepting those from a terminal, and forgetting a server. Edge.
+ *
+ * Source: SPEC §5.7, §2.2.
+ * @module
+ */
+
+import { defineCommand } from "citty";
+import { type CommandIo, commandIo } from "../commands/io.ts";
+import { safeName } from "../commands/rules-view.ts";
+import { bouncerHome } from "../platform/home-dir.ts";
+import { acceptPending, forgetServer, listPins } from "./pin-admin.ts";
+
+/**
+ * Runs `bouncer pins list`.
+ *
+ * Source: SPEC §5.7.
+ * @param options - The server filter, JSON output, Bouncer's home.
+ * @param io - Where output goes.
+ * @returns 0, or 1 when a pin file could not be read (each is named on stderr).
+ */
+export function runPinsList(
+  options: { readonly server?: string; readonly json?: boolean; readonly home: string },
+  io: CommandIo,
+): number {
+  const { servers, problems } = listPins(options.home, options.server);
+  for (const problem of problems) io.err(`${problem}\n`);
+  if (options.json === true) {
+    const list = servers.map(({ path, file }) => ({
+      server: file.server,
+      command: file.command,
+      cwd: file.cwd,
+      file: path,
+      tools: file.tools.map(({ name, hash, at }) => ({ name, hash, at })),
+      pending: file.pending.map(({ name, hash, at, kind }) => ({ name, hash, at, kind })),
+    }));
+    io.out(`${JSON.stringify(list)}\n`);
+    return problems.length > 0 ? 1 : 0;
+  }
+  const rows: string[][] = [];
+  for (const { file } of servers) {
+    for (const record of file.tools) rows.push([file.server, record.name, "pinned", record.hash, record.at]);
+    for (const record of file.pending) {
+      rows.push([file.server, record.name, `${record.kind ?? "changed"} (pending)`, record.hash, record.at]);
+    }
+  }
+  if (rows.length === 0) {
+    io.out(
+      options.server === undefined ? "No pins yet\n" : `No pins for server ${safeName(options.server)}\n`,
+    );
+    return problems.length > 0 ? 1 : 0;
+  }
+  const cells = rows.map(([server, tool, status, hash, at]) => [
+    safeName(server ?? ""),
+    safeName(tool ?? ""),
+    status ?? "",
+    (hash ?? "").slice(0, 12),
+    at ?? "",
+  ]);
+  const head = ["SERVER", "TOOL", "STATUS", "HASH", "SINCE"];
+  const widths = head.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]?.length ?? 0)));
+  const line = (row: readonly string[]): string =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
+  io.out(`${[line(head), ...cells.map(line)].join("\n")}\n`);
+  const pending = servers.some(({ file }) => file.pending.length > 0);
+  if (pending) io.out("Accept a pending definition with: bouncer pins accept SERVER TOOL\n");
+  return problems.length > 0 ? 1 : 0;
+}
+
+/**
+ * Runs `bouncer pins accept SERVER [TOOL]`.
+ *
+ * Source: SPEC §2.2, §5.7.
+ * @param options - Server, optional tool, JSON output, Bouncer's home.
+ * @param io - Where output goes.
+ * @returns 0.
+ * @throws {BouncerError} When nothing is pending (exit 1) or a file cannot be read or written.
+ */
+export async function runPinsAccept(
+  options: {
+    readonly server: string;
+    readonly tool?: string;
+    readonly json?: boolean;
+    readonly home: string;
+  },
+  io: CommandIo,
+): Promise<number> {
+  const accepted = await acceptPending(options.home, {
+    server: options.server,
+    ...(options.tool === undefined ? {} : { tool: options.tool }),
+  });
+  if (options.json === true) {
+    const list = accepted.map(({ record }) => ({
+      server: options.server,
+      tool: record.name,
+      hash: record.hash,
+    }));
+    io.out(`${JSON.stringify({ accepted: list })}\n`);
+    return 0;
+  }
+  for (const { record } of accepted) {
+    io.out(
+      `Accepted ${record.kind ?? "changed"} tool ${safeName(record.name)} of server ${safeName(options.server)} (${record.hash.slice(0, 12)})\n`,
+    );
+  }
+  io.out("Running sessions pick it up before their next call\n");
+  return 0;
+}
+
+/**
+ * Runs `bouncer pins forget SERVER`.
+ *
+ * Source: SPEC §5.7.
+ * @param options - Server, JSON output, Bouncer's home.
+ * @param io - Where output goes.
+ * @returns 0.
+ * @throws {BouncerError} When the server has no pins.
+ */
+export function runPinsForget(
+  options: { readonly server: string; readonly json?: boolean; readonly home: string },
+  io: CommandIo,
+): number {
+  const removed = forgetServer(options.home, options.server);
+  if (options.json === true) io.out(`${JSON.stringify({ forgotten: options.server, files: removed })}\n`);
+  else {
+    io.out(
+      `Forgot the pins of server ${safeName(options.server)} (${removed.length} file${removed.length === 1 ? "" : "s"}); it is pinned again on first sight\n`,
+    );
+  }
+  return 0;
+}
+
+/**
+ * Bouncer's home for a command: `$BOUNCER_HOME`, else `~/.bouncer`.
+ * @param io - The command's io (its cwd resolves a relative home).
+ * @returns The home directory.
+ */
+function home(io: CommandIo): string {
+  return bouncerHome({ cwd: io.cwd });
+}
+
+const json = { type: "boolean", description: "Print one JSON document" } as const;
+
+/** `bouncer pins list [SERVER]`. */
+const listCommand = defineCommand({
+  meta: { name: "list", description: "List pinned tools and pending (changed or new) definitions" },
+  args: {
+    server: { type: "positional", description: "Only this server (--upstream-name)", required: false },
+    json,
+  },
+  run: ({ args, data }): number => {
+    const io = commandIo(data);
+    const server = typeof args.server === "string" && args.server !== "" ? { server: args.server } : {};
+    return runPinsList({ ...server, json: args.json === true, home: home(io) }, io);
+  },
+});
+
+/** `bouncer pins accept SERVER [TOOL]`. */
+const acceptCommand = defineCommand({
+  meta: {
+    name: "accept",
+    description: "Accept a changed or new tool definition (all pending ones without TOOL)",
+  },
+  args: {
+    server: { type: "positional", description: "The server (--upstream-name)", required: true },
+    tool: { type: "positional", description: "The tool (default: every pending one)", required: false },
+    json,
+  },
+  run: ({ args, data }): Promise<number> => {
+    const io = commandIo(data);
+    const tool = typeof args.tool === "string" && args.tool !== "" ? { tool: args.tool } : {};
+    return runPinsAccept({ server: args.server, ...tool, json: args.json === true, home: home(io) }, io);
+  },
+});
+
+/** `bouncer pins forget SERVER`. */
+const forgetCommand = defineCommand({
+  meta: { name: "forget", description: "Remove a server's pins (pinned again on first sight)" },
+  args: { server: { type: "positional", description: "The server (--upstream-name)", required: true }, json },
+  run: ({ args, data }): number => {
+    const io = commandIo(data);
+    return runPinsForget({ server: args.server, json: args.json === true, home: home(io) }, io);
+  },
+});
+
+/** The citty definition of `bouncer pins`. */
+export const pinsCommand = defineCommand({
+  meta: { name: "pins", description: "List, accept or forget pinned tool definitions" },
+  subCommands: { list: listCommand, accept: acceptCommand, forget: forgetCommand },
+});
+
+export default pinsCommand;

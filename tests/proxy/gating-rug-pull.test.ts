@@ -1,0 +1,139 @@
+/**
+ * A rug pull through the real `bouncer run` (SDK Client over real stdio, fixture upstream): after the
+ * upstream rewrites a tool's description and sends `list_changed`, the client keeps seeing the pinned
+ * description and a call to that tool asks — denied naming `bouncer pins accept` when the client
+ * cannot answer, forwarded after `bouncer pins accept` from a terminal, or after an approved
+ * elicitation (SPEC §2.2 "Changed tool", §3.4; issue 3).
+ */
+
+import { afterAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { HONEST, POISONED } from "../fixtures/servers/rug-pull-upstream.ts";
+import { BUN, bouncerCommand, type Connected, connect, deadline, ROOT, tempHome } from "./support/harness.ts";
+
+const E2E_TIMEOUT = 120_000;
+const FIXTURE = join(ROOT, "tests/fixtures/servers/rug-pull-upstream.ts");
+const clients: Connected[] = [];
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.client.close()));
+}, E2E_TIMEOUT);
+
+/** A client through Bouncer that counts `list_changed` notifications. */
+async function through(
+  home: string,
+  options: { readonly flags?: readonly string[]; readonly elicitation?: boolean } = {},
+): Promise<{ connected: Connected; changes: () => number; nextChange: () => Promise<void> }> {
+  const { command, args } = bouncerCommand("cli", [
+    "--upstream-name",
+    "rug",
+    ...(options.flags ?? []),
+    "--",
+    BUN,
+    FIXTURE,
+  ]);
+  let count = 0;
+  let waiting: (() => void)[] = [];
+  const connected = await connect(command, {
+    args,
+    env: { BOUNCER_HOME: home },
+    ...(options.elicitation === true ? { capabilities: { elicitation: {} } } : {}),
+    setup: (client) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        count++;
+        for (const resolve of waiting) resolve();
+        waiting = [];
+      });
+      if (options.elicitation === true) {
+        client.setRequestHandler(ElicitRequestSchema, (request) => {
+          expect(request.params.message).toContain("get_forecast");
+          return { action: "accept", content: { remember: true } };
+        });
+      }
+    },
+  });
+  clients.push(connected);
+  return {
+    connected,
+    changes: () => count,
+    nextChange: () => deadline(new Promise<void>((resolve) => waiting.push(resolve)), 20_000, "list_changed"),
+  };
+}
+
+function description(list: { tools: { name: string; description?: string }[] }): string | undefined {
+  return list.tools.find((tool) => tool.name === "get_forecast")?.description;
+}
+
+function text(result: unknown): string {
+  return JSON.stringify((result as { content?: unknown }).content);
+}
+
+function pinsCli(
+  home: string,
+  args: readonly string[],
+): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(BUN, [join(ROOT, "src/cli.ts"), "pins", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, BOUNCER_HOME: home },
+  });
+}
+
+describe("bouncer run against a rug pull", () => {
+  test(
+    "bouncer run serves the pinned description after a rug pull, blocks the changed tool naming bouncer pins accept, and forwards it once accepted",
+    async () => {
+      const home = tempHome();
+      const { connected, nextChange, changes } = await through(home);
+      const { client } = connected;
+      expect(description(await client.listTools())).toBe(HONEST);
+      const pulled = nextChange();
+      expect(text(await client.callTool({ name: "pull_rug", arguments: {} }))).toContain("done");
+      await pulled;
+      expect(description(await client.listTools())).toBe(HONEST);
+      const blocked = await client.callTool({ name: "get_forecast", arguments: { city: "Paris" } });
+      expect(blocked.isError).toBe(true);
+      expect(text(blocked)).toContain("[bouncer blocked]");
+      expect(text(blocked)).toContain("bouncer pins accept");
+
+      const listed = pinsCli(home, ["list", "rug", "--json"]);
+      expect(listed.status).toBe(0);
+      const [pins] = JSON.parse(listed.stdout) as { pending: { name: string; kind: string }[] }[];
+      expect(pins?.pending).toEqual([expect.objectContaining({ name: "get_forecast", kind: "changed" })]);
+      const accepted = pinsCli(home, ["accept", "rug", "get_forecast"]);
+      expect(accepted.stderr).toBe("");
+      expect(accepted.status).toBe(0);
+
+      const before = changes();
+      const forwarded = await client.callTool({ name: "get_forecast", arguments: { city: "Paris" } });
+      expect(forwarded.isError).not.toBe(true);
+      expect(text(forwarded)).toContain("Sunny in Paris");
+      expect(changes()).toBe(before + 1);
+      expect(description(await client.listTools())).toBe(POISONED);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run asks about a changed tool by elicitation and re-pins it when the person accepts",
+    async () => {
+      const home = tempHome();
+      const { connected, nextChange } = await through(home, {
+        flags: ["--human-min-ms", "0"],
+        elicitation: true,
+      });
+      const { client } = connected;
+      expect(description(await client.listTools())).toBe(HONEST);
+      const pulled = nextChange();
+      await client.callTool({ name: "pull_rug", arguments: {} });
+      await pulled;
+      const repinned = nextChange();
+      const result = await client.callTool({ name: "get_forecast", arguments: { city: "Oslo" } });
+      expect(text(result)).toContain("Sunny in Oslo");
+      await repinned;
+      expect(description(await client.listTools())).toBe(POISONED);
+    },
+    E2E_TIMEOUT,
+  );
+});
