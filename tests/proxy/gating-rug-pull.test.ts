@@ -61,7 +61,9 @@ async function through(
   };
 }
 
-function description(list: { tools: { name: string; description?: string }[] }): string | undefined {
+function description(list: {
+  tools: { name: string; description?: string | undefined }[];
+}): string | undefined {
   return list.tools.find((tool) => tool.name === "get_forecast")?.description;
 }
 
