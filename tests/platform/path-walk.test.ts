@@ -1,0 +1,86 @@
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { MAX_LINKS, walkPath } from "../../src/platform/path-walk.ts";
+
+function tree(): { root: string; inside: string; outside: string } {
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), "bouncer-walk-")));
+  const inside = path.join(root, "inside");
+  const outside = path.join(root, "outside");
+  mkdirSync(inside);
+  mkdirSync(outside);
+  writeFileSync(path.join(outside, "secret.txt"), "s");
+  return { root, inside, outside };
+}
+
+describe("walkPath()", () => {
+  test("walkPath() returns the path itself when no component is a link", () => {
+    const { inside } = tree();
+    const target = path.join(inside, "new", "file.txt");
+    expect(walkPath(target)).toEqual([target]);
+  });
+
+  test("walkPath() lands outside through a directory link and names every step", () => {
+    const { inside, outside } = tree();
+    symlinkSync(outside, path.join(inside, "escape"));
+    const steps = walkPath(path.join(inside, "escape", "x.txt"));
+    expect(steps).toEqual([path.join(outside, "x.txt"), path.join(outside, "x.txt")]);
+  });
+
+  test("walkPath() resolves a dangling link to its target as written", () => {
+    const { inside, outside } = tree();
+    const target = path.join(outside, "not-yet", "created.txt");
+    symlinkSync(target, path.join(inside, "dangling"));
+    expect(walkPath(path.join(inside, "dangling")).at(-1)).toBe(target);
+  });
+
+  test("walkPath() resolves a relative link against the link's folder, taking .. after a link physically", () => {
+    const { inside, outside } = tree();
+    mkdirSync(path.join(outside, "sub"));
+    symlinkSync(path.join(outside, "sub"), path.join(inside, "l1"));
+    symlinkSync("l1/../secret.txt", path.join(inside, "l2"));
+    // Lexically l1/.. would be `inside`; the file system goes to the parent of outside/sub.
+    expect(walkPath(path.join(inside, "l2")).at(-1)).toBe(path.join(outside, "secret.txt"));
+  });
+
+  test("walkPath() follows a chain of links and reports each hop", () => {
+    const { inside, outside } = tree();
+    symlinkSync(outside, path.join(inside, "hop2"));
+    symlinkSync(path.join(inside, "hop2"), path.join(inside, "hop1"));
+    const steps = walkPath(path.join(inside, "hop1", "secret.txt"));
+    expect(steps).toEqual([
+      path.join(inside, "hop2", "secret.txt"),
+      path.join(outside, "secret.txt"),
+      path.join(outside, "secret.txt"),
+    ]);
+  });
+
+  test("walkPath() throws on a link loop instead of looping", () => {
+    const { inside } = tree();
+    symlinkSync(path.join(inside, "b"), path.join(inside, "a"));
+    symlinkSync(path.join(inside, "a"), path.join(inside, "b"));
+    expect(() => walkPath(path.join(inside, "a", "x"))).toThrow("too many symbolic links");
+  });
+
+  test("walkPath() refuses a relative path", () => {
+    expect(() => walkPath("relative/path")).toThrow("not absolute");
+  });
+
+  test("walkPath() gives up after MAX_LINKS links with injected file-system doubles", () => {
+    const inspect = (): "link" => "link";
+    const readLink = (): string => "/again";
+    expect(() => walkPath("/again", { inspect, readLink, pathApi: path.posix })).toThrow();
+    expect(MAX_LINKS).toBe(40);
+  });
+
+  test("walkPath() walks a Windows path with the win32 flavour", () => {
+    const links = new Map([["C:\\data\\out", "D:\\elsewhere"]]);
+    const steps = walkPath("C:\\data\\out\\file.txt", {
+      pathApi: path.win32,
+      inspect: (candidate) => (links.has(candidate) ? "link" : "other"),
+      readLink: (candidate) => links.get(candidate) ?? "",
+    });
+    expect(steps).toEqual(["D:\\elsewhere\\file.txt", "D:\\elsewhere\\file.txt"]);
+  });
+});
