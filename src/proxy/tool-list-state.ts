@@ -143,7 +143,7 @@ export class ToolListState {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log(`Cannot walk the upstream's tools: ${message}`);
-      const code = Reflect.get(error as object, "code");
+      const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
       this.#failure = {
         message: `Cannot walk the upstream's tools: ${message}`,
         error: {

@@ -1,0 +1,112 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { memoryIo } from "../../src/commands/io.ts";
+import type { JsonObject } from "../../src/engine/index.ts";
+import { runPinsAccept } from "../../src/proxy/pins-command.ts";
+import { sessionId } from "../../src/proxy/session-audit.ts";
+import {
+  type GatingRelay,
+  gatingRelay,
+  INITIALIZE_RESULT,
+  tick,
+  type UpstreamScript,
+} from "./support/gating-relay.ts";
+
+const POLICY =
+  "send_email:\n  exfiltrating: true\n  sink_params: [to]\n  trusted_destinations: [boss@corp.example]\n";
+const READ = { name: "read_inbox", inputSchema: { type: "object" } };
+const SEND = { name: "send_email", inputSchema: { type: "object", properties: { to: { type: "string" } } } };
+
+const script: UpstreamScript = (method) => {
+  if (method === "initialize") return { result: INITIALIZE_RESULT };
+  if (method === "tools/list") return { result: { tools: [READ, SEND] } };
+  if (method === "tools/call") return { result: { content: [{ type: "text", text: "ok" }] } };
+  return { error: { code: -32601, message: "Method not found" } };
+};
+
+function audit(r: GatingRelay): Record<string, unknown>[] {
+  return readFileSync(join(r.home, "audit.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+function call(id: number, name: string, args: JsonObject): JsonObject {
+  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
+}
+
+async function listed(r: GatingRelay, id: string): Promise<unknown> {
+  r.fromClient({ jsonrpc: "2.0", id, method: "tools/list", params: {} });
+  return (await r.clientMessage((m) => m.id === id, id)).result;
+}
+
+describe("createGatingHooks() pin modes", () => {
+  test("createGatingHooks() under --pins strict hides every tool on first sight until bouncer pins accept", async () => {
+    const r = gatingRelay({ policy: POLICY, flags: ["--pins", "strict"], script });
+    await r.handshake();
+    expect(await listed(r, "l1")).toEqual({ tools: [] });
+    r.fromClient(call(1, "send_email", { to: "boss@corp.example" }));
+    const blocked = await r.clientMessage((m) => m.id === 1, "blocked call");
+    expect(JSON.stringify(blocked.result)).toContain("bouncer pins accept");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(0);
+    expect(await runPinsAccept({ home: r.home, server: "mail" }, memoryIo().io)).toBe(0);
+    expect(await listed(r, "l2")).toEqual({ tools: [READ, SEND] });
+    expect(r.toClient.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
+    r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
+    await r.clientMessage((m) => m.id === 2, "forwarded call");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(1);
+  });
+
+  test("createGatingHooks() under --pins off pins in memory and writes no pin file", async () => {
+    const r = gatingRelay({ policy: POLICY, flags: ["--pins", "off"], script });
+    await r.handshake();
+    expect(await listed(r, "l1")).toEqual({ tools: [READ, SEND] });
+    r.fromClient(call(1, "send_email", { to: "boss@corp.example" }));
+    await r.clientMessage((m) => m.id === 1, "forwarded call");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(1);
+    expect(existsSync(join(r.home, "pins"))).toBe(false);
+  });
+});
+
+describe("createGatingHooks() life cycle records", () => {
+  test("createGatingHooks() withdraws the elicitation when the client cancels the asked call, forwarding nothing", async () => {
+    const r = gatingRelay({ policy: POLICY, flags: ["--human-min-ms", "0"], script });
+    await r.handshake({ elicitation: {} });
+    r.fromClient(call(5, "send_email", { to: "someone@new.example" }));
+    const question = await r.clientMessage((m) => m.method === "elicitation/create", "elicitation");
+    r.fromClient({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } });
+    const withdrawn = await r.clientMessage((m) => m.method === "notifications/cancelled", "withdrawal");
+    expect((withdrawn.params as JsonObject).requestId).toBe(question.id as number);
+    await tick();
+    expect(r.toClient.filter((m) => m.id === 5)).toEqual([]);
+    expect(r.upstreamCalls("tools/call")).toHaveLength(0);
+    expect(audit(r).find((record) => record.event === "outcome")?.outcome).toBe("cancelled");
+  });
+
+  test("createGatingHooks() audits upstream noise and the upstream's exit", async () => {
+    const r = gatingRelay({ policy: POLICY, script });
+    await r.handshake();
+    r.relay.receiveFromUpstream("this is not JSON");
+    await tick();
+    await r.relay.upstreamGone({
+      message: 'Upstream "mail" exited (code 3)',
+      data: { exitCode: 3, signal: null, stderrTail: "boom" },
+    });
+    const records = audit(r);
+    expect(records.find((record) => record.event === "noise")?.reason).toContain("this is not JSON");
+    expect(records.find((record) => record.event === "upstream_exit")?.reason).toBe(
+      "Upstream exited with code 3: boom",
+    );
+  });
+});
+
+describe("sessionId()", () => {
+  test("sessionId() takes BOUNCER_SESSION when set, else the parent pid (with its start time on Linux)", () => {
+    expect(sessionId({ env: { BOUNCER_SESSION: "client-42" }, ppid: 1 })).toBe("client-42");
+    expect(sessionId({ env: { BOUNCER_SESSION: " " }, ppid: 2_000_000_000 })).toBe("2000000000");
+    const own = sessionId({ env: {}, ppid: process.pid });
+    if (process.platform === "linux") expect(own).toMatch(new RegExp(`^${process.pid}-\\d+$`));
+    else expect(own).toBe(String(process.pid));
+  });
+});
