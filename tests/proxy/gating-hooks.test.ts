@@ -154,6 +154,20 @@ describe("createGatingHooks() decisions", () => {
     ]);
   });
 
+  test("createGatingHooks() forwards at most max_calls of many parallel calls", async () => {
+    const r = gatingRelay({
+      policy: `${POLICY}  max_calls: 2\n`,
+      script: mailbox({ tools: [[READ, SEND]] }),
+    });
+    await r.handshake();
+    const ids = [20, 21, 22, 23, 24];
+    for (const id of ids) r.fromClient(call(id, "send_email", { to: "boss@corp.example" }));
+    const answers = await Promise.all(ids.map((id) => answer(r, id)));
+    const blocked = answers.filter((m) => (m.result as { isError?: boolean }).isError === true);
+    expect(blocked).toHaveLength(3);
+    expect(r.upstreamCalls("tools/call")).toHaveLength(2);
+  });
+
   test("createGatingHooks() blocks every call when the audit log cannot be written", async () => {
     const r = gatingRelay({ policy: POLICY, script: mailbox({ tools: [[READ, SEND]] }) });
     mkdirSync(join(r.home, "audit.jsonl"));
