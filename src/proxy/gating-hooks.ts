@@ -12,171 +12,24 @@
  * @module
  */
 
-import { isAbsolute, join, resolve } from "node:path";
-import { createAuditWriter, createSessionRecorder, type SessionRecorder } from "../audit/index.ts";
-import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
-import type { JsonObject, JsonValue } from "../engine/index.ts";
-import { userHome } from "../platform/home-dir.ts";
-import { resolvePathSteps } from "../platform/path-walk.ts";
-import type { Policy } from "../policy/index.ts";
-import { createAsker } from "./asker.ts";
-import { elicitationSupport } from "./elicitation-support.ts";
-import { createFilePinStore, type FilePinStore } from "./file-pin-store.ts";
-import { Gate, type ServerContext } from "./gate.ts";
-import { blockedResult, type CallGate, type CallRecord, gateToolCall } from "./gated-call.ts";
-import { isJsonObject, member, type RpcErrorObject } from "./jsonrpc.ts";
-import { createMemoryPinStore } from "./memory-pin-store.ts";
+import type { JsonValue } from "../engine/index.ts";
+import type { ServerContext } from "./gate.ts";
+import { blockedResult, type CallRecord, gateToolCall } from "./gated-call.ts";
+import {
+  type GatingSetup,
+  type LiveSession as Live,
+  type RefusedSession as Refused,
+  refuse,
+  startGatingSession,
+} from "./gating-session.ts";
+import { isJsonObject, member } from "./jsonrpc.ts";
 import type { RelayContext, RelayHooks, RpcOutcome } from "./relay-hooks.ts";
-import type { RunOptions } from "./run-args.ts";
-import { SessionAudit, sessionId } from "./session-audit.ts";
-import { ToolListState } from "./tool-list-state.ts";
 
-/** What the gating hooks are built from. */
-export interface GatingSetup {
-  /** The parsed `bouncer run` flags (policy files, pins, mode, ask limits, audit log, record). */
-  readonly run: RunOptions;
-  /** The upstream as configured (the executable is resolved later, at spawn). */
-  readonly upstream: {
-    readonly name: string;
-    readonly command: string;
-    readonly args: readonly string[];
-    readonly cwd: string;
-  };
-  /** Bouncer's home directory (`$BOUNCER_HOME`, default `~/.bouncer`). */
-  readonly home: string;
-  /** One diagnostic line to stderr. */
-  readonly log: (message: string) => void;
-}
-
-/** The JSON-RPC error code of a refused session (server-defined range). */
-export const SESSION_REFUSED_CODE = -32001;
+export type { GatingSetup } from "./gating-session.ts";
+export { SESSION_REFUSED_CODE } from "./gating-session.ts";
 
 /** Upstream methods whose results reach the model and are recorded as untrusted (SPEC §2.5). */
 const UNTRUSTED_RESULTS: ReadonlySet<string> = new Set(["resources/read", "prompts/get", "tasks/result"]);
-
-/** A session that can gate. */
-interface Live {
-  readonly kind: "live";
-  readonly calls: CallGate;
-  readonly context: ServerContext;
-  readonly recorder?: SessionRecorder;
-}
-
-/** A session refused at start-up (invalid policy, unwritable session file). */
-interface Refused {
-  readonly kind: "refused";
-  readonly error: RpcErrorObject;
-  readonly exitCode: number;
-}
-
-/**
- * Loads the policy and builds the session's parts.
- * @param context - The relay context.
- * @param setup - Flags, upstream, home and logger.
- * @returns The live session, or why it is refused.
- */
-async function startSession(context: RelayContext, setup: GatingSetup): Promise<Live | Refused> {
-  const { run, upstream, log } = setup;
-  let policy: Policy;
-  try {
-    const checked = await checkPolicyPaths(run.policies, { cwd: process.cwd() });
-    if (!checked.ok) {
-      const lines = checked.issues.map(formatIssueLine);
-      return refuse(
-        { message: `Invalid policy: ${lines[0]}`, data: { code: "POLICY_INVALID", issues: lines } },
-        2,
-      );
-    }
-    policy = checked.policy;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return refuse({ message, data: { code: "POLICY_UNREADABLE" } }, 2);
-  }
-  const server: ServerContext = {
-    name: upstream.name,
-    command: [upstream.command, ...upstream.args],
-    cwd: upstream.cwd,
-  };
-  const filePins: FilePinStore | undefined =
-    run.pins === "off" ? undefined : createFilePinStore({ home: setup.home });
-  const pins = filePins ?? createMemoryPinStore();
-  const gate = new Gate(policy, {
-    pins,
-    pinMode: run.pins,
-    home: userHome(),
-    cwd: upstream.cwd,
-    platform: process.platform === "win32" ? "win32" : "posix",
-    resolvePath: resolvePathSteps,
-  });
-  gate.registerServer(server);
-  const writer = createAuditWriter(auditPath(setup));
-  try {
-    writer.open();
-  } catch (error) {
-    log(`${error instanceof Error ? error.message : String(error)}: every tools/call will be blocked`);
-  }
-  let recorder: SessionRecorder | undefined;
-  if (run.record !== undefined) {
-    try {
-      recorder = createSessionRecorder(resolve(process.cwd(), run.record));
-    } catch (error) {
-      return refuse({ message: error instanceof Error ? error.message : String(error), data: {} }, 1);
-    }
-  }
-  const audit = new SessionAudit({
-    session: sessionId({ env: process.env, ppid: process.ppid }),
-    server: upstream.name,
-    writer,
-    ...(recorder === undefined ? {} : { recorder }),
-    mode: run.mode,
-    log,
-  });
-  const tools = new ToolListState({
-    gate,
-    pins,
-    ...(filePins === undefined ? {} : { filePins }),
-    server,
-    audit,
-    requestUpstream: (method, params, options) => context.requestUpstream(method, params, options),
-    notifyClient: (method, params) => context.notifyClient(method, params),
-    log,
-  });
-  const asker = createAsker({
-    requestClient: (method, params, options) => context.requestClient(method, params, options),
-    clientCapabilities: () => elicitationSupport(context.session()),
-    now: () => performance.now(),
-    askTimeoutMs: run.askTimeoutSeconds * 1000,
-    maxAsks: run.maxAsks,
-    humanMinMs: run.humanMinMs,
-    sendProgress: (progressToken, progress, message) =>
-      context.notifyClient("notifications/progress", { progressToken, progress, message }),
-    log,
-  });
-  const calls: CallGate = { server: upstream.name, gate, tools, audit, asker, mode: run.mode, log };
-  return { kind: "live", calls, context: server, ...(recorder === undefined ? {} : { recorder }) };
-}
-
-/**
- * A refused session.
- * @param error - Message and data.
- * @param exitCode - The exit status.
- * @returns The refusal.
- */
-function refuse(error: { readonly message: string; readonly data: JsonObject }, exitCode: number): Refused {
-  return { kind: "refused", error: { code: SESSION_REFUSED_CODE, ...error }, exitCode };
-}
-
-/**
- * The audit log's path: `--audit-log` (relative to Bouncer's working directory) or
- * `$BOUNCER_HOME/audit.jsonl`.
- * @param setup - Flags and home.
- * @returns An absolute path.
- */
-function auditPath(setup: GatingSetup): string {
-  const flag = setup.run.auditLog;
-  if (flag === undefined) return join(setup.home, "audit.jsonl");
-  return isAbsolute(flag) ? flag : resolve(process.cwd(), flag);
-}
 
 /**
  * Builds the hooks that gate one session.
@@ -189,7 +42,7 @@ function auditPath(setup: GatingSetup): string {
 export function createGatingHooks(context: RelayContext, setup: GatingSetup): RelayHooks {
   const { log } = setup;
   let settled: Live | Refused | undefined;
-  const started = startSession(context, setup).then(
+  const started = startGatingSession(context, setup).then(
     (session) => {
       settled = session;
       if (session.kind === "refused") log(session.error.message);
