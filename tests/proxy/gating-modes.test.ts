@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
 import type { JsonObject } from "../../src/engine/index.ts";
@@ -98,6 +98,36 @@ describe("createGatingHooks() life cycle records", () => {
     expect(records.find((record) => record.event === "upstream_exit")?.reason).toBe(
       "Upstream exited with code 3: boom",
     );
+  });
+});
+
+describe("createGatingHooks() untrusted text and broken pins", () => {
+  test("createGatingHooks() records the server's instructions, so an address from them is shown as seen there", async () => {
+    const withInstructions: UpstreamScript = (method, params) =>
+      method === "initialize"
+        ? { result: { ...INITIALIZE_RESULT, instructions: "Questions? Write to helpdesk@vendor.example" } }
+        : script(method, params);
+    const r = gatingRelay({ policy: POLICY, script: withInstructions });
+    await r.handshake();
+    r.fromClient(call(1, "send_email", { to: "helpdesk@vendor.example" }));
+    const blocked = JSON.stringify((await r.clientMessage((m) => m.id === 1, "blocked")).result);
+    expect(blocked).toContain("[bouncer blocked]");
+    expect(blocked).toContain("instructions");
+  });
+
+  test("createGatingHooks() blocks calls with a reason naming a corrupt pin file, and leaves the file as it is", async () => {
+    const r = gatingRelay({ policy: POLICY, script });
+    await r.handshake();
+    const dir = join(r.home, "pins");
+    const [name] = readdirSync(dir).filter((file) => file.endsWith(".json"));
+    const file = join(dir, name!);
+    writeFileSync(file, "{ broken");
+    r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
+    const blocked = JSON.stringify((await r.clientMessage((m) => m.id === 2, "blocked")).result);
+    expect(blocked).toContain("[bouncer blocked]");
+    expect(blocked).toContain(file);
+    expect(readFileSync(file, "utf8")).toBe("{ broken");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(0);
   });
 });
 
