@@ -44,6 +44,8 @@ export interface FilePinStore extends PinStore {
 
 /**
  * The folder holding every pin file.
+ *
+ * Source: SPEC §2.2 ("`$BOUNCER_HOME/pins/<identity-hash>.json`").
  * @param home - Bouncer's home directory.
  * @returns `<home>/pins`.
  */

@@ -40,7 +40,9 @@ export interface PinFile {
 }
 
 /**
- * SHA-256 of a definition's canonical form, hex (SPEC §2.2).
+ * SHA-256 of a definition's canonical form, hex.
+ *
+ * Source: SPEC §2.2 ("that definition's SHA-256, with a hash-scheme version").
  * @param definition - A tool definition.
  * @returns 64 hex digits.
  */
