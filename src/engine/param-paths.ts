@@ -84,7 +84,8 @@ function walk(
 /**
  * Collects every value a parameter path reaches in the call's arguments. Dots reach into objects,
  * `[]` into lists. An absent key reaches nothing; a value of the wrong shape on the way is a mismatch.
- * An argument whose own name contains a dot is found by that exact name first.
+ * An argument whose own name contains a dot is reached by that exact name too (before the nested
+ * value: either one may be what the upstream reads, so both are checked).
  *
  * Source: SPEC §2.4 ("dotted paths reach into objects, `[]` into lists: `files[].path`"), §2.5.
  * @param args - The call's arguments (hostile keys).
@@ -97,7 +98,6 @@ export function collectParamValues(args: JsonObject, paramPath: string): ParamVa
   const out: { values: ParamValue[]; mismatches: ParamMismatch[] } = { values: [], mismatches: [] };
   if (paramPath.includes(".") && Object.hasOwn(args, paramPath)) {
     out.values.push({ path: paramPath, value: args[paramPath]! });
-    return out;
   }
   walk(args, parseSegments(paramPath), { index: 0, path: "" }, out);
   return out;

@@ -81,6 +81,13 @@ describe("evaluateConstraints() path confinement", () => {
     expect(evaluateConstraints(input).denies).toEqual([]);
   });
 
+  test("evaluateConstraints() denies a nested write_params path beside an argument named like the dotted path", () => {
+    const rules = makeRules({ writeParams: sourced(["opts.path"]), allowedPathPrefixes: sourced(["./out"]) });
+    const args: JsonObject = { "opts.path": "./out/decoy", opts: { path: "/etc/passwd" } };
+    const result = evaluateConstraints(makeInput({ rules, arguments: args }));
+    expect(codeOf(result)).toBe("path_outside_prefixes");
+  });
+
   const files = makeRules({
     writeParams: sourced(["files[].path"]),
     allowedPathPrefixes: sourced(["./out"]),

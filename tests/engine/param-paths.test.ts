@@ -62,11 +62,23 @@ describe("collectParamValues()", () => {
       },
     ],
     [
-      "prefers an argument whose own name contains a dot",
-      { "a.b": 1, a: { b: 2 } },
+      "reaches an argument whose own name contains a dot",
+      { "a.b": 1 },
       "a.b",
       {
         values: [{ path: "a.b", value: 1 }],
+        mismatches: [],
+      },
+    ],
+    [
+      "reaches the nested value as well as an argument named like the dotted path",
+      { "a.b": 1, a: { b: 2 } },
+      "a.b",
+      {
+        values: [
+          { path: "a.b", value: 1 },
+          { path: "a.b", value: 2 },
+        ],
         mismatches: [],
       },
     ],

@@ -262,6 +262,14 @@ describe("evaluateSinkGate() classification", () => {
     expect(reason?.message).toContain("free text of read_inbox's output (call #1)");
   });
 
+  test("evaluateSinkGate() denies a tainted nested sink beside a trusted argument named like the dotted path", () => {
+    const rules = sinkRules({ sinks: ["message.to"], trusted: ["*@corp.example"] });
+    const args = { "message.to": "boss@corp.example", message: { to: "attacker@evil.example" } };
+    const schema = { type: "object", properties: { message: { type: "object", properties: { to: {} } } } };
+    const result = evaluateSinkGate(sinkCall(rules, args, { schema }), session());
+    expect(result.denies.map((reason) => reason.code)).toEqual(["sink_tainted"]);
+  });
+
   test("evaluateSinkGate() names another server's output in the evidence", () => {
     const { result } = gate(
       session(),
