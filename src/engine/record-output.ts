@@ -87,8 +87,8 @@ function recordUnstructured(recorder: Recorder, text: string): void {
 
 /**
  * A text block: structured when it parses as JSON or YAML to a mapping or sequence (≤ 1 MiB),
- * otherwise unstructured. For JSON, whose parser keeps only the last of duplicate keys, any token of
- * the raw text the walk did not meet is recorded as free text.
+ * otherwise unstructured. YAML comments are free text. For JSON, any token of the raw text the walk
+ * did not meet (an escaped spelling, say) is recorded as free text.
  */
 function recordTextBlock(recorder: Recorder, text: string): void {
   const structured = parseStructuredText(text);
@@ -98,6 +98,7 @@ function recordTextBlock(recorder: Recorder, text: string): void {
   }
   recorder.blockKeys = new Set();
   recordStructured(recorder, structured.value);
+  for (const comment of structured.comments) recordFreeText(recorder, comment);
   const met = recorder.blockKeys;
   recorder.blockKeys = undefined;
   if (structured.format !== "json") return;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
+import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument, visit } from "yaml";
 import { isDestinationShapedKey } from "./key-shapes.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
 
@@ -30,6 +30,8 @@ const YAML_TOP_KEY = /^(.+?):(?:[ \t]|$)/;
 export interface StructuredText {
   readonly value: JsonValue;
   readonly format: "json" | "yaml";
+  /** YAML comments: text the model reads that the parsed value does not hold (free text). */
+  readonly comments: readonly string[];
 }
 
 function isContainer(value: unknown): boolean {
@@ -76,8 +78,40 @@ function mayBeYamlCollection(text: string): boolean {
   return significant;
 }
 
+/** A string literal of JSON text, and whether it is an object key (a `:` follows). */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+
+function keyCount(value: JsonValue): number {
+  let count = 0;
+  const stack: JsonValue[] = [value];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (Array.isArray(item)) for (const child of item) stack.push(child);
+    else if (item !== null && typeof item === "object") {
+      for (const child of Object.values(item)) {
+        count += 1;
+        stack.push(child);
+      }
+    }
+  }
+  return count;
+}
+
+/**
+ * Whether JSON text repeats a key of one object (`JSON.parse` keeps only the last value): the text
+ * holds more keys than the parsed value. Every `"` outside a string starts one, so the string
+ * literals are matched in order.
+ */
+function hasDuplicateKeys(text: string, value: JsonValue): boolean {
+  let keys = 0;
+  JSON_STRING.lastIndex = 0;
+  for (let m = JSON_STRING.exec(text); m !== null; m = JSON_STRING.exec(text))
+    if (m[1] !== undefined) keys += 1;
+  return keys > keyCount(value);
+}
+
 function yamlToJson(root: Node | null, doc: Document): JsonValue {
   let budget = MAX_YAML_NODES;
+  const repeated = new Set<JsonValue[]>();
   const convert = (node: unknown): JsonValue => {
     budget -= 1;
     if (budget < 0) throw new RangeError("YAML output has too many nodes");
@@ -95,7 +129,16 @@ function yamlToJson(root: Node | null, doc: Document): JsonValue {
         const key = pair.key;
         if (key !== null && !isScalar(key)) throw new TypeError("YAML output has a complex key");
         const name = key === null ? "" : (key.source ?? String(key.value));
-        out[name] = convert(pair.value);
+        const value = convert(pair.value);
+        // A repeated key (JSON read with its duplicates) keeps every value, as a list under the key.
+        const before = Object.hasOwn(out, name) ? out[name] : undefined;
+        if (before === undefined) out[name] = value;
+        else if (Array.isArray(before) && repeated.has(before)) before.push(value);
+        else {
+          const all = [before, value];
+          repeated.add(all);
+          out[name] = all;
+        }
       }
       return out;
     }
@@ -104,12 +147,28 @@ function yamlToJson(root: Node | null, doc: Document): JsonValue {
   return convert(root);
 }
 
-function parseYaml(text: string): JsonValue | undefined {
-  if (!mayBeYamlCollection(text)) return undefined;
+function yamlComments(doc: Document): string[] {
+  const comments: string[] = [];
+  const add = (node: { commentBefore?: string | null; comment?: string | null }): void => {
+    if (typeof node.commentBefore === "string") comments.push(node.commentBefore);
+    if (typeof node.comment === "string") comments.push(node.comment);
+  };
+  add(doc);
+  visit(doc, { Node: (_key, node) => add(node) });
+  return comments;
+}
+
+/** YAML text (or, with `duplicates`, JSON text whose repeated keys must all be kept). */
+function parseYaml(
+  text: string,
+  options: { readonly duplicates?: boolean } = {},
+): { value: JsonValue; comments: string[] } | undefined {
+  const duplicates = options.duplicates === true;
+  if (!duplicates && !mayBeYamlCollection(text)) return undefined;
   try {
-    const doc = parseDocument(text, { uniqueKeys: true, intAsBigInt: true, prettyErrors: false });
+    const doc = parseDocument(text, { uniqueKeys: !duplicates, intAsBigInt: true, prettyErrors: false });
     if (doc.errors.length > 0) return undefined;
-    return yamlToJson(doc.contents, doc);
+    return { value: yamlToJson(doc.contents, doc), comments: yamlComments(doc) };
   } catch {
     return undefined;
   }
@@ -118,7 +177,8 @@ function parseYaml(text: string): JsonValue | undefined {
 /**
  * Recognises a structured text block: at most 1 MiB, parsing as JSON or YAML to a mapping or a
  * sequence. Numbers keep their source text. YAML with duplicate keys, complex keys or alias bombs
- * is not structured (its text stays free text).
+ * is not structured (its text stays free text). JSON that repeats a key keeps every value of it (a
+ * list under the key), so no value the model reads is lost; YAML comments are returned as text.
  *
  * Source: SPEC §2.5 "Free text versus field values".
  * @param text - A text block of a tool result.
@@ -129,10 +189,15 @@ export function parseStructuredText(text: string): StructuredText | undefined {
   const start = text.trimStart()[0];
   if (start === "{" || start === "[") {
     const value = parseJson(text);
-    if (isContainer(value) && value !== undefined) return { value, format: "json" };
+    if (isContainer(value) && value !== undefined) {
+      if (!hasDuplicateKeys(text, value)) return { value, format: "json", comments: [] };
+      // Repeated keys: read by the YAML parser, which keeps them; if it cannot, unstructured.
+      const all = parseYaml(text, { duplicates: true });
+      return all !== undefined && isContainer(all.value) ? { ...all, format: "json" } : undefined;
+    }
   }
-  const value = parseYaml(text);
-  return isContainer(value) && value !== undefined ? { value, format: "yaml" } : undefined;
+  const yaml = parseYaml(text);
+  return yaml !== undefined && isContainer(yaml.value) ? { ...yaml, format: "yaml" } : undefined;
 }
 
 /**
