@@ -6,10 +6,10 @@
  * stdio), and checks that exactly the same scenarios pass both ways. Prints a table, writes
  * `dist/conformance.json`, and exits 1 when the pass sets differ or the fixture itself regressed.
  *
- * `--entry pass` (default): Bouncer is the pass-through test entry (tests/proxy/support/
- * pass-through-entry.ts: the real runProxy, framer, relay and life cycle, with pass-through hooks).
- * `--entry cli`: the real `src/cli.ts run`, which gates tool calls — use it once the gate is wired
- * (until then every tool call is blocked there, by design).
+ * `--entry cli` (default): the real `src/cli.ts run`, gating every tool call with its default policy
+ * (packs and heuristics), a temporary BOUNCER_HOME and audit log.
+ * `--entry pass`: the pass-through test entry (tests/proxy/support/pass-through-entry.ts: the real
+ * runProxy, framer, relay and life cycle, with pass-through hooks), to tell relay faults from gating.
  *
  * Source: issue 3 ("MCP conformance suite … the server scenarios that pass against an upstream
  * directly are exactly those that pass through Bouncer"), SPEC §3.1.
@@ -33,7 +33,7 @@ type Entry = "pass" | "cli";
 
 function parseEntry(argv: readonly string[]): Entry {
   const at = argv.indexOf("--entry");
-  const value = at === -1 ? "pass" : argv[at + 1];
+  const value = at === -1 ? "cli" : argv[at + 1];
   if (value !== "pass" && value !== "cli") throw new Error(`--entry must be "pass" or "cli", got "${value}"`);
   return value;
 }
