@@ -67,7 +67,6 @@ export type {
   RuleSource,
   Sourced,
   ToolDefinition,
-  ToolPolicy,
   ToolRules,
   Verdict,
 } from "./types.ts";

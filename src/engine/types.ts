@@ -98,22 +98,6 @@ export type Decision =
       readonly questions: readonly [Question, ...Question[]];
     };
 
-/** Per-tool settings of policy (SPEC §4.2), all optional; the validated shape of one tool entry. */
-export interface ToolPolicy {
-  readonly action?: "allow" | "ask" | "deny";
-  readonly exfiltrating?: boolean;
-  readonly sink_params?: readonly string[];
-  readonly trusted_destinations?: readonly string[];
-  readonly on_tainted?: "deny" | "ask";
-  readonly taint_fields?: "lenient" | "strict";
-  readonly write_params?: readonly string[];
-  readonly allowed_path_prefixes?: readonly string[];
-  readonly arg_patterns?: Readonly<Record<string, string>>;
-  readonly max_calls?: number;
-  readonly trusted_output?: boolean;
-  readonly replace?: boolean;
-}
-
 /**
  * The effective rules for one tool of one server, after layering (SPEC §4.1) and heuristics (§4.4).
  * Built by the policy module once per (server, tool, pinned definition); read-only on the call path.
