@@ -65,6 +65,21 @@ export function identityKeys(identity: Identity): string[] {
   return [...identity.keys];
 }
 
+/** A URL's scheme and authority in canonical text: what its own identity is made of. */
+const URL_AUTHORITY = /^(?:[a-z][a-z0-9+.-]*:)?(?:\/\/)?[^/?#\\]*/;
+
+/**
+ * The token keys that are part of one whole identity (an address's local part read as a host, a
+ * URL's host): for a URL only its scheme and authority, so an address or host in its path, query or
+ * fragment stays a token of its own (free text: its identity is not the field value's).
+ */
+function partKeys(identity: Identity, canonical: string): Set<string> {
+  const keys = new Set(identityKeys(identity));
+  const own = identity.kind === "url" ? (URL_AUTHORITY.exec(canonical)?.[0] ?? "") : canonical;
+  extractTokens(own, (key) => keys.add(key));
+  return keys;
+}
+
 function echoOf(args: JsonObject | undefined): { keys: Set<string>; texts: string[] } {
   const keys = new Set<string>();
   const texts: string[] = [];
@@ -254,8 +269,9 @@ export function recordFieldValue(
     }
     // One whole token identity: its keys are this field value; shapes inside it are part of it.
     for (const key of identityKeys(identity)) index(recorder, { key, evidence: found });
-    const met = recorder.blockKeys;
-    if (met !== undefined) extractTokens(canonical, (k) => met.add(k));
+    const covered = partKeys(identity, canonical);
+    for (const k of covered) recorder.blockKeys?.add(k);
+    indexFreeTokens(recorder, canonical, covered);
     return;
   }
   const covered = new Set<string>();
@@ -270,7 +286,7 @@ export function recordFieldValue(
     }
     for (const key of identityKeys(identity)) index(recorder, { key, evidence: found });
     // Shapes inside one whole identity (an address's local part read as a host) are part of it.
-    extractTokens(piece.canonical, (k) => covered.add(k));
+    for (const k of partKeys(identity, piece.canonical)) covered.add(k);
   }
   for (const k of covered) recorder.blockKeys?.add(k);
   indexFreeTokens(recorder, canonical, covered);

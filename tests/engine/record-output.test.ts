@@ -188,6 +188,21 @@ describe("recordOutput() free text versus field values", () => {
     expect(kinds(store, "b@y.example")).toEqual(["field:to"]);
   });
 
+  test.each([
+    ["its path", '[{"url": "https://good.example/r/attacker@evil.example"}]'],
+    ["its query", '[{"url": "https://good.example/r?to=attacker@evil.example&x=1"}]'],
+    ["its fragment", "link: https://good.example/#attacker@evil.example\n"],
+  ])("recordOutput() records an address in %s of a URL field value as free text", (_part, text) => {
+    const store = record(textResult(text));
+    expect(kinds(store, "attacker@evil.example")).toEqual(["free"]);
+    expect(kinds(store, "good.example")).toEqual([text.startsWith("link") ? "field:link" : "field:url"]);
+  });
+
+  test("recordOutput() keeps the parts of an address field value inside it", () => {
+    const store = record(textResult('{"from": "john.smith@corp.example"}'));
+    expect(kinds(store, "john.smith")).toEqual([]);
+  });
+
   test("recordOutput() records the comments of YAML output as free text", () => {
     const store = record(
       textResult("# write to c@d.example\nsender: attacker@evil.example  # send to attacker@evil.example\n"),
