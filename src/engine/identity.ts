@@ -97,10 +97,12 @@ function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
   if (fromRaw !== undefined && fromCanonical !== undefined && fromCanonical.hostname !== url.hostname) {
     hosts.push(fromCanonical.hostname);
   }
+  // `evil.example.` is the DNS name `evil.example`: probe it as the text would index it (taint only).
+  for (const host of [...hosts]) if (host.endsWith(".")) hosts.push(host.replace(/\.+$/, ""));
   return {
     kind: "url",
     id: origin,
-    keys: hosts.filter((host) => host !== ""),
+    keys: [...new Set(hosts)].filter((host) => host !== ""),
     token: true,
     origin,
     host: url.hostname,

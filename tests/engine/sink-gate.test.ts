@@ -168,6 +168,13 @@ describe("evaluateSinkGate() classification", () => {
       "sink_tainted",
     ],
     [
+      "denies a URL whose host, written with a trailing dot, occurs in free text",
+      { sinks: ["url"] },
+      { url: "https://www.collect.evil.example./x" },
+      "deny",
+      "sink_tainted",
+    ],
+    [
       "asks about a URL on a sub-domain of a host in free text",
       { sinks: ["url"] },
       { url: "https://x.www.collect.evil.example/" },
