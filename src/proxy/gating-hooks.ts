@@ -13,6 +13,7 @@
  */
 
 import type { JsonValue } from "../engine/index.ts";
+import { flagMarkedElicitation } from "./bouncer-marker.ts";
 import type { ServerContext } from "./gate.ts";
 import { blockedResult, type CallRecord, gateToolCall } from "./gated-call.ts";
 import {
@@ -127,11 +128,14 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
         if (!UNTRUSTED_RESULTS.has(request.method) || outcome.kind !== "result") return;
         session.calls.gate.recordUntrusted(session.calls.server, request.method, outcome.result);
       }),
-    onUpstreamRequest: (request) =>
+    onUpstreamRequest: (request) => {
+      const flagged = flagMarkedElicitation(request, { server: setup.upstream.name, log });
       live((session) => {
+        if (flagged) session.calls.audit.markedElicitation(request.params);
         if (request.method !== "sampling/createMessage") return;
         session.calls.gate.recordUntrusted(session.calls.server, request.method, request.params);
-      }),
+      });
+    },
     onToolsListChanged: () => live((session) => void session.calls.tools.walk()),
     onDroppedCall: (message) => live((session) => session.calls.audit.droppedCall(message)),
     onNoise: (noise) => live((session) => session.calls.audit.noise(noise)),

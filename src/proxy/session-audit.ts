@@ -24,7 +24,8 @@ import {
   type SessionRecorder,
   upstreamExitEntry,
 } from "../audit/index.ts";
-import type { Decision, JsonObject } from "../engine/index.ts";
+import { type Decision, type JsonObject, renderUntrusted } from "../engine/index.ts";
+import { BOUNCER_MARKER } from "./bouncer-marker.ts";
 import type { PinEvent } from "./gate-types.ts";
 import type { NoiseReport, UpstreamFailure } from "./relay-hooks.ts";
 
@@ -154,6 +155,20 @@ export class SessionAudit {
       return;
     }
     this.#best({ event: "upstream_exit", ...where, reason: failure.message });
+  }
+
+  /**
+   * Audits an upstream `elicitation/create` that carries Bouncer's `[bouncer]` marker (relayed, but
+   * flagged) as a `noise` record (best effort).
+   *
+   * Source: SPEC §3.4 ("a relayed upstream elicitation that contains the marker is flagged").
+   * @param params - The elicitation's params; its message is recorded rendered as untrusted.
+   */
+  markedElicitation(params: JsonObject): void {
+    const message = Object.hasOwn(params, "message") ? params.message : undefined;
+    const shown = typeof message === "string" ? renderUntrusted(message) : "(no message)";
+    const line = `The upstream sent an elicitation that contains Bouncer's marker "${BOUNCER_MARKER}" (relayed, flagged): ${shown}`;
+    this.#best(noiseEntry({ session: this.session, server: this.#options.server }, line));
   }
 
   /**
