@@ -23,8 +23,8 @@ import {
   refuse,
   startGatingSession,
 } from "./gating-session.ts";
-import { isJsonObject, member } from "./jsonrpc.ts";
-import type { RelayContext, RelayHooks, RpcOutcome } from "./relay-hooks.ts";
+import { isJsonObject, member, RPC_ERROR } from "./jsonrpc.ts";
+import type { RelayContext, RelayHooks, RpcOutcome, ToolCallRequest } from "./relay-hooks.ts";
 
 export type { GatingSetup } from "./gating-session.ts";
 export { SESSION_REFUSED_CODE } from "./gating-session.ts";
@@ -56,7 +56,14 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       return settled;
     },
   );
-  const records = new WeakMap<object, CallRecord>();
+  /** Forwarded calls waiting for their result, recorded once it comes, the client cancels, or the upstream dies. */
+  const records = new Map<ToolCallRequest, CallRecord>();
+  const unanswered = (session: Live, call: ToolCallRequest, outcome?: RpcOutcome): void => {
+    const record = records.get(call);
+    if (record === undefined) return;
+    records.delete(call);
+    recordCall(session, call, outcome === undefined ? { record } : { record, outcome });
+  };
   const live = (run: (session: Live) => void): void => {
     if (settled?.kind === "live") run(settled);
     else void started.then((session) => (session.kind === "live" ? run(session) : undefined));
@@ -103,10 +110,15 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       const session = await started;
       if (session.kind === "refused") return { kind: "result", result: blockedResult(session.error.message) };
       const gated = await gateToolCall(session.calls, call);
-      if (gated.record !== undefined) {
-        records.set(call, gated.record);
-        if (gated.decision.kind !== "forward") recordCall(session, call, { record: gated.record });
+      if (gated.record === undefined) return gated.decision;
+      if (gated.decision.kind !== "forward") {
+        recordCall(session, call, { record: gated.record });
+        return gated.decision;
       }
+      records.set(call, gated.record);
+      // A cancelled call gets no result: it is recorded as it was decided, without one (SPEC §3.6).
+      if (call.signal.aborted) unanswered(session, call);
+      else call.signal.addEventListener("abort", () => unanswered(session, call), { once: true });
       return gated.decision;
     },
     onToolResult: async (call, outcome) => {
@@ -139,7 +151,13 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
     onToolsListChanged: () => live((session) => void session.calls.tools.walk()),
     onDroppedCall: (message) => live((session) => session.calls.audit.droppedCall(message)),
     onNoise: (noise) => live((session) => session.calls.audit.noise(noise)),
-    onUpstreamExit: (failure) => live((session) => session.calls.audit.upstreamExit(failure)),
+    onUpstreamExit: (failure) =>
+      live((session) => {
+        session.calls.audit.upstreamExit(failure);
+        const { message, data } = failure;
+        const error = { code: RPC_ERROR.upstreamFailed, message, data };
+        for (const call of [...records.keys()]) unanswered(session, call, { kind: "error", error });
+      }),
     onShutdown: async () => {
       const session = settled;
       if (session?.kind !== "live") return;

@@ -8,9 +8,14 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonObject } from "../../src/engine/index.ts";
-import { type GatingRelay, gatingRelay, INITIALIZE_RESULT } from "./support/gating-relay.ts";
+import { type GatingRelay, gatingRelay, INITIALIZE_RESULT, tick } from "./support/gating-relay.ts";
 
 const READ = { name: "read_inbox", description: "Read the inbox.", inputSchema: { type: "object" } };
+const SLOW = { name: "slow_job", description: "Runs for a long time.", inputSchema: { type: "object" } };
+
+function call(id: number | string, name: string, args: JsonObject): JsonObject {
+  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
+}
 
 function lines(path: string): Record<string, unknown>[] {
   if (!existsSync(path)) return [];
@@ -66,5 +71,69 @@ describe("createGatingHooks() upstream elicitations", () => {
     });
     await r.clientMessage((m) => m.method === "elicitation/create", "relayed elicitation");
     expect(r.logs.join("\n")).not.toContain("does not come from Bouncer");
+  });
+});
+
+describe("createGatingHooks() --record", () => {
+  test("createGatingHooks() writes a forwarded call that the client cancels to the --record file, without a result", async () => {
+    const probe = gatingRelay({ script: () => undefined });
+    const session = join(probe.home, "session.jsonl");
+    const r = gatingRelay({
+      flags: ["--record", session],
+      script: (method) => {
+        if (method === "initialize") return { result: INITIALIZE_RESULT };
+        if (method === "tools/list") return { result: { tools: [READ, SLOW] } };
+        return undefined;
+      },
+    });
+    await r.handshake();
+    r.fromClient(call(1, "slow_job", { n: 1 }));
+    for (let i = 0; i < 50 && r.upstreamCalls("tools/call").length === 0; i++) await tick();
+    expect(r.upstreamCalls("tools/call")).toHaveLength(1);
+    r.fromClient({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } });
+    await tick();
+    r.relay.receiveFromUpstream(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: r.upstreamCalls("tools/call")[0]?.id,
+        result: { content: [{ type: "text", text: "late" }] },
+      }),
+    );
+    await tick();
+    const calls = lines(session).filter((event) => event.event === "call");
+    expect(calls).toEqual([{ event: "call", server: "mail", tool: "slow_job", seq: 1, arguments: { n: 1 } }]);
+    expect(r.toClient.filter((m) => m.id === 1)).toEqual([]);
+  });
+});
+
+describe("createGatingHooks() --record when the upstream dies", () => {
+  test("createGatingHooks() writes a forwarded call pending when the upstream exits to the --record file, with the error the client got", async () => {
+    const probe = gatingRelay({ script: () => undefined });
+    const session = join(probe.home, "session.jsonl");
+    const r = gatingRelay({
+      flags: ["--record", session],
+      script: (method) => {
+        if (method === "initialize") return { result: INITIALIZE_RESULT };
+        if (method === "tools/list") return { result: { tools: [READ, SLOW] } };
+        return undefined;
+      },
+    });
+    await r.handshake();
+    r.fromClient(call(4, "slow_job", { n: 2 }));
+    for (let i = 0; i < 50 && r.upstreamCalls("tools/call").length === 0; i++) await tick();
+    await r.relay.upstreamGone({ message: 'Upstream "mail" exited (code 3)', data: { exitCode: 3 } });
+    const answer = await r.clientMessage((m) => m.id === 4, "answer to 4");
+    expect((answer.error as JsonObject).message).toBe('Upstream "mail" exited (code 3)');
+    const calls = lines(session).filter((event) => event.event === "call");
+    expect(calls).toEqual([
+      {
+        event: "call",
+        server: "mail",
+        tool: "slow_job",
+        seq: 1,
+        arguments: { n: 2 },
+        error: { code: -32000, message: 'Upstream "mail" exited (code 3)', data: { exitCode: 3 } },
+      },
+    ]);
   });
 });
