@@ -43,6 +43,11 @@ export interface UrlIdentity extends IdentityBase {
   readonly href: string;
   /** True when only the canonical form parsed (the raw value did not): taint only, never trust. */
   readonly fromCanonical: boolean;
+  /**
+   * False when URL parsers are known to disagree on the raw value's host — it holds a backslash or
+   * userinfo (`https://hooks.corp.example\\@evil.example/`): such a URL is never trusted.
+   */
+  readonly trustable: boolean;
 }
 
 /**
@@ -109,6 +114,7 @@ function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
     prefix: `${origin}${url.pathname}`,
     href: `${origin}${url.pathname}${url.search}`,
     fromCanonical: fromRaw === undefined,
+    trustable: fromRaw !== undefined && !raw.includes("\\") && url.username === "" && url.password === "",
   };
 }
 

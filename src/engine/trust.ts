@@ -60,6 +60,6 @@ export function matchTrusted(
   identity: Identity,
   entries: readonly Sourced<string>[],
 ): Sourced<string> | undefined {
-  if (identity.kind === "url" && identity.fromCanonical) return undefined;
+  if (identity.kind === "url" && (identity.fromCanonical || !identity.trustable)) return undefined;
   return entries.find((entry) => covers(entry.value.trim(), identity));
 }

@@ -39,6 +39,11 @@ describe("matchTrusted()", () => {
     ["https://hooks.corp.example/*", "https://hooks.corp.example.evil.example/", false],
     ["https://hooks.corp.example/*", "https://hooks.corp.example%2f@evil.example/", false],
     ["https://hooks.corp.example/*", "https://hooks.corp.example@evil.example/", false],
+    // parsers disagree on backslashes and userinfo: never trusted (WHATWG reads the host as hooks…)
+    ["https://hooks.corp.example/*", "https://hooks.corp.example\\@evil.example/", false],
+    ["*.corp.example", "https://hooks.corp.example\\@evil.example/", false],
+    ["https://hooks.corp.example/*", "https://user@hooks.corp.example/x", false],
+    ["https://hooks.corp.example/*", "https://hooks.corp.example\\x", false],
     // exact URL entries: a site without a path, or the exact URL
     ["https://docs.corp.example", "https://docs.corp.example/any/page", true],
     ["https://docs.corp.example/a", "https://docs.corp.example/a", true],
