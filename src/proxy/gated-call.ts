@@ -1,8 +1,8 @@
 /**
  * One client `tools/call` through the gate: the decision is the gate's (engine and policy); this file
- * only sequences it — re-walk once for an unknown name, notice pins accepted elsewhere, decide on
- * exactly the arguments that would be forwarded (a message with repeated keys or unsafe integers is
- * denied), audit the decision (a failed write denies), then forward, block, or ask the human and
+ * only sequences it — re-walk once for an unknown name or after a failed walk (still failing: deny),
+ * notice pins accepted elsewhere, decide on exactly the arguments that would be forwarded (a message
+ * with repeated keys or unsafe integers is denied), audit the decision (a failed write denies), then forward, block, or ask the human and
  * decide again with the approval in place. `--mode audit` forwards every call and logs the verdict.
  * Edge.
  *
@@ -108,11 +108,19 @@ export async function gateToolCall(gated: CallGate, call: ToolCallRequest): Prom
   let decision: Decision;
   let seq: number;
   try {
-    if (!gate.knowsTool(server, tool)) await tools.walk();
+    if (!gate.knowsTool(server, tool) || tools.failure !== undefined) await tools.walk();
     await tools.noticePinChanges();
     const first = await gate.decideCall(server, tool, args, { countAttempt: true });
     seq = first.seq;
     decision = first.decision;
+    const failed = tools.failure;
+    if (failed !== undefined) {
+      // The gate's list is older than the upstream's: never decide on it (SPEC §2.2 "calls wait for it").
+      decision = proxyDeny({
+        code: "walk_failed",
+        message: `${failed.message}, so the call cannot be checked`,
+      });
+    }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     gated.log(`Cannot decide a call of ${JSON.stringify(tool)}: ${message}`);

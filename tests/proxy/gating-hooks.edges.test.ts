@@ -137,3 +137,33 @@ describe("createGatingHooks() --record when the upstream dies", () => {
     ]);
   });
 });
+
+describe("createGatingHooks() failed re-walks", () => {
+  test("createGatingHooks() blocks a call when the re-walk after list_changed fails, and forwards nothing", async () => {
+    let failing = false;
+    const r = gatingRelay({
+      script: (method) => {
+        if (method === "initialize") return { result: INITIALIZE_RESULT };
+        if (method === "tools/list")
+          return failing
+            ? { error: { code: -32000, message: "list broken" } }
+            : { result: { tools: [READ] } };
+        if (method === "tools/call") return { result: { content: [{ type: "text", text: "inbox" }] } };
+        return undefined;
+      },
+    });
+    await r.handshake();
+    failing = true;
+    r.fromUpstream({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    r.fromClient(call(2, "read_inbox", {}));
+    const answer = await r.clientMessage((m) => m.id === 2, "answer to 2");
+    const result = answer.result as { isError?: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toContain("list broken");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(0);
+    failing = false;
+    r.fromClient(call(3, "read_inbox", {}));
+    const later = await r.clientMessage((m) => m.id === 3, "answer to 3");
+    expect(later.result).toEqual({ content: [{ type: "text", text: "inbox" }] });
+  });
+});
