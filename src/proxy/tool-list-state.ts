@@ -47,6 +47,8 @@ export interface WalkFailure {
 export class ToolListState {
   readonly #options: ToolListOptions;
   #ready: Promise<void> | undefined;
+  /** The walk waiting for the current one to end (at most one: repeated requests share it). */
+  #queued: Promise<void> | undefined;
   #listed: readonly ToolDefinition[] = [];
   #visible: readonly ToolDefinition[] = [];
   #visibleText = "[]";
@@ -77,13 +79,20 @@ export class ToolListState {
   }
 
   /**
-   * Queues a walk after the current one (calls and lists wait for it).
+   * Queues a walk after the current one (calls and lists wait for it); a walk already queued and not
+   * started is shared, so a burst of `list_changed` costs at most one more walk.
    * @returns When it is done; never rejects.
    */
   walk(): Promise<void> {
+    // A walk queued and not started yet covers every request made before it starts.
+    if (this.#queued !== undefined) return this.#queued;
     const previous = this.#ready ?? Promise.resolve();
-    const next = previous.then(() => this.#walkOnce());
+    const next = previous.then(() => {
+      if (this.#queued === next) this.#queued = undefined;
+      return this.#walkOnce();
+    });
     this.#ready = next;
+    this.#queued = next;
     return next;
   }
 

@@ -1,7 +1,8 @@
 /**
  * Edge cases of the gating hooks found in review: an upstream elicitation pretending to be
- * Bouncer's, a forwarded call the client cancels (still written to the `--record` file), and a
- * re-walk of `tools/list` that fails (calls are blocked, never decided on a stale list).
+ * Bouncer's, a forwarded call the client cancels or the upstream never answers (still written to the
+ * `--record` file), a re-walk of `tools/list` that fails (calls are blocked, never decided on a stale
+ * list), and a burst of `list_changed` (one more walk, not one per notification).
  */
 
 import { describe, expect, test } from "bun:test";
@@ -165,5 +166,29 @@ describe("createGatingHooks() failed re-walks", () => {
     r.fromClient(call(3, "read_inbox", {}));
     const later = await r.clientMessage((m) => m.id === 3, "answer to 3");
     expect(later.result).toEqual({ content: [{ type: "text", text: "inbox" }] });
+  });
+});
+
+describe("createGatingHooks() list_changed bursts", () => {
+  test("createGatingHooks() walks at most once more for a burst of list_changed during a walk", async () => {
+    let hold = false;
+    const r = gatingRelay({
+      script: (method) => {
+        if (method === "initialize") return { result: INITIALIZE_RESULT };
+        if (method === "tools/list") return hold ? undefined : { result: { tools: [READ] } };
+        return { result: { content: [] } };
+      },
+    });
+    await r.handshake();
+    hold = true;
+    for (let i = 0; i < 10; i++)
+      r.fromUpstream({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    await tick();
+    hold = false;
+    const held = r.upstreamCalls("tools/list")[1];
+    r.fromUpstream({ jsonrpc: "2.0", id: held?.id, result: { tools: [READ] } });
+    r.fromClient(call(5, "read_inbox", {}));
+    await r.clientMessage((m) => m.id === 5, "answer to 5");
+    expect(r.upstreamCalls("tools/list").length).toBeLessThanOrEqual(3);
   });
 });
