@@ -57,8 +57,15 @@ export function renderAskMessage(call: {
   readonly server: string;
   readonly tool: string;
   readonly questions: readonly Question[];
+  /** Shown, as untrusted text cut at 200 characters, when a question confirms the call itself. */
+  readonly arguments?: JsonObject | undefined;
 }): string {
   const { questions } = call;
+  const perCall = questions.some((question) => question.kind === "action");
+  const shownArgs =
+    perCall && call.arguments !== undefined
+      ? [`Arguments: ${renderUntrusted(JSON.stringify(call.arguments))}`]
+      : [];
   const head = `${BOUNCER_MARKER} Approval needed: tool ${renderUntrusted(call.tool)} on server ${renderUntrusted(call.server)}.`;
   const lines = questions.map((question, index) =>
     questions.length === 1
@@ -71,7 +78,7 @@ export function renderAskMessage(call: {
         .join(", ")}).`
     : "";
   const tail = `Accept to allow this call, decline to block it.${scope}`;
-  return [head, ...lines, tail].join("\n");
+  return [head, ...lines, ...shownArgs, tail].join("\n");
 }
 
 /**

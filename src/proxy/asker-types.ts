@@ -22,6 +22,12 @@ export interface AskRequest {
   readonly signal: AbortSignal;
   /** The call's `_meta.progressToken`: progress is sent while it waits. */
   readonly progressToken?: string | number;
+  /**
+   * The call's arguments. Shown (rendered as untrusted text, cut) when the ask confirms the call itself
+   * (`action: ask`, unclassified), and part of the merge key then: such asks never share an answer
+   * with a call whose arguments differ.
+   */
+  readonly arguments?: JsonObject;
 }
 
 /**

@@ -58,6 +58,8 @@ interface Entry {
   readonly remedy: RemedyContext;
   readonly questions: readonly Question[];
   readonly waiters: Set<Waiter>;
+  /** The gated call's arguments, shown when a question confirms the call itself. */
+  readonly args: JsonObject | undefined;
   readonly controller: AbortController;
   active: boolean;
   timedOut: boolean;
@@ -68,11 +70,13 @@ interface Entry {
  * @param questions - The questions.
  * @returns A collision-free string.
  */
-function mergeKey(questions: readonly Question[]): string {
+function mergeKey(questions: readonly Question[], args: JsonObject | undefined): string {
   const parts = questions.map((q) =>
     JSON.stringify([q.kind, q.key.server, q.key.tool, q.key.param, q.key.identity, q.origin ?? null]),
   );
-  return JSON.stringify([...new Set(parts)].sort());
+  // A question about the call itself covers exactly these arguments: never merge across others.
+  const perCall = questions.some((q) => q.kind === "action") ? JSON.stringify(args ?? {}) : null;
+  return JSON.stringify([[...new Set(parts)].sort(), perCall]);
 }
 
 /**
@@ -128,7 +132,7 @@ export function createAsker(options: AskerOptions): Asker {
   async function send(entry: Entry): Promise<void> {
     entry.active = true;
     const params: JsonObject = {
-      message: renderAskMessage({ ...entry.remedy, questions: entry.questions }),
+      message: renderAskMessage({ ...entry.remedy, questions: entry.questions, arguments: entry.args }),
       requestedSchema: askSchema(entry.questions),
     };
     const started = options.now();
@@ -237,7 +241,7 @@ export function createAsker(options: AskerOptions): Asker {
         reason: askReasons.noChannel(support.why, remedyContext),
       });
     }
-    const key = mergeKey(questions);
+    const key = mergeKey(questions, request.arguments);
     let entry = pending.get(key);
     if (entry === undefined) {
       entry = {
@@ -245,6 +249,7 @@ export function createAsker(options: AskerOptions): Asker {
         remedy: remedyContext,
         questions,
         waiters: new Set(),
+        args: request.arguments,
         controller: new AbortController(),
         active: false,
         timedOut: false,

@@ -172,6 +172,7 @@ async function askAndDecide(
     tool,
     decision,
     signal: call.signal,
+    arguments: args,
     ...(call.progressToken === undefined ? {} : { progressToken: call.progressToken }),
   });
   const auditOutcome: AuditAskOutcome = outcome.kind === "limit" ? "no_channel" : outcome.kind;

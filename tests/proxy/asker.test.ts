@@ -248,6 +248,43 @@ describe("createAsker() queue", () => {
     expect(r.asker.asked).toBe(1);
   });
 
+  test("ask() never merges action asks whose arguments differ, and shows each call's arguments", async () => {
+    const r = rig();
+    const reason = {
+      code: "action_ask",
+      message: "delete_repo asks on every call",
+      source: "user:p.yaml" as const,
+    };
+    const question = {
+      kind: "action" as const,
+      message: "Allow this call to delete_repo?",
+      key: { server: "gh", tool: "delete_repo", param: "", identity: "action" },
+    };
+    const decision: AskDecision = {
+      verdict: "ask",
+      contract: "constraint",
+      reasons: [reason],
+      questions: [question],
+    };
+    const call = (repo: string) =>
+      r.asker.ask({
+        server: "gh",
+        tool: "delete_repo",
+        decision,
+        signal: new AbortController().signal,
+        arguments: { repo },
+      });
+    const a = call("scratch");
+    const b = call("production");
+    await answer(r, 0, { action: "accept", content: { remember: false } });
+    expect((await a).kind).toBe("approved");
+    await answer(r, 1, { action: "decline" });
+    expect((await b).kind).toBe("declined");
+    expect(r.client.sent).toHaveLength(2);
+    expect(String(r.client.sent[0]?.params.message)).toContain('Arguments: "{\\"repo\\":\\"scratch\\"}"');
+    expect(String(r.client.sent[1]?.params.message)).toContain("production");
+  });
+
   test("ask() withdraws the elicitation when the client cancels the gated call", async () => {
     const r = rig();
     const call = new AbortController();
