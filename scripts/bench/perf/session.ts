@@ -1,0 +1,116 @@
+/**
+ * How the bench starts the servers it measures: the same upstream command run directly or behind
+ * `bouncer run` (from source, `bun src/cli.ts run`, or the compiled binary), with the handshake every
+ * MCP client does first (`initialize`, `notifications/initialized`, `tools/list`).
+ *
+ * Source: SPEC §3.2 (handshake), §7; issue 6 part 2.
+ * @module
+ */
+
+import { join } from "node:path";
+import { type LineClient, spawnLineClient } from "./line-client.ts";
+
+/** The repository root. */
+export const ROOT = join(import.meta.dir, "../../..");
+
+/** The protocol version the bench's client offers. */
+const PROTOCOL_VERSION = "2025-06-18";
+
+/** One upstream server under test. */
+export interface Upstream {
+  /** `--upstream-name` and the label in tables. */
+  readonly name: string;
+  /** The command that starts it. */
+  readonly command: readonly string[];
+  /** The `tools/call` request text timed in loops (`@ID@` where the id goes). */
+  readonly callTemplate: string;
+}
+
+/** How Bouncer is started. */
+export interface BouncerLaunch {
+  /** `source` (`bun src/cli.ts`) or `binary` (a compiled executable). */
+  readonly kind: "source" | "binary";
+  /** The command up to and including `run`. */
+  readonly prefix: readonly string[];
+  /** The policy file given with `--policy`. */
+  readonly policy: string;
+  /** The environment (a temporary `BOUNCER_HOME`). */
+  readonly env: Record<string, string | undefined>;
+}
+
+/**
+ * The `bun src/cli.ts run` launch of the repository's source.
+ * @param options - Policy file and environment.
+ * @returns The launch.
+ */
+export function sourceLaunch(options: {
+  readonly policy: string;
+  readonly env: Record<string, string | undefined>;
+}): BouncerLaunch {
+  return { kind: "source", prefix: [process.execPath, join(ROOT, "src/cli.ts"), "run"], ...options };
+}
+
+/**
+ * The full command line of an upstream run directly or behind Bouncer.
+ * @param upstream - The server.
+ * @param bouncer - Bouncer's launch, or undefined for the direct run.
+ * @returns Executable and arguments.
+ */
+export function commandLine(upstream: Upstream, bouncer: BouncerLaunch | undefined): readonly string[] {
+  if (bouncer === undefined) return upstream.command;
+  return [
+    ...bouncer.prefix,
+    "--upstream-name",
+    upstream.name,
+    "--policy",
+    bouncer.policy,
+    "--",
+    ...upstream.command,
+  ];
+}
+
+/**
+ * Sends `initialize` and waits for its answer.
+ * @param client - The client.
+ * @returns The answer.
+ * @throws {Error} When the answer is an error.
+ */
+export async function initialize(client: LineClient): Promise<Record<string, unknown>> {
+  const answer = await client.request("initialize", {
+    protocolVersion: PROTOCOL_VERSION,
+    capabilities: {},
+    clientInfo: { name: "bouncer-bench-perf", version: "1.0.0" },
+  });
+  if (!Object.hasOwn(answer, "result")) throw new Error(`initialize failed: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+/**
+ * Starts a server and completes the handshake a client does before its first call.
+ * @param upstream - The server.
+ * @param bouncer - Bouncer's launch, or undefined for the direct run.
+ * @returns The client, ready for `tools/call`.
+ * @throws {Error} When the handshake or a first call fails.
+ */
+export async function openSession(
+  upstream: Upstream,
+  bouncer: BouncerLaunch | undefined,
+): Promise<LineClient> {
+  const client = spawnLineClient(
+    commandLine(upstream, bouncer),
+    bouncer === undefined ? {} : { env: bouncer.env },
+  );
+  await initialize(client);
+  client.notify("notifications/initialized");
+  const list = await client.request("tools/list", {});
+  if (!Object.hasOwn(list, "result")) throw new Error(`tools/list failed: ${JSON.stringify(list)}`);
+  const first = await client.requestText(upstream.callTemplate);
+  if (
+    !first.includes('"result"') ||
+    first.includes("[bouncer blocked]") ||
+    first.includes('"isError":true')
+  ) {
+    throw new Error(`The first call of ${upstream.name} did not succeed: ${first.slice(0, 300)}`);
+  }
+  return client;
+}

@@ -1,0 +1,77 @@
+/**
+ * Synthetic tool output for the performance bench: deterministic prose lines, each naming distinct
+ * destinations (an email address, a URL, an @handle), so that recording it grows the taint index as
+ * a long session of real mail, web pages and chat would. The same generator feeds the in-process
+ * decision bench and the echo fixture's `generate` tool (tests/fixtures/servers/echo.ts).
+ *
+ * Source: SPEC §2.5 ("Index, not rescans"), §7; issue 6 part 2.
+ * @module
+ */
+
+/** Filler words between destinations (lower-case prose, no destination shapes). */
+const WORDS = [
+  "please",
+  "review",
+  "the",
+  "attached",
+  "quarterly",
+  "figures",
+  "before",
+  "friday",
+  "and",
+  "share",
+  "your",
+  "notes",
+  "with",
+  "team",
+  "about",
+  "budget",
+  "planning",
+  "meeting",
+  "agenda",
+  "items",
+] as const;
+
+/**
+ * The email address on line `line` of output `seed` (distinct for every pair).
+ * @param seed - The output's seed.
+ * @param line - The line number.
+ * @returns An address such as `ann.17.3@host3.example`.
+ */
+export function syntheticAddress(seed: number, line: number): string {
+  return `ann.${seed}.${line}@host${line % 997}.example`;
+}
+
+/**
+ * One line of synthetic output: prose with an address, a URL and a handle, about 200 bytes.
+ * @param seed - The output's seed.
+ * @param line - The line number.
+ * @returns The line, ending in `\n`.
+ */
+export function syntheticLine(seed: number, line: number): string {
+  const words: string[] = [];
+  for (let i = 0; i < 14; i++) words.push(WORDS[(line * 7 + i * 3 + seed) % WORDS.length] ?? "the");
+  const prose = words.join(" ");
+  return (
+    `Note ${line} says ${prose.slice(0, 60)} forward it to ${syntheticAddress(seed, line)} and read ` +
+    `https://docs${seed}-${line}.example/p/${line} then ping @user${seed}x${line} and ${prose.slice(60)}\n`
+  );
+}
+
+/**
+ * Synthetic output of exactly `bytes` bytes (ASCII, so bytes = characters); the last line may be cut.
+ * @param bytes - The size wanted.
+ * @param seed - Distinguishes outputs: different seeds share no destination.
+ * @returns The text.
+ */
+export function syntheticText(bytes: number, seed: number): string {
+  const lines: string[] = [];
+  let size = 0;
+  for (let line = 0; size < bytes; line++) {
+    const text = syntheticLine(seed, line);
+    const kept = size + text.length > bytes ? text.slice(0, bytes - size) : text;
+    lines.push(kept);
+    size += kept.length;
+  }
+  return lines.join("");
+}
