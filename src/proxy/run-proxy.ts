@@ -16,8 +16,7 @@ import { watchParent } from "../platform/parent-watch.ts";
 import { readEnv } from "../platform/resolve-command.ts";
 import { spawnUpstream, type UpstreamExit, type UpstreamProcess } from "../platform/spawn-upstream.ts";
 import { killUpstreamNow, stopUpstream } from "../platform/stop-upstream.ts";
-import { readUpstreamStash } from "./config-stash.ts";
-import { createGatingHooks, type GatingSetup } from "./gating-hooks.ts";
+import type { GatingSetup } from "./gating-hooks.ts";
 import { LineFramer } from "./line-framer.ts";
 import { MessageWriter } from "./message-writer.ts";
 import { Relay } from "./relay.ts";
@@ -36,7 +35,10 @@ export interface RunProxyIo {
 
 /** Options of {@link runProxy}. */
 export interface RunProxyOptions {
-  /** Builds the session's hooks (default {@link createGatingHooks}; tests pass pass-through hooks). */
+  /**
+   * Builds the session's hooks (default `createGatingHooks`, imported once the upstream is spawned;
+   * tests pass pass-through hooks).
+   */
   readonly createHooks?: (context: RelayContext, setup: GatingSetup) => RelayHooks;
   /** The environment (default `process.env`); the upstream inherits it. */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -114,9 +116,8 @@ export async function runProxy(
 ): Promise<number> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const launch = upstreamLaunch(run, cwd);
+  const launch = await upstreamLaunch(run, cwd);
   const log = (message: string): void => io.writeStderr(`[bouncer] ${message}\n`);
-  const createHooks = options.createHooks ?? createGatingHooks;
   const setup: GatingSetup = {
     run,
     upstream: { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
@@ -125,28 +126,13 @@ export async function runProxy(
   };
   let upstream: UpstreamProcess | undefined;
   let upstreamWriter: MessageWriter | undefined;
+  let relay: Relay | undefined;
   let stopping = false;
   let resolveExit: (code: number) => void = noop;
   const exited = new Promise<number>((resolve) => {
     resolveExit = resolve;
   });
   const cleanups: (() => void)[] = [];
-
-  const clientWriter = new MessageWriter(io.stdout, {
-    onError: () => void shutdown("broken_pipe", 0),
-    onPressure: (full) => (full ? upstream?.stdout.pause() : upstream?.stdout.resume()),
-  });
-  const relay = new Relay({
-    sendToClient: (text) => clientWriter.write(text),
-    sendToUpstream: (text) => upstreamWriter?.write(text),
-    createHooks: (context) => createHooks(context, setup),
-    unknownMethods: run.unknownMethods,
-    log,
-    ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
-    onEndRequested: (code) => void shutdown("session_ended", code),
-    onFailureReported: () => void shutdown("upstream_exit", 1),
-  });
-  const framing = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
 
   /**
    * Ends the session (once): flush the audit log, stop the upstream tree in stages, flush stdout.
@@ -157,11 +143,14 @@ export async function runProxy(
     if (stopping) return;
     stopping = true;
     log(`Shutting down (${reason.replace("_", " ")})`);
-    relay.close();
-    await bounded(
-      Promise.resolve().then(() => relay.hooks.onShutdown(reason)),
-      FLUSH_LIMIT_MS,
-    );
+    const current = relay;
+    if (current !== undefined) {
+      current.close();
+      await bounded(
+        Promise.resolve().then(() => current.hooks.onShutdown(reason)),
+        FLUSH_LIMIT_MS,
+      );
+    }
     if (upstream !== undefined) {
       await stopUpstream(upstream, {
         graceMs: reason === "signal" ? 0 : (options.graceMs ?? 2000),
@@ -173,22 +162,17 @@ export async function runProxy(
     resolveExit(code);
   }
 
-  /**
-   * The upstream is gone: answer everything pending; exit once the client has been told.
-   * @param failure - What happened.
-   */
-  async function upstreamGone(failure: UpstreamFailure): Promise<void> {
-    if (stopping) return;
-    log(failure.message);
-    const told = await relay.upstreamGone(failure);
-    // With nothing pending, a client past its handshake learns it from the closed pipe; before the
-    // handshake, Bouncer waits for `initialize` to answer it with the error (F10).
-    if (told === 0 && relay.session().clientInitialize !== undefined) void shutdown("upstream_exit", 1);
-  }
+  const clientWriter = new MessageWriter(io.stdout, {
+    onError: () => void shutdown("broken_pipe", 0),
+    onPressure: (full) => (full ? upstream?.stdout.pause() : upstream?.stdout.resume()),
+  });
 
   if (options.processHandlers !== false)
     cleanups.push(...installProcessHandlers({ log, shutdown, upstream: () => upstream }));
 
+  // The upstream starts before anything slow (SPEC §3.2 step 1): the gate's modules, the policy and
+  // the packs load while it boots.
+  let spawnFailure: UpstreamFailure | undefined;
   try {
     upstream = spawnUpstream(
       { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
@@ -197,17 +181,47 @@ export async function runProxy(
   } catch (error) {
     if (!isBouncerError(error)) throw error;
     const pathValue = readEnv(env, "PATH", process.platform === "win32" ? "win32" : "posix") ?? "";
-    void upstreamGone({ message: error.message, data: { command: launch.command, path: pathValue } });
+    spawnFailure = { message: error.message, data: { command: launch.command, path: pathValue } };
   }
+
+  const createHooks = options.createHooks ?? (await import("./gating-hooks.ts")).createGatingHooks;
+  if (stopping) return exited;
+  const live = new Relay({
+    sendToClient: (text) => clientWriter.write(text),
+    sendToUpstream: (text) => upstreamWriter?.write(text),
+    createHooks: (context) => createHooks(context, setup),
+    unknownMethods: run.unknownMethods,
+    log,
+    ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+    onEndRequested: (code) => void shutdown("session_ended", code),
+    onFailureReported: () => void shutdown("upstream_exit", 1),
+  });
+  relay = live;
+  const framing = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
+
+  /**
+   * The upstream is gone: answer everything pending; exit once the client has been told.
+   * @param failure - What happened.
+   */
+  async function upstreamGone(failure: UpstreamFailure): Promise<void> {
+    if (stopping) return;
+    log(failure.message);
+    const told = await live.upstreamGone(failure);
+    // With nothing pending, a client past its handshake learns it from the closed pipe; before the
+    // handshake, Bouncer waits for `initialize` to answer it with the error (F10).
+    if (told === 0 && live.session().clientInitialize !== undefined) void shutdown("upstream_exit", 1);
+  }
+
+  if (spawnFailure !== undefined) void upstreamGone(spawnFailure);
 
   if (upstream !== undefined) {
     const child = upstream;
     upstreamWriter = new MessageWriter(child.stdin, {
       onPressure: (full) => (full ? io.stdin.pause() : io.stdin.resume()),
     });
-    const framer = new LineFramer((line) => relay.receiveFromUpstream(line), {
+    const framer = new LineFramer((line) => live.receiveFromUpstream(line), {
       ...framing,
-      onOversize: (line) => relay.upstreamOversize(line),
+      onOversize: (line) => live.upstreamOversize(line),
     });
     const ended = new Promise<void>((resolve) => {
       child.stdout.on("end", () => {
@@ -231,9 +245,9 @@ export async function runProxy(
     );
   }
 
-  const clientFramer = new LineFramer((line) => relay.receiveFromClient(line), {
+  const clientFramer = new LineFramer((line) => live.receiveFromClient(line), {
     ...framing,
-    onOversize: (line) => relay.clientOversize(line),
+    onOversize: (line) => live.clientOversize(line),
   });
   const onData = (chunk: Uint8Array): void => clientFramer.push(chunk);
   const onEnd = (): void => {
@@ -253,15 +267,17 @@ export async function runProxy(
 }
 
 /**
- * The upstream to launch: after `--`, or from the client config's stash.
+ * The upstream to launch: after `--`, or from the client config's stash (its JSONC and TOML parsers
+ * are loaded only then).
  * @param run - The flags.
  * @param cwd - Bouncer's working directory.
  * @returns The launch.
- * @throws {BouncerError} From {@link readUpstreamStash}.
+ * @throws {BouncerError} From `readUpstreamStash`.
  */
-function upstreamLaunch(run: RunOptions, cwd: string): UpstreamLaunch {
+async function upstreamLaunch(run: RunOptions, cwd: string): Promise<UpstreamLaunch> {
   const [command, ...args] = run.command ?? [];
   if (command !== undefined) return { command, args, cwd, source: "argv" };
+  const { readUpstreamStash } = await import("./config-stash.ts");
   return readUpstreamStash(run.config ?? "", { name: run.upstreamName, cwd });
 }
 

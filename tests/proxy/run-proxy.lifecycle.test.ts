@@ -7,7 +7,7 @@
 
 import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeExit } from "../../src/proxy/run-proxy.ts";
@@ -103,6 +103,26 @@ describe("bouncer run life cycle", () => {
       expect(answer.error.data.path.startsWith("/nonexistent-dir:")).toBe(true);
       expect(session.stderr()).toContain("no-such-mcp-server-xyz");
       expect((await deadline(session.exited, 20_000, "bouncer exits")).code).toBe(1);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run --config starts the upstream stashed in the client config and relays its initialize answer",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "bouncer-config-"));
+      const config = join(dir, "mcp.json");
+      const upstream = { command: BUN, args: [join(ROOT, "tests/fixtures/servers/echo.ts")] };
+      writeFileSync(config, JSON.stringify({ mcpServers: { echo: { "x-bouncer-upstream": upstream } } }));
+      const { command, args } = bouncerCommand("cli", ["--upstream-name", "echo", "--config", config]);
+      const session = startLines(command, args, { BOUNCER_HOME: home });
+      session.send(initializeRequest(0));
+      const answer = (await session.next((m) => m.id === 0, "the initialize answer")) as {
+        result: { serverInfo: { name: string } };
+      };
+      expect(answer.result.serverInfo.name).toBe("echo-fixture");
+      session.child.stdin?.end();
+      expect((await deadline(session.exited, 30_000, "bouncer exits after stdin EOF")).code).toBe(0);
     },
     E2E_TIMEOUT,
   );
