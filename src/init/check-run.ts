@@ -1,20 +1,8 @@
-/**
- * `bouncer init --check`: lists the stdio entries that are not wrapped, the ones that lost their
- * wrapping (a stash is left but the client rewrote the command — field case F13), and wrapped
- * entries whose launcher no longer exists. Exit 1 if any, 0 if none, 2 when no config is found or
- * one does not parse. Writes nothing. Edge.
- *
- * Source: SPEC §5.2 ("`--check` lists unwrapped or no-longer-wrapped entries and a launcher that no
- * longer exists, exit 1 if any").
- * @module
- */
 
-import { isBouncerError } from "../platform/errors.ts";
-import { isConfigSyntaxError } from "./config-syntax-error.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { launcherProblem } from "./launcher.ts";
 import { readConfig } from "./plan.ts";
-import { loadTarget, resolveTargets } from "./targets.ts";
+import { loadFailureMessage, loadTarget, resolveTargets } from "./targets.ts";
 import type { ConfigEntry } from "./types.ts";
 
 /** One line of the check's report. */
@@ -61,11 +49,8 @@ export async function runCheck(
         rows.push(checkEntry(target.path, entry, environment));
       }
     } catch (error) {
-      if (!isConfigSyntaxError(error) && !isBouncerError(error)) throw error;
-      const message = isConfigSyntaxError(error)
-        ? `Cannot read client config "${candidate.path}": ${error.message}`
-        : error.message;
-      io.err(`bouncer: ${message}\n`);
+      io.err(`bouncer: ${loadFailureMessage(error, candidate.path)}
+`);
       unreadable = true;
     }
   }

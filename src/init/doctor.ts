@@ -11,8 +11,6 @@
  */
 
 import path from "node:path";
-import { isBouncerError } from "../platform/errors.ts";
-import { isConfigSyntaxError } from "./config-syntax-error.ts";
 import { analyzeServer } from "./doctor-analysis.ts";
 import { launchServer } from "./doctor-launch.ts";
 import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-render.ts";
@@ -20,7 +18,7 @@ import type { InitEnvironment } from "./init-environment.ts";
 import { expandPlaceholders } from "./placeholders.ts";
 import { readConfig } from "./plan.ts";
 import { isPlaceholder, maskValues } from "./secrets.ts";
-import { type LoadedTarget, loadTarget, resolveTargets } from "./targets.ts";
+import { type LoadedTarget, loadFailureMessage, loadTarget, resolveTargets } from "./targets.ts";
 import type { ConfigEntry } from "./types.ts";
 
 /** Options of {@link runDoctor}. */
@@ -65,11 +63,8 @@ export async function runDoctor(
       const target = await loadTarget(candidate);
       for (const entry of readConfig(target.read.text, target.client).entries) jobs.push({ target, entry });
     } catch (error) {
-      if (!isConfigSyntaxError(error) && !isBouncerError(error)) throw error;
-      const message = isConfigSyntaxError(error)
-        ? `Cannot read client config "${candidate.path}": ${error.message}`
-        : error.message;
-      io.err(`bouncer: ${message}\n`);
+      io.err(`bouncer: ${loadFailureMessage(error, candidate.path)}
+`);
       unreadable = true;
     }
   }

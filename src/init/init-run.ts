@@ -12,12 +12,17 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
 import { BouncerError, isBouncerError } from "../platform/errors.ts";
-import { isConfigSyntaxError } from "./config-syntax-error.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { findLauncher } from "./launcher.ts";
 import { colorDiff, maskedDiff } from "./masked-diff.ts";
 import { type InitPlan, planInit } from "./plan.ts";
-import { describeTargets, type LoadedTarget, loadTarget, resolveTargets } from "./targets.ts";
+import {
+  describeTargets,
+  type LoadedTarget,
+  loadFailureMessage,
+  loadTarget,
+  resolveTargets,
+} from "./targets.ts";
 import { writeConfigFile } from "./write-config.ts";
 
 /** The flags of `bouncer init` (SPEC §5.2). */
@@ -80,11 +85,8 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
         failed = true;
       } else io.err(`${target.path}: no MCP server section, skipped\n`);
     } catch (error) {
-      if (!isConfigSyntaxError(error) && !isBouncerError(error)) throw error;
-      const message = isConfigSyntaxError(error)
-        ? `Cannot read client config "${candidate.path}": ${error.message}`
-        : error.message;
-      io.err(`bouncer: ${message}\n`);
+      io.err(`bouncer: ${loadFailureMessage(error, candidate.path)}
+`);
       failed = true;
     }
   }

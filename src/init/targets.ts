@@ -10,9 +10,10 @@
  */
 
 import path from "node:path";
-import { BouncerError } from "../platform/errors.ts";
+import { BouncerError, isBouncerError } from "../platform/errors.ts";
 import { findClientFiles } from "./client-files.ts";
 import { CLIENTS, type ClientInfo, clientByName, detectClient } from "./client-table.ts";
+import { isConfigSyntaxError } from "./config-syntax-error.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { type ConfigFileRead, readConfigFile } from "./write-config.ts";
 
@@ -100,4 +101,18 @@ export function describeTargets(targets: readonly Target[]): string {
   const title = (target: Target): string => target.client?.title ?? "MCP client";
   const width = Math.max(...targets.map((target) => title(target).length), 0);
   return targets.map((target) => `  ${title(target).padEnd(width)}  ${target.path}\n`).join("");
+}
+
+/**
+ * The one-line message for a client config that could not be loaded or parsed, for every command that
+ * walks client files (init, init --check, doctor).
+ * @param error - What loading or parsing threw.
+ * @param file - The config file's path.
+ * @returns The message (without the `bouncer: ` prefix), e.g. `Cannot read client config "x.json": line 3, column 5: …`.
+ * @throws The error itself when it is neither a config syntax error nor a BouncerError (a bug, not bad input).
+ */
+export function loadFailureMessage(error: unknown, file: string): string {
+  if (isConfigSyntaxError(error)) return `Cannot read client config "${file}": ${error.message}`;
+  if (isBouncerError(error)) return error.message;
+  throw error;
 }
