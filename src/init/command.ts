@@ -94,10 +94,11 @@ export async function runInitCommand(rawArgs: readonly string[], data: unknown):
       ...(client === undefined ? {} : { client }),
     };
     if (flag("check")) {
-      if (flag("undo") || policies.length > 0) {
+      const given = [...(flag("undo") ? ["--undo"] : []), ...(policies.length > 0 ? ["--policy"] : [])];
+      if (given.length > 0) {
         throw new BouncerError(
           "USAGE",
-          'Cannot run "bouncer init --check": --undo and --policy do not apply',
+          `Cannot run "bouncer init --check": ${given.join(" and ")} ${given.length === 1 ? "does" : "do"} not apply`,
         );
       }
       return await runCheck({ ...where, servers }, environment);
