@@ -1,3 +1,13 @@
+/**
+ * `bouncer init --check`: lists the stdio entries that are not wrapped, the ones that lost their
+ * wrapping (a stash is left but the client rewrote the command — field case F13), and wrapped
+ * entries whose launcher no longer exists. Exit 1 if any, 0 if none, 2 when no config is found or
+ * one cannot be read — and then it never says that every server is wrapped. Writes nothing. Edge.
+ *
+ * Source: SPEC §5.2 ("`--check` lists unwrapped or no-longer-wrapped entries and a launcher that no
+ * longer exists, exit 1 if any").
+ * @module
+ */
 
 import type { InitEnvironment } from "./init-environment.ts";
 import { launcherProblem } from "./launcher.ts";
@@ -54,14 +64,14 @@ export async function runCheck(
       unreadable = true;
     }
   }
-  io.out(renderRows(rows));
+  if (rows.length > 0 || !unreadable) io.out(renderRows(rows));
   const problems = rows.filter((row) => row.problem).length;
-  io.err(
-    problems === 0
-      ? "Every stdio server is wrapped\n"
-      : `${problems} server(s) need attention: run bouncer init\n`,
-  );
-  if (unreadable) return 2;
+  if (problems > 0) io.err(`${problems} server(s) need attention: run bouncer init\n`);
+  if (unreadable) {
+    io.err("bouncer: Check incomplete: a client config could not be read\n");
+    return 2;
+  }
+  if (problems === 0) io.err("Every stdio server is wrapped\n");
   return problems > 0 ? 1 : 0;
 }
 

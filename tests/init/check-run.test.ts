@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { sourceCliPath } from "../../src/init/launcher.ts";
 import type { Launcher } from "../../src/init/types.ts";
 import { placeSample, runBouncer, tempDir } from "./run-helpers.ts";
@@ -75,5 +76,22 @@ describe("runCheck()", () => {
     const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("line 7, column 9");
+  });
+  test.each([
+    ["a missing file", (dir: string): string => path.join(dir, "missing.json")],
+    [
+      "a directory",
+      (dir: string): string => {
+        mkdirSync(path.join(dir, "folder.json"));
+        return path.join(dir, "folder.json");
+      },
+    ],
+  ])("init --check --config with %s exits 2 and never says every server is wrapped", async (_, make) => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const result = await runBouncer("init", ["--check", "--config", make(dir)], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(`${result.stdout}${result.stderr}`).not.toContain("Every stdio server is wrapped");
+    expect(result.stderr).toContain("bouncer: ");
   });
 });
