@@ -1,11 +1,12 @@
 /**
  * `bouncer init --check`: lists the stdio entries that are not wrapped, the ones that lost their
- * wrapping (a stash is left but the client rewrote the command — field case F13), and wrapped
- * entries whose launcher no longer exists. Exit 1 if any, 0 if none, 2 when no config is found or
+ * wrapping (a stash is left but the client rewrote the command — field case F13), wrapped entries
+ * whose launcher no longer exists, and wrapped entries that enforce nothing (`--mode audit`,
+ * `--pins off`). Exit 1 if any, 0 if none, 2 when no config is found or
  * one cannot be read — and then it never says that every server is wrapped. Writes nothing. Edge.
  *
  * Source: SPEC §5.2 ("`--check` lists unwrapped or no-longer-wrapped entries and a launcher that no
- * longer exists, exit 1 if any").
+ * longer exists, exit 1 if any"), §3.8 (audit mode forwards everything).
  * @module
  */
 
@@ -19,7 +20,13 @@ import type { ConfigEntry } from "./types.ts";
 export interface CheckRow {
   readonly file: string;
   readonly server: string;
-  readonly status: "wrapped" | "not wrapped" | "lost its wrapping" | "launcher missing" | "skipped";
+  readonly status:
+    | "wrapped"
+    | "wrapped, not enforcing"
+    | "not wrapped"
+    | "lost its wrapping"
+    | "launcher missing"
+    | "skipped";
   readonly detail: string;
   /** Whether this row makes the check fail. */
   readonly problem: boolean;
@@ -31,8 +38,8 @@ export interface CheckRow {
  * Source: SPEC §5.2.
  * @param request - `--config` / `--client` and an optional `--server` selection.
  * @param environment - Streams, environment, platform.
- * @returns 0 when every stdio entry is wrapped with a working launcher, 1 otherwise, 2 when no config
- *   is found or one cannot be read.
+ * @returns 0 when every stdio entry is wrapped, enforcing, with a working launcher; 1 otherwise; 2
+ *   when no config is found or one cannot be read.
  */
 export async function runCheck(
   request: { readonly config?: string; readonly client?: string; readonly servers: readonly string[] },
@@ -66,7 +73,10 @@ export async function runCheck(
   }
   if (rows.length > 0 || !unreadable) io.out(renderRows(rows));
   const problems = rows.filter((row) => row.problem).length;
-  if (problems > 0) io.err(`${problems} server(s) need attention: run bouncer init\n`);
+  if (problems > 0) {
+    const unwrapped = rows.some((row) => row.status === "not wrapped" || row.status === "lost its wrapping");
+    io.err(`${problems} server(s) need attention${unwrapped ? ": run bouncer init" : ""}\n`);
+  }
   if (unreadable) {
     io.err("bouncer: Check incomplete: a client config could not be read\n");
     return 2;
@@ -93,14 +103,16 @@ export function checkEntry(
   switch (entry.kind) {
     case "wrapped": {
       const problem = launcherProblem(entry, environment);
-      return problem === undefined
-        ? {
-            ...base,
-            status: "wrapped",
-            detail: `as "${entry.wrapped?.upstreamName ?? entry.name}"`,
-            problem: false,
-          }
-        : { ...base, status: "launcher missing", detail: problem, problem: true };
+      if (problem !== undefined)
+        return { ...base, status: "launcher missing", detail: problem, problem: true };
+      const lax = notEnforcing(entry);
+      if (lax !== undefined) return { ...base, status: "wrapped, not enforcing", detail: lax, problem: true };
+      return {
+        ...base,
+        status: "wrapped",
+        detail: `as "${entry.wrapped?.upstreamName ?? entry.name}"`,
+        problem: false,
+      };
     }
     case "stdio":
       return entry.stash !== undefined || entry.stashInvalid === true
@@ -114,6 +126,26 @@ export function checkEntry(
     default:
       return { ...base, status: "skipped", detail: entry.reason ?? "not a stdio server", problem: false };
   }
+}
+
+/**
+ * Why a wrapped entry lets calls through unchecked: `--mode audit` forwards every call and only logs
+ * the verdict (SPEC §3.8); `--pins off` turns the rug-pull guard off (SPEC §2.2).
+ * @param entry - A wrapped entry.
+ * @returns The flags and what they do, or undefined when the entry enforces.
+ */
+function notEnforcing(entry: ConfigEntry): string | undefined {
+  const flags: string[] = [];
+  const effects: string[] = [];
+  if (entry.wrapped?.mode === "audit") {
+    flags.push("--mode audit");
+    effects.push("every call is forwarded and only logged");
+  }
+  if (entry.wrapped?.pins === "off") {
+    flags.push("--pins off");
+    effects.push("tool definitions are not pinned");
+  }
+  return flags.length === 0 ? undefined : `(${flags.join(", ")}) ${effects.join("; ")}`;
 }
 
 /**

@@ -62,6 +62,10 @@ export interface WrappedArgs {
   readonly upstreamName: string;
   /** The values of every `--policy`, in order. */
   readonly policies: readonly string[];
+  /** The value of `--mode` when given (`audit` enforces nothing). */
+  readonly mode?: string;
+  /** The value of `--pins` when given (`off` turns the rug-pull guard off). */
+  readonly pins?: string;
   /** `dash`: `run ... -- COMMAND ARGS...`; `config`: `run --config FILE` (the upstream is in the stash). */
   readonly form: "dash" | "config";
   /** The upstream command (the element after `--`); empty for the `config` form. */

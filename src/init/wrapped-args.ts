@@ -81,6 +81,7 @@ function parseRunFlags(args: readonly string[], from: number): Omit<WrappedArgs,
   let upstreamName: string | undefined;
   let config: string | undefined;
   const policies: string[] = [];
+  const modes: { mode?: string; pins?: string } = {};
   let index = from;
   for (; index < args.length; index++) {
     const arg = args[index] ?? "";
@@ -99,13 +100,16 @@ function parseRunFlags(args: readonly string[], from: number): Omit<WrappedArgs,
     if (flag === "--upstream-name") upstreamName = value;
     else if (flag === "--policy") policies.push(value);
     else if (flag === "--config") config = value;
+    else if (flag === "--mode") modes.mode = value;
+    else if (flag === "--pins") modes.pins = value;
   }
   if (upstreamName === undefined) return undefined;
   if (index < args.length) {
     const command = args[index + 1];
     if (command === undefined) return undefined;
-    return { upstreamName, policies, form: "dash", command, args: args.slice(index + 2), dashIndex: index };
+    const rest = args.slice(index + 2);
+    return { upstreamName, policies, ...modes, form: "dash", command, args: rest, dashIndex: index };
   }
   if (config === undefined) return undefined;
-  return { upstreamName, policies, form: "config", command: "", args: [], dashIndex: -1 };
+  return { upstreamName, policies, ...modes, form: "config", command: "", args: [], dashIndex: -1 };
 }

@@ -18,6 +18,20 @@ function setup(sample = "claude-desktop.claude_desktop_config.json"): { dir: str
   return { dir, file: placeSample(sample, { dir: dir, relative: "claude_desktop_config.json" }) };
 }
 
+/**
+ * A temporary Claude Desktop config with one entry `fs` wrapped by this checkout's CLI.
+ * @param runFlags - Flags of `bouncer run` after `--upstream-name fs`.
+ * @returns The folder and the config file.
+ */
+function wrappedConfig(runFlags: readonly string[]): { dir: string; file: string } {
+  const dir = tempDir();
+  dirs.push(dir);
+  const file = path.join(dir, "claude_desktop_config.json");
+  const args = [...SOURCE.prefixArgs, "run", "--upstream-name", "fs", ...runFlags, "--", "npx", "-y", "pkg"];
+  writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: SOURCE.command, args } } }, null, 2));
+  return { dir, file };
+}
+
 describe("runCheck()", () => {
   test("init --check lists an unwrapped server and exits 1", async () => {
     const { dir, file } = setup();
@@ -77,6 +91,31 @@ describe("runCheck()", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("line 7, column 9");
   });
+
+  test.each([
+    [["--mode", "audit"], "(--mode audit)"],
+    [["--mode=audit"], "(--mode audit)"],
+    [["--pins", "off"], "(--pins off)"],
+    [["--mode", "audit", "--pins", "off"], "(--mode audit, --pins off)"],
+  ])(
+    "init --check lists an entry wrapped with %j as wrapped, not enforcing, and exits 1",
+    async (flags, detail) => {
+      const { dir, file } = wrappedConfig(flags);
+      const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/\nwrapped, not enforcing +fs +/);
+      expect(result.stdout).toContain(detail);
+      expect(result.stderr).not.toContain("Every stdio server is wrapped");
+    },
+  );
+
+  test("init --check counts an entry wrapped with --mode enforce and --pins strict as wrapped", async () => {
+    const { dir, file } = wrappedConfig(["--mode", "enforce", "--pins", "strict"]);
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\nwrapped +fs +/);
+  });
+
   test.each([
     ["a missing file", (dir: string): string => path.join(dir, "missing.json")],
     [

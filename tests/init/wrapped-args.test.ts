@@ -56,6 +56,7 @@ describe("parseWrappedArgs()", () => {
         prefixArgs: ["/src/cli.ts"],
         upstreamName: "fs",
         policies: ["/a", "/b"],
+        mode: "audit",
         form: "dash",
         command: "x",
         args: [],
@@ -63,12 +64,13 @@ describe("parseWrappedArgs()", () => {
       },
     },
     {
-      name: "the --config form",
-      args: ["run", "--config", "/c.json", "--upstream-name", "fs"],
+      name: "the --config form (also --pins=off)",
+      args: ["run", "--config", "/c.json", "--upstream-name", "fs", "--pins=off"],
       expected: {
         prefixArgs: [],
         upstreamName: "fs",
         policies: [],
+        pins: "off",
         form: "config",
         command: "",
         args: [],
