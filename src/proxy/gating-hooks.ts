@@ -1,11 +1,12 @@
 /**
  * Where `bouncer run` gets its interception hooks: {@link createGatingHooks} builds the gate's hooks
- * for one session — the policy (loaded when the hooks are built, before anything slow), the pins
- * (`$BOUNCER_HOME/pins`, or memory with `--pins off`), the walks of the upstream's tools, the decision
- * on every `tools/call` with asks by elicitation, untrusted output recorded before the client sees
- * it, the audit log and the `--record` session file. The decision itself is the gate's (engine and
- * policy); nothing here re-implements a rule. An invalid policy refuses the session at `initialize`
- * (exit 2): Bouncer never runs ungated. Edge.
+ * for one session — the policy (the files `bouncer run` validated before the spawn, with the packs),
+ * the pins (`$BOUNCER_HOME/pins`, or memory with `--pins off`), the walks of the upstream's tools, the
+ * decision on every `tools/call` with asks by elicitation, untrusted output recorded before the client
+ * sees it, the audit log and the `--record` session file. The decision itself is the gate's (engine
+ * and policy); nothing here re-implements a rule. A session refused here (an invalid policy when no
+ * validated files were given, an unwritable session file) is refused at `initialize`; `bouncer run`
+ * refuses an invalid policy before the upstream starts (run-proxy.ts). Edge.
  *
  * Source: SPEC §2.1 ("when in doubt, ask; when asking is impossible, deny"), §3.1, §3.2, §3.5, §3.6,
  * §3.8.

@@ -1,8 +1,9 @@
 /**
- * The start of one gated session: the policy loaded and validated (an invalid one refuses the
- * session), then the gate with its pin store (`$BOUNCER_HOME/pins`, or memory with `--pins off`) and
- * the file-system path walk, the audit log, the `--record` session file, the tool list and the asker
- * — everything a gated call needs. Edge.
+ * The start of one gated session: the policy — the files `bouncer run` validated before the spawn,
+ * or read and validated here (an invalid one refuses the session) — with the packs, then the gate
+ * with its pin store (`$BOUNCER_HOME/pins`, or memory with `--pins off`) and the file-system path
+ * walk, the audit log, the `--record` session file, the tool list and the asker — everything a gated
+ * call needs. Edge.
  *
  * Source: SPEC §3.2 (never run ungated), §2.2 (pins), §2.4 (path walk), §3.4 (asks), §3.5, §3.6.
  * @module
@@ -10,11 +11,11 @@
 
 import { isAbsolute, join, resolve } from "node:path";
 import { createAuditWriter, createSessionRecorder, type SessionRecorder } from "../audit/index.ts";
-import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
 import type { JsonObject } from "../engine/index.ts";
 import { userHome } from "../platform/home-dir.ts";
+import { builtinPacks } from "../platform/packs.ts";
 import { resolvePathSteps } from "../platform/path-walk.ts";
-import type { Policy } from "../policy/index.ts";
+import { createPolicy, type PolicyFile } from "../policy/index.ts";
 import { createAsker } from "./asker.ts";
 import { elicitationSupport } from "./elicitation-support.ts";
 import { createFilePinStore, type FilePinStore } from "./file-pin-store.ts";
@@ -24,6 +25,7 @@ import type { RpcErrorObject } from "./jsonrpc.ts";
 import { createMemoryPinStore } from "./memory-pin-store.ts";
 import type { RelayContext } from "./relay-hooks.ts";
 import type { RunOptions } from "./run-args.ts";
+import { checkRunPolicy, SESSION_REFUSED_CODE } from "./run-policy.ts";
 import { SessionAudit, sessionId } from "./session-audit.ts";
 import { ToolListState } from "./tool-list-state.ts";
 
@@ -42,10 +44,14 @@ export interface GatingSetup {
   readonly home: string;
   /** One diagnostic line to stderr. */
   readonly log: (message: string) => void;
+  /**
+   * The `--policy` files, already validated (`bouncer run` checks them before the spawn); when
+   * absent, the session reads and validates `run.policies` itself.
+   */
+  readonly policyFiles?: readonly PolicyFile[];
 }
 
-/** The JSON-RPC error code of a refused session (server-defined range). */
-export const SESSION_REFUSED_CODE = -32001;
+export { SESSION_REFUSED_CODE } from "./run-policy.ts";
 
 /** A session that can gate. */
 export interface LiveSession {
@@ -62,8 +68,8 @@ export interface RefusedSession {
 }
 
 /**
- * Loads the policy and builds the session's parts. The policy files are read at once (the hooks are
- * built before the upstream is spawned); nothing here waits for the upstream.
+ * Combines the policy files with the packs and builds the session's parts; nothing here waits for
+ * the upstream.
  *
  * Source: SPEC §3.2 step 1–2.
  * @param context - The relay context (Bouncer's own requests and notifications).
@@ -75,21 +81,12 @@ export async function startGatingSession(
   setup: GatingSetup,
 ): Promise<LiveSession | RefusedSession> {
   const { run, upstream, log } = setup;
-  let policy: Policy;
-  try {
-    const checked = await checkPolicyPaths(run.policies, { cwd: process.cwd() });
-    if (!checked.ok) {
-      const lines = checked.issues.map(formatIssueLine);
-      return refuse(
-        { message: `Invalid policy: ${lines[0]}`, data: { code: "POLICY_INVALID", issues: lines } },
-        2,
-      );
-    }
-    policy = checked.policy;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return refuse({ message, data: { code: "POLICY_UNREADABLE" } }, 2);
-  }
+  const checked =
+    setup.policyFiles === undefined
+      ? await checkRunPolicy(run.policies, process.cwd())
+      : { ok: true as const, files: setup.policyFiles };
+  if (!checked.ok) return { kind: "refused", error: checked.error, exitCode: 2 };
+  const policy = createPolicy(checked.files, builtinPacks());
   const server: ServerContext = {
     name: upstream.name,
     command: [upstream.command, ...upstream.args],

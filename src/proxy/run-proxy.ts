@@ -1,9 +1,10 @@
 /**
- * `bouncer run` put together: spawn the upstream (before anything slow), frame both pipes with
- * Bouncer's own framer, relay through {@link Relay} with the session's hooks, and own the life cycle —
- * upstream death answered at once, the client going away (stdin EOF, broken pipe, parent gone) or a
- * signal shutting the upstream tree down in stages, and no process left behind. Returns the exit
- * status; never exits the process itself (STYLE #15). Edge.
+ * `bouncer run` put together: validate the policy files (an unusable policy answers every request
+ * with the policy error and exits 2 without ever spawning the upstream), spawn the upstream (before
+ * anything slow), frame both pipes with Bouncer's own framer, relay through {@link Relay} with the
+ * session's hooks, and own the life cycle — upstream death answered at once, the client going away
+ * (stdin EOF, broken pipe, parent gone) or a signal shutting the upstream tree down in stages, and
+ * no process left behind. Returns the exit status; never exits the process itself (STYLE #15). Edge.
  *
  * Source: SPEC §3.2 step 1, §3.3 (life cycle and robustness), STYLE #17, #18; field cases F05–F07.
  * @module
@@ -19,9 +20,11 @@ import { killUpstreamNow, stopUpstream } from "../platform/stop-upstream.ts";
 import type { GatingSetup } from "./gating-hooks.ts";
 import { LineFramer } from "./line-framer.ts";
 import { MessageWriter } from "./message-writer.ts";
+import { refuseClient } from "./refuse-client.ts";
 import { Relay } from "./relay.ts";
 import type { RelayContext, RelayHooks, ShutdownReason, UpstreamFailure } from "./relay-hooks.ts";
 import type { RunOptions, UpstreamLaunch } from "./run-args.ts";
+import { checkRunPolicy } from "./run-policy.ts";
 
 /** The process's streams, injected. */
 export interface RunProxyIo {
@@ -106,7 +109,8 @@ export function describeExit(name: string, exit: UpstreamExit | "eof", stderrTai
  * @param io - stdin, stdout and the stderr writer.
  * @param options - Hooks factory and tunables (tests).
  * @returns The exit status: 0 when the client went away or a signal ended it, 1 when the upstream
- *   died, or what a hook asked for (2 for an invalid policy).
+ *   died, 2 for an unreadable or invalid policy (the upstream never started), or what a hook asked
+ *   for.
  * @throws {BouncerError} When the upstream cannot be read from `--config` (before anything starts).
  */
 export async function runProxy(
@@ -118,11 +122,20 @@ export async function runProxy(
   const cwd = options.cwd ?? process.cwd();
   const launch = await upstreamLaunch(run, cwd);
   const log = (message: string): void => io.writeStderr(`[bouncer] ${message}\n`);
+  // The policy files are validated before the spawn (SPEC §3.2 step 1): an unusable policy never
+  // starts the upstream, so nothing can be relayed ungated.
+  const policy = await checkRunPolicy(run.policies, cwd);
+  if (!policy.ok) {
+    log(policy.error.message);
+    const limit = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
+    return refuseClient(policy.error, io, { exitCode: 2, ...limit });
+  }
   const setup: GatingSetup = {
     run,
     upstream: { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
     home: bouncerHome({ env, cwd }),
     log,
+    policyFiles: policy.files,
   };
   let upstream: UpstreamProcess | undefined;
   let upstreamWriter: MessageWriter | undefined;
@@ -170,8 +183,8 @@ export async function runProxy(
   if (options.processHandlers !== false)
     cleanups.push(...installProcessHandlers({ log, shutdown, upstream: () => upstream }));
 
-  // The upstream starts before anything slow (SPEC §3.2 step 1): the gate's modules, the policy and
-  // the packs load while it boots.
+  // The upstream starts before anything slow (SPEC §3.2 step 1): the gate's modules and the packs
+  // load while it boots.
   let spawnFailure: UpstreamFailure | undefined;
   try {
     upstream = spawnUpstream(
