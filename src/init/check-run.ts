@@ -1,8 +1,8 @@
 /**
  * `bouncer init --check`: lists the stdio entries that are not wrapped, the ones that lost their
  * wrapping (a stash is left but the client rewrote the command — field case F13), wrapped entries
- * whose launcher no longer exists, and wrapped entries that enforce nothing (`--mode audit`,
- * `--pins off`). Exit 1 if any, 0 if none, 2 when no config is found or
+ * whose launcher no longer exists or whose `--policy` file is missing or invalid (the server would
+ * not start), and wrapped entries that enforce nothing (`--mode audit`, `--pins off`). Exit 1 if any, 0 if none, 2 when no config is found or
  * one cannot be read — and then it never says that every server is wrapped. Writes nothing. Edge.
  *
  * Source: SPEC §5.2 ("`--check` lists unwrapped or no-longer-wrapped entries and a launcher that no
@@ -10,6 +10,9 @@
  * @module
  */
 
+import path from "node:path";
+import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
+import { isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { launcherProblem } from "./launcher.ts";
 import { readConfig } from "./plan.ts";
@@ -26,6 +29,8 @@ export interface CheckRow {
     | "not wrapped"
     | "lost its wrapping"
     | "launcher missing"
+    | "policy unreadable"
+    | "policy invalid"
     | "skipped";
   readonly detail: string;
   /** Whether this row makes the check fail. */
@@ -38,7 +43,8 @@ export interface CheckRow {
  * Source: SPEC §5.2.
  * @param request - `--config` / `--client` and an optional `--server` selection.
  * @param environment - Streams, environment, platform.
- * @returns 0 when every stdio entry is wrapped, enforcing, with a working launcher; 1 otherwise; 2
+ * @returns 0 when every stdio entry is wrapped, enforcing, with a working launcher and valid policy
+ *   files; 1 otherwise; 2
  *   when no config is found or one cannot be read.
  */
 export async function runCheck(
@@ -52,6 +58,7 @@ export async function runCheck(
     return 2;
   }
   const rows: CheckRow[] = [];
+  const policies = new Map<string, Promise<PolicyProblem | undefined>>();
   let unreadable = false;
   for (const candidate of set.targets) {
     try {
@@ -63,7 +70,10 @@ export async function runCheck(
       }
       for (const entry of config.entries) {
         if (request.servers.length > 0 && !request.servers.includes(entry.name)) continue;
-        rows.push(checkEntry(target.path, entry, environment));
+        const row = checkEntry(target.path, entry, environment);
+        const policy = row.status === "launcher missing" ? undefined : entryPolicy(entry, io.cwd, policies);
+        const problem = await policy;
+        rows.push(problem === undefined ? row : { ...row, ...problem, problem: true });
       }
     } catch (error) {
       io.err(`bouncer: ${loadFailureMessage(error, candidate.path)}
@@ -126,6 +136,50 @@ export function checkEntry(
     default:
       return { ...base, status: "skipped", detail: entry.reason ?? "not a stdio server", problem: false };
   }
+}
+
+/** Why an entry's `--policy` files would stop `bouncer run` from starting. */
+interface PolicyProblem {
+  readonly status: "policy unreadable" | "policy invalid";
+  readonly detail: string;
+}
+
+/**
+ * Validates the `--policy` files a wrapped entry names, the way `bouncer run` will: a file that cannot
+ * be read or does not validate stops the server at start-up. Relative names resolve against the
+ * entry's `cwd`, else the working directory. Each distinct list of files is checked once.
+ *
+ * Source: SPEC §4.2 (strict validation), §5.2.
+ * @param entry - A config entry (only wrapped entries name policies).
+ * @param cwd - The working directory.
+ * @param cache - Results by list of files.
+ * @returns The problem, or undefined when there are no policy files or they are valid.
+ */
+function entryPolicy(
+  entry: ConfigEntry,
+  cwd: string,
+  cache: Map<string, Promise<PolicyProblem | undefined>>,
+): Promise<PolicyProblem | undefined> | undefined {
+  const files = entry.wrapped?.policies ?? [];
+  if (files.length === 0) return undefined;
+  const base = entry.cwd !== undefined && path.isAbsolute(entry.cwd) ? entry.cwd : cwd;
+  const key = JSON.stringify([base, files]);
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const checked = checkPolicyPaths(files, { cwd: base }).then(
+    (result): PolicyProblem | undefined => {
+      if (result.ok) return undefined;
+      const [first, ...rest] = result.issues;
+      const more = rest.length === 0 ? "" : ` (and ${rest.length} more)`;
+      return { status: "policy invalid", detail: `${formatIssueLine(first)}${more}` };
+    },
+    (error: unknown): PolicyProblem => {
+      if (!isBouncerError(error)) throw error;
+      return { status: "policy unreadable", detail: error.message };
+    },
+  );
+  cache.set(key, checked);
+  return checked;
 }
 
 /**

@@ -2,15 +2,16 @@
  * `bouncer init` and `bouncer init --undo` from flags to files: find the configs, plan every one of
  * them first (a file that does not parse stops everything, exit 2), print what will happen and the
  * masked diff, then — only with `--yes` or an interactive yes, never with `--dry-run` — back up and
- * atomically rewrite each changed file. Returns the exit status. Edge.
+ * atomically rewrite each changed file. `--policy` files are validated first: an invalid one stops
+ * everything (exit 2), since every wrapped server would fail to start with it. Returns the exit status. Edge.
  *
  * Source: SPEC §5.2, STYLE #15, #16.
  * @module
  */
 
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
+import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
 import { BouncerError, isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { findLauncher } from "./launcher.ts";
@@ -49,8 +50,9 @@ interface Planned {
  * @param request - The flags.
  * @param environment - Streams, environment, clock, terminal.
  * @returns 0 on success (also when nothing needed to change), 1 on a runtime failure or a refused
- *   entry, 2 on a usage error or a config that does not parse.
- * @throws {BouncerError} Usage errors from flag combinations and unknown clients.
+ *   entry, 2 on a usage error, an invalid `--policy` file or a config that does not parse.
+ * @throws {BouncerError} Usage errors from flag combinations and unknown clients; `POLICY_UNREADABLE`
+ *   for a `--policy` file that cannot be read.
  */
 export async function runInit(request: InitRequest, environment: InitEnvironment): Promise<number> {
   const { io } = environment;
@@ -59,6 +61,7 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
     throw new BouncerError("USAGE", `Cannot run "${command}": --policy only applies when wrapping`);
   }
   const policies = await resolvePolicies(request.policies, environment);
+  if (policies === undefined) return 2;
   const set = resolveTargets({ ...request, command }, environment);
   if (set.targets.length === 0) {
     io.err("bouncer: No MCP client config found: name one with --config FILE\n");
@@ -174,21 +177,27 @@ async function apply(
 }
 
 /**
- * Resolves `--policy` files to absolute paths (the client starts Bouncer from another folder) and
- * checks that each exists.
- * @param policies - The values given.
- * @param environment - Working directory.
- * @returns Absolute paths.
- * @throws {BouncerError} `POLICY_INVALID` (exit 2) for a missing file.
+ * Validates the `--policy` files as `bouncer run` will (the policy module, with the built-in packs)
+ * and resolves them to absolute paths (the client starts Bouncer from another folder). An invalid
+ * file would make every wrapped server fail at start-up, so its issues are printed instead.
+ *
+ * Source: SPEC §4.2 (strict validation), §5.2.
+ * @param policies - The values given, in order.
+ * @param environment - Working directory and where to print.
+ * @returns Absolute paths, or undefined when a file is invalid (its issues printed, `FILE:LINE:COLUMN`).
+ * @throws {BouncerError} `POLICY_UNREADABLE` (exit 2) for a file that cannot be read.
  */
-async function resolvePolicies(policies: readonly string[], environment: InitEnvironment): Promise<string[]> {
-  const resolved = policies.map((policy) => path.resolve(environment.io.cwd, policy));
-  for (const policy of resolved) {
-    const exists = await stat(policy).then(
-      (info) => info.isFile(),
-      () => false,
-    );
-    if (!exists) throw new BouncerError("POLICY_INVALID", `Cannot load policy "${policy}": no such file`);
+async function resolvePolicies(
+  policies: readonly string[],
+  environment: InitEnvironment,
+): Promise<string[] | undefined> {
+  const { io } = environment;
+  if (policies.length === 0) return [];
+  const checked = await checkPolicyPaths(policies, { cwd: io.cwd });
+  if (!checked.ok) {
+    for (const issue of checked.issues) io.err(`${formatIssueLine(issue)}\n`);
+    io.err("bouncer: Cannot wrap with an invalid policy: nothing written\n");
+    return undefined;
   }
-  return resolved;
+  return policies.map((policy) => path.resolve(io.cwd, policy));
 }

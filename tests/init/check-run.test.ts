@@ -116,6 +116,40 @@ describe("runCheck()", () => {
     expect(result.stdout).toMatch(/\nwrapped +fs +/);
   });
 
+  test("init --check reports an entry whose policy file is missing and exits 1", async () => {
+    const policyDir = tempDir();
+    dirs.push(policyDir);
+    const gone = path.join(policyDir, "gone.yaml");
+    const { dir, file } = wrappedConfig(["--policy", gone]);
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/\npolicy unreadable +fs +/);
+    expect(result.stdout).toContain(`Cannot read policy "${gone}": no such file`);
+  });
+
+  test("init --check reports an entry whose policy file is invalid, with file:line:column, and exits 1", async () => {
+    const policyDir = tempDir();
+    dirs.push(policyDir);
+    const policy = path.join(policyDir, "bouncer.yaml");
+    writeFileSync(policy, "version: 1\ntools:\n  read_file:\n    alow: true\n");
+    const { dir, file } = wrappedConfig(["--policy", policy]);
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/\npolicy invalid +fs +/);
+    expect(result.stdout).toContain(`${policy}:4:5: unknown key "alow"`);
+  });
+
+  test("init --check counts an entry whose policy file is valid as wrapped", async () => {
+    const policyDir = tempDir();
+    dirs.push(policyDir);
+    const policy = path.join(policyDir, "bouncer.yaml");
+    writeFileSync(policy, "version: 1\n");
+    const { dir, file } = wrappedConfig(["--policy", policy]);
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\nwrapped +fs +/);
+  });
+
   test.each([
     ["a missing file", (dir: string): string => path.join(dir, "missing.json")],
     [

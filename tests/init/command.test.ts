@@ -163,10 +163,35 @@ describe("initCommand refuses what it cannot edit safely", () => {
       cwd: dir,
     });
     expect(policy.code).toBe(2);
-    expect(policy.stderr).toContain(`Cannot load policy "${path.join(dir, "missing.yaml")}": no such file`);
+    expect(policy.stderr).toContain('Cannot read policy "missing.yaml": no such file');
     const server = await runBouncer("init", ["--config", file, "--server", "nope", "--yes"], { cwd: dir });
     expect(server.code).toBe(2);
     expect(server.stderr).toContain('No server named "nope"');
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  test("initCommand refuses an invalid --policy file with file:line:column and writes nothing", async () => {
+    const { dir, file, before } = desktopConfig();
+    writeFileSync(path.join(dir, "bad.yaml"), "version: 1\ntools:\n  read_file:\n    alow: true\n");
+    const result = await runBouncer("init", ["--config", file, "--policy", "bad.yaml", "--yes"], {
+      cwd: dir,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('bad.yaml:4:5: unknown key "alow"');
+    expect(result.stderr).toContain("nothing written");
+    expect(result.stdout).toBe("");
+    expect(readFileSync(file, "utf8")).toBe(before);
+    expect(backupsOf(file)).toEqual([]);
+  });
+
+  test("initCommand refuses a --policy that is a directory and writes nothing", async () => {
+    const { dir, file, before } = desktopConfig();
+    mkdirSync(path.join(dir, "policy.yaml"));
+    const result = await runBouncer("init", ["--config", file, "--policy", "policy.yaml", "--yes"], {
+      cwd: dir,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Cannot read policy "policy.yaml": it is a directory');
     expect(readFileSync(file, "utf8")).toBe(before);
   });
 
