@@ -156,7 +156,13 @@ async function main(argv: readonly string[]): Promise<number> {
     const outputMiB = quick ? 16 : 64;
     const rss: RssResult[] = [];
     for (const launch of binary === undefined ? [source] : [source, binary]) {
-      rss.push(await step(`rss (${launch.kind})`, () => measureRss(echo, launch, { outputMiB })));
+      for (const density of ["dense", "sparse"] as const) {
+        rss.push(
+          await step(`rss (${launch.kind}, ${density})`, () =>
+            measureRss(echo, launch, { outputMiB, density }),
+          ),
+        );
+      }
     }
     const sizes = quick ? DECISION_SIZES.slice(0, 3) : DECISION_SIZES;
     const decisions = await step("decisions", () =>
@@ -178,7 +184,7 @@ async function main(argv: readonly string[]): Promise<number> {
         filesystem_call: "read_text_file of a 47-byte file",
         echo_call: 'echo {"text":"hello"}',
         initialize_runs: runs,
-        rss_output: `${outputMiB} × 1 MiB results of synthetic prose (generate tool of tests/fixtures/servers/echo.ts)`,
+        rss_output: `${outputMiB} × 1 MiB results of synthetic prose (generate tool of tests/fixtures/servers/echo.ts), dense (destinations on every line) and sparse (one line in 16)`,
         decisions: "Gate.decideCall in process after recording synthetic output in 256 KiB results",
         binary: binaryPath === undefined ? null : binaryPath.replace(`${ROOT}/`, ""),
         quick,

@@ -107,9 +107,10 @@ export function renderPerf(run: PerfRun, checks: readonly TargetCheck[]): string
     "",
     "peak RSS of the bouncer process (VmHWM)",
     ...table(
-      ["bouncer", "idle MB", "after MB", "output MiB", "pass s"],
+      ["bouncer", "output", "idle MB", "after MB", "output MiB", "pass s"],
       run.rss.map((r) => [
         r.bouncer,
+        r.density,
         fixed(r.idleMb, 1),
         fixed(r.afterMb, 1),
         String(r.outputMiB),
