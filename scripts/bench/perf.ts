@@ -22,7 +22,7 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, machine, release, tmpdir, totalmem, type } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -187,6 +187,7 @@ async function main(argv: readonly string[]): Promise<number> {
         rss_output: `${outputMiB} × 1 MiB results of synthetic prose (generate tool of tests/fixtures/servers/echo.ts), dense (destinations on every line) and sparse (one line in 16)`,
         decisions: "Gate.decideCall in process after recording synthetic output in 256 KiB results",
         binary: binaryPath === undefined ? null : binaryPath.replace(`${ROOT}/`, ""),
+        binary_built: binaryPath === undefined ? null : statSync(binaryPath).mtime.toISOString(),
         quick,
       },
     };
