@@ -27,7 +27,7 @@ import { cpus, loadavg, machine, release, tmpdir, totalmem, type } from "node:os
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type CallComparison, compareCalls } from "./perf/call-bench.ts";
-import { DECISION_SIZES, measureDecisions } from "./perf/decision-bench.ts";
+import { DECISION_SIZES, measureDecisions, measureJitter } from "./perf/decision-bench.ts";
 import { compareInitialize, type InitializeComparison } from "./perf/initialize-bench.ts";
 import { progressLine, renderPerf } from "./perf/render.ts";
 import { checkTargets, type PerfRun, perfJson } from "./perf/report.ts";
@@ -168,6 +168,8 @@ async function main(argv: readonly string[]): Promise<number> {
     const decisions = await step("decisions", () =>
       measureDecisions(quick ? { sizes, tokenIterations: 500, nonTokenIterations: 50 } : { sizes }),
     );
+    const tokenP50 = decisions.at(-1)?.us.token_tainted.p50 ?? 8;
+    const jitter = measureJitter(tokenP50);
     const run: PerfRun = {
       date: new Date().toISOString(),
       machine: { ...machineFacts, loadEnd: loadavg().map((l) => round(l, 2)) },
@@ -175,6 +177,7 @@ async function main(argv: readonly string[]): Promise<number> {
       calls,
       initialize,
       decisions,
+      jitter,
       rss,
       method: {
         client: "raw JSON-RPC line client over stdio (scripts/bench/perf/line-client.ts), same both ways",

@@ -104,6 +104,12 @@ export function renderPerf(run: PerfRun, checks: readonly TargetCheck[]): string
         fixed(row.recordMiBps, 1),
       ]),
     ),
+    ...(run.jitter === undefined
+      ? []
+      : [
+          `baseline (same run): a pure computation as long as a decision measures ` +
+            `${fixed(run.jitter.p50, 1)}/${fixed(run.jitter.p99, 1)} µs p50/p99 on this machine`,
+        ]),
     "",
     "peak RSS of the bouncer process (VmHWM)",
     ...table(

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { expectedVerdicts, measureDecisions } from "../../../scripts/bench/perf/decision-bench.ts";
+import {
+  expectedVerdicts,
+  measureDecisions,
+  measureJitter,
+} from "../../../scripts/bench/perf/decision-bench.ts";
 
 describe("measureDecisions", () => {
   test("measureDecisions() times decisions that deny the planted address and ask about the others", async () => {
@@ -18,5 +22,12 @@ describe("measureDecisions", () => {
       expect(row.us.non_token.n).toBe(5);
     }
     expect(expectedVerdicts()).toEqual({ token_tainted: "deny", token_unproven: "ask", non_token: "ask" });
+  });
+
+  test("measureJitter() times the number of samples asked for, calibrated near the duration asked for", () => {
+    const jitter = measureJitter(20, 300);
+    expect(jitter.n).toBe(300);
+    expect(jitter.min).toBeGreaterThan(0);
+    expect(jitter.p99).toBeGreaterThanOrEqual(jitter.p50);
   });
 });
