@@ -3,10 +3,12 @@
  * the same run on the same machine (SPEC §7):
  * - `tools/call` through `bouncer run` vs directly to the same upstream — the real filesystem server
  *   (`read_text_file` of a small file) and the echo fixture — sequential and with 8 concurrent
- *   callers: calls per second, p50/p99 latency, added milliseconds;
+ *   callers: calls per second, p50/p99 latency, added milliseconds; and, as the floor under any stdio
+ *   proxy here, a minimal line relay (perf/minimal-relay.ts) in Bouncer's place;
  * - time to answer `initialize`, spawn included (median of 20), from source and, when `dist/` has
  *   one for this machine, the compiled binary;
- * - decision time in process at 1 KiB, 1 MiB, 16 MiB and 64 MiB of recorded output;
+ * - decision time in process at 1 KiB, 1 MiB, 16 MiB and 64 MiB of recorded output, beside the
+ *   machine's own jitter (a pure computation as long as a decision, timed the same way);
  * - peak RSS of the bouncer process, idle and after 64 MiB of output passed through it.
  * Prints tables and each target met or missed, writes `dist/bench/perf.json`, exits 0 whether or not
  * targets are met (1 only when something could not be measured).
@@ -32,7 +34,7 @@ import { compareInitialize, type InitializeComparison } from "./perf/initialize-
 import { progressLine, renderPerf } from "./perf/render.ts";
 import { checkTargets, type PerfRun, perfJson } from "./perf/report.ts";
 import { measureRss, type RssResult } from "./perf/rss-bench.ts";
-import { type BouncerLaunch, ROOT, sourceLaunch, type Upstream } from "./perf/session.ts";
+import { type BouncerLaunch, ROOT, relayLaunch, sourceLaunch, type Upstream } from "./perf/session.ts";
 import { round } from "./perf/stats.ts";
 
 /** A guard against a hung child, never a measurement. */
@@ -140,6 +142,11 @@ async function main(argv: readonly string[]): Promise<number> {
         ...(await step(`calls ${upstream.name}`, () => compareCalls(upstream, source, callOptions))),
       );
     }
+    calls.push(
+      ...(await step("calls filesystem (minimal relay)", () =>
+        compareCalls(filesystem, relayLaunch(source), callOptions),
+      )),
+    );
     const runs = quick ? 4 : 20;
     const initialize: InitializeComparison[] = [];
     for (const [upstream, launch] of [

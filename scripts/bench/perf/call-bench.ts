@@ -23,6 +23,8 @@ export interface SideResult {
 /** Direct against Bouncer for one upstream and one concurrency. */
 export interface CallComparison {
   readonly upstream: string;
+  /** What stood in the middle: Bouncer (`source`, `binary`) or the minimal relay (`relay`). */
+  readonly via: BouncerLaunch["kind"];
   readonly concurrency: number;
   readonly calls: number;
   readonly direct: SideResult;
@@ -129,6 +131,7 @@ export async function compareCalls(
       const b = sideResult(sides.bouncer);
       results.push({
         upstream: upstream.name,
+        via: bouncer.kind,
         concurrency,
         calls: perBlock * blocks,
         direct: d,

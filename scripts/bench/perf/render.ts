@@ -48,24 +48,27 @@ export function renderPerf(run: PerfRun, checks: readonly TargetCheck[]): string
     `Bouncer performance — ${run.date}, ${String(m.cpus)} × ${String(m.cpu)}, ${String(m.os)}, ` +
       `Bun ${String(m.bun)}, load average ${String(m.loadStart)} at start, ${run.seconds} s`,
     "",
-    "tools/call, direct vs through bouncer run (raw JSON-RPC line client; latency per call)",
+    "tools/call, direct vs through bouncer run (raw JSON-RPC line client; latency per call;",
+    "relay = a minimal line relay in Bouncer's place, the floor under any stdio proxy here)",
   );
   out.push(
     ...table(
       [
         "upstream",
+        "via",
         "callers",
         "calls",
         "direct/s",
-        "bouncer/s",
+        "via/s",
         "ratio",
-        "p50 d/b ms",
-        "p99 d/b ms",
+        "p50 d/v ms",
+        "p99 d/v ms",
         "+p50 ms",
         "+p99 ms",
       ],
       run.calls.map((c) => [
         c.upstream,
+        c.via === "source" ? "bouncer" : c.via,
         String(c.concurrency),
         String(c.calls),
         fixed(c.direct.callsPerSecond, 0),

@@ -46,7 +46,9 @@ const TOKEN_KINDS: readonly DestinationKind[] = ["token_tainted", "token_unprove
  * @returns The comparison, if measured.
  */
 function callsOf(run: PerfRun, concurrency: number): CallComparison | undefined {
-  return run.calls.find((c) => c.upstream === TARGET_UPSTREAM && c.concurrency === concurrency);
+  return run.calls.find(
+    (c) => c.upstream === TARGET_UPSTREAM && c.concurrency === concurrency && c.via === "source",
+  );
 }
 
 /**

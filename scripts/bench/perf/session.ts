@@ -26,10 +26,13 @@ export interface Upstream {
   readonly callTemplate: string;
 }
 
-/** How Bouncer is started. */
+/** How Bouncer (or the minimal relay standing in for it) is started. */
 export interface BouncerLaunch {
-  /** `source` (`bun src/cli.ts`) or `binary` (a compiled executable). */
-  readonly kind: "source" | "binary";
+  /**
+   * `source` (`bun src/cli.ts`), `binary` (a compiled executable), or `relay` (the minimal line relay
+   * of minimal-relay.ts: the floor under any stdio proxy here, not Bouncer).
+   */
+  readonly kind: "source" | "binary" | "relay";
   /** The command up to and including `run`. */
   readonly prefix: readonly string[];
   /** The policy file given with `--policy`. */
@@ -48,6 +51,15 @@ export function sourceLaunch(options: {
   readonly env: Record<string, string | undefined>;
 }): BouncerLaunch {
   return { kind: "source", prefix: [process.execPath, join(ROOT, "src/cli.ts"), "run"], ...options };
+}
+
+/**
+ * The minimal line relay (minimal-relay.ts) in Bouncer's place.
+ * @param bouncer - The launch whose policy and environment it takes (and ignores).
+ * @returns The launch.
+ */
+export function relayLaunch(bouncer: BouncerLaunch): BouncerLaunch {
+  return { ...bouncer, kind: "relay", prefix: [process.execPath, join(import.meta.dir, "minimal-relay.ts")] };
 }
 
 /**

@@ -9,6 +9,7 @@ function calls(concurrency: number, ratio: number, added: readonly [number, numb
   const side = { callsPerSecond: 1000, latencyMs: summarize([1, 2, 3]) };
   return {
     upstream: "filesystem",
+    via: "source",
     concurrency,
     calls: 2000,
     direct: side,
@@ -92,6 +93,13 @@ describe("checkTargets", () => {
       decisions: [decisions(1, { token_tainted: "ask", token_unproven: "ask", non_token: "ask" })],
     });
     expect(checkTargets(wrong).find((c) => c.name === "decision p99, token-shaped, 64MiB")?.met).toBe(false);
+  });
+
+  test("checkTargets() judges the calls through Bouncer, not the minimal relay's", () => {
+    const relayOnly = run({ calls: [{ ...calls(1, 0.9, [0.1, 1]), via: "relay" }] });
+    expect(checkTargets(relayOnly).find((c) => c.name === "throughput (filesystem, sequential)")?.met).toBe(
+      false,
+    );
   });
 
   test("checkTargets() counts missing call measurements as missed", () => {
