@@ -8,7 +8,7 @@
  * - time to answer `initialize`, spawn included (median of 20), from source and, when `dist/` has
  *   one for this machine, the compiled binary;
  * - decision time in process at 1 KiB, 1 MiB, 16 MiB and 64 MiB of recorded output, beside the
- *   machine's own jitter (a pure computation as long as a decision, timed the same way);
+ *   machine's own jitter (a pure computation as long as a decision, timed between decisions);
  * - peak RSS of the bouncer process, idle and after 64 MiB of output passed through it.
  * Prints tables and each target met or missed, writes `dist/bench/perf.json`, exits 0 whether or not
  * targets are met (1 only when something could not be measured).
@@ -29,7 +29,7 @@ import { cpus, loadavg, machine, release, tmpdir, totalmem, type } from "node:os
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type CallComparison, compareCalls } from "./perf/call-bench.ts";
-import { DECISION_SIZES, measureDecisions, measureJitter } from "./perf/decision-bench.ts";
+import { DECISION_SIZES, measureDecisions } from "./perf/decision-bench.ts";
 import { compareInitialize, type InitializeComparison } from "./perf/initialize-bench.ts";
 import { progressLine, renderPerf } from "./perf/render.ts";
 import { checkTargets, type PerfRun, perfJson } from "./perf/report.ts";
@@ -175,8 +175,6 @@ async function main(argv: readonly string[]): Promise<number> {
     const decisions = await step("decisions", () =>
       measureDecisions(quick ? { sizes, tokenIterations: 500, nonTokenIterations: 50 } : { sizes }),
     );
-    const tokenP50 = decisions.at(-1)?.us.token_tainted.p50 ?? 8;
-    const jitter = measureJitter(tokenP50);
     const run: PerfRun = {
       date: new Date().toISOString(),
       machine: { ...machineFacts, loadEnd: loadavg().map((l) => round(l, 2)) },
@@ -184,7 +182,6 @@ async function main(argv: readonly string[]): Promise<number> {
       calls,
       initialize,
       decisions,
-      jitter,
       rss,
       method: {
         client: "raw JSON-RPC line client over stdio (scripts/bench/perf/line-client.ts), same both ways",

@@ -5,7 +5,8 @@
  * three destinations: an address planted in the oldest output (token-shaped, tainted: deny, found
  * through the index), an address never seen (token-shaped, unproven: ask), and a multi-word name never
  * seen (not token-shaped: searched in the bounded window, ask). Each verdict is checked, so a fast
- * wrong answer cannot pass for a fast one.
+ * wrong answer cannot pass for a fast one. Between token-shaped decisions, a pure computation as long
+ * as one is timed too: the baseline under their p99, taken at the same moments.
  *
  * Source: SPEC §2.5 ("Index, not rescans": decision cost must not grow with the session), §7; issue 6
  * part 2.
@@ -34,6 +35,11 @@ export interface DecisionAtSize {
   readonly size: string;
   readonly bytes: number;
   readonly us: Readonly<Record<DestinationKind, Summary>>;
+  /**
+   * The same-moment baseline: a pure computation as long as a token-shaped decision (p50), timed
+   * between one decision and the next — what the machine alone adds to short samples.
+   */
+  readonly baselineUs: Summary;
   /** Verdicts seen per destination (expected: deny, ask, ask). */
   readonly verdicts: Readonly<Record<DestinationKind, string>>;
   /** Recording throughput up to this size, MiB/s. */
@@ -69,31 +75,41 @@ const DESTINATIONS: readonly (readonly [DestinationKind, string, string])[] = [
 ];
 
 /**
- * Times `decideCall` on one destination.
+ * Times `decideCall` on one destination; for token-shaped ones, a calibrated pure computation is
+ * timed after each decision too, so that both see the same moments of the machine.
  * @param gate - The gate.
  * @param to - The destination.
- * @param iterations - Timed calls (after twice as many untimed, then a full collection).
- * @returns Microseconds per decision and the verdict.
+ * @param options - Timed calls (after twice as many untimed, then a full collection), and whether to
+ *   take baseline samples.
+ * @returns Microseconds per decision, the baseline samples, and the verdict.
  */
 async function timeDecisions(
   gate: Gate,
   to: string,
-  iterations: number,
-): Promise<{ summary: Summary; verdict: string }> {
+  options: { readonly iterations: number; readonly baseline: boolean },
+): Promise<{ summary: Summary; baseline: number[]; verdict: string }> {
   const args: JsonObject = { to, subject: "Figures", body: "See attached." };
   let verdict = "";
+  const decideOnce = async (): Promise<number> => {
+    const begin = performance.now();
+    const { decision } = await gate.decideCall(SERVER, "send_email", args);
+    const us = (performance.now() - begin) * 1000;
+    verdict = decision.verdict;
+    return us;
+  };
   // The JIT keeps tiering up for a few thousand decisions: the steady state is what a session lives in.
-  for (let i = 0; i < Math.max(50, iterations * 2); i++) await gate.decideCall(SERVER, "send_email", args);
+  const warm: number[] = [];
+  for (let i = 0; i < Math.max(50, options.iterations * 2); i++) warm.push(await decideOnce());
+  const rounds = options.baseline ? calibrateSpin(summarize(warm.slice(-200)).p50) : 0;
   // Garbage left by recording is collected first, so that it is not charged to the decisions.
   Bun.gc(true);
   const samples: number[] = [];
-  for (let i = 0; i < iterations; i++) {
-    const begin = performance.now();
-    const { decision } = await gate.decideCall(SERVER, "send_email", args);
-    samples.push((performance.now() - begin) * 1000);
-    verdict = decision.verdict;
+  const baseline: number[] = [];
+  for (let i = 0; i < options.iterations; i++) {
+    samples.push(await decideOnce());
+    if (options.baseline) baseline.push(await timeSpinAsync(rounds));
   }
-  return { summary: summarize(samples), verdict };
+  return { summary: summarize(samples), baseline, verdict };
 }
 
 /**
@@ -133,17 +149,20 @@ export async function measureDecisions(
     }
     const us: Partial<Record<DestinationKind, Summary>> = {};
     const verdicts: Partial<Record<DestinationKind, string>> = {};
+    const baseline: number[] = [];
     for (const [kind, to] of DESTINATIONS) {
-      const iterations =
-        kind === "non_token" ? (options.nonTokenIterations ?? 200) : (options.tokenIterations ?? 3000);
-      const timed = await timeDecisions(gate, to, iterations);
+      const token = kind !== "non_token";
+      const iterations = token ? (options.tokenIterations ?? 3000) : (options.nonTokenIterations ?? 200);
+      const timed = await timeDecisions(gate, to, { iterations, baseline: token });
       us[kind] = timed.summary;
       verdicts[kind] = timed.verdict;
+      baseline.push(...timed.baseline);
     }
     rows.push({
       size,
       bytes,
       us: us as Record<DestinationKind, Summary>,
+      baselineUs: summarize(baseline),
       verdicts: verdicts as Record<DestinationKind, string>,
       recordMiBps: round(recorded / 1024 ** 2 / (recordMs / 1000), 1),
     });
@@ -165,33 +184,55 @@ function spin(rounds: number): void {
 }
 
 /**
- * The machine's own jitter, measured in the same run as the decisions: a pure computation with no
- * allocation and no I/O, calibrated to last about as long as a decision's p50, timed the same way.
- * Its p99 is the floor under any p99 measured here (a virtual machine's timer interrupts and host
- * scheduling show up as tens of microseconds on about 1% of short samples).
- * @param targetUs - The duration to calibrate to (a decision's p50), in µs.
+ * Times one run of {@link spin}.
+ * @param rounds - Loop length.
+ * @returns Microseconds.
+ */
+function timeSpin(rounds: number): number {
+  const begin = performance.now();
+  spin(rounds);
+  return (performance.now() - begin) * 1000;
+}
+
+/**
+ * Times one run of {@link spin} behind an `await`, as `decideCall` is timed (it awaits the pins).
+ * @param rounds - Loop length.
+ * @returns Microseconds.
+ */
+async function timeSpinAsync(rounds: number): Promise<number> {
+  const begin = performance.now();
+  await Promise.resolve();
+  spin(rounds);
+  return (performance.now() - begin) * 1000;
+}
+
+/**
+ * How many rounds of a pure integer loop (no allocation, no I/O) last about `targetUs` here. Timed
+ * between decisions, that loop is the baseline under their p99: a virtual machine's timer interrupts
+ * and host scheduling show up as tens of microseconds on about 1% of short samples, whatever runs.
+ * @param targetUs - The duration wanted (a decision's p50), in µs.
+ * @returns The loop length.
+ */
+export function calibrateSpin(targetUs: number): number {
+  let rounds = 1000;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const samples: number[] = [];
+    for (let i = 0; i < 200; i++) samples.push(timeSpin(rounds));
+    const p50 = summarize(samples).p50;
+    if (p50 > 0) rounds = Math.max(1, Math.round((rounds * targetUs) / p50));
+  }
+  return rounds;
+}
+
+/**
+ * Times a calibrated pure computation, as the decisions are timed.
+ * @param targetUs - The duration to calibrate to, in µs.
  * @param iterations - Timed samples (default 3,000).
  * @returns Microseconds per sample.
  */
 export function measureJitter(targetUs: number, iterations = 3000): Summary {
-  let rounds = 1000;
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const samples: number[] = [];
-    for (let i = 0; i < 200; i++) {
-      const begin = performance.now();
-      spin(rounds);
-      samples.push((performance.now() - begin) * 1000);
-    }
-    const p50 = summarize(samples).p50;
-    if (p50 > 0) rounds = Math.max(1, Math.round((rounds * targetUs) / p50));
-  }
-  const samples: number[] = [];
-  for (let i = 0; i < iterations; i++) {
-    const begin = performance.now();
-    spin(rounds);
-    samples.push((performance.now() - begin) * 1000);
-  }
-  return summarize(samples);
+  const rounds = calibrateSpin(targetUs);
+  return summarize(Array.from({ length: iterations }, () => timeSpin(rounds)));
 }
 
 /**

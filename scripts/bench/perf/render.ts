@@ -95,24 +95,20 @@ export function renderPerf(run: PerfRun, checks: readonly TargetCheck[]): string
       ]),
     ),
     "",
-    "decideCall in process, by recorded output (µs p50/p99; verdicts tainted/unproven/non-token)",
+    "decideCall in process, by recorded output (µs p50/p99; verdicts tainted/unproven/non-token;",
+    "baseline = a pure computation as long as a decision, timed between decisions)",
     ...table(
-      ["recorded", "token tainted", "token unproven", "non-token", "verdicts", "record MiB/s"],
+      ["recorded", "token tainted", "token unproven", "non-token", "baseline", "verdicts", "record MiB/s"],
       run.decisions.map((row) => [
         row.size,
         `${fixed(row.us.token_tainted.p50, 1)}/${fixed(row.us.token_tainted.p99, 1)}`,
         `${fixed(row.us.token_unproven.p50, 1)}/${fixed(row.us.token_unproven.p99, 1)}`,
         `${fixed(row.us.non_token.p50, 0)}/${fixed(row.us.non_token.p99, 0)}`,
+        `${fixed(row.baselineUs.p50, 1)}/${fixed(row.baselineUs.p99, 1)}`,
         `${row.verdicts.token_tainted}/${row.verdicts.token_unproven}/${row.verdicts.non_token}`,
         fixed(row.recordMiBps, 1),
       ]),
     ),
-    ...(run.jitter === undefined
-      ? []
-      : [
-          `baseline (same run): a pure computation as long as a decision measures ` +
-            `${fixed(run.jitter.p50, 1)}/${fixed(run.jitter.p99, 1)} µs p50/p99 on this machine`,
-        ]),
     "",
     "peak RSS of the bouncer process (VmHWM)",
     ...table(

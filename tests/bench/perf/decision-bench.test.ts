@@ -20,6 +20,7 @@ describe("measureDecisions", () => {
       expect(row.verdicts).toEqual(expectedVerdicts());
       expect(row.us.token_tainted.n).toBe(20);
       expect(row.us.non_token.n).toBe(5);
+      expect(row.baselineUs.n).toBe(40);
     }
     expect(expectedVerdicts()).toEqual({ token_tainted: "deny", token_unproven: "ask", non_token: "ask" });
   });

@@ -26,6 +26,7 @@ function decisions(tokenP99: number, verdicts: DecisionAtSize["verdicts"]): Deci
     size: "64MiB",
     bytes: 64 * 1024 ** 2,
     us: { token_tainted: us(tokenP99), token_unproven: us(1), non_token: us(1000) },
+    baselineUs: us(2),
     verdicts,
     recordMiBps: 10,
   };
