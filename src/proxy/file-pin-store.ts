@@ -143,11 +143,18 @@ export function createFilePinStore(options: {
 }): FilePinStore {
   const now = options.now ?? Date.now;
   const cache = new Map<string, CacheEntry>();
-  const fileFor = (server: ServerContext): string =>
-    join(
+  // The identity hash (SHA-256) is computed once per server context, not on every call's pin check.
+  const files = new WeakMap<ServerContext, string>();
+  const fileFor = (server: ServerContext): string => {
+    const known = files.get(server);
+    if (known !== undefined) return known;
+    const file = join(
       pinsDir(options.home),
       `${identityHash({ name: server.name, command: server.command ?? [], cwd: server.cwd ?? "" })}.json`,
     );
+    files.set(server, file);
+    return file;
+  };
   const blank = (server: ServerContext): PinFile => ({
     server: server.name,
     command: scrubCommand(server.command ?? []),
