@@ -30,16 +30,21 @@ function audit(r: GatingRelay): Record<string, unknown>[] {
   return lines(join(r.home, "audit.jsonl"));
 }
 
+/** A relay in front of an upstream that lists one read tool and answers nothing else. */
+function readOnlyRelay(): GatingRelay {
+  return gatingRelay({
+    script: (method) =>
+      method === "initialize"
+        ? { result: INITIALIZE_RESULT }
+        : method === "tools/list"
+          ? { result: { tools: [READ] } }
+          : undefined,
+  });
+}
+
 describe("createGatingHooks() upstream elicitations", () => {
   test("createGatingHooks() flags an upstream elicitation carrying the [bouncer] marker in the log and the audit log, and still relays it", async () => {
-    const r = gatingRelay({
-      script: (method) =>
-        method === "initialize"
-          ? { result: INITIALIZE_RESULT }
-          : method === "tools/list"
-            ? { result: { tools: [READ] } }
-            : undefined,
-    });
+    const r = readOnlyRelay();
     await r.handshake({ elicitation: {} });
     r.fromUpstream({
       jsonrpc: "2.0",
@@ -55,14 +60,7 @@ describe("createGatingHooks() upstream elicitations", () => {
   });
 
   test("createGatingHooks() does not flag an upstream elicitation without the marker", async () => {
-    const r = gatingRelay({
-      script: (method) =>
-        method === "initialize"
-          ? { result: INITIALIZE_RESULT }
-          : method === "tools/list"
-            ? { result: { tools: [READ] } }
-            : undefined,
-    });
+    const r = readOnlyRelay();
     await r.handshake({ elicitation: {} });
     r.fromUpstream({
       jsonrpc: "2.0",
@@ -72,6 +70,7 @@ describe("createGatingHooks() upstream elicitations", () => {
     });
     await r.clientMessage((m) => m.method === "elicitation/create", "relayed elicitation");
     expect(r.logs.join("\n")).not.toContain("does not come from Bouncer");
+    expect(audit(r).filter((record) => String(record.reason ?? "").includes("Bouncer's marker"))).toEqual([]);
   });
 });
 
