@@ -49,6 +49,11 @@ export interface GatingSetup {
    * absent, the session reads and validates `run.policies` itself.
    */
   readonly policyFiles?: readonly PolicyFile[];
+  /**
+   * The `--record` session file, already open (`bouncer run` opens it before the spawn); when
+   * absent and `run.record` is set, the session opens it itself.
+   */
+  readonly recorder?: SessionRecorder;
 }
 
 export { SESSION_REFUSED_CODE } from "./run-policy.ts";
@@ -110,8 +115,8 @@ export async function startGatingSession(
   } catch (error) {
     log(`${error instanceof Error ? error.message : String(error)}: every tools/call will be blocked`);
   }
-  let recorder: SessionRecorder | undefined;
-  if (run.record !== undefined) {
+  let recorder = setup.recorder;
+  if (recorder === undefined && run.record !== undefined) {
     try {
       recorder = createSessionRecorder(resolve(process.cwd(), run.record));
     } catch (error) {

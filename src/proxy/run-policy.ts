@@ -1,16 +1,20 @@
 /**
- * The user's policy files for `bouncer run`, read and validated before the upstream is spawned
- * (fast: the packs are not parsed here; they join the files when the gate is built, after the
- * spawn). An unusable policy becomes the JSON-RPC error every client request is answered with.
- * Edge.
+ * What `bouncer run` checks before the upstream is spawned: the user's policy files, read and
+ * validated (fast: the packs are not parsed here; they join the files when the gate is built, after
+ * the spawn), and the `--record` file, opened. An unusable policy or session file becomes the
+ * JSON-RPC error every client request is answered with. Edge.
  *
  * Source: SPEC §3.2 step 1 ("load and validate the policy (fast), spawn the upstream"), step 2
- * ("answer with a JSON-RPC error carrying the policy error and exit 2 — never run ungated"), §4.2.
+ * ("answer with a JSON-RPC error carrying the policy error and exit 2 — never run ungated"), §4.2,
+ * §3.6.
  * @module
  */
 
+import { resolve } from "node:path";
+import type { SessionRecorder } from "../audit/index.ts";
 import type { PolicyFile } from "../policy/index.ts";
 import type { RpcErrorObject } from "./jsonrpc.ts";
+import type { RunOptions } from "./run-args.ts";
 
 /** The JSON-RPC error code of a refused session (server-defined range). */
 export const SESSION_REFUSED_CODE = -32001;
@@ -59,4 +63,30 @@ function refusal(
   const json =
     data.issues === undefined ? { code: data.code } : { code: data.code, issues: [...data.issues] };
   return { ok: false, error: { code: SESSION_REFUSED_CODE, message, data: json } };
+}
+
+/**
+ * Opens the `--record` session file, when asked for (the audit module is loaded only then), so that
+ * a file that cannot be written refuses the session before the upstream starts.
+ *
+ * Source: SPEC §3.6, §3.2 step 1.
+ * @param run - The flags.
+ * @param cwd - Bouncer's working directory (a relative `--record` resolves against it).
+ * @returns The recorder (none without `--record`), or the error that refuses the session.
+ */
+export async function openRecorder(
+  run: RunOptions,
+  cwd: string,
+): Promise<
+  | { readonly ok: true; readonly recorder?: SessionRecorder }
+  | { readonly ok: false; readonly error: RpcErrorObject }
+> {
+  if (run.record === undefined) return { ok: true };
+  const { createSessionRecorder } = await import("../audit/index.ts");
+  try {
+    return { ok: true, recorder: createSessionRecorder(resolve(cwd, run.record)) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: { code: SESSION_REFUSED_CODE, message, data: {} } };
+  }
 }

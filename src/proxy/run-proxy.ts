@@ -2,7 +2,8 @@
  * `bouncer run` put together: validate the policy files (an unusable policy answers every request
  * with the policy error and exits 2 without ever spawning the upstream), spawn the upstream (before
  * anything slow), frame both pipes with Bouncer's own framer, relay through {@link Relay} with the
- * session's hooks, and own the life cycle — upstream death answered at once, the client going away
+ * session's hooks — the gate, built while the upstream answers the client's `initialize`, which is
+ * relayed at once ({@link deferredHooks}) — and own the life cycle — upstream death answered at once, the client going away
  * (stdin EOF, broken pipe, parent gone) or a signal shutting the upstream tree down in stages, and
  * no process left behind. Returns the exit status; never exits the process itself (STYLE #15). Edge.
  *
@@ -17,14 +18,16 @@ import { watchParent } from "../platform/parent-watch.ts";
 import { readEnv } from "../platform/resolve-command.ts";
 import { spawnUpstream, type UpstreamExit, type UpstreamProcess } from "../platform/spawn-upstream.ts";
 import { killUpstreamNow, stopUpstream } from "../platform/stop-upstream.ts";
+import { deferredHooks } from "./deferred-hooks.ts";
 import type { GatingSetup } from "./gating-hooks.ts";
+import type { RpcErrorObject } from "./jsonrpc.ts";
 import { LineFramer } from "./line-framer.ts";
 import { MessageWriter } from "./message-writer.ts";
 import { refuseClient } from "./refuse-client.ts";
 import { Relay } from "./relay.ts";
 import type { RelayContext, RelayHooks, ShutdownReason, UpstreamFailure } from "./relay-hooks.ts";
 import type { RunOptions, UpstreamLaunch } from "./run-args.ts";
-import { checkRunPolicy } from "./run-policy.ts";
+import { checkRunPolicy, openRecorder } from "./run-policy.ts";
 
 /** The process's streams, injected. */
 export interface RunProxyIo {
@@ -39,8 +42,8 @@ export interface RunProxyIo {
 /** Options of {@link runProxy}. */
 export interface RunProxyOptions {
   /**
-   * Builds the session's hooks (default `createGatingHooks`, imported once the upstream is spawned;
-   * tests pass pass-through hooks).
+   * Builds the session's hooks (default `createGatingHooks`, imported and built once the client's
+   * `initialize` is relayed, behind `deferredHooks`; tests pass pass-through hooks).
    */
   readonly createHooks?: (context: RelayContext, setup: GatingSetup) => RelayHooks;
   /** The environment (default `process.env`); the upstream inherits it. */
@@ -122,20 +125,24 @@ export async function runProxy(
   const cwd = options.cwd ?? process.cwd();
   const launch = await upstreamLaunch(run, cwd);
   const log = (message: string): void => io.writeStderr(`[bouncer] ${message}\n`);
-  // The policy files are validated before the spawn (SPEC §3.2 step 1): an unusable policy never
-  // starts the upstream, so nothing can be relayed ungated.
-  const policy = await checkRunPolicy(run.policies, cwd);
-  if (!policy.ok) {
-    log(policy.error.message);
+  // The policy files are validated, and the `--record` file opened, before the spawn (SPEC §3.2
+  // step 1): an unusable policy never starts the upstream, so nothing can be relayed ungated.
+  const refuse = (error: RpcErrorObject, exitCode: number): Promise<number> => {
+    log(error.message);
     const limit = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
-    return refuseClient(policy.error, io, { exitCode: 2, ...limit });
-  }
+    return refuseClient(error, io, { exitCode, ...limit });
+  };
+  const policy = await checkRunPolicy(run.policies, cwd);
+  if (!policy.ok) return refuse(policy.error, 2);
+  const recording = await openRecorder(run, cwd);
+  if (!recording.ok) return refuse(recording.error, 1);
   const setup: GatingSetup = {
     run,
     upstream: { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
     home: bouncerHome({ env, cwd }),
     log,
     policyFiles: policy.files,
+    ...(recording.recorder === undefined ? {} : { recorder: recording.recorder }),
   };
   let upstream: UpstreamProcess | undefined;
   let upstreamWriter: MessageWriter | undefined;
@@ -184,7 +191,7 @@ export async function runProxy(
     cleanups.push(...installProcessHandlers({ log, shutdown, upstream: () => upstream }));
 
   // The upstream starts before anything slow (SPEC §3.2 step 1): the gate's modules and the packs
-  // load while it boots.
+  // load while it boots and answers `initialize`.
   let spawnFailure: UpstreamFailure | undefined;
   try {
     upstream = spawnUpstream(
@@ -197,12 +204,17 @@ export async function runProxy(
     spawnFailure = { message: error.message, data: { command: launch.command, path: pathValue } };
   }
 
-  const createHooks = options.createHooks ?? (await import("./gating-hooks.ts")).createGatingHooks;
-  if (stopping) return exited;
+  const { createHooks } = options;
   const live = new Relay({
     sendToClient: (text) => clientWriter.write(text),
     sendToUpstream: (text) => upstreamWriter?.write(text),
-    createHooks: (context) => createHooks(context, setup),
+    // The gate is built while the upstream answers `initialize` (its modules and the packs load then).
+    createHooks: (context) =>
+      createHooks === undefined
+        ? deferredHooks(context, async (ready) =>
+            (await import("./gating-hooks.ts")).createGatingHooks(ready, setup),
+          )
+        : createHooks(context, setup),
     unknownMethods: run.unknownMethods,
     log,
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),

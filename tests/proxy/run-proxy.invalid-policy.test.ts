@@ -1,6 +1,7 @@
 /**
  * `bouncer run` with a policy it cannot use (SPEC §3.2: "never run ungated"): the policy files are
- * validated before the upstream is spawned, so the upstream never starts; every client request,
+ * validated before the upstream is spawned, so the upstream never starts (nor with a `--record`
+ * file that cannot be written); every client request,
  * whatever its method, gets the policy error; notifications are dropped; Bouncer exits 2 — also when
  * the client closes stdin without a request. Driven through the real CLI in front of a fixture
  * upstream that records whether it started and what it received. Deadlines only guard against hangs.
@@ -33,13 +34,17 @@ function world(policy: string | undefined): { home: string; dir: string; policy:
   return { home: tempHome(), dir, policy: file };
 }
 
-/** Starts `bouncer run --policy FILE` in front of the recording upstream. */
-function start(w: { home: string; dir: string; policy: string }): ReturnType<typeof startLines> {
+/** Starts `bouncer run --policy FILE [FLAGS]` in front of the recording upstream. */
+function start(
+  w: { home: string; dir: string; policy: string },
+  flags: readonly string[] = [],
+): ReturnType<typeof startLines> {
   const { command, args } = bouncerCommand("cli", [
     "--upstream-name",
     "m",
     "--policy",
     w.policy,
+    ...flags,
     "--",
     BUN,
     RECORDING_UPSTREAM,
@@ -97,6 +102,28 @@ describe("bouncer run with an unusable policy", () => {
       session.child.stdin?.end();
       expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(2);
       expect(session.lines).toEqual([]);
+      expect(existsSync(join(w.dir, "started"))).toBe(false);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run with a --record file it cannot write answers every request with the error, starts no upstream and exits 1",
+    async () => {
+      const w = world("send_email:\n  action: deny\n");
+      const session = start(w, ["--record", join(w.policy, "session.jsonl")]);
+      session.child.stdin?.write(BURST);
+      const answers = await Promise.all(
+        [1, "two", 3, 4].map((id) => session.next((m) => m.id === id, `the answer to ${id}`)),
+      );
+      for (const answer of answers) {
+        expect(answer.result).toBeUndefined();
+        expect(answer.error).toMatchObject({
+          code: -32001,
+          message: expect.stringContaining("session.jsonl"),
+        });
+      }
+      expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(1);
       expect(existsSync(join(w.dir, "started"))).toBe(false);
     },
     E2E_TIMEOUT,

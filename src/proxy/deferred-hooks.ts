@@ -1,0 +1,111 @@
+/**
+ * Hooks that stand in for the gating hooks while the gate is being built, so that `bouncer run`
+ * relays the client's `initialize` as soon as the policy files are validated instead of after the
+ * gate's modules, the packs and the session have loaded (SPEC §3.2: the upstream answers while the
+ * gate is built). Nothing is decided here: every `tools/list` and `tools/call` waits for the real
+ * hooks, what the real hooks observe synchronously is queued and handed to them in order before
+ * anything waiting for them goes on, and answers that must be recorded before the client sees them
+ * wait for the real hooks too. A gate that cannot be built, or that refuses the session once built,
+ * ends the session (never run ungated). Edge.
+ *
+ * Source: SPEC §3.2 step 1–3 ("spawn the upstream before anything slow", "never run ungated",
+ * "hold client `tools/list` and `tools/call` until done"), §3.1.
+ * @module
+ */
+
+import type { RelayContext, RelayHooks } from "./relay-hooks.ts";
+
+/** Builds the real hooks (the gate) for a relay; may take a while. */
+export type HooksLoader = (context: RelayContext) => Promise<RelayHooks>;
+
+/**
+ * Hooks that forward the client's `initialize` at once and hand everything else to the hooks
+ * `load` builds, once built. Sync observations (the `initialize` result, `notifications/initialized`,
+ * noise, upstream requests, `list_changed`, dropped calls, the upstream's exit) made meanwhile are
+ * replayed to the real hooks in the order they happened, before any waiting `tools/list`,
+ * `tools/call` or recorded answer proceeds. When `load` fails, or the real hooks refuse the session
+ * at `initialize`, the session ends (exit 1, or the refusal's status) and every waiting `tools/list`
+ * or `tools/call` is answered with an error, never forwarded.
+ *
+ * Source: SPEC §3.2.
+ * @param context - The relay context (the real hooks are built with it; `endSession` on failure).
+ * @param load - Builds the real hooks.
+ * @returns The stand-in hooks.
+ */
+export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHooks {
+  let loaded: RelayHooks | undefined;
+  let loading: Promise<RelayHooks> | undefined;
+  const queued: ((hooks: RelayHooks) => void)[] = [];
+  /** Starts building the real hooks (once); observations made meanwhile are replayed in order. */
+  const ready = (): Promise<RelayHooks> => {
+    loading ??= start();
+    return loading;
+  };
+  const start = async (): Promise<RelayHooks> => {
+    try {
+      const hooks = await load(context);
+      for (const observation of queued.splice(0)) safely(context, () => observation(hooks));
+      loaded = hooks;
+      return hooks;
+    } catch (error) {
+      context.log(`Cannot start the gate: ${error instanceof Error ? error.message : String(error)}`);
+      context.endSession(1);
+      throw error;
+    }
+  };
+  /** Runs an observation now when the real hooks are there, else queues it. */
+  const observe = (run: (hooks: RelayHooks) => void): void => {
+    if (loaded === undefined) queued.push(run);
+    else run(loaded);
+  };
+  /** Runs a call on the real hooks, at once when they are there. */
+  const withHooks = <T>(run: (hooks: RelayHooks) => T | Promise<T>): T | Promise<T> =>
+    loaded === undefined ? ready().then(run) : run(loaded);
+
+  return {
+    onClientInitialize: (request) => {
+      // The policy files were validated before the spawn: the gate's own verdict follows, and a
+      // refusal then ends the session before anything can be decided ungated. The gate starts
+      // loading once this task has written the `initialize` to the upstream.
+      setTimeout(() => {
+        ready()
+          .then((hooks) => hooks.onClientInitialize(request))
+          .then(
+            (decision) => (decision.kind === "error" ? context.endSession(decision.exitCode) : undefined),
+            () => undefined,
+          );
+      }, 0);
+      return { kind: "forward" };
+    },
+    onInitializeResult: (result) => observe((hooks) => hooks.onInitializeResult(result)),
+    onInitialized: () => observe((hooks) => hooks.onInitialized()),
+    whenReady: async () => (await ready()).whenReady(),
+    onToolsList: async (request) => (await ready()).onToolsList(request),
+    onToolCall: async (call) => (await ready()).onToolCall(call),
+    onToolResult: (call, outcome) => withHooks((hooks) => hooks.onToolResult(call, outcome)),
+    onUpstreamResult: (request, outcome) => withHooks((hooks) => hooks.onUpstreamResult(request, outcome)),
+    onUpstreamRequest: (request) => observe((hooks) => hooks.onUpstreamRequest(request)),
+    onToolsListChanged: () => observe((hooks) => hooks.onToolsListChanged()),
+    onDroppedCall: (message) => observe((hooks) => hooks.onDroppedCall(message)),
+    onNoise: (noise) => observe((hooks) => hooks.onNoise(noise)),
+    onUpstreamExit: (failure) => observe((hooks) => hooks.onUpstreamExit(failure)),
+    onShutdown: async (reason) => {
+      // A gate never started has nothing to flush.
+      const hooks = loaded ?? (loading === undefined ? undefined : await loading.catch(() => undefined));
+      await hooks?.onShutdown(reason);
+    },
+  };
+}
+
+/**
+ * Runs a replayed observation; a throw is logged (as the relay does for its own hook calls).
+ * @param context - For the log.
+ * @param run - The observation.
+ */
+function safely(context: RelayContext, run: () => void): void {
+  try {
+    run();
+  } catch (error) {
+    context.log(`Hook failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The stand-in hooks of `bouncer run` while the gate is built (SPEC §3.2): `initialize` is relayed
+ * at once, every `tools/list` and `tools/call` waits for the real hooks, what happened meanwhile
+ * reaches the real hooks first and in order, and a gate that fails or refuses ends the session with
+ * nothing forwarded. Driven through a real {@link Relay} with both pipes in memory.
+ */
+
+import { describe, expect, test } from "bun:test";
+import { deferredHooks } from "../../src/proxy/deferred-hooks.ts";
+import { passThroughHooks, type RelayHooks } from "../../src/proxy/relay-hooks.ts";
+import { memoryRelay, settle } from "./support/memory-relay.ts";
+
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+};
+const CALL = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { a: 1 } } };
+
+/** A gate whose building the test finishes (or fails) when it wants, and what it saw. */
+function controlledGate(overrides: Partial<RelayHooks> = {}): {
+  readonly load: () => Promise<RelayHooks>;
+  readonly finish: () => void;
+  readonly fail: (error: Error) => void;
+  readonly seen: string[];
+  readonly started: () => boolean;
+} {
+  const seen: string[] = [];
+  let started = false;
+  let finish: () => void = () => {};
+  let fail: (error: Error) => void = () => {};
+  const built = new Promise<RelayHooks>((resolve, reject) => {
+    finish = () =>
+      resolve({
+        ...passThroughHooks(),
+        onInitializeResult: () => void seen.push("initialize result"),
+        onInitialized: () => void seen.push("initialized"),
+        onNoise: (noise) => void seen.push(`noise ${noise.side}`),
+        onToolCall: async (call) => {
+          seen.push(`call ${call.name}`);
+          return { kind: "forward", arguments: call.arguments };
+        },
+        ...overrides,
+      });
+    fail = reject;
+  });
+  return {
+    load: () => {
+      started = true;
+      return built;
+    },
+    finish: () => finish(),
+    fail: (error) => fail(error),
+    seen,
+    started: () => started,
+  };
+}
+
+describe("deferredHooks()", () => {
+  test("deferredHooks() relays the client's initialize before the gate is built, and starts building it", async () => {
+    const gate = controlledGate();
+    const r = memoryRelay((context) => deferredHooks(context, gate.load));
+    r.fromClient(INITIALIZE);
+    expect(r.lastUpstream()).toMatchObject({ method: "initialize", params: INITIALIZE.params });
+    await settle();
+    expect(gate.started()).toBe(true);
+  });
+
+  test("deferredHooks() holds a tools/call until the gate is built, then the gate decides it", async () => {
+    const gate = controlledGate();
+    const r = memoryRelay((context) => deferredHooks(context, gate.load));
+    r.fromClient(CALL);
+    await settle();
+    expect(r.toUpstream).toEqual([]);
+    gate.finish();
+    await settle();
+    expect(gate.seen).toEqual(["call echo"]);
+    expect(r.lastUpstream()).toMatchObject({ method: "tools/call", params: { name: "echo" } });
+  });
+
+  test("deferredHooks() hands what happened meanwhile to the gate in order, before a waiting call", async () => {
+    const gate = controlledGate();
+    const r = memoryRelay((context) => deferredHooks(context, gate.load));
+    r.fromClient(INITIALIZE);
+    const upstreamId = r.lastUpstream().id;
+    r.fromUpstream({
+      jsonrpc: "2.0",
+      id: upstreamId,
+      result: { protocolVersion: "2025-06-18", capabilities: {} },
+    });
+    await settle();
+    r.fromClient({ jsonrpc: "2.0", method: "notifications/initialized" });
+    r.fromUpstream("not json");
+    r.fromClient(CALL);
+    await settle();
+    expect(gate.seen).toEqual([]);
+    gate.finish();
+    await settle();
+    expect(gate.seen).toEqual(["initialize result", "initialized", "noise upstream", "call echo"]);
+  });
+
+  test("deferredHooks() answers a waiting tools/call with an error and ends the session with 1 when the gate fails", async () => {
+    const gate = controlledGate();
+    const r = memoryRelay((context) => deferredHooks(context, gate.load));
+    r.fromClient(CALL);
+    await settle();
+    gate.fail(new Error("boom"));
+    await settle();
+    expect(r.toUpstream).toEqual([]);
+    expect(r.lastClient()).toMatchObject({ id: 2, error: { code: -32603 } });
+    expect(r.ended).toEqual([1]);
+    expect(r.logs.some((line) => line.includes("Cannot start the gate: boom"))).toBe(true);
+  });
+
+  test("deferredHooks() ends the session with the gate's status when the gate refuses the session", async () => {
+    const refusal = { code: -32001, message: "Cannot write session file", data: {} };
+    const gate = controlledGate({
+      onClientInitialize: () => ({ kind: "error", error: refusal, exitCode: 1 }),
+      onToolCall: async () => ({ kind: "error", error: refusal }),
+    });
+    const r = memoryRelay((context) => deferredHooks(context, gate.load));
+    r.fromClient(INITIALIZE);
+    r.fromClient(CALL);
+    gate.finish();
+    await settle();
+    await settle();
+    expect(r.ended).toEqual([1]);
+    expect(r.toUpstream.map((text) => JSON.parse(text).method)).toEqual(["initialize"]);
+    expect(r.lastClient()).toMatchObject({ id: 2, error: { code: -32001 } });
+  });
+
+  test("deferredHooks() does not start the gate only to shut down", async () => {
+    const gate = controlledGate();
+    const r = memoryRelay((context) => deferredHooks(context, gate.load));
+    await r.relay.hooks.onShutdown("client_closed");
+    expect(gate.started()).toBe(false);
+  });
+});
