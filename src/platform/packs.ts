@@ -1,7 +1,10 @@
 /**
  * The curated packs, embedded: each `packs/*.yaml` is a text import, so `bun build --compile` puts
- * it inside the binary and the same code runs from source. Parsed and validated on first use.
- * Edge (runtime-specific: text imports).
+ * it inside the binary and the same code runs from source. Parsed and validated on first use, by
+ * `Bun.YAML` and the policy module's fast path (a millisecond, and no `yaml` library document held
+ * in memory), or by the `yaml` library where that path declines a text (never for these packs:
+ * tests/platform/packs.test.ts shows both readings give the same packs).
+ * Edge (runtime-specific: text imports, `Bun.YAML`).
  *
  * Source: SPEC §4.3 (packs), §6 (packs embedded by text imports).
  * @module
@@ -13,7 +16,8 @@ import gdrivePack from "../../packs/gdrive.yaml" with { type: "text" };
 import githubPack from "../../packs/github.yaml" with { type: "text" };
 import gmailPack from "../../packs/gmail.yaml" with { type: "text" };
 import slackPack from "../../packs/slack.yaml" with { type: "text" };
-import { type Pack, parsePack } from "../policy/index.ts";
+import { checkParsedPack, type Pack, parsePack } from "../policy/index.ts";
+import { parseYamlNatively } from "./yaml-parse.ts";
 
 /** The embedded pack texts by name, in precedence order (earlier wins where two packs match). */
 const PACK_TEXTS: readonly (readonly [string, string])[] = [
@@ -46,6 +50,17 @@ export function builtinPackTexts(): readonly (readonly [string, string])[] {
  * Source: SPEC §4.3, §6.
  */
 export function builtinPacks(): readonly Pack[] {
-  cached ??= PACK_TEXTS.map(([name, text]) => parsePack(text, name));
+  cached ??= PACK_TEXTS.map(([name, text]) => parseFast(text, name) ?? parsePack(text, name));
   return cached;
+}
+
+/**
+ * A pack read by the runtime's YAML parser and the policy module's fast path.
+ * @param text - The pack's text.
+ * @param name - Its name.
+ * @returns The pack, or `undefined` when the fast path cannot tell.
+ */
+function parseFast(text: string, name: string): Pack | undefined {
+  const parsed = parseYamlNatively(text);
+  return parsed === undefined ? undefined : checkParsedPack({ text, value: parsed.value }, name);
 }

@@ -7,21 +7,19 @@
  * @module
  */
 
-import { isMap, isScalar } from "yaml";
 import { checkToolEntry } from "./check-tool-entry.ts";
 import { checkValue, placePhrase } from "./check-value.ts";
 import { closestKey } from "./closest-key.ts";
-import type { DefaultsEntry, ServerEntry, ToolEntry } from "./types.ts";
-import { DEFAULTS_VALUE_RULES, type ValueRule } from "./value-rules.ts";
 import {
   addIssue,
-  deref,
   describeNode,
   type Entry,
   type IssueContext,
   mappingEntries,
-  type YamlSource,
-} from "./yaml-source.ts";
+  type PolicySource,
+} from "./policy-source.ts";
+import type { DefaultsEntry, ServerEntry, ToolEntry } from "./types.ts";
+import { DEFAULTS_VALUE_RULES, type ValueRule } from "./value-rules.ts";
 
 /** Field names of {@link DefaultsEntry} by YAML key. */
 const DEFAULTS_FIELDS: ReadonlyMap<string, keyof DefaultsEntry> = new Map<string, keyof DefaultsEntry>([
@@ -39,9 +37,8 @@ const DEFAULTS_FIELDS: ReadonlyMap<string, keyof DefaultsEntry> = new Map<string
  * @param source - The source being checked.
  * @param entry - The `version` entry.
  */
-export function checkVersion(source: YamlSource, entry: Entry): void {
-  const node = deref(source, entry.valueNode);
-  if (isScalar(node) && node.value === 1) return;
+export function checkVersion(source: PolicySource, entry: Entry): void {
+  if (source.tree.shape(entry.valueNode) === "scalar" && source.tree.scalar(entry.valueNode) === 1) return;
   const message = `unsupported "version": expected 1, received ${describeNode(source, entry.valueNode)}`;
   addIssue(source, { key: "version", at: entry.valueNode ?? entry.keyNode, code: "bad_version", message });
 }
@@ -62,16 +59,15 @@ export interface SectionCheck extends IssueContext {
  * @param check - The section's node, its rules by key, its name and the server it belongs to.
  * @returns The validated values by YAML key (only those that passed).
  */
-export function checkKeyedSection(source: YamlSource, check: SectionCheck): Map<string, unknown> {
+export function checkKeyedSection(source: PolicySource, check: SectionCheck): Map<string, unknown> {
   const { node, rules, section, ...context } = check;
   const values = new Map<string, unknown>();
-  const target = deref(source, node);
-  if (!isMap(target)) {
+  if (source.tree.shape(node) !== "map") {
     const message = `"${section}" must be a mapping of keys, received ${describeNode(source, node)}`;
     addIssue(source, { ...context, key: section, at: node, code: "not_mapping", message });
     return values;
   }
-  for (const { name, keyNode, valueNode } of mappingEntries(source, target, { what: "key", context })) {
+  for (const { name, keyNode, valueNode } of mappingEntries(source, node, { what: "key", context })) {
     const rule = rules.get(name);
     if (!rule) {
       const suggestion = closestKey(name, [...rules.keys()]);
@@ -100,7 +96,11 @@ export function checkKeyedSection(source: YamlSource, check: SectionCheck): Map<
  * @returns The validated defaults.
  * Source: SPEC §4.2 `defaults`, §4.1.
  */
-export function checkDefaults(source: YamlSource, node: unknown, context: IssueContext = {}): DefaultsEntry {
+export function checkDefaults(
+  source: PolicySource,
+  node: unknown,
+  context: IssueContext = {},
+): DefaultsEntry {
   const rules =
     context.server === undefined
       ? DEFAULTS_VALUE_RULES
@@ -126,7 +126,7 @@ export interface ToolScope {
  * @param entry - The tool's name and nodes.
  * @param scope - The scope's map, server and `inPack`.
  */
-export function addToolEntry(source: YamlSource, entry: Entry, scope: ToolScope): void {
+export function addToolEntry(source: PolicySource, entry: Entry, scope: ToolScope): void {
   const context = { ...serverOnly(scope), tool: entry.name };
   if (scope.tools.has(entry.name)) {
     const where = scope.server === undefined ? "" : ` in server "${scope.server}"`;
@@ -146,14 +146,13 @@ export function addToolEntry(source: YamlSource, entry: Entry, scope: ToolScope)
  * @param node - The section's node.
  * @param scope - The scope's map, server and `inPack`.
  */
-export function checkToolsSection(source: YamlSource, node: unknown, scope: ToolScope): void {
-  const target = deref(source, node);
-  if (!isMap(target)) {
+export function checkToolsSection(source: PolicySource, node: unknown, scope: ToolScope): void {
+  if (source.tree.shape(node) !== "map") {
     const message = `"tools" must be a mapping of tool names to entries, received ${describeNode(source, node)}`;
     addIssue(source, { ...serverOnly(scope), key: "tools", at: node, code: "not_mapping", message });
     return;
   }
-  for (const entry of mappingEntries(source, target, { what: "tool", context: serverOnly(scope) })) {
+  for (const entry of mappingEntries(source, node, { what: "tool", context: serverOnly(scope) })) {
     addToolEntry(source, entry, scope);
   }
 }
@@ -166,17 +165,16 @@ export function checkToolsSection(source: YamlSource, node: unknown, scope: Tool
  * @returns The server sections by name.
  * Source: SPEC §4.1, §4.2.
  */
-export function checkServers(source: YamlSource, node: unknown): Map<string, ServerEntry> {
+export function checkServers(source: PolicySource, node: unknown): Map<string, ServerEntry> {
   const servers = new Map<string, ServerEntry>();
-  const target = deref(source, node);
-  if (!isMap(target)) {
+  if (source.tree.shape(node) !== "map") {
     const message = `"servers" must be a mapping of server names to sections, received ${describeNode(source, node)}`;
     addIssue(source, { key: "servers", at: node, code: "not_mapping", message });
     return servers;
   }
-  for (const server of mappingEntries(source, target, { what: "server" })) {
-    const section = deref(source, server.valueNode);
-    if (!isMap(section)) {
+  for (const server of mappingEntries(source, node, { what: "server" })) {
+    const section = server.valueNode;
+    if (source.tree.shape(section) !== "map") {
       const message = `server "${server.name}" must be a mapping of tools, received ${describeNode(source, server.valueNode)}`;
       addIssue(source, {
         server: server.name,

@@ -9,20 +9,18 @@
  */
 
 import * as v from "valibot";
-import { isMap } from "yaml";
 import { checkValue, placePhrase } from "./check-value.ts";
 import { closestKey } from "./closest-key.ts";
-import type { ToolEntry } from "./types.ts";
-import { isArgumentPath, TOOL_KEYS, TOOL_VALUE_RULES, VALUE_HINTS } from "./value-rules.ts";
 import {
   addIssue,
-  deref,
   describeNode,
   type IssueContext,
   mappingEntries,
+  type PolicySource,
   plainValue,
-  type YamlSource,
-} from "./yaml-source.ts";
+} from "./policy-source.ts";
+import type { ToolEntry } from "./types.ts";
+import { isArgumentPath, TOOL_KEYS, TOOL_VALUE_RULES, VALUE_HINTS } from "./value-rules.ts";
 
 /** The longest accepted pattern, in characters (SPEC §2.4). */
 const MAX_PATTERN_LENGTH = 1000;
@@ -59,17 +57,16 @@ const FIELD_NAMES: ReadonlyMap<string, keyof ToolEntry> = new Map<string, keyof 
  * @returns The compiled entry, or `undefined` when the node is not a mapping.
  * Source: SPEC §4.2.
  */
-export function checkToolEntry(source: YamlSource, check: ToolEntryCheck): ToolEntry | undefined {
+export function checkToolEntry(source: PolicySource, check: ToolEntryCheck): ToolEntry | undefined {
   const { node, inPack, ...context } = check;
-  const target = deref(source, node);
-  if (!isMap(target)) {
+  if (source.tree.shape(node) !== "map") {
     const message = `tool "${context.tool}" must be a mapping of keys, received ${describeNode(source, node)}`;
     addIssue(source, { ...context, at: node, code: "not_mapping", message });
     return undefined;
   }
   const entry: Record<string, unknown> = {};
   let replaceNode: unknown;
-  for (const { name, keyNode, valueNode } of mappingEntries(source, target, { what: "key", context })) {
+  for (const { name, keyNode, valueNode } of mappingEntries(source, node, { what: "key", context })) {
     const keyContext = { ...context, key: name };
     if (name === "arg_patterns") {
       const patterns = checkArgPatterns(source, { ...keyContext, node: valueNode });
@@ -112,7 +109,7 @@ export function checkToolEntry(source: YamlSource, check: ToolEntryCheck): ToolE
  * @param where - The key's node (`at`), its name (`key`), the tool and server.
  */
 function reportUnknownKey(
-  source: YamlSource,
+  source: PolicySource,
   where: IssueContext & { readonly key: string; readonly at: unknown },
 ): void {
   const suggestion = closestKey(where.key, TOOL_KEYS, { valueHints: VALUE_HINTS });
@@ -136,13 +133,12 @@ function reportUnknownKey(
  * @returns The compiled patterns, or `undefined` after recording issues.
  */
 function checkArgPatterns(
-  source: YamlSource,
+  source: PolicySource,
   check: IssueContext & { readonly key: string; readonly node: unknown },
 ): ReadonlyMap<string, RegExp> | undefined {
   const { node, ...context } = check;
-  const target = deref(source, node);
   const of = `of "arg_patterns" ${placePhrase(context)}`;
-  if (!isMap(target)) {
+  if (source.tree.shape(node) !== "map") {
     const found = describeNode(source, node);
     const message = `wrong type for "arg_patterns" ${placePhrase(context)}: expected a mapping of argument to regex, received ${found}`;
     addIssue(source, { ...context, at: node, code: "wrong_type", message });
@@ -150,7 +146,7 @@ function checkArgPatterns(
   }
   const patterns = new Map<string, RegExp>();
   let failed = false;
-  for (const { name, keyNode, valueNode } of mappingEntries(source, target, { what: "argument", context })) {
+  for (const { name, keyNode, valueNode } of mappingEntries(source, node, { what: "argument", context })) {
     const text = plainValue(source, valueNode);
     const compiled = v.is(v.string(), text) ? compilePattern(text) : undefined;
     if (!isArgumentPath(name)) {

@@ -8,18 +8,16 @@
  */
 
 import * as v from "valibot";
-import { isSeq } from "yaml";
 import { closestKey } from "./closest-key.ts";
-import type { ValueRule } from "./value-rules.ts";
 import {
   addIssue,
-  deref,
   describeNode,
   type IssueContext,
+  type PolicySource,
   plainValue,
   TOO_LARGE,
-  type YamlSource,
-} from "./yaml-source.ts";
+} from "./policy-source.ts";
+import type { ValueRule } from "./value-rules.ts";
 
 /**
  * Describes where a key sits for messages: `in tool "send_email"`, `in tool "send_email" of server
@@ -55,7 +53,7 @@ export interface ValueCheck extends IssueContext {
  * @param check - The node, the rule, and the tool, server and key it belongs to.
  * @returns The validated value, or `undefined` after recording an issue.
  */
-export function checkValue(source: YamlSource, check: ValueCheck): unknown {
+export function checkValue(source: PolicySource, check: ValueCheck): unknown {
   const { node, rule, section, ...context } = check;
   const value = plainValue(source, node);
   if (value === TOO_LARGE) {
@@ -67,8 +65,8 @@ export function checkValue(source: YamlSource, check: ValueCheck): unknown {
   if (result.success) return result.output;
   const issue = result.issues[0];
   const index = issue.path?.[0]?.type === "array" ? Number(issue.path[0].key) : undefined;
-  const seq = deref(source, node);
-  const itemNode = index !== undefined && isSeq(seq) ? seq.items[index] : undefined;
+  const itemNode =
+    index !== undefined && source.tree.shape(node) === "seq" ? source.tree.items(node)[index] : undefined;
   const at = itemNode ?? node;
   const where = `"${context.key}" ${placePhrase(context, section)}`;
   const found = describeNode(source, at);

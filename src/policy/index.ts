@@ -12,11 +12,17 @@
  * const rules = resolveToolRules(policy, { server: "mail", tool: "send_email", definition, packs, command });
  * ```
  *
+ * `checkParsedPolicy` / `checkParsedPack` are the fast path for a text the runtime's own YAML parser
+ * has read (no `yaml` library); an edge that must not load the rest of the module (the engine, the
+ * `yaml` library) before the upstream is spawned imports them from `check-parsed.ts` directly.
+ *
  * Source: SPEC §4 (policy), §4.3 (packs), §4.4 (heuristics), §5.5 (`check`, `explain`).
  * @module
  */
 
 export { checkPack, parsePack } from "./check-pack.ts";
+export type { ParsedText } from "./check-parsed.ts";
+export { checkParsedPack, checkParsedPolicy } from "./check-parsed.ts";
 export { checkPolicy, parsePolicy } from "./check-policy.ts";
 export { editDistance } from "./closest-key.ts";
 export type { CheckPolicyFilesResult, PolicyText } from "./create-policy.ts";
