@@ -2,7 +2,9 @@
  * The audit log writer: one redacted JSON object per line, appended to the log with one `O_APPEND`
  * write per line, the file created with mode 0600, rotated at 10 MiB keeping 5 files — rotation only
  * while holding the `O_EXCL` lock file — so several Bouncer processes share one log safely. Writers
- * never parse the log. A failure to write throws: the proxy denies the call (fail closed). Edge.
+ * never parse the log. A failure to write throws: the proxy denies the call (fail closed). The log
+ * stays open between writes; whether its path still names the open file (another process may have
+ * rotated it) is looked at every {@link CHECK_PATH_MS} ms, not on every write. Edge.
  *
  * Source: SPEC §3.5.
  * @module
@@ -24,8 +26,8 @@ import {
 import { dirname } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
 import { BouncerError } from "../platform/errors.ts";
+import { isoStamper, toRecord } from "./audit-line.ts";
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
-import { redactJson, redactText } from "./redact.ts";
 import { hasErrorCode, LOCK_STALE_MS, tryAcquireLock } from "./rotation-lock.ts";
 
 /** Rotate when the log reaches this size (SPEC §3.5: 10 MiB). */
@@ -33,6 +35,14 @@ export const ROTATE_BYTES = 10 * 1024 * 1024;
 
 /** Rotated files kept: `audit.jsonl.1` … `audit.jsonl.5` (SPEC §3.5). */
 export const ROTATE_KEEP = 5;
+
+/**
+ * How often, at most, a writer checks that the log's path still names the file it has open (default
+ * of {@link AuditWriterOptions.checkPathMs}). Until then, lines land in the file it has open — after
+ * another process rotated it, that is `audit.jsonl.1`, which readers read too — never in a deleted
+ * file: the open file's link count is checked before every write.
+ */
+export const CHECK_PATH_MS = 100;
 
 /** Options of {@link createAuditWriter}. */
 export interface AuditWriterOptions {
@@ -48,6 +58,12 @@ export interface AuditWriterOptions {
   readonly lockStaleMs?: number;
   /** Receives warnings that do not lose a record (a failed rotation). Default: ignored. */
   readonly warn?: (message: string) => void;
+  /**
+   * At most this many milliseconds (by `now`) pass between two checks that the path still names the
+   * open file; the path is also checked when the clock went backwards and whenever the open file has
+   * reached `maxBytes`. Default {@link CHECK_PATH_MS}; 0 checks before every write.
+   */
+  readonly checkPathMs?: number;
 }
 
 /** An open audit log. */
@@ -88,45 +104,25 @@ export function describeFsError(error: unknown): string {
 }
 
 /**
- * Builds the line object in the field order of SPEC §3.5, redacting `args`, `reason` and `evidence`.
- * @param entry - The entry.
- * @param stamp - `ts` and `bouncer`.
- * @returns The record as it will be written.
- */
-function toRecord(entry: AuditEntry, stamp: { readonly ts: string; readonly bouncer: string }): AuditRecord {
-  const record: Record<string, unknown> = { ts: stamp.ts, event: entry.event, session: entry.session };
-  if (entry.seq !== undefined) record.seq = entry.seq;
-  record.server = entry.server;
-  if (entry.tool !== undefined) record.tool = entry.tool;
-  if (entry.args !== undefined) record.args = redactJson(entry.args);
-  if (entry.verdict !== undefined) record.verdict = entry.verdict;
-  if (entry.contract !== undefined) record.contract = entry.contract;
-  if (entry.reason !== undefined) record.reason = redactText(entry.reason);
-  if (entry.source !== undefined) record.source = entry.source;
-  if (entry.evidence !== undefined) record.evidence = redactJson(entry.evidence);
-  if (entry.outcome !== undefined) record.outcome = entry.outcome;
-  if (entry.mode !== undefined) record.mode = entry.mode;
-  record.bouncer = stamp.bouncer;
-  return record as unknown as AuditRecord;
-}
-
-/**
  * Creates the audit writer for one log file. Nothing is opened until {@link AuditWriter.open} or the
  * first {@link AuditWriter.write}. The path is taken as given (`$BOUNCER_HOME/audit.jsonl` or
  * `--audit-log FILE`; the caller resolves it).
  *
- * Each write: checks that the open descriptor is still the file at `path` (another process may have
- * rotated it; then reopens), appends the whole line with one `write` on an `O_APPEND` descriptor,
- * and, when the file has reached `maxBytes`, tries the rotation lock; the holder re-checks the size
- * and shifts `path.4` → `path.5` … `path` → `path.1`, dropping the oldest. A writer that finds the
- * lock held skips rotating (the holder is doing it). A line appended to a file another process just
- * renamed lands in `path.1`: kept, never lost.
+ * Each write: looks at the open descriptor (`fstat`): a file without a name any more (deleted, or
+ * rotated out by other processes) is never written to — the path is reopened; every `checkPathMs`
+ * it also checks that the descriptor is still the file at `path` (another process may have rotated
+ * it; then reopens). It appends the whole line with one `write` on an `O_APPEND` descriptor and,
+ * when the file has reached `maxBytes`, tries the rotation lock; the holder re-checks the size and
+ * shifts `path.4` → `path.5` … `path` → `path.1`, dropping the oldest. A writer that finds the lock
+ * held skips rotating (the holder is doing it). A line appended to a file another process renamed
+ * since the last check lands in `path.1`: kept, never lost.
  *
  * Source: SPEC §3.5.
  * @param path - The log file.
- * @param options - Clock, version, rotation size and count, lock staleness, warning sink.
+ * @param options - Clock, version, rotation size and count, lock staleness, warning sink, path check
+ *   interval.
  * @returns The writer.
- * @throws {RangeError} For a non-positive `maxBytes` or a `keep` below 1.
+ * @throws {RangeError} For a non-positive `maxBytes`, a `keep` below 1 or a negative `checkPathMs`.
  */
 export function createAuditWriter(path: string, options: AuditWriterOptions = {}): AuditWriter {
   const now = options.now ?? Date.now;
@@ -138,8 +134,15 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
   if (!Number.isInteger(keep) || keep < 1) {
     throw new RangeError(`Cannot create audit writer: keep must be an integer of at least 1, got ${keep}`);
   }
+  const checkPathMs = options.checkPathMs ?? CHECK_PATH_MS;
+  if (!(checkPathMs >= 0)) {
+    throw new RangeError(`Cannot create audit writer: checkPathMs must not be negative, got ${checkPathMs}`);
+  }
+  const stampOf = isoStamper();
   let fd: number | undefined;
   let identity = "";
+  /** When (by `now`) the path was last found to name the open file. */
+  let checkedAt = 0;
 
   const fail = (error: unknown): BouncerError => {
     if (error instanceof BouncerError) return error;
@@ -162,7 +165,11 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
     fd = undefined;
   };
 
-  const openLog = (): number => {
+  /**
+   * Opens (creating) the log at `path`.
+   * @returns The descriptor and the file's size.
+   */
+  const openLog = (): { readonly handle: number; readonly size: number } => {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const flags = constants.O_WRONLY | constants.O_APPEND;
     let handle: number;
@@ -179,21 +186,45 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
       throw new Error("EISDIR: the path is a directory");
     }
     identity = `${stats.dev}:${stats.ino}`;
-    return handle;
+    return { handle, size: stats.size };
   };
 
-  const current = (): number => {
+  /**
+   * Whether the path still names the open file.
+   * @returns False when it names another file or none.
+   */
+  const pathNamesOpenFile = (): boolean => {
+    try {
+      const stats = statSync(path);
+      return `${stats.dev}:${stats.ino}` === identity;
+    } catch (error) {
+      if (!hasErrorCode(error, "ENOENT")) throw error;
+      return false;
+    }
+  };
+
+  /**
+   * The descriptor to append to now, and the size of its file. The path is checked when the check is
+   * due, when the clock went backwards, or when the open file reports no link (deleted or rotated
+   * out: never written to).
+   * @param at - The time now.
+   * @returns Descriptor and size.
+   */
+  const current = (at: number): { readonly handle: number; readonly size: number } => {
     if (fd !== undefined) {
-      try {
-        const stats = statSync(path);
-        if (`${stats.dev}:${stats.ino}` === identity) return fd;
-      } catch (error) {
-        if (!hasErrorCode(error, "ENOENT")) throw error;
+      const stats = fstatSync(fd);
+      const due = stats.nlink < 1 || at < checkedAt || at - checkedAt >= checkPathMs;
+      if (!due) return { handle: fd, size: stats.size };
+      if (pathNamesOpenFile()) {
+        checkedAt = at;
+        return { handle: fd, size: stats.size };
       }
       closeQuietly();
     }
-    fd = openLog();
-    return fd;
+    const opened = openLog();
+    fd = opened.handle;
+    checkedAt = at;
+    return opened;
   };
 
   const rotate = (): void => {
@@ -231,25 +262,29 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
     path,
     open(): void {
       try {
-        current();
+        current(now());
       } catch (error) {
         throw fail(error);
       }
     },
     write(entry: AuditEntry): AuditRecord {
-      const record = toRecord(entry, { ts: new Date(now()).toISOString(), bouncer: version });
+      const at = now();
+      const record = toRecord(entry, { ts: stampOf(at), bouncer: version });
       const line = Buffer.from(`${JSON.stringify(record)}\n`, "utf8");
-      let handle: number;
+      let size: number;
       try {
-        handle = current();
-        const written = writeSync(handle, line);
+        const target = current(at);
+        const written = writeSync(target.handle, line);
         if (written !== line.length) throw new Error(`short write of ${written} of ${line.length} bytes`);
+        size = target.size + written;
       } catch (error) {
         closeQuietly();
         throw fail(error);
       }
       try {
-        if (fstatSync(handle).size >= maxBytes) rotate();
+        // A file renamed by another writer since the last check is not this writer's to rotate.
+        if (size >= maxBytes && pathNamesOpenFile()) rotate();
+        else if (size >= maxBytes) closeQuietly();
       } catch (error) {
         options.warn?.(`Cannot rotate audit log "${path}": ${describeFsError(error)}`);
       }

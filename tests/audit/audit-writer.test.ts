@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   utimesSync,
@@ -198,15 +199,78 @@ describe("createAuditWriter()", () => {
     expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([0, 1, 2, 3, 4]);
   });
 
-  test("createAuditWriter() follows a rotation done by another writer to the new file", () => {
+  test("createAuditWriter() follows a rotation done by another writer to the new file once the path check is due", () => {
     const log = join(dir, "audit.jsonl");
-    const a = createAuditWriter(log, { maxBytes: 10_000_000 });
+    let clock = FIXED;
+    const a = createAuditWriter(log, { maxBytes: 10_000_000, now: () => clock });
+    const b = createAuditWriter(log, { maxBytes: 1 });
+    a.write(entry(1));
+    b.write(entry(2));
+    clock += 99;
+    a.write(entry(3)); // within 100 ms of a's last check: lands in the file a has open, now audit.jsonl.1
+    clock += 1;
+    a.write(entry(4));
+    expect(readAuditLog(`${log}.1`).records.map((record) => record.seq)).toEqual([1, 2, 3]);
+    expect(readFileSync(log, "utf8")).toContain('"seq":4');
+    expect(readFileSync(log, "utf8")).not.toContain('"seq":3');
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  test("createAuditWriter() with checkPathMs 0 follows another writer's rotation on the very next write", () => {
+    const log = join(dir, "audit.jsonl");
+    const a = createAuditWriter(log, { maxBytes: 10_000_000, now: () => FIXED, checkPathMs: 0 });
     const b = createAuditWriter(log, { maxBytes: 1 });
     a.write(entry(1));
     b.write(entry(2));
     a.write(entry(3));
     expect(readAuditLog(`${log}.1`).records.map((record) => record.seq)).toEqual([1, 2]);
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([1, 2, 3]);
     expect(readFileSync(log, "utf8")).toContain('"seq":3');
+  });
+
+  test("createAuditWriter() checks the path again when the injected clock goes backwards", () => {
+    const log = join(dir, "audit.jsonl");
+    let clock = FIXED;
+    const a = createAuditWriter(log, { maxBytes: 10_000_000, now: () => clock });
+    a.write(entry(1));
+    renameSync(log, `${log}.1`);
+    clock -= 1;
+    a.write(entry(2));
+    expect(readFileSync(log, "utf8")).toContain('"seq":2');
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([1, 2]);
+  });
+
+  test("createAuditWriter() never writes to a deleted log: the next line creates it again, even before the path check is due", () => {
+    const log = join(dir, "audit.jsonl");
+    const writer = createAuditWriter(log, { now: () => FIXED });
+    writer.write(entry(1));
+    rmSync(log);
+    writer.write(entry(2));
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([2]);
+  });
+
+  test("createAuditWriter() never writes to a log rotated out by other writers before its path check is due", () => {
+    const log = join(dir, "audit.jsonl");
+    const a = createAuditWriter(log, { maxBytes: 10_000_000, now: () => FIXED });
+    a.write(entry(1));
+    // Other writers rotate the file a has open all the way out (keep 2).
+    renameSync(log, `${log}.1`);
+    renameSync(`${log}.1`, `${log}.2`);
+    rmSync(`${log}.2`);
+    a.write(entry(2));
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([2]);
+  });
+
+  test("createAuditWriter() does not rotate a file another writer renamed since its last check, and follows the path instead", () => {
+    const log = join(dir, "audit.jsonl");
+    const a = createAuditWriter(log, { maxBytes: 300, now: () => FIXED });
+    a.write(entry(1));
+    renameSync(log, `${log}.1`); // another writer rotated; a has not looked at the path since
+    a.write(entry(2)); // .1 reaches 300 bytes: a looks at the path, and lets .1 be
+    a.write(entry(3));
+    expect(existsSync(`${log}.2`)).toBe(false);
+    expect(readAuditLog(`${log}.1`).records.map((record) => record.seq)).toEqual([1, 2]);
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([1, 2, 3]);
   });
 
   test.each([
@@ -227,9 +291,10 @@ describe("createAuditWriter()", () => {
     expect(() => writer.open()).toThrow(/^Cannot write audit log/);
   });
 
-  test("createAuditWriter() refuses a rotation size of 0 and a keep of 0", () => {
+  test("createAuditWriter() refuses a rotation size of 0, a keep of 0 and a negative checkPathMs", () => {
     expect(() => createAuditWriter(join(dir, "a"), { maxBytes: 0 })).toThrow(RangeError);
     expect(() => createAuditWriter(join(dir, "a"), { keep: 0 })).toThrow(RangeError);
+    expect(() => createAuditWriter(join(dir, "a"), { checkPathMs: -1 })).toThrow(RangeError);
   });
 
   test("createAuditWriter() flush() and close() leave a complete log", () => {

@@ -1,0 +1,59 @@
+/**
+ * One audit line's content: the record in the field order of SPEC §3.5, redacted, with its `ts`
+ * stamp. Edge (pure apart from `node:crypto` in redaction).
+ *
+ * Source: SPEC §3.5.
+ * @module
+ */
+
+import type { AuditEntry, AuditRecord } from "./audit-record.ts";
+import { redactJson, redactText } from "./redact.ts";
+
+/**
+ * Builds the line object in the field order of SPEC §3.5, redacting `args`, `reason` and `evidence`.
+ *
+ * Source: SPEC §3.5 (fields, redaction).
+ * @param entry - The entry.
+ * @param stamp - `ts` and `bouncer`.
+ * @returns The record as it will be written.
+ */
+export function toRecord(
+  entry: AuditEntry,
+  stamp: { readonly ts: string; readonly bouncer: string },
+): AuditRecord {
+  const record: Record<string, unknown> = { ts: stamp.ts, event: entry.event, session: entry.session };
+  if (entry.seq !== undefined) record.seq = entry.seq;
+  record.server = entry.server;
+  if (entry.tool !== undefined) record.tool = entry.tool;
+  if (entry.args !== undefined) record.args = redactJson(entry.args);
+  if (entry.verdict !== undefined) record.verdict = entry.verdict;
+  if (entry.contract !== undefined) record.contract = entry.contract;
+  if (entry.reason !== undefined) record.reason = redactText(entry.reason);
+  if (entry.source !== undefined) record.source = entry.source;
+  if (entry.evidence !== undefined) record.evidence = redactJson(entry.evidence);
+  if (entry.outcome !== undefined) record.outcome = entry.outcome;
+  if (entry.mode !== undefined) record.mode = entry.mode;
+  record.bouncer = stamp.bouncer;
+  return record as unknown as AuditRecord;
+}
+
+/**
+ * Formats `ts` values (ISO 8601 UTC with milliseconds), reusing the text up to the seconds while the
+ * second does not change (the same text as `Date.prototype.toISOString`).
+ *
+ * Source: SPEC §3.5 (`ts`: ISO 8601 UTC, ms).
+ * @returns From milliseconds since the epoch to e.g. `2026-01-02T03:04:05.006Z`.
+ */
+export function isoStamper(): (ms: number) => string {
+  let second = Number.NaN;
+  let head = "";
+  return (ms) => {
+    if (!Number.isInteger(ms)) return new Date(ms).toISOString();
+    const whole = Math.floor(ms / 1000);
+    if (whole !== second) {
+      head = new Date(ms).toISOString().slice(0, -4);
+      second = whole;
+    }
+    return `${head}${String(ms - whole * 1000).padStart(3, "0")}Z`;
+  };
+}
