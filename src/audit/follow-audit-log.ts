@@ -1,7 +1,8 @@
 /**
  * `bouncer audit --follow`: polls the audit log and hands over each new record as it is appended,
  * following the log across rotations (the rest of the renamed file is read, then the new log from its
- * start). Bad lines are reported like the reader does. Edge (file system, timers).
+ * start; the renamed file is still read for a while, since a writer may append to it until it next
+ * looks at the path). Bad lines are reported like the reader does. Edge (file system, timers).
  *
  * Source: SPEC §5.6 (`--follow`), §3.5.
  * @module
@@ -24,6 +25,19 @@ export interface FollowOptions {
   readonly intervalMs?: number;
   /** Read the current log from its start instead of from its end. Default false. */
   readonly fromStart?: boolean;
+  /**
+   * How long a file rotated away is still read, in milliseconds (writers append to the file they
+   * have open until they next look at the path, every 100 ms by default). Default 2,000.
+   */
+  readonly lingerMs?: number;
+  /** The clock for `lingerMs`, in milliseconds. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** A file rotated away that is still read until `until`. */
+interface Retired {
+  readonly cursor: Cursor;
+  readonly until: number;
 }
 
 /** An open file being followed. */
@@ -166,23 +180,41 @@ function drainNewerRotations(path: string, old: string, options: FollowOptions):
 
 /**
  * Follows the audit log until the signal aborts: every record appended after the call (or from the
- * start, with `fromStart`) is delivered once, in order. When the log is rotated, the rest of the
- * renamed file is read, then any newer rotated file, then the new log; an unterminated last line of
- * a rotated file is reported as an issue. A log that does not exist yet is waited for.
+ * start, with `fromStart`) is delivered once, in order of appending to each file. When the log is
+ * rotated, the rest of the renamed file is read, then any newer rotated file, then the new log; the
+ * renamed file is read on every poll for `lingerMs` more (a line a writer appends to it meanwhile is
+ * delivered then, after newer lines of the new log), and an unterminated last line of it is reported
+ * as an issue once it is no longer read. A log that does not exist yet is waited for.
  *
- * Source: SPEC §5.6.
+ * Source: SPEC §5.6, §3.5.
  * @param path - The log file.
- * @param options - Signal, sinks, poll interval.
+ * @param options - Signal, sinks, poll interval, linger time and its clock.
  * @returns A promise that resolves once the signal aborts.
  * @throws {Error} A file-system error other than "not found" (e.g. `EACCES`).
  */
 export async function followAuditLog(path: string, options: FollowOptions): Promise<void> {
   const intervalMs = options.intervalMs ?? 250;
+  const lingerMs = options.lingerMs ?? 2000;
+  const now = options.now ?? Date.now;
   let cursor = openCursor(path, options.fromStart === true);
   // The newest file already read, while the log itself is absent (between a rotation and the next write).
   let last: string | undefined;
+  let retired: Retired[] = [];
+  const retire = (old: Retired): void => {
+    drain(old.cursor, path, options);
+    if (old.cursor.pending.length > 0) {
+      options.onIssue?.({ file: path, line: old.cursor.line + 1, message: "unterminated last line" });
+    }
+    closeSync(old.cursor.fd);
+  };
   try {
     while (!options.signal.aborted) {
+      const at = now();
+      for (const old of retired) {
+        if (old.until <= at) retire(old);
+        else drain(old.cursor, path, options);
+      }
+      retired = retired.filter((old) => old.until > at);
       if (cursor === undefined && identityOf(path) !== undefined) {
         if (last !== undefined) last = drainNewerRotations(path, last, options);
         cursor = openCursor(path, true);
@@ -192,10 +224,7 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
         const identity = identityOf(path);
         if (identity !== cursor.identity) {
           drain(cursor, path, options);
-          if (cursor.pending.length > 0) {
-            options.onIssue?.({ file: path, line: cursor.line + 1, message: "unterminated last line" });
-          }
-          closeSync(cursor.fd);
+          retired.push({ cursor, until: at + lingerMs });
           last = drainNewerRotations(path, cursor.identity, options);
           cursor = undefined;
           continue;
@@ -205,5 +234,6 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
     }
   } finally {
     if (cursor !== undefined) closeSync(cursor.fd);
+    for (const old of retired) closeSync(old.cursor.fd);
   }
 }

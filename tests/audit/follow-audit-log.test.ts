@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AuditIssue } from "../../src/audit/audit-reader.ts";
@@ -27,7 +27,9 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 /** Starts following the log, collecting what arrives. */
-function follow(options: { readonly fromStart?: boolean } = {}): {
+function follow(
+  options: { readonly fromStart?: boolean; readonly lingerMs?: number; readonly now?: () => number } = {},
+): {
   readonly records: AuditRecord[];
   readonly issues: AuditIssue[];
   readonly stop: () => Promise<void>;
@@ -103,4 +105,44 @@ test("followAuditLog() keeps a half-written line until its newline arrives", asy
   await followed.stop();
   expect(followed.records[0]?.reason).toBe("é");
   expect(followed.issues).toEqual([]);
+});
+
+const line = (seq: number): string => `${JSON.stringify({ ts: "t", event: "decision", seq })}\n`;
+
+test("followAuditLog() still delivers a line appended to the renamed file after a rotation (a writer that has not looked at the path yet)", async () => {
+  writeFileSync(log, line(0));
+  let clock = 0;
+  const followed = follow({ fromStart: true, lingerMs: 1000, now: () => clock });
+  await until(() => followed.records.length === 1);
+  renameSync(log, `${log}.1`);
+  writeFileSync(log, line(1));
+  await until(() => followed.records.length === 2);
+  clock = 999;
+  appendFileSync(`${log}.1`, line(2));
+  await until(() => followed.records.length === 3);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([0, 1, 2]);
+  expect(followed.issues).toEqual([]);
+});
+
+test("followAuditLog() stops reading a renamed file after lingerMs and reports its unterminated last line then", async () => {
+  writeFileSync(log, line(0));
+  let clock = 0;
+  const followed = follow({ fromStart: true, lingerMs: 1000, now: () => clock });
+  await until(() => followed.records.length === 1);
+  renameSync(log, `${log}.1`);
+  appendFileSync(`${log}.1`, '{"ts":"t","event":"deci');
+  writeFileSync(log, line(1));
+  await until(() => followed.records.length === 2);
+  await Bun.sleep(30);
+  expect(followed.issues).toEqual([]);
+  clock = 1000;
+  await until(() => followed.issues.length === 1);
+  appendFileSync(`${log}.1`, line(2));
+  appendFileSync(log, line(3));
+  await until(() => followed.records.length === 3);
+  await Bun.sleep(30);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([0, 1, 3]);
+  expect(followed.issues).toEqual([{ file: log, line: 2, message: "unterminated last line" }]);
 });
