@@ -45,9 +45,10 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
 
 /**
  * Token shapes that are redacted wherever they occur in a string. Each pattern is global; the match
- * (and only the match) is replaced, so the text around a token stays readable.
+ * (and only the match) is replaced, so the text around a token stays readable. Exported for the tests
+ * that check {@link redactTokens}' quick search against replacing with each pattern.
  */
-const TOKEN_PATTERNS: readonly RegExp[] = [
+export const TOKEN_PATTERNS: readonly RegExp[] = [
   /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,}/g, // GitHub classic and OAuth tokens
   /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{20,}/g, // GitHub fine-grained tokens
   /(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/g, // OpenAI, Anthropic (sk-ant-)
@@ -64,6 +65,51 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
   /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/g, // PEM keys
   /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+(?=@)/gi, // a password in URL user info
 ];
+
+/**
+ * Token shapes as two searches, case-sensitive and case-insensitive, each the alternation of the
+ * {@link TOKEN_PATTERNS} with those flags: a string neither finds holds no token, so
+ * {@link redactTokens} returns it as it is without running each replacement. Built from the
+ * patterns themselves so they cannot drift apart.
+ */
+const ANY_TOKEN: readonly RegExp[] = [false, true].map(
+  (caseless) =>
+    new RegExp(
+      TOKEN_PATTERNS.filter((pattern) => pattern.flags.includes("i") === caseless)
+        .map((pattern) => `(?:${pattern.source})`)
+        .join("|"),
+      caseless ? "i" : "",
+    ),
+);
+
+/**
+ * Strings up to this many characters are first searched with {@link ANY_TOKEN} (one search is
+ * cheaper than fifteen replacements on short strings; on long ones the replacements' own scans are
+ * faster).
+ */
+const PREFILTER_MAX_CHARS = 256;
+
+/** Names remembered by {@link isSecretName} and {@link redactKey} at most (the cache then starts over). */
+const NAME_CACHE_MAX = 1024;
+
+/** Whether each recently seen name is secret-like (names repeat from call to call). */
+const secretNames = new Map<string, boolean>();
+
+/** Each recently seen object key, token-redacted. */
+const redactedKeys = new Map<string, string>();
+
+/**
+ * Remembers a name's result, starting over when the cache is full (keys are hostile: unbounded).
+ * @param cache - One of the name caches.
+ * @param name - The name.
+ * @param value - Its result.
+ * @returns `value`.
+ */
+function remember<T>(cache: Map<string, T>, name: string, value: T): T {
+  if (cache.size >= NAME_CACHE_MAX) cache.clear();
+  cache.set(name, value);
+  return value;
+}
 
 /**
  * Splits an argument name into lower-case words on `_`, `-`, `.`, spaces and camelCase
@@ -90,7 +136,13 @@ function nameWords(name: string): string[] {
  * @returns True when the value under this name must be redacted.
  */
 export function isSecretName(name: string): boolean {
-  return nameWords(name).some((word) => SECRET_WORDS.has(word));
+  const known = secretNames.get(name);
+  if (known !== undefined) return known;
+  return remember(
+    secretNames,
+    name,
+    nameWords(name).some((word) => SECRET_WORDS.has(word)),
+  );
 }
 
 /**
@@ -120,6 +172,7 @@ export function cutLongString(text: string): string {
  * @returns The text with tokens replaced; unchanged when it holds none.
  */
 export function redactTokens(text: string): string {
+  if (text.length <= PREFILTER_MAX_CHARS && !ANY_TOKEN.some((search) => search.test(text))) return text;
   let out = text;
   for (const pattern of TOKEN_PATTERNS) {
     pattern.lastIndex = 0;
@@ -173,9 +226,19 @@ function redactAt(value: unknown, depth: number): JsonValue | undefined {
     const item: unknown = Reflect.get(value, key);
     const redacted = isSecretName(key) ? REDACTED : redactAt(item, depth + 1);
     if (redacted === undefined) continue;
-    let outKey = redactText(key);
-    for (let n = 2; Object.hasOwn(out, outKey); n++) outKey = `${redactText(key)} #${n}`;
+    const clean = redactKey(key);
+    let outKey = clean;
+    for (let n = 2; Object.hasOwn(out, outKey); n++) outKey = `${clean} #${n}`;
     out[outKey] = redacted;
   }
   return out;
+}
+
+/**
+ * {@link redactText} of an object key, remembered (keys repeat from call to call).
+ * @param key - An object key.
+ * @returns The key as the audit log stores it.
+ */
+function redactKey(key: string): string {
+  return redactedKeys.get(key) ?? remember(redactedKeys, key, redactText(key));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
+import fc from "fast-check";
 import {
   cutLongString,
   isSecretName,
@@ -7,6 +8,8 @@ import {
   REDACTED,
   redactJson,
   redactText,
+  redactTokens,
+  TOKEN_PATTERNS,
 } from "../../src/audit/redact.ts";
 
 /** Builds a fake token from parts (so no scanner mistakes this file for a leak). */
@@ -171,5 +174,102 @@ describe("redactJson()", () => {
     const out = redactJson({ [token]: 1, [REDACTED]: 2 }) as Record<string, unknown>;
     expect(Object.values(out).sort()).toEqual([1, 2]);
     expect(JSON.stringify(out)).not.toContain(token);
+  });
+});
+
+describe("redactTokens() quick search", () => {
+  /** Replacing with each pattern in turn, as redactTokens does when its quick search finds a token. */
+  const everyPattern = (text: string): string =>
+    TOKEN_PATTERNS.reduce(
+      (out, pattern) => out.replace(new RegExp(pattern.source, pattern.flags), REDACTED),
+      text,
+    );
+  const pieces = [
+    "ghp_",
+    "gho_",
+    "github_pat_",
+    "sk-",
+    "sk-ant-",
+    "xoxb-",
+    "xapp-",
+    "AKIA",
+    "ASIA",
+    "eyJ",
+    "eyJhbGciOi.",
+    ".",
+    "Bearer ",
+    "bearer\t",
+    "Basic ",
+    "AIza",
+    "sk_live_",
+    "rk_test_",
+    "glpat-",
+    "npm_",
+    "hf_",
+    "-----BEGIN PRIVATE KEY-----",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END PRIVATE KEY-----",
+    "https://",
+    "HTTP://",
+    "user:",
+    "@",
+    "a1B2c3D4e5F6g7H8i9J0",
+    "0123456789",
+    "ABCDEFGHIJKLMNOP",
+    "=",
+    " ",
+    "\n",
+    "_",
+    "-",
+    "x",
+    "é",
+  ];
+  const text = fc
+    .array(fc.constantFrom(...pieces), { maxLength: 40 })
+    .chain((parts) => fc.tuple(fc.constant(parts.join("")), fc.nat(300)))
+    .map(([joined, pad]) => (joined.length > 0 ? joined.repeat(Math.ceil((pad + 1) / joined.length)) : ""));
+
+  test("redactTokens() gives what replacing with every token pattern gives, for short and long strings", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          text,
+          fc.array(fc.constantFrom(...pieces), { maxLength: 60 }).map((p) => p.join("")),
+        ),
+        (value) => {
+          expect(redactTokens(value)).toBe(everyPattern(value));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("redactTokens() still redacts a token in a string just under and just over the quick-search limit", () => {
+    const token = fake("ghp", "_", ALNUM36);
+    for (const length of [255, 256, 257]) {
+      const value = `${"x ".repeat(length).slice(0, length - token.length - 1)} ${token}`;
+      expect(value).toHaveLength(length);
+      expect(redactTokens(value)).toBe(everyPattern(value));
+      expect(redactTokens(value)).not.toContain(token);
+    }
+  });
+});
+
+describe("name caches", () => {
+  test("isSecretName() answers the same for a name seen before and after more than a thousand other names", () => {
+    const names = ["api_key", "keyword", "X-Auth-Token", "__proto__", "constructor", "toString"];
+    const first = names.map(isSecretName);
+    for (let i = 0; i < 3000; i++) isSecretName(`name${i}`);
+    expect(names.map(isSecretName)).toEqual(first);
+    expect(first).toEqual([true, false, true, false, false, false]);
+  });
+
+  test("redactJson() redacts a token-shaped key and a secret-named key the same way on every call", () => {
+    const key = fake("ghp", "_", ALNUM36);
+    const value = { [key]: "v", password: "hunter2", plain: "ok" };
+    const first = redactJson(value);
+    for (let i = 0; i < 3000; i++) redactJson({ [`k${i}`]: i });
+    expect(redactJson(value)).toEqual(first);
+    expect(first).toEqual({ [REDACTED]: "v", password: REDACTED, plain: "ok" });
   });
 });
