@@ -59,6 +59,12 @@ export interface WalkResult {
   readonly indexed: readonly IndexEntry[];
 }
 
+/** A server's pins as read from the gate's own pin store (`PinStore.load`) for one decision. */
+export interface PinsRead {
+  /** What `load` returned: `undefined` when the server has never been pinned. */
+  readonly pins: ReadonlyMap<string, ToolDefinition> | undefined;
+}
+
 /** Options of `Gate.decideCall()`. */
 export interface DecideOptions {
   /** True on a request's first evaluation (default): the budget counts it (SPEC §2.3). */
@@ -67,6 +73,12 @@ export interface DecideOptions {
   readonly oneTimeApprovals?: readonly ApprovalKey[];
   /** The request's sequence number on a re-decision; a new one is assigned when absent. */
   readonly seq?: number;
+  /**
+   * The server's pins as the caller read them from this gate's store just before, for this request
+   * (SPEC §2.2: "they re-read the pin file before deciding" — once, not twice); the decision is made
+   * on exactly these. Absent: the gate reads them itself.
+   */
+  readonly pins?: PinsRead;
 }
 
 /** The result of `Gate.decideCall()`. */

@@ -40,6 +40,7 @@ import type {
   GateDecision,
   GateOptions,
   PinEvent,
+  PinsRead,
   WalkResult,
 } from "./gate-types.ts";
 import { createMemoryPinStore, type PinStore, type ServerContext } from "./memory-pin-store.ts";
@@ -50,6 +51,7 @@ export type {
   GateDecision,
   GateOptions,
   PinEvent,
+  PinsRead,
   WalkResult,
 } from "./gate-types.ts";
 export type { PinStore, ServerContext } from "./memory-pin-store.ts";
@@ -180,7 +182,7 @@ export class Gate {
   ): Promise<GateDecision> {
     const entry = this.#server(server);
     const seq = options.seq ?? ++this.#seq;
-    const view = await this.#view(entry);
+    const view = await this.#view(entry, options.pins);
     const pin: PinStatus = view.comparison.tools.get(tool)?.status ?? { kind: "unknown" };
     const rules = this.#rulesFor(entry, tool);
     const definition = view.effective.get(tool)?.definition;
@@ -312,9 +314,13 @@ export class Gate {
     return this.#servers.get(name)!;
   }
 
-  /** The server's pin view, re-compared only when the walk or the pins changed. */
-  async #view(entry: ServerState): Promise<PinView> {
-    const pins = (await this.#pins.load(entry.context)) ?? NO_PINS;
+  /**
+   * The server's pin view, re-compared only when the walk or the pins changed.
+   * @param entry - The server.
+   * @param read - The pins as the caller just read them from the store; absent: read now.
+   */
+  async #view(entry: ServerState, read?: PinsRead): Promise<PinView> {
+    const pins = (read === undefined ? await this.#pins.load(entry.context) : read.pins) ?? NO_PINS;
     if (entry.view !== undefined && entry.view.pins === pins) return entry.view;
     entry.view = viewPins(pins, { listed: entry.listed ?? [], mode: this.#options.pinMode ?? "tofu" });
     return entry.view;

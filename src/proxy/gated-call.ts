@@ -109,8 +109,11 @@ export async function gateToolCall(gated: CallGate, call: ToolCallRequest): Prom
   let seq: number;
   try {
     if (!gate.knowsTool(server, tool) || tools.failure !== undefined) await tools.walk();
-    await tools.noticePinChanges();
-    const first = await gate.decideCall(server, tool, args, { countAttempt: true });
+    const pins = await tools.noticePinChanges();
+    const first = await gate.decideCall(server, tool, args, {
+      countAttempt: true,
+      ...(pins === undefined ? {} : { pins }),
+    });
     seq = first.seq;
     decision = first.decision;
     const failed = tools.failure;

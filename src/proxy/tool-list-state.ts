@@ -12,7 +12,7 @@
 
 import type { JsonObject, ToolDefinition } from "../engine/index.ts";
 import type { FilePinStore, PendingDefinition } from "./file-pin-store.ts";
-import type { Gate, PinEvent, PinStore, ServerContext } from "./gate.ts";
+import type { Gate, PinEvent, PinStore, PinsRead, ServerContext } from "./gate.ts";
 import { RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
 import type { RelayContext, ToolsListDecision } from "./relay-hooks.ts";
 import type { SessionAudit } from "./session-audit.ts";
@@ -111,13 +111,16 @@ export class ToolListState {
    * if it differs.
    *
    * Source: SPEC §2.2 ("running instances notice an accept … and send list_changed").
+   * @returns The pins as read now, for the gate's decision (`DecideOptions.pins`: one read per call);
+   *   undefined before the first walk (the gate then reads them itself).
    * @throws {BouncerError} When the pin file is corrupt or unreadable (the caller denies).
    */
-  async noticePinChanges(): Promise<void> {
-    if (!this.#walked) return;
+  async noticePinChanges(): Promise<PinsRead | undefined> {
+    if (!this.#walked) return undefined;
     const pins = await this.#options.pins.load(this.#options.server);
-    if (pins === this.#pinsSeen) return;
+    if (pins === this.#pinsSeen) return { pins };
     await this.refresh();
+    return { pins: this.#pinsSeen };
   }
 
   /**

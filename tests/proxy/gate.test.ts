@@ -127,6 +127,41 @@ describe("Gate.decideCall()", () => {
     expect(g.knowsTool("mail", "send_email")).toBe(true);
   });
 
+  test("Gate.decideCall() with the pins the caller read decides on exactly those, without reading the store again", async () => {
+    const store = createMemoryPinStore();
+    let loads = 0;
+    const counting: PinStore = {
+      load: (server) => {
+        loads++;
+        return store.load(server);
+      },
+      pin: (server, definitions) => store.pin(server, definitions),
+    };
+    const g = gate({ pins: counting });
+    await g.walkTools("mail", TOOLS);
+    const read = { pins: await counting.load({ name: "mail" }) };
+    loads = 0;
+    const allowed = await g.decideCall("mail", "send_email", { to: "boss@corp.example" }, { pins: read });
+    expect(allowed.decision.verdict).toBe("allow");
+    expect(loads).toBe(0);
+    // Pins read elsewhere in which send_email is pinned with another definition: a changed tool.
+    const other = new Map(read.pins);
+    other.set("send_email", { ...SEND, description: "Send an email to anyone." });
+    const changed = await g.decideCall(
+      "mail",
+      "send_email",
+      { to: "boss@corp.example" },
+      { pins: { pins: other } },
+    );
+    expect(changed.pin.kind).toBe("changed");
+    expect(changed.decision.verdict).not.toBe("allow");
+    // Back to the store's pins (read by the gate itself when none are given).
+    expect((await g.decideCall("mail", "send_email", { to: "boss@corp.example" })).decision.verdict).toBe(
+      "allow",
+    );
+    expect(loads).toBe(1);
+  });
+
   test("Gate.decideCall() assigns one sequence number per request and keeps it on the re-decision", async () => {
     const g = gate();
     await g.walkTools("mail", TOOLS);

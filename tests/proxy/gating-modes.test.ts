@@ -3,6 +3,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
 import type { JsonObject } from "../../src/engine/index.ts";
+import { updatePinFile } from "../../src/proxy/file-pin-store.ts";
+import { definitionHash } from "../../src/proxy/pin-file.ts";
 import { runPinsAccept } from "../../src/proxy/pins-command.ts";
 import { sessionId } from "../../src/proxy/session-audit.ts";
 import {
@@ -55,6 +57,49 @@ describe("createGatingHooks() pin modes", () => {
     expect(r.toClient.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
     r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
     await r.clientMessage((m) => m.id === 2, "forwarded call");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(1);
+  });
+
+  test("createGatingHooks() notices an accept from a terminal on the very next call, with no tools/list in between", async () => {
+    const r = gatingRelay({ policy: POLICY, flags: ["--pins", "strict"], script });
+    await r.handshake();
+    r.fromClient(call(1, "send_email", { to: "boss@corp.example" }));
+    expect(JSON.stringify((await r.clientMessage((m) => m.id === 1, "blocked call")).result)).toContain(
+      "bouncer pins accept",
+    );
+    expect(await runPinsAccept({ home: r.home, server: "mail" }, memoryIo().io)).toBe(0);
+    r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
+    const forwarded = await r.clientMessage((m) => m.id === 2, "forwarded call");
+    expect(JSON.stringify(forwarded.result)).not.toContain("[bouncer blocked]");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(1);
+    expect(r.toClient.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
+  });
+
+  test("createGatingHooks() decides each call on the pin file as it is then: a pin changed by another instance between two calls is never served from before", async () => {
+    const r = gatingRelay({ policy: POLICY, script });
+    await r.handshake();
+    r.fromClient(call(1, "send_email", { to: "boss@corp.example" }));
+    await r.clientMessage((m) => m.id === 1, "first call");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(1);
+    // Another instance (an older server version) pinned a different send_email meanwhile.
+    const [file] = readdirSync(join(r.home, "pins")).filter((name) => name.endsWith(".json"));
+    const other = { ...SEND, description: "Send an email." };
+    await updatePinFile(join(r.home, "pins", file ?? ""), (current) =>
+      current === undefined
+        ? undefined
+        : {
+            ...current,
+            tools: current.tools.map((record) =>
+              record.name === "send_email"
+                ? { ...record, definition: other, hash: definitionHash(other) }
+                : record,
+            ),
+          },
+    );
+    r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
+    const blocked = JSON.stringify((await r.clientMessage((m) => m.id === 2, "second call")).result);
+    expect(blocked).toContain("[bouncer blocked]");
+    expect(blocked).toContain("bouncer pins accept");
     expect(r.upstreamCalls("tools/call")).toHaveLength(1);
   });
 
