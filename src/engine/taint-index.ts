@@ -8,12 +8,11 @@
 
 import { createTextWindow, searchWindow, type TextWindow, type WindowHits } from "./text-window.ts";
 import {
-  addToken,
+  addAbsentHash,
   createTokenTable,
-  findToken,
-  hashKey,
-  occurrence,
-  setOccurrence,
+  findHash,
+  hashSlice,
+  type TokenHash,
   type TokenTable,
 } from "./token-table.ts";
 import type { Evidence, JsonObject, JsonValue } from "./types.ts";
@@ -100,16 +99,26 @@ export interface WorkCounter {
  */
 export interface TaintStore {
   readonly options: Required<TaintStoreOptions>;
-  /** Token key hash → first free-text, field and definition evidence ids. */
-  readonly index: TokenTable;
+  /** Token key hash → id of the token's first free-text evidence. */
+  readonly free: TokenTable;
+  /** Token key hash → id of the token's first field-value evidence. */
+  readonly field: TokenTable;
+  /** Token key hash → id of the token's first definition evidence. */
+  readonly definition: TokenTable;
+  /** Distinct token keys indexed (in any of the three tables). */
+  distinct: number;
   /** Evidence by id: one object per output, kind and field key, shared by its tokens. */
   readonly evidence: Evidence[];
   readonly evidenceIds: Map<Evidence, number>;
-  /** Excerpts of first free-text occurrences by token number, while the excerpt budget lasts. */
-  readonly excerpts: Map<number, string>;
+  /** Token key hash → index in `excerpts` of its first free-text occurrence's excerpt. */
+  readonly excerptIds: TokenTable;
+  /** Excerpts of first free-text occurrences, while the excerpt budget lasts. */
+  readonly excerpts: string[];
   excerptBudget: number;
   readonly window: TextWindow;
   readonly work: WorkCounter;
+  /** The store's own hash scratch (lookups allocate nothing for the hash). */
+  readonly hash: TokenHash;
 }
 
 /** Characters of excerpts a store keeps at most (about 20,000 excerpts). */
@@ -130,19 +139,42 @@ export function createTaintStore(options: TaintStoreOptions = {}): TaintStore {
   }
   return {
     options: { windowBytes },
-    index: createTokenTable(),
+    free: createTokenTable(),
+    field: createTokenTable(),
+    definition: createTokenTable(),
+    distinct: 0,
     evidence: [],
     evidenceIds: new Map(),
-    excerpts: new Map(),
+    excerptIds: createTokenTable(),
+    excerpts: [],
     excerptBudget: EXCERPT_BUDGET,
     window: createTextWindow(windowBytes),
     work: { probes: 0, scanned: 0 },
+    hash: { lo: 0, hi: 0 },
   };
 }
 
-const COLUMN = { free_text: "free", field: "field", definition: "definition" } as const;
+/**
+ * The table of one occurrence kind.
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
+ * @param store - The taint store.
+ * @param kind - The occurrence kind.
+ * @returns Its table.
+ */
+export function kindTable(store: TaintStore, kind: Evidence["kind"]): TokenTable {
+  return kind === "free_text" ? store.free : kind === "field" ? store.field : store.definition;
+}
 
-function evidenceId(store: TaintStore, evidence: Evidence): number {
+/**
+ * The id of an evidence record, added to the store on first use.
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
+ * @param store - The taint store.
+ * @param evidence - The record (shared by the tokens of one output and kind).
+ * @returns Its id.
+ */
+export function evidenceId(store: TaintStore, evidence: Evidence): number {
   let id = store.evidenceIds.get(evidence);
   if (id === undefined) {
     id = store.evidence.length;
@@ -150,6 +182,38 @@ function evidenceId(store: TaintStore, evidence: Evidence): number {
     store.evidenceIds.set(evidence, id);
   }
   return id;
+}
+
+/**
+ * Indexes one occurrence of a token by its key's hash: kept only when it is the token's first of
+ * that kind. The excerpt of a first free-text occurrence is kept while the budget lasts.
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
+ * @param store - The taint store.
+ * @param found - The key's hash (see `hashSlice`), its evidence, and for free text an excerpt.
+ * @returns True when this was the token's first occurrence of that kind.
+ */
+export function indexHash(
+  store: TaintStore,
+  found: { readonly hash: TokenHash; readonly evidence: Evidence; readonly excerpt?: string | undefined },
+): boolean {
+  const { hash } = found;
+  const { kind } = found.evidence;
+  const table = kindTable(store, kind);
+  if (findHash(table, hash) !== -1) return false;
+  const others =
+    (kind === "free_text" ? -1 : findHash(store.free, hash)) +
+    (kind === "field" ? -1 : findHash(store.field, hash)) +
+    (kind === "definition" ? -1 : findHash(store.definition, hash));
+  if (others === -3) store.distinct += 1;
+  addAbsentHash(table, hash, evidenceId(store, found.evidence));
+  const { excerpt } = found;
+  if (excerpt !== undefined && kind === "free_text" && excerpt.length <= store.excerptBudget) {
+    store.excerptBudget -= excerpt.length;
+    addAbsentHash(store.excerptIds, hash, store.excerpts.length);
+    store.excerpts.push(JSON.parse(JSON.stringify(excerpt)) as string);
+  }
+  return true;
 }
 
 /** One occurrence of a token to index: its key, where it occurred, and for free text an excerpt. */
@@ -171,16 +235,7 @@ export interface TokenOccurrence {
  * @returns True when this was the token's first occurrence of that kind.
  */
 export function indexToken(store: TaintStore, found: TokenOccurrence): boolean {
-  const token = addToken(store.index, hashKey(found.key));
-  const column = COLUMN[found.evidence.kind];
-  if (occurrence(store.index, { token, column }) !== -1) return false;
-  setOccurrence(store.index, { token, column, evidence: evidenceId(store, found.evidence) });
-  const { excerpt } = found;
-  if (excerpt !== undefined && column === "free" && excerpt.length <= store.excerptBudget) {
-    store.excerptBudget -= excerpt.length;
-    store.excerpts.set(token, JSON.parse(JSON.stringify(excerpt)) as string);
-  }
-  return true;
+  return indexHash(store, { hash: hashSlice(store.hash, found.key), ...found });
 }
 
 /**
@@ -195,9 +250,11 @@ export function hasOccurrence(
   store: TaintStore,
   token: { readonly key: string; readonly kind: Evidence["kind"] },
 ): boolean {
-  const { key, kind } = token;
-  const found = findToken(store.index, hashKey(key));
-  return found !== -1 && occurrence(store.index, { token: found, column: COLUMN[kind] }) !== -1;
+  return findHash(kindTable(store, token.kind), hashSlice(store.hash, token.key)) !== -1;
+}
+
+function evidenceOf(store: TaintStore, id: number): Evidence | undefined {
+  return id === -1 ? undefined : store.evidence[id];
 }
 
 /**
@@ -210,17 +267,18 @@ export function hasOccurrence(
  */
 export function lookupToken(store: TaintStore, key: string): TokenOccurrences | undefined {
   store.work.probes += 1;
-  const token = findToken(store.index, hashKey(key));
-  if (token === -1) return undefined;
-  const of = (column: "free" | "field" | "definition"): Evidence | undefined =>
-    store.evidence[occurrence(store.index, { token, column })];
-  const free = of("free");
-  const excerpt = store.excerpts.get(token);
+  const hash = hashSlice(store.hash, key);
+  const free = evidenceOf(store, findHash(store.free, hash));
+  const field = evidenceOf(store, findHash(store.field, hash));
+  const definition = evidenceOf(store, findHash(store.definition, hash));
+  if (free === undefined && field === undefined && definition === undefined) return undefined;
   const found: { free?: Evidence; field?: Evidence; definition?: Evidence } = {};
-  if (free !== undefined) found.free = excerpt === undefined ? free : { ...free, excerpt };
-  const field = of("field");
+  if (free !== undefined) {
+    const id = findHash(store.excerptIds, hash);
+    const excerpt = id === -1 ? undefined : store.excerpts[id];
+    found.free = excerpt === undefined ? free : { ...free, excerpt };
+  }
   if (field !== undefined) found.field = field;
-  const definition = of("definition");
   if (definition !== undefined) found.definition = definition;
   return found;
 }
@@ -233,7 +291,7 @@ export function lookupToken(store: TaintStore, key: string): TokenOccurrences | 
  * @returns The count.
  */
 export function tokenCount(store: TaintStore): number {
-  return store.index.count;
+  return store.distinct;
 }
 
 /**
