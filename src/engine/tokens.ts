@@ -5,25 +5,30 @@
  * @module
  */
 
+import {
+  type FoundToken,
+  type FoundVisitor,
+  ibanKeys,
+  scanAlphanumerics,
+  scanEmails,
+  scanHandles,
+  scanHosts,
+} from "./token-scan.ts";
+
 /** An address starting exactly at `lastIndex` (its start is found by scanning back from `@`). */
 const EMAIL_AT = /[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/uy;
 const LOCAL_CHAR = /[\p{L}\p{N}._+-]/u;
 /**
- * Token patterns, in a Unicode form and an ASCII form that matches exactly the same on ASCII text
- * (`\w` is `[\p{L}\p{N}_]` there) and runs about twice as fast.
+ * Token patterns with Unicode classes (for text with characters above U+007F; `token-scan.ts` scans
+ * ASCII text for the other shapes), and the IBAN pattern for ASCII text.
  */
 const PATTERNS = {
+  ascii: { iban: /(?<![a-zA-Z0-9])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/g },
   unicode: {
     host: /(?<![\p{L}\p{N}_.-])[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu,
     handle: /(?<![\p{L}\p{N}_.@#-])[@#][\p{L}\p{N}_](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?/gu,
     iban: /(?<![\p{L}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu,
     alnum: /(?<![\p{L}\p{N}_-])[\p{L}\p{N}_-]{6,64}(?![\p{L}\p{N}_-])/gu,
-  },
-  ascii: {
-    host: /(?<![\w.-])[\w-]+(?:\.[\w-]+)+/g,
-    handle: /(?<![\w.@#-])[@#]\w(?:[\w.-]*\w)?/g,
-    iban: /(?<![a-zA-Z0-9])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/g,
-    alnum: /(?<![\w-])[\w-]{6,64}(?![\w-])/g,
   },
 } as const;
 const PHONE = /(?<![0-9+])\+?\(?[0-9](?:[ .()-]{0,2}[0-9]){6,14}(?![0-9])/g;
@@ -133,16 +138,6 @@ export function hostSuffixes(host: string): string[] {
   return keys;
 }
 
-/** Visits the IBAN keys of one IBAN-shaped match: every prefix ending before a space, and the whole. */
-function ibanKeys(match: string, visit: (key: string) => void): void {
-  const push = (part: string): void => {
-    const compact = part.replaceAll(" ", "").toUpperCase();
-    if (compact.length >= 15 && compact.length <= 34) visit(compact);
-  };
-  for (let at = match.indexOf(" "); at !== -1; at = match.indexOf(" ", at + 1)) push(match.slice(0, at));
-  push(match);
-}
-
 function each(
   text: string,
   scan: { readonly pattern: RegExp; readonly visit: (match: string, start: number) => void },
@@ -153,7 +148,7 @@ function each(
 }
 
 /** Finds addresses from each `@`: back over the local part, then the whole address at once. */
-function emails(text: string, visit: TokenVisitor): void {
+function emails(text: string, report: (key: string, start: number) => void): void {
   let resume = 0;
   for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", Math.max(at + 1, resume))) {
     let start = at;
@@ -163,9 +158,109 @@ function emails(text: string, visit: TokenVisitor): void {
     EMAIL_AT.lastIndex = start;
     const match = EMAIL_AT.exec(text);
     if (match === null) continue;
-    visit(match[0], start, start + match[0].length);
+    report(match[0], start);
     resume = start + match[0].length;
   }
+}
+
+/** Phones and IBANs (rare in text: their patterns find them fastest), keys built as strings. */
+function phonesAndIbans(
+  text: string,
+  scan: { readonly iban: RegExp; readonly found: FoundToken; readonly visit: FoundVisitor },
+): void {
+  const { found, visit } = scan;
+  const report = (key: string, span: { readonly start: number; readonly length: number }): void => {
+    found.start = span.start;
+    found.end = span.start + span.length;
+    found.keyStart = span.start;
+    found.key = key;
+    visit(found);
+  };
+  each(text, {
+    pattern: PHONE,
+    visit: (match, start) => report(`+${match.replace(/[^0-9]/g, "")}`, { start, length: match.length }),
+  });
+  each(text, {
+    pattern: scan.iban,
+    visit: (match, start) => ibanKeys(match, (key) => report(key, { start, length: match.length })),
+  });
+}
+
+/** The token patterns on text with characters above U+007F (Unicode classes, keys built as strings). */
+function scanUnicode(text: string, visit: FoundVisitor): void {
+  const patterns = PATTERNS.unicode;
+  const found: FoundToken = { start: 0, end: 0, keyStart: 0, key: undefined };
+  const report = (key: string, span: { readonly start: number; readonly length: number }): void => {
+    found.start = span.start;
+    found.end = span.start + span.length;
+    found.keyStart = span.start;
+    found.key = key;
+    visit(found);
+  };
+  const at = text.includes("@");
+  if (at) emails(text, (match, start) => report(match, { start, length: match.length }));
+  if (text.includes(".")) {
+    // A dotted match is a host when its last label has a letter, or it is an IPv4 address.
+    each(text, {
+      pattern: patterns.host,
+      visit: (match, start) => {
+        const last = match.slice(match.lastIndexOf(".") + 1);
+        if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
+        for (const key of hostSuffixes(hostKey(match))) report(key, { start, length: match.length });
+      },
+    });
+  }
+  if (at || text.includes("#")) {
+    each(text, {
+      pattern: patterns.handle,
+      visit: (match, start) => {
+        report(match, { start, length: match.length });
+        report(match.slice(1), { start, length: match.length });
+      },
+    });
+  }
+  if (!/[0-9]/.test(text)) return;
+  phonesAndIbans(text, { iban: patterns.iban, found, visit });
+  each(text, {
+    pattern: patterns.alnum,
+    visit: (match, start) => {
+      if (/[0-9\p{N}]/u.test(match)) report(match, { start, length: match.length });
+    },
+  });
+}
+
+/** Any character above U+007F: such text is scanned with the Unicode patterns. */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * Finds every destination-shaped token in canonical text, each reported with its span and the key
+ * a destination identity is looked up by: emails as written, hosts in ASCII form with their parent
+ * domains, handles and channels with and without their sigil, phones as `+` and digits, IBANs upper
+ * case without spaces, alphanumeric tokens (6–64 characters, with a digit) as written. ASCII text is
+ * scanned without building a string per token (a key that is a slice of the text is reported as its
+ * offsets).
+ *
+ * Source: SPEC §2.5 "Index, not rescans", "Identity".
+ * @param text - Canonical text (lower case, whitespace collapsed).
+ * @param visit - Called once per key found (emails, then hosts, handles, phones, IBANs and
+ *   alphanumeric tokens, each in text order); keys may repeat. The token object is reused.
+ * @returns Nothing.
+ */
+export function scanTokens(text: string, visit: FoundVisitor): void {
+  if (text.length < 2) return;
+  if (NON_ASCII.test(text)) {
+    scanUnicode(text, visit);
+    return;
+  }
+  const found: FoundToken = { start: 0, end: 0, keyStart: 0, key: undefined };
+  const scan = { text, found, visit };
+  const at = text.includes("@");
+  if (at) scanEmails(scan);
+  if (text.includes(".")) scanHosts(scan);
+  if (at || text.includes("#")) scanHandles(scan);
+  if (!/[0-9]/.test(text)) return;
+  phonesAndIbans(text, { iban: PATTERNS.ascii.iban, found, visit });
+  scanAlphanumerics(scan);
 }
 
 /**
@@ -176,54 +271,16 @@ function emails(text: string, visit: TokenVisitor): void {
 export type TokenVisitor = (key: string, start: number, end: number) => void;
 
 /**
- * Finds every destination-shaped token in canonical text, each under the key a destination
- * identity is looked up by: emails as written, hosts in ASCII form with their parent domains,
- * handles and channels with and without their sigil, phones as `+` and digits, IBANs upper case
- * without spaces, alphanumeric tokens (6–64 characters, with a digit) as written.
+ * Finds every destination-shaped token in canonical text (see {@link scanTokens}), each key as a
+ * string.
  *
  * Source: SPEC §2.5 "Index, not rescans", "Identity".
  * @param text - Canonical text (lower case, whitespace collapsed).
- * @param visit - Called once per key found, in no particular order; keys may repeat.
+ * @param visit - Called once per key found, in the order of {@link scanTokens}; keys may repeat.
  * @returns Nothing.
  */
 export function extractTokens(text: string, visit: TokenVisitor): void {
-  if (text.length < 2) return;
-  const patterns = /[\u0080-\uffff]/.test(text) ? PATTERNS.unicode : PATTERNS.ascii;
-  const at = text.includes("@");
-  if (at) emails(text, visit);
-  if (text.includes(".")) {
-    // A dotted match is a host when its last label has a letter, or it is an IPv4 address.
-    each(text, {
-      pattern: patterns.host,
-      visit: (match, start) => {
-        const last = match.slice(match.lastIndexOf(".") + 1);
-        if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
-        for (const key of hostSuffixes(hostKey(match))) visit(key, start, start + match.length);
-      },
-    });
-  }
-  if (at || text.includes("#")) {
-    each(text, {
-      pattern: patterns.handle,
-      visit: (match, start) => {
-        visit(match, start, start + match.length);
-        visit(match.slice(1), start, start + match.length);
-      },
-    });
-  }
-  if (!/[0-9]/.test(text)) return;
-  each(text, {
-    pattern: PHONE,
-    visit: (match, start) => visit(`+${match.replace(/[^0-9]/g, "")}`, start, start + match.length),
-  });
-  each(text, {
-    pattern: patterns.iban,
-    visit: (match, start) => ibanKeys(match, (key) => visit(key, start, start + match.length)),
-  });
-  each(text, {
-    pattern: patterns.alnum,
-    visit: (match, start) => {
-      if (/[0-9\p{N}]/u.test(match)) visit(match, start, start + match.length);
-    },
-  });
+  scanTokens(text, (found) =>
+    visit(found.key ?? text.slice(found.keyStart, found.end), found.start, found.end),
+  );
 }

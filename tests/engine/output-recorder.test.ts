@@ -50,6 +50,20 @@ describe("recordFreeText()", () => {
     expect(lookupToken(r.store, "b@y.example")?.free).toBeDefined();
   });
 
+  test("recordFreeText() keeps excerpts, inside their scalar and trimmed, only while the budget lasts", () => {
+    const r = recorder();
+    // Each address and its host share one excerpt: 2 × 26 for the first, 2 × 11 for the last.
+    r.store.excerptBudget = 74;
+    recordFreeText(r, "  write to a@x.example today  ");
+    recordFreeText(r, `${"and then ".repeat(10)}write to b@y.example ${"and so on ".repeat(10)}`);
+    recordFreeText(r, "c@z.example");
+    expect(lookupToken(r.store, "a@x.example")?.free?.excerpt).toBe("write to a@x.example today");
+    expect(lookupToken(r.store, "b@y.example")?.free?.excerpt).toBeUndefined();
+    expect(lookupToken(r.store, "c@z.example")?.free?.excerpt).toBe("c@z.example");
+    expect(lookupToken(r.store, "y.example")?.free?.excerpt).toBeUndefined();
+    expect(r.store.excerptBudget).toBe(0);
+  });
+
   test("recordFreeText() records definitions as definition occurrences", () => {
     const r = recorder(true);
     recordFreeText(r, "Support: help@vendor.example");

@@ -1,0 +1,105 @@
+/**
+ * Indexing the tokens of canonical free text (SPEC §2.5 "Index, not rescans"): each token is hashed
+ * from its place in the text, so a token already indexed costs no string; only a token new to the
+ * store gets its key as a string (for the index entries) and, while the excerpt budget lasts, its
+ * excerpt. Echoed identities of the call's own arguments count as field values. Pure.
+ * @module
+ */
+
+import { evidence, hashNumber, indexKey, type Recorder } from "./recorder-state.ts";
+import { indexHash, kindTable } from "./taint-index.ts";
+import { SCALAR_BREAK } from "./text-window.ts";
+import type { FoundToken } from "./token-scan.ts";
+import { findHash, hashSlice } from "./token-table.ts";
+import { scanTokens } from "./tokens.ts";
+import type { Evidence } from "./types.ts";
+
+/** Characters of context kept on each side of a free-text occurrence. */
+const EXCERPT_SIDE = 40;
+/** {@link SCALAR_BREAK} as a code unit. */
+const BREAK = SCALAR_BREAK.charCodeAt(0);
+
+/** What `String.prototype.trim` removes: white space and line terminators. */
+function isTrimmed(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * The excerpt of a free-text occurrence: up to 40 characters each side, inside the scalar that held
+ * the token, trimmed — built only when it fits the store's remaining excerpt budget.
+ */
+function excerptOf(recorder: Recorder, text: string, found: FoundToken): string | undefined {
+  const { start, end } = found;
+  let from = Math.max(0, start - EXCERPT_SIDE);
+  for (let i = start - 1; i >= from; i -= 1) {
+    if (text.charCodeAt(i) === BREAK) {
+      from = i + 1;
+      break;
+    }
+  }
+  let to = Math.min(text.length, end + EXCERPT_SIDE);
+  for (let i = end; i < to; i += 1) {
+    if (text.charCodeAt(i) === BREAK) {
+      to = i;
+      break;
+    }
+  }
+  while (from < to && isTrimmed(text.charCodeAt(from))) from += 1;
+  while (to > from && isTrimmed(text.charCodeAt(to - 1))) to -= 1;
+  return to - from <= recorder.store.excerptBudget ? text.slice(from, to) : undefined;
+}
+
+/** The token's key as a string. */
+function keyOf(text: string, found: FoundToken): string {
+  return found.key ?? text.slice(found.keyStart, found.end);
+}
+
+/**
+ * Indexes every token of a canonical text as free text (definition text: as definitions), except
+ * the keys in `covered` (parts of a field value's own identity); an echoed identity of the call's
+ * own arguments as a field value.
+ *
+ * Source: SPEC §2.5 "Free text versus field values", "Untrusted text, recorded".
+ * @param recorder - The recorder.
+ * @param text - Canonical text (scalars joined by `SCALAR_BREAK`).
+ * @param covered - Keys not to index here.
+ * @returns Nothing.
+ */
+export function indexFreeTokens(recorder: Recorder, text: string, covered?: ReadonlySet<string>): void {
+  const { store, hash, echoHashes } = recorder;
+  const shared: Evidence = evidence(recorder, recorder.definition ? "definition" : "free_text");
+  const table = kindTable(store, shared.kind);
+  const excerpts = shared.kind === "free_text";
+  const checkCovered = covered !== undefined && covered.size > 0;
+  const checkEcho = echoHashes.size > 0;
+  scanTokens(text, (found) => {
+    if (found.key === undefined) hashSlice(hash, text, found.keyStart, found.end);
+    else hashSlice(hash, found.key);
+    if (checkCovered && covered.has(keyOf(text, found))) return;
+    if (checkEcho && echoHashes.has(hashNumber(hash))) {
+      const key = keyOf(text, found);
+      if (recorder.echoKeys.has(key)) {
+        indexKey(recorder, { key, evidence: evidence(recorder, "field") });
+        return;
+      }
+    }
+    if (recorder.blockKeys !== undefined) recorder.blockKeys.add(keyOf(text, found));
+    if (findHash(table, hash) !== -1) return;
+    const excerpt = excerpts ? excerptOf(recorder, text, found) : undefined;
+    if (indexHash(store, { hash, evidence: shared, excerpt })) {
+      recorder.entries.push({ identity: keyOf(text, found), evidence: shared });
+    }
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * The state of one output's recording (SPEC §2.5 "Untrusted text, recorded"): its provenance, the
+ * echo rule's keys and texts from the call's own arguments, shared evidence records, and the index
+ * entries it added. Pure.
+ * @module
+ */
+
+import { canonicalize } from "./canonical.ts";
+import { destinationPieces, flattenValue } from "./destinations.ts";
+import type { Identity } from "./identity.ts";
+import { identify } from "./identity.ts";
+import { type IndexEntry, indexHash, type TaintStore } from "./taint-index.ts";
+import { hashSlice, type TokenHash } from "./token-table.ts";
+import { extractTokens, hostSuffixes } from "./tokens.ts";
+import type { Evidence, JsonObject } from "./types.ts";
+
+/** Echoed argument values shorter than this stay in the window (too common to cut out). */
+const MIN_ECHO_TEXT = 6;
+
+/**
+ * What one output's recording needs: where it came from, and how its occurrences count.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
+ */
+export interface Recorder {
+  readonly store: TaintStore;
+  /** Index entries new to the store (for cross-server sharing, SPEC §3.7). */
+  readonly entries: IndexEntry[];
+  /** Index keys met in the current text block (JSON duplicate-key cross-check). */
+  blockKeys: Set<string> | undefined;
+  readonly provenance: { readonly server: string; readonly tool: string; readonly seq: number };
+  /** Tool definitions and instructions: every occurrence is a definition occurrence. */
+  readonly definition: boolean;
+  readonly echoKeys: ReadonlySet<string>;
+  /** {@link hashNumber} of each echo key: a quick test before the exact one. */
+  readonly echoHashes: ReadonlySet<number>;
+  readonly echoTexts: readonly string[];
+  readonly evidenceCache: Map<string, Evidence>;
+  /** Free scalars of structured output waiting to be scanned together. */
+  pending: string[];
+  pendingSize: number;
+  /** The recorder's hash scratch. */
+  readonly hash: TokenHash;
+}
+
+/**
+ * A hash as one number below 2^53 (for sets of hashes; equal keys give equal numbers).
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
+ * @param hash - A 64-bit hash.
+ * @returns 53 of its bits.
+ */
+export function hashNumber(hash: TokenHash): number {
+  return (hash.hi & 0x1fffff) * 4294967296 + hash.lo;
+}
+
+/**
+ * The index keys an identity is found under: the identity's own keys, plus for a URL each host's
+ * parent domains and for an email its domain and parent domains.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
+ * @param identity - A destination or field-value identity.
+ * @returns The keys.
+ */
+export function identityKeys(identity: Identity): string[] {
+  if (identity.kind === "url") return identity.keys.flatMap(hostSuffixes);
+  if (identity.kind === "email") return [identity.id, ...hostSuffixes(identity.domain)];
+  if (identity.kind === "string" && /^[@#]/.test(identity.id)) return [identity.id, identity.id.slice(1)];
+  return [...identity.keys];
+}
+
+function echoOf(args: JsonObject | undefined): { keys: Set<string>; texts: string[] } {
+  const keys = new Set<string>();
+  const texts: string[] = [];
+  if (args === undefined) return { keys, texts };
+  for (const { value } of flattenValue(args, "")) {
+    extractTokens(canonicalize(value, { output: true }), (key) => keys.add(key));
+    for (const piece of destinationPieces(value)) {
+      const identity = identify(piece.raw, piece.canonical);
+      for (const key of identityKeys(identity)) keys.add(key);
+      if (!identity.token && piece.canonical.length >= MIN_ECHO_TEXT) texts.push(piece.canonical);
+    }
+  }
+  return { keys, texts };
+}
+
+/**
+ * Starts recording one output.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
+ * @param store - The taint store.
+ * @param options - Provenance; `definition` for tool definitions and instructions; the call's own
+ *   arguments for the echo rule (tool results and errors only).
+ * @returns The recorder.
+ */
+export function createRecorder(
+  store: TaintStore,
+  options: {
+    readonly server: string;
+    readonly tool: string;
+    readonly seq: number;
+    readonly definition: boolean;
+    readonly arguments?: JsonObject | undefined;
+  },
+): Recorder {
+  const echo = echoOf(options.arguments);
+  const hash = { lo: 0, hi: 0 };
+  const echoHashes = new Set<number>();
+  for (const key of echo.keys) echoHashes.add(hashNumber(hashSlice(hash, key)));
+  return {
+    store,
+    entries: [],
+    blockKeys: undefined,
+    provenance: { server: options.server, tool: options.tool, seq: options.seq },
+    definition: options.definition,
+    echoKeys: echo.keys,
+    echoHashes,
+    echoTexts: echo.texts,
+    evidenceCache: new Map(),
+    pending: [],
+    pendingSize: 0,
+    hash,
+  };
+}
+
+/**
+ * The evidence record of this output for one kind (and field key), shared by all its tokens.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", §2.1 (evidence).
+ * @param recorder - The recorder.
+ * @param kind - The occurrence kind (a definition's occurrences are always definitions).
+ * @param field - The destination-shaped key of a field value (cut to 100 characters).
+ * @returns The record.
+ */
+export function evidence(recorder: Recorder, kind: Evidence["kind"], field?: string): Evidence {
+  const actual: Evidence["kind"] = recorder.definition ? "definition" : kind;
+  const cut = field === undefined || actual !== "field" ? undefined : field.slice(0, 100);
+  const cacheKey = cut === undefined ? actual : `${actual}\u0000${cut}`;
+  let found = recorder.evidenceCache.get(cacheKey);
+  if (found === undefined) {
+    const base = { ...recorder.provenance, kind: actual };
+    found = cut === undefined ? base : { ...base, field: JSON.parse(JSON.stringify(cut)) as string };
+    recorder.evidenceCache.set(cacheKey, found);
+  }
+  return found;
+}
+
+/**
+ * Indexes one occurrence of a key given as a string (field values, echoed identities).
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
+ * @param recorder - The recorder.
+ * @param found - The key and its evidence.
+ * @returns Nothing.
+ */
+export function indexKey(
+  recorder: Recorder,
+  found: { readonly key: string; readonly evidence: Evidence },
+): void {
+  const { key } = found;
+  recorder.blockKeys?.add(key);
+  const hash = hashSlice(recorder.hash, key);
+  if (indexHash(recorder.store, { hash, evidence: found.evidence })) {
+    recorder.entries.push({ identity: key, evidence: found.evidence });
+  }
+}

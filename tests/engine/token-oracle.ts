@@ -1,0 +1,89 @@
+/**
+ * The token patterns as regular expressions: the reference the hand-written scanners of
+ * src/engine/token-scan.ts must match exactly (same keys, same spans, same order). Test-only.
+ * @module
+ */
+
+import { hostKey, hostSuffixes } from "../../src/engine/tokens.ts";
+
+const EMAIL_AT = /[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/uy;
+const LOCAL_CHAR = /[\p{L}\p{N}._+-]/u;
+const PATTERNS = {
+  unicode: {
+    host: /(?<![\p{L}\p{N}_.-])[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu,
+    handle: /(?<![\p{L}\p{N}_.@#-])[@#][\p{L}\p{N}_](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?/gu,
+    iban: /(?<![\p{L}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu,
+    alnum: /(?<![\p{L}\p{N}_-])[\p{L}\p{N}_-]{6,64}(?![\p{L}\p{N}_-])/gu,
+  },
+  ascii: {
+    host: /(?<![\w.-])[\w-]+(?:\.[\w-]+)+/g,
+    handle: /(?<![\w.@#-])[@#]\w(?:[\w.-]*\w)?/g,
+    iban: /(?<![a-zA-Z0-9])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/g,
+    alnum: /(?<![\w-])[\w-]{6,64}(?![\w-])/g,
+  },
+} as const;
+const PHONE = /(?<![0-9+])\+?\(?[0-9](?:[ .()-]{0,2}[0-9]){6,14}(?![0-9])/g;
+const DOTTED_QUAD = /^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$/;
+
+type Visit = (key: string, start: number, end: number) => void;
+
+function ibanKeys(match: string, visit: (key: string) => void): void {
+  const push = (part: string): void => {
+    const compact = part.replaceAll(" ", "").toUpperCase();
+    if (compact.length >= 15 && compact.length <= 34) visit(compact);
+  };
+  for (let at = match.indexOf(" "); at !== -1; at = match.indexOf(" ", at + 1)) push(match.slice(0, at));
+  push(match);
+}
+
+function each(text: string, pattern: RegExp, visit: (match: string, start: number) => void): void {
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) visit(m[0], m.index);
+}
+
+function emails(text: string, visit: Visit): void {
+  let resume = 0;
+  for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", Math.max(at + 1, resume))) {
+    let start = at;
+    while (start > resume && LOCAL_CHAR.test(text[start - 1] ?? "")) start -= 1;
+    if (start === at || LOCAL_CHAR.test(text[start - 1] ?? "")) continue;
+    EMAIL_AT.lastIndex = start;
+    const match = EMAIL_AT.exec(text);
+    if (match === null) continue;
+    visit(match[0], start, start + match[0].length);
+    resume = start + match[0].length;
+  }
+}
+
+/**
+ * Every token key of canonical text, found with the regular expressions.
+ * @param text - Canonical text.
+ * @param visit - Called once per key, with the token's span.
+ */
+export function oracleTokens(text: string, visit: Visit): void {
+  if (text.length < 2) return;
+  const patterns = /[\u0080-\uffff]/.test(text) ? PATTERNS.unicode : PATTERNS.ascii;
+  const at = text.includes("@");
+  if (at) emails(text, visit);
+  if (text.includes(".")) {
+    each(text, patterns.host, (match, start) => {
+      const last = match.slice(match.lastIndexOf(".") + 1);
+      if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
+      for (const key of hostSuffixes(hostKey(match))) visit(key, start, start + match.length);
+    });
+  }
+  if (at || text.includes("#")) {
+    each(text, patterns.handle, (match, start) => {
+      visit(match, start, start + match.length);
+      visit(match.slice(1), start, start + match.length);
+    });
+  }
+  if (!/[0-9]/.test(text)) return;
+  each(text, PHONE, (match, start) => visit(`+${match.replace(/[^0-9]/g, "")}`, start, start + match.length));
+  each(text, patterns.iban, (match, start) =>
+    ibanKeys(match, (key) => visit(key, start, start + match.length)),
+  );
+  each(text, patterns.alnum, (match, start) => {
+    if (/[0-9\p{N}]/u.test(match)) visit(match, start, start + match.length);
+  });
+}
