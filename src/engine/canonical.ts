@@ -203,6 +203,13 @@ function settled(out: string, options: CanonicalOptions): boolean {
   return true;
 }
 
+/**
+ * Every run of white space other than a single space (what `/\s+/g` → `" "` changes): a space
+ * followed by more white space, or a run starting with another white-space character. Single spaces
+ * between words are not matched, so prose is not rebuilt space by space.
+ */
+const WHITESPACE_TO_COLLAPSE = / \s+|[^\S ]\s*/g;
+
 function round(text: string, options: CanonicalOptions): string {
   let out = percentDecode(text);
   if (options.output === true) out = decodeHtmlEntities(out);
@@ -210,7 +217,7 @@ function round(text: string, options: CanonicalOptions): string {
   out = out.toLowerCase();
   // Output: every `mailto:` goes before whitespace is collapsed, so the round ends collapsed.
   if (options.output === true) out = out.replaceAll("mailto:", "");
-  out = out.replace(/\s+/g, " ").trim();
+  out = out.replace(WHITESPACE_TO_COLLAPSE, " ").trim();
   if (options.destination === true) {
     out = out.replace(/^(?:mailto:\s*)+/, "");
     out = out.replace(NAME_ADDR, "$1");

@@ -157,3 +157,27 @@ describe("canonicalize()", () => {
     );
   });
 });
+
+describe("canonicalize() white space", () => {
+  const spaces = [" ", "  ", "\n", "\t", "\r\n", " \n ", "\u00a0", "\u2028", "\u3000", "\ufeff"];
+  const text = fc
+    .array(fc.oneof(fc.constantFrom(...spaces), fc.constantFrom("a", "Bc", "d.e", "@", "x1")), {
+      maxLength: 20,
+    })
+    .map((parts) => parts.join(""));
+
+  test("canonicalize() collapses every run of white space to one space and trims (property)", () => {
+    fc.assert(
+      fc.property(text, fc.boolean(), (raw, output) => {
+        const expected = raw
+          .normalize("NFKC")
+          .replace(/\ufeff/g, "")
+          .toLowerCase()
+          .replace(/\s+/g, " ")
+          .trim();
+        expect(canonicalize(raw, { output })).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
