@@ -57,3 +57,21 @@ export function isoStamper(): (ms: number) => string {
     return `${head}${String(ms - whole * 1000).padStart(3, "0")}Z`;
   };
 }
+
+/** Lines up to this many UTF-16 code units are encoded into a reused buffer (3 bytes each at most). */
+const SCRATCH_CHARS = 16 * 1024;
+
+/**
+ * Encodes lines as UTF-8 into one reused buffer (no allocation per record); a longer line gets its
+ * own. The bytes returned are valid until the next call.
+ * @returns From a line to its UTF-8 bytes.
+ */
+export function lineEncoder(): (line: string) => Uint8Array {
+  const encoder = new TextEncoder();
+  const scratch = new Uint8Array(SCRATCH_CHARS * 3);
+  return (line) => {
+    if (line.length > SCRATCH_CHARS) return encoder.encode(line);
+    const { written } = encoder.encodeInto(line, scratch);
+    return scratch.subarray(0, written);
+  };
+}

@@ -26,7 +26,7 @@ import {
 import { dirname } from "node:path";
 import packageJson from "../../package.json" with { type: "json" };
 import { BouncerError } from "../platform/errors.ts";
-import { isoStamper, toRecord } from "./audit-line.ts";
+import { isoStamper, lineEncoder, toRecord } from "./audit-line.ts";
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
 import { hasErrorCode, LOCK_STALE_MS, tryAcquireLock } from "./rotation-lock.ts";
 
@@ -139,6 +139,7 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
     throw new RangeError(`Cannot create audit writer: checkPathMs must not be negative, got ${checkPathMs}`);
   }
   const stampOf = isoStamper();
+  const encodeLine = lineEncoder();
   let fd: number | undefined;
   let identity = "";
   /** When (by `now`) the path was last found to name the open file. */
@@ -270,7 +271,7 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
     write(entry: AuditEntry): AuditRecord {
       const at = now();
       const record = toRecord(entry, { ts: stampOf(at), bouncer: version });
-      const line = Buffer.from(`${JSON.stringify(record)}\n`, "utf8");
+      const line = encodeLine(`${JSON.stringify(record)}\n`);
       let size: number;
       try {
         const target = current(at);

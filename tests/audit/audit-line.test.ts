@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import fc from "fast-check";
-import { isoStamper } from "../../src/audit/audit-line.ts";
+import { isoStamper, lineEncoder } from "../../src/audit/audit-line.ts";
 
 test("isoStamper() gives the text of Date.prototype.toISOString for every millisecond, across second boundaries", () => {
   const stamp = isoStamper();
@@ -25,4 +25,21 @@ test("isoStamper() agrees with toISOString for any time in any order, fractional
 
 test("isoStamper() throws like toISOString for a time it cannot render", () => {
   expect(() => isoStamper()(Number.NaN)).toThrow(RangeError);
+});
+
+test("lineEncoder() gives the UTF-8 bytes of short and long lines, each call's own", () => {
+  const encode = lineEncoder();
+  for (const line of [
+    "",
+    "plain\n",
+    "é ✓ 𝄞\n",
+    "x".repeat(16 * 1024),
+    `${"é".repeat(16 * 1024)}\n`,
+    "\ud800 lone\n",
+  ]) {
+    expect(Buffer.from(encode(line))).toEqual(Buffer.from(line, "utf8"));
+  }
+  const first = Buffer.from(encode("first\n"));
+  encode("second line\n");
+  expect(first.toString("utf8")).toBe("first\n");
 });
