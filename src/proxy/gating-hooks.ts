@@ -57,11 +57,16 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       return settled;
     },
   );
-  /** Forwarded calls waiting for their result, recorded once it comes, the client cancels, or the upstream dies. */
-  const records = new Map<ToolCallRequest, CallRecord>();
+  /** Forwarded calls waiting for their result (a cancelled call never gets one: it goes with its request). */
+  const records = new WeakMap<ToolCallRequest, CallRecord>();
+  /**
+   * With `--record`: the forwarded calls still to be written to the session file — once their result
+   * comes, the client cancels, or the upstream dies.
+   */
+  const unrecorded = new Set<ToolCallRequest>();
   const unanswered = (session: Live, call: ToolCallRequest, outcome?: RpcOutcome): void => {
     const record = records.get(call);
-    if (record === undefined) return;
+    if (record === undefined || !unrecorded.delete(call)) return;
     records.delete(call);
     recordCall(session, call, outcome === undefined ? { record } : { record, outcome });
   };
@@ -108,7 +113,7 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       return tools.toolsList();
     },
     onToolCall: async (call) => {
-      const session = await started;
+      const session = settled ?? (await started);
       if (session.kind === "refused") return { kind: "result", result: blockedResult(session.error.message) };
       const gated = await gateToolCall(session.calls, call);
       if (gated.record === undefined) return gated.decision;
@@ -117,16 +122,19 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
         return gated.decision;
       }
       records.set(call, gated.record);
+      if (!session.calls.audit.recording) return gated.decision;
+      unrecorded.add(call);
       // A cancelled call gets no result: it is recorded as it was decided, without one (SPEC §3.6).
       if (call.signal.aborted) unanswered(session, call);
       else call.signal.addEventListener("abort", () => unanswered(session, call), { once: true });
       return gated.decision;
     },
     onToolResult: async (call, outcome) => {
-      const session = await started;
+      const session = settled ?? (await started);
       const record = records.get(call);
       if (session.kind === "refused" || record === undefined) return;
       records.delete(call);
+      unrecorded.delete(call);
       const { gate, server } = session.calls;
       const forwarded = { server, tool: call.name, seq: record.seq, args: record.args };
       if (outcome.kind === "result" && isJsonObject(outcome.result)) {
@@ -157,7 +165,7 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
         session.calls.audit.upstreamExit(failure);
         const { message, data } = failure;
         const error = { code: RPC_ERROR.upstreamFailed, message, data };
-        for (const call of [...records.keys()]) unanswered(session, call, { kind: "error", error });
+        for (const call of [...unrecorded]) unanswered(session, call, { kind: "error", error });
       }),
     onShutdown: async () => {
       const session = settled;
@@ -189,6 +197,7 @@ function recordCall(
   call: { readonly name: string },
   done: { readonly record: CallRecord; readonly outcome?: RpcOutcome },
 ): void {
+  if (!session.calls.audit.recording) return;
   const { record, outcome } = done;
   const answer =
     outcome === undefined

@@ -86,6 +86,11 @@ export class SessionAudit {
     this.session = options.session;
   }
 
+  /** Whether a `--record` session file is written (calls are recorded only then). */
+  get recording(): boolean {
+    return this.#options.recorder !== undefined;
+  }
+
   /**
    * Writes a call's `decision` record.
    * @param decision - The decision (the engine's, or the proxy's own deny).
