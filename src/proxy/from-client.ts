@@ -10,7 +10,7 @@
 
 import type { JsonObject } from "../engine/index.ts";
 import { interceptRequest } from "./intercept.ts";
-import { findIdSpan, scanTopLevel, spliceSpan } from "./json-scan.ts";
+import { findIdSpan, findUniqueIdSpan, scanTopLevel, spliceSpan } from "./json-scan.ts";
 import {
   type Classified,
   classify,
@@ -25,6 +25,7 @@ import { isKnownMethod } from "./known-methods.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import type { PendingClient, RelayCore } from "./relay-core.ts";
 import { outcomeOf, oversizedLineId, oversizeError, preview, progressTokenKey } from "./relay-support.ts";
+import { repeatsAKey } from "./strict-json.ts";
 
 /**
  * Handles one line from the client.
@@ -60,7 +61,7 @@ export function receiveFromClient(core: RelayCore, line: string): void {
     return;
   }
   const message = classify(value);
-  if (message.kind === "request") clientRequest(core, message, line);
+  if (message.kind === "request") clientRequest(core, message, { line, value });
   else if (message.kind === "notification") clientNotification(core, message, { line, value });
   else if (message.kind === "result" || message.kind === "error") clientResponse(core, message, line);
   else {
@@ -89,19 +90,23 @@ export function clientOversize(core: RelayCore, line: OversizedLine): void {
 }
 
 /**
- * Registers a request from the client and routes it.
+ * Registers a request from the client and routes it. A text that repeats no key at all (the usual
+ * case, found without walking it) has its `id` found at its start or end; otherwise its top level is
+ * scanned, and a repeated top-level key refuses the request.
  * @param core - The relay.
  * @param message - The classified request.
- * @param line - Its text.
+ * @param raw - Its text and parsed value.
  */
 function clientRequest(
   core: RelayCore,
   message: Classified & { readonly kind: "request" },
-  line: string,
+  raw: { readonly line: string; readonly value: JsonObject },
 ): void {
-  const top = scanTopLevel(line);
-  const span = top?.members.get("id");
-  if (top === undefined || span === undefined || top.duplicateKey) {
+  const { line } = raw;
+  const repeatsKey = repeatsAKey(line, raw.value);
+  const top = repeatsKey ? scanTopLevel(line) : undefined;
+  const span = repeatsKey ? top?.members.get("id") : findUniqueIdSpan(line);
+  if (span === undefined || top?.duplicateKey === true || (repeatsKey && top === undefined)) {
     const reason = "Invalid request: a top-level key is repeated";
     core.sendClient(
       errorResponseText(JSON.stringify(message.id), { code: RPC_ERROR.invalidRequest, message: reason }),
@@ -143,7 +148,7 @@ function clientRequest(
   core.pending.set(key, pending);
   if (tokenKey !== undefined) core.clientTokens.set(tokenKey, (core.clientTokens.get(tokenKey) ?? 0) + 1);
   const textFor = (legId: number): string => spliceSpan(line, span, String(legId));
-  if (!interceptRequest(core, { pending, line, textFor })) core.forward(pending, textFor);
+  if (!interceptRequest(core, { pending, line, textFor, repeatsKey })) core.forward(pending, textFor);
 }
 
 /**

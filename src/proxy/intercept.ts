@@ -11,6 +11,8 @@ export interface InterceptedRequest {
   readonly line: string;
   /** The original text with the upstream id spliced in. */
   readonly textFor: (legId: number) => string;
+  /** Whether some object of the text repeats a key (`repeatsAKey`), when known. */
+  readonly repeatsKey?: boolean;
 }
 
 /**
@@ -131,7 +133,10 @@ async function toolCall(core: RelayCore, request: InterceptedRequest): Promise<v
     ...info(pending),
     name,
     arguments: args ?? {},
-    strict: checkStrictJson(request.line),
+    strict: checkStrictJson(
+      request.line,
+      request.repeatsKey === undefined ? undefined : { repeatsKey: request.repeatsKey },
+    ),
     ...(typeof token === "string" || typeof token === "number" ? { progressToken: token } : {}),
   };
   pending.call = call;

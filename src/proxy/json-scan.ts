@@ -27,6 +27,12 @@ export interface TopLevel {
 
 const STRUCTURAL = /[{}[\]"]/g;
 const SCALAR_END = /[,}\]\s]/g;
+/**
+ * `{"id":<number or string>,` or `{"jsonrpc":"2.0","id":…,` at the very start: the first or second
+ * top-level member of a valid object.
+ */
+const HEAD_ID =
+  /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*[,}]/d;
 /** `…,"id":<number or string>}` at the very end: the last top-level member of a valid object. */
 const TAIL_ID = /[,{]\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
 
@@ -161,6 +167,22 @@ export function findIdSpan(text: string): Span | undefined {
     return { start: valueStart, end: valueStart + match[1].length };
   }
   return scanTopLevel(text)?.members.get("id");
+}
+
+/**
+ * The span of the top-level `id` value of an object text that repeats no key: a look at its start
+ * (`jsonrpc` and `id` first, as many clients write them) and at its end (the TypeScript SDK writes
+ * `id` last), else a top-level scan. Only for a text without repeated keys (`repeatsAKey`), where
+ * the first `id` is the only one.
+ *
+ * Source: SPEC §3.1.
+ * @param text - A valid JSON object text in which no object repeats a key.
+ * @returns The span, or undefined when there is no top-level `id`.
+ */
+export function findUniqueIdSpan(text: string): Span | undefined {
+  const value = HEAD_ID.exec(text)?.indices?.[1];
+  if (value === undefined) return findIdSpan(text);
+  return { start: value[0], end: value[1] };
 }
 
 /**

@@ -22,6 +22,13 @@ export interface StrictJsonReport {
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /**
+ * Found in every JSON text holding a number that is unsafe (see {@link isUnsafeNumber}): such a
+ * number has an exponent (a digit right before `e`/`E`) or an integer part of at least 16 digits
+ * (2^53 has 16). Strings may match too; a text it does not match has no unsafe number.
+ */
+const MAY_HOLD_UNSAFE_NUMBER = /\d(?:[eE]|\d{15})/;
+
+/**
  * Whether a number literal loses its integer value as a double.
  * @param literal - The number as written.
  * @returns True for an unsafe integer or an overflow.
@@ -33,15 +40,69 @@ function isUnsafeNumber(literal: string): boolean {
 }
 
 /**
- * Walks a JSON text (already valid) and reports repeated keys and unsafe numbers, at any depth.
- * Iterative, so deep nesting cannot overflow the stack.
+ * Whether a JSON text repeats a key in some object, at any depth: the keys written in the text
+ * (strings followed by `:`) are counted and compared with the keys of the value `JSON.parse` made
+ * of it, which keeps one property per distinct key of each object (`__proto__` included, as an own
+ * property). Iterative, so deep nesting cannot overflow the stack.
  *
  * Source: SPEC §3.1.
  * @param text - Valid JSON text.
+ * @param value - `JSON.parse(text)`.
+ * @returns True when some object of the text has a key twice (after decoding escapes).
+ */
+export function repeatsAKey(text: string, value: unknown): boolean {
+  let written = 0;
+  for (let at = text.indexOf('"'); at !== -1; ) {
+    const end = stringEnd(text, at);
+    if (end === -1) break;
+    let next = end;
+    while (isSpace(text.charCodeAt(next))) next++;
+    if (text.charCodeAt(next) === 0x3a) written++;
+    at = text.indexOf('"', next);
+  }
+  let kept = 0;
+  const stack: object[] = typeof value === "object" && value !== null ? [value] : [];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const values = Object.values(item);
+    if (!Array.isArray(item)) kept += values.length;
+    for (const member of values) if (typeof member === "object" && member !== null) stack.push(member);
+  }
+  return written !== kept;
+}
+
+/**
+ * @param c - A character code.
+ * @returns Whether it is JSON white space.
+ */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/**
+ * Reports repeated keys and unsafe numbers of a JSON text (already valid), at any depth. When the
+ * caller already knows whether a key repeats ({@link repeatsAKey}) and the text cannot hold an
+ * unsafe number, nothing is walked; otherwise the text is walked once. Iterative, so deep nesting
+ * cannot overflow the stack.
+ *
+ * Source: SPEC §3.1.
+ * @param text - Valid JSON text.
+ * @param known - Whether the text repeats a key, when the caller knows.
  * @returns The report.
  * @example checkStrictJson('{"a":1,"a":2}') // { duplicateKeys: true, unsafeIntegers: false }
  */
-export function checkStrictJson(text: string): StrictJsonReport {
+export function checkStrictJson(text: string, known?: { readonly repeatsKey: boolean }): StrictJsonReport {
+  if (known !== undefined && !MAY_HOLD_UNSAFE_NUMBER.test(text)) {
+    return { duplicateKeys: known.repeatsKey, unsafeIntegers: false };
+  }
+  return walkStrictJson(text);
+}
+
+/**
+ * The walk of {@link checkStrictJson}.
+ * @param text - Valid JSON text.
+ * @returns The report.
+ */
+function walkStrictJson(text: string): StrictJsonReport {
   let duplicateKeys = false;
   let unsafeIntegers = false;
   /** One entry per open container: the keys of an object, or null for an array. */

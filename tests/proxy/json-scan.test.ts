@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { findIdSpan, scanTopLevel, spliceSpan, stringEnd } from "../../src/proxy/json-scan.ts";
+import fc from "fast-check";
+import {
+  findIdSpan,
+  findUniqueIdSpan,
+  scanTopLevel,
+  spliceSpan,
+  stringEnd,
+} from "../../src/proxy/json-scan.ts";
+import { repeatsAKey } from "../../src/proxy/strict-json.ts";
 
 function idText(text: string): string | undefined {
   const span = findIdSpan(text);
@@ -19,6 +27,30 @@ describe("json-scan", () => {
     ["id only nested", '{"method":"x","params":{"id":3}}', undefined],
   ] as const)("findIdSpan() finds the top-level id: %s", (_name, text, expected) => {
     expect(idText(text)).toBe(expected);
+    const unique = findUniqueIdSpan(text);
+    expect(unique === undefined ? undefined : text.slice(unique.start, unique.end)).toBe(expected);
+  });
+
+  test("findUniqueIdSpan() finds the id where scanTopLevel does, in any member order, on texts that repeat no key", () => {
+    const member = fc.oneof(
+      fc.constantFrom('"method":"tools/call"', '"params":{"id":1,"name":"x"}', '"result":{"t":"\\"id\\":9"}'),
+      fc.constant('"jsonrpc":"2.0"'),
+    );
+    const id = fc.constantFrom("0", "-12", "3.5e2", '"a"', '"\\"x\\""', '"42"', "17");
+    const text = fc
+      .tuple(fc.uniqueArray(member, { maxLength: 3 }), id, fc.nat(3), fc.constantFrom("", " ", "\n"))
+      .map(([members, value, at, space]) => {
+        const all = [...members];
+        all.splice(Math.min(at, all.length), 0, `"id"${space}:${space}${value}`);
+        return `${space}{${space}${all.join(`,${space}`)}${space}}`;
+      })
+      .filter((candidate) => !repeatsAKey(candidate, JSON.parse(candidate)));
+    fc.assert(
+      fc.property(text, (candidate) => {
+        expect(findUniqueIdSpan(candidate)).toEqual(scanTopLevel(candidate)?.members.get("id"));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   test("findIdSpan() returns the last of repeated top-level ids, as JSON.parse keeps", () => {

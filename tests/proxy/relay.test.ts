@@ -39,6 +39,48 @@ describe("Relay ids", () => {
     expect(r.lastClient()).toMatchObject({ id: 1, error: { code: -32600 } });
   });
 
+  test("Relay refuses a request repeating a top-level key, and relays one repeating a nested key as its own bytes", () => {
+    const r = memoryRelay();
+    r.fromClient('{"jsonrpc":"2.0","id":3,"method":"ping","method":"tools/call"}');
+    r.fromClient('{"jsonrpc":"2.0","id":4,"method":"ping","\\u0069d":5}');
+    expect(r.toUpstream).toEqual([]);
+    expect(r.toClient.map((text) => JSON.parse(text))).toMatchObject([
+      { id: 3, error: { code: -32600, message: "Invalid request: a top-level key is repeated" } },
+      { id: 5, error: { code: -32600, message: "Invalid request: a top-level key is repeated" } },
+    ]);
+    r.fromClient('{"jsonrpc":"2.0","id":6,"method":"ping","params":{"a":1,"a":2}}');
+    const upstreamId = r.lastUpstream().id;
+    expect(r.toUpstream).toEqual([
+      `{"jsonrpc":"2.0","id":${upstreamId},"method":"ping","params":{"a":1,"a":2}}`,
+    ]);
+  });
+
+  test("Relay restores the id written first, second or last, whatever the member order", () => {
+    const r = memoryRelay();
+    const texts = [
+      '{"id":"first","jsonrpc":"2.0","method":"ping"}',
+      '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+      '{"method":"ping","params":{"id":"nested"},"jsonrpc":"2.0","id":-3}',
+      '{"method":"ping","id":"middle","jsonrpc":"2.0"}',
+    ];
+    for (const text of texts) r.fromClient(text);
+    for (const sent of r.toUpstream) {
+      r.fromUpstream({ jsonrpc: "2.0", id: (JSON.parse(sent) as { id: number }).id, result: {} });
+    }
+    expect(r.toClient.map((text) => (JSON.parse(text) as { id: unknown }).id)).toEqual([
+      "first",
+      2,
+      -3,
+      "middle",
+    ]);
+    expect(r.toUpstream.map((text) => (JSON.parse(text) as { params?: unknown }).params)).toEqual([
+      undefined,
+      undefined,
+      { id: "nested" },
+      undefined,
+    ]);
+  });
+
   test('Relay drops an answer whose id it never sent ("1" is not 1)', () => {
     const r = memoryRelay();
     r.fromClient(ping(7));

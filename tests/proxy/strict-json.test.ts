@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { checkStrictJson } from "../../src/proxy/strict-json.ts";
+import fc from "fast-check";
+import { checkStrictJson, repeatsAKey } from "../../src/proxy/strict-json.ts";
 
 describe("checkStrictJson", () => {
   test.each([
@@ -25,11 +26,70 @@ describe("checkStrictJson", () => {
     ["digits inside a string (allowed)", '{"n":"9007199254740993"}', false, false],
   ] as const)("checkStrictJson() on %s", (_name, text, duplicateKeys, unsafeIntegers) => {
     expect(checkStrictJson(text)).toEqual({ duplicateKeys, unsafeIntegers });
+    expect(repeatsAKey(text, JSON.parse(text))).toBe(duplicateKeys);
+    expect(checkStrictJson(text, { repeatsKey: duplicateKeys })).toEqual({ duplicateKeys, unsafeIntegers });
   });
 
   test("checkStrictJson() survives deep nesting without recursion", () => {
     const depth = 100_000;
     const text = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
     expect(checkStrictJson(text)).toEqual({ duplicateKeys: false, unsafeIntegers: false });
+    expect(repeatsAKey(text, JSON.parse(text))).toBe(false);
+    const repeated = `${'{"a":'.repeat(depth)}{"b":1,"b":2}${"}".repeat(depth)}`;
+    expect(repeatsAKey(repeated, JSON.parse(repeated))).toBe(true);
+  });
+});
+
+/** JSON texts built from pieces, with keys that repeat (directly or through escapes) and odd numbers. */
+const keys = fc.constantFrom("a", "b", "\\u0061", "__proto__", "constructor", 'a\\"b', "", " a", "0");
+const numbers = fc.constantFrom(
+  "0",
+  "-1",
+  "3.5",
+  "9007199254740991",
+  "9007199254740992",
+  "-9007199254740993",
+  "1e5",
+  "2E+400",
+  "1.5e-7",
+  "9007199254740991.9",
+  "123456789012345",
+);
+const strings = fc.constantFrom('"x"', '"1e5"', '"\\"a\\":"', '"9007199254740993"', '"{\\"a\\":1}"', '""');
+const json: fc.Arbitrary<string> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small" },
+    numbers,
+    strings,
+    fc.constantFrom("true", "null"),
+    tie("object"),
+    tie("array"),
+  ),
+  object: fc
+    .array(fc.tuple(keys, tie("value"), fc.constantFrom("", " ", "\n")), { maxLength: 5 })
+    .map(
+      (members) => `{${members.map(([key, value, space]) => `"${key}"${space}:${space}${value}`).join(",")}}`,
+    ),
+  array: fc.array(tie("value"), { maxLength: 4 }).map((items) => `[${items.join(", ")}]`),
+})).value as fc.Arbitrary<string>;
+
+describe("checkStrictJson() with what the caller knows", () => {
+  test("repeatsAKey() agrees with the walk on any JSON text", () => {
+    fc.assert(
+      fc.property(json, (text) => {
+        expect(repeatsAKey(text, JSON.parse(text))).toBe(checkStrictJson(text).duplicateKeys);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("checkStrictJson() given whether a key repeats reports what the walk reports", () => {
+    fc.assert(
+      fc.property(json, (text) => {
+        const repeatsKey = repeatsAKey(text, JSON.parse(text));
+        expect(checkStrictJson(text, { repeatsKey })).toEqual(checkStrictJson(text));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
