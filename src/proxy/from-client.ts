@@ -24,7 +24,14 @@ import {
 import { isKnownMethod } from "./known-methods.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import type { PendingClient, RelayCore } from "./relay-core.ts";
-import { outcomeOf, oversizedLineId, oversizeError, preview, progressTokenKey } from "./relay-support.ts";
+import {
+  lazyAbort,
+  outcomeOf,
+  oversizedLineId,
+  oversizeError,
+  preview,
+  progressTokenKey,
+} from "./relay-support.ts";
 import { repeatsAKey } from "./strict-json.ts";
 
 /**
@@ -141,7 +148,7 @@ function clientRequest(
     idText,
     method: message.method,
     params: message.params,
-    abort: new AbortController(),
+    abort: lazyAbort(),
     tokenKey,
     state: "held",
   };

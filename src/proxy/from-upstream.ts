@@ -189,7 +189,9 @@ function upstreamResponse(
               id: pending.id,
               method: pending.method,
               params: pending.params,
-              signal: pending.abort.signal,
+              get signal(): AbortSignal {
+                return pending.abort.signal;
+              },
             },
             outcome,
           )

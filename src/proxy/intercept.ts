@@ -71,7 +71,14 @@ function isDone(pending: PendingClient): boolean {
  * @returns Its id, method, params and cancel signal.
  */
 function info(pending: PendingClient): ClientRequestInfo {
-  return { id: pending.id, method: pending.method, params: pending.params, signal: pending.abort.signal };
+  return {
+    id: pending.id,
+    method: pending.method,
+    params: pending.params,
+    get signal(): AbortSignal {
+      return pending.abort.signal;
+    },
+  };
 }
 
 /**
@@ -129,8 +136,14 @@ async function toolCall(core: RelayCore, request: InterceptedRequest): Promise<v
   }
   const meta = member(pending.params, "_meta");
   const token = isJsonObject(meta) ? member(meta, "progressToken") : undefined;
+  // Built without spreading `info(pending)`, which would make the cancel signal nobody may need.
   const call: ToolCallRequest = {
-    ...info(pending),
+    id: pending.id,
+    method: pending.method,
+    params: pending.params,
+    get signal(): AbortSignal {
+      return pending.abort.signal;
+    },
     name,
     arguments: args ?? {},
     strict: checkStrictJson(

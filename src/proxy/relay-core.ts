@@ -26,6 +26,7 @@ import type {
   SessionInfo,
   ToolCallRequest,
 } from "./relay-hooks.ts";
+import type { LazyAbort } from "./relay-support.ts";
 
 /** A client request Bouncer has not answered yet. */
 export interface PendingClient {
@@ -37,8 +38,8 @@ export interface PendingClient {
   readonly idText: string;
   readonly method: string;
   readonly params: JsonObject;
-  /** Aborted when the client cancels. */
-  readonly abort: AbortController;
+  /** Aborted when the client cancels (its signal made on first use). */
+  readonly abort: LazyAbort;
   /** Typed key of its `_meta.progressToken`, if any. */
   readonly tokenKey: string | undefined;
   /** `held` until forwarded (or while a hook decides), `done` once answered or cancelled. */

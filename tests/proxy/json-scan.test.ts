@@ -40,7 +40,7 @@ describe("json-scan", () => {
     const text = fc
       .tuple(fc.uniqueArray(member, { maxLength: 3 }), id, fc.nat(3), fc.constantFrom("", " ", "\n"))
       .map(([members, value, at, space]) => {
-        const all = [...members];
+        const all: string[] = [...members];
         all.splice(Math.min(at, all.length), 0, `"id"${space}:${space}${value}`);
         return `${space}{${space}${all.join(`,${space}`)}${space}}`;
       })
