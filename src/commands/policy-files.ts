@@ -8,42 +8,17 @@
  * @module
  */
 
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
-import { BouncerError } from "../platform/errors.ts";
 import { builtinPacks } from "../platform/packs.ts";
+import { readPolicyTexts } from "../platform/policy-texts.ts";
 import {
   type CheckPolicyFilesResult,
   checkPolicyFiles,
   type Policy,
   type PolicyIssue,
-  type PolicyText,
   parsePolicyFiles,
 } from "../policy/index.ts";
 
-/**
- * Reads the policy files.
- *
- * Source: SPEC §4.1 (`--policy`, repeatable).
- * @param files - The names as the user gave them, in command-line order.
- * @param cwd - The directory they are relative to.
- * @returns Each file's text under the name the user gave (rules carry `user:<name>`).
- * @throws {BouncerError} `POLICY_UNREADABLE` (exit 2) when a file cannot be read.
- */
-export async function readPolicyTexts(files: readonly string[], cwd: string): Promise<PolicyText[]> {
-  const texts: PolicyText[] = [];
-  for (const file of files) {
-    try {
-      texts.push({ text: await readFile(resolve(cwd, file), "utf8"), fileName: file });
-    } catch (error) {
-      const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
-      const why =
-        code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(code ?? error);
-      throw new BouncerError("POLICY_UNREADABLE", `Cannot read policy "${file}": ${why}`, { cause: error });
-    }
-  }
-  return texts;
-}
+export { readPolicyTexts } from "../platform/policy-texts.ts";
 
 /**
  * Validates every policy file with the built-in packs. Never throws for an invalid file.

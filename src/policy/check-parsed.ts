@@ -17,7 +17,7 @@ import { checkPackSource } from "./check-pack-source.ts";
 import { checkPolicySource } from "./check-policy-source.ts";
 import { parsedValueStandsForText } from "./parsed-guard.ts";
 import type { Pack, PolicyFile } from "./types.ts";
-import { valueSource } from "./value-source.ts";
+import { leadingComment, valueSource } from "./value-source.ts";
 
 /** A file parsed by the runtime: its text, and what the parser read from it. */
 export interface ParsedText {
@@ -50,7 +50,8 @@ export function checkParsedPolicy(parsed: ParsedText, fileName: string): PolicyF
 
 /**
  * Validates a parsed pack file: the compiled pack, as `checkPack(text, name)` would return it, or
- * `undefined` when the fast path cannot tell (then call `checkPack`).
+ * `undefined` when the fast path cannot tell (then call `checkPack`) — also when the header (the
+ * leading comment) is not one block of comment lines at the very start.
  *
  * @param parsed - The pack's text and its parsed value.
  * @param name - The pack's name (its file name without `.yaml`).
@@ -59,6 +60,7 @@ export function checkParsedPolicy(parsed: ParsedText, fileName: string): PolicyF
  */
 export function checkParsedPack(parsed: ParsedText, name: string): Pack | undefined {
   if (!parsedValueStandsForText(parsed.value, parsed.text)) return undefined;
+  if (leadingComment(parsed.text) === undefined) return undefined;
   const source = valueSource(parsed.value, { file: `${name}.yaml`, text: parsed.text });
   const result = checkPackSource(source, name);
   return result.ok ? result.pack : undefined;

@@ -8,8 +8,10 @@
  * - the text has no tab, control or Unicode line-break character, no line over 1,000 characters, no
  *   document marker or directive, no `__proto__` and no `<<`, and — outside comments (whole-line, or
  *   trailing ones with no quote before them) — none of `& * ! | > % @ \` ?` where a node may start
- *   (after a line start, a space or one of `[ ] { } , : -`): no anchors, aliases, tags, block
- *   scalars, reserved indicators or explicit keys;
+ *   (after a line start, a space or one of `[ ] { } , : -`), nor `, ] }` at the start of a line or
+ *   a value: no anchors, aliases, tags, block scalars, reserved indicators, explicit keys or stray
+ *   flow indicators; and every flow collection opens and closes on one line (the `yaml` library
+ *   is stricter than some parsers about the indentation of the lines of a longer one);
  * - the value holds no null (so every mapping entry was written with a `:` indicator), no key the
  *   `yaml` library would read as a number, a boolean or null (it keeps those typed), and no string
  *   or key that is not written verbatim in the text (no escapes, folded lines or doubled quotes);
@@ -31,8 +33,8 @@ const REFUSED_CHARACTERS = /[\t\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u008
 /** Document markers and directives (at a line start), merge keys and the prototype's name. */
 const REFUSED_SYNTAX = /^(?:---|\.\.\.|%)|<<|__proto__/mu;
 
-/** An indicator where a node may start. */
-const NODE_INDICATOR = /(?:^|[\s[\]{},:-])[&*!|>%@`?]/mu;
+/** An indicator where a node may start; a flow indicator where a block node starts. */
+const NODE_INDICATOR = /(?:^|[\s[\]{},:-])[&*!|>%@`?]|^[ ]*(?:-[ ]+)*[,\]}]|:[ ]+[,\]}]/mu;
 
 /** Plain keys the `yaml` library reads as something other than a string. */
 const TYPED_KEY = /^(?:[-+.0-9~]|(?:true|false|null)$)/iu;
@@ -50,7 +52,9 @@ export function parsedValueStandsForText(value: unknown, text: string): boolean 
   if (REFUSED_CHARACTERS.test(text) || REFUSED_SYNTAX.test(text)) return false;
   const lines = text.split(/\r?\n/u);
   if (lines.some((line) => line.length > MAX_LINE || line.includes("\r"))) return false;
-  const content = lines.map(withoutComment).join("\n");
+  const contentLines = lines.map(withoutComment);
+  if (!contentLines.every(closesItsBrackets)) return false;
+  const content = contentLines.join("\n");
   if (NODE_INDICATOR.test(content)) return false;
   if (value === null || value === undefined) return content.trim() === "";
   const counted = { keys: 0 };
@@ -68,6 +72,21 @@ function withoutComment(line: string): string {
   if (start === -1) return line;
   const before = line.slice(0, start);
   return /["']/u.test(before) ? line : before;
+}
+
+/**
+ * Whether a line closes every bracket it opens (a flow collection on one line), counting brackets
+ * inside quotes too (a line that merely seems unbalanced is declined, never one that is).
+ * @param line - One line's content.
+ * @returns True when `[`/`{` and `]`/`}` balance on the line.
+ */
+function closesItsBrackets(line: string): boolean {
+  let depth = 0;
+  for (const character of line) {
+    if (character === "[" || character === "{") depth += 1;
+    else if (character === "]" || character === "}") depth -= 1;
+  }
+  return depth === 0;
 }
 
 /**

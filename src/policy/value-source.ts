@@ -66,28 +66,33 @@ function valueTree(root: unknown, text: string): SourceTree {
     items: (node) => (Array.isArray(node) ? node : []),
     scalar: (node) => (isScalarValue(node) ? node : undefined),
     position: () => ({ line: 1, column: 1 }),
-    leadingComment: () => leadingComment(text),
+    leadingComment: () => leadingComment(text) ?? "",
   };
 }
 
 /**
- * The comment lines a YAML text starts with (up to the first line that is neither a comment nor
- * blank), without their `#`, as one text; blank lines between them are kept as empty lines.
+ * The comment lines a YAML text starts with, without their `#`, as one text — when they form one
+ * block that the first content does not follow closely by another comment (`undefined` then: where
+ * such a header ends is the YAML library's to say).
  *
  * @param text - A YAML text.
- * @returns The comment, `""` when the text starts with content.
+ * @returns The comment (`""` when the text starts with content), or `undefined`.
  * Source: SPEC §4.3 (each pack's header says which server and version it was checked against).
  */
-export function leadingComment(text: string): string {
-  const lines: string[] = [];
-  for (const line of text.replace(/^\uFEFF/u, "").split(/\r?\n/u)) {
-    if (line.trim() === "") {
-      lines.push("");
-      continue;
-    }
-    const match = /^\s*#(.*)$/u.exec(line);
+export function leadingComment(text: string): string | undefined {
+  const lines = text.replace(/^\uFEFF/u, "").split(/\r?\n/u);
+  const header: string[] = [];
+  let index = 0;
+  for (; index < lines.length; index++) {
+    const match = /^#(.*)$/u.exec(lines[index] ?? "");
     if (match === null) break;
-    lines.push(match[1] ?? "");
+    header.push(match[1] ?? "");
   }
-  return lines.join("\n").replace(/^\n+|\n+$/gu, "");
+  for (; index < lines.length; index++) {
+    const line = lines[index] ?? "";
+    if (line.trim() === "") continue;
+    if (/^\s*#/u.test(line)) return undefined;
+    break;
+  }
+  return header.join("\n");
 }

@@ -1,8 +1,15 @@
 /**
  * What `bouncer run` checks before the upstream is spawned: the user's policy files, read and
- * validated (fast: the packs are not parsed here; they join the files when the gate is built, after
- * the spawn), and the `--record` file, opened. An unusable policy or session file becomes the
+ * validated, and the `--record` file, opened. An unusable policy or session file becomes the
  * JSON-RPC error every client request is answered with. Edge.
+ *
+ * The check before the spawn is fast: under Bun each file is parsed by `Bun.YAML` and validated by
+ * the policy module's fast path (`check-parsed.ts`, which loads neither the `yaml` library nor the
+ * engine). A file the fast path cannot vouch for is read by the `yaml` library there and then, so an
+ * invalid policy is refused before the upstream starts. A policy the fast path found valid is read
+ * by the `yaml` library again after the spawn, while the upstream boots, and that reading is the
+ * one the gate is built from; only when it is valid is anything relayed ({@link checkRunPolicyTexts}).
+ * The packs are not parsed here; they join the files when the gate is built.
  *
  * Source: SPEC §3.2 step 1 ("load and validate the policy (fast), spawn the upstream"), step 2
  * ("answer with a JSON-RPC error carrying the policy error and exit 2 — never run ungated"), §4.2,
@@ -12,7 +19,9 @@
 
 import { resolve } from "node:path";
 import type { SessionRecorder } from "../audit/index.ts";
-import type { PolicyFile } from "../policy/index.ts";
+import { readPolicyTexts } from "../platform/policy-texts.ts";
+import { parseYamlNatively } from "../platform/yaml-parse.ts";
+import type { PolicyFile, PolicyText } from "../policy/index.ts";
 import type { RpcErrorObject } from "./jsonrpc.ts";
 import type { RunOptions } from "./run-args.ts";
 
@@ -24,30 +33,86 @@ export type RunPolicyCheck =
   | { readonly ok: true; readonly files: readonly PolicyFile[] }
   | { readonly ok: false; readonly error: RpcErrorObject };
 
+/** What the check before the spawn found. */
+export type RunPolicyPrecheck =
+  /** Read by the `yaml` library: the final verdict. */
+  | { readonly kind: "checked"; readonly check: RunPolicyCheck }
+  /** Valid on the fast path: read again with {@link checkRunPolicyTexts} before anything is relayed. */
+  | { readonly kind: "valid"; readonly texts: readonly PolicyText[] };
+
 /**
- * Reads and validates the `--policy` files (without the packs). Never throws: an unreadable or
- * invalid file is the refusal, with `data.code` `POLICY_UNREADABLE` or `POLICY_INVALID` (and every
- * issue as `FILE:LINE:COLUMN: message`).
+ * Reads the `--policy` files and checks them fast. Never throws: an unreadable file is the refusal
+ * (`POLICY_UNREADABLE`); a file the fast path does not find valid is checked by the `yaml` library.
  *
  * Source: SPEC §3.2 step 1–2, §4.1, §4.2.
  * @param files - The `--policy` values in command-line order.
  * @param cwd - The directory relative names resolve against.
+ * @returns The final check, or the texts found valid (to be read again after the spawn).
+ */
+export async function precheckRunPolicy(files: readonly string[], cwd: string): Promise<RunPolicyPrecheck> {
+  if (files.length === 0) return { kind: "checked", check: { ok: true, files: [] } };
+  let texts: PolicyText[];
+  try {
+    texts = await readPolicyTexts(files, cwd);
+  } catch (error) {
+    return { kind: "checked", check: unreadable(error) };
+  }
+  const { checkParsedPolicy } = await import("../policy/check-parsed.ts");
+  const valid = texts.every(({ text, fileName }) => {
+    const parsed = parseYamlNatively(text);
+    return parsed !== undefined && checkParsedPolicy({ text, value: parsed.value }, fileName) !== undefined;
+  });
+  return valid ? { kind: "valid", texts } : { kind: "checked", check: await checkRunPolicyTexts(texts) };
+}
+
+/**
+ * Validates policy texts with the `yaml` library (without the packs). Never throws: an invalid file
+ * is the refusal, with `data.code` `POLICY_INVALID` and every issue as `FILE:LINE:COLUMN: message`.
+ *
+ * Source: SPEC §3.2 step 1–2, §4.1, §4.2.
+ * @param texts - The files' texts, in command-line order.
  * @returns The validated files in the same order, or the refusal.
  */
-export async function checkRunPolicy(files: readonly string[], cwd: string): Promise<RunPolicyCheck> {
-  if (files.length === 0) return { ok: true, files: [] };
-  const [{ readPolicyTexts, formatIssueLine }, { checkPolicyFiles }] = await Promise.all([
-    import("../commands/policy-files.ts"),
-    import("../policy/index.ts"),
-  ]);
+export async function checkRunPolicyTexts(texts: readonly PolicyText[]): Promise<RunPolicyCheck> {
+  // The checker alone, not the policy module's index (that would load the engine too).
+  const { checkPolicyFiles } = await import("../policy/create-policy.ts");
   try {
-    const checked = checkPolicyFiles(await readPolicyTexts(files, cwd), []);
+    const checked = checkPolicyFiles(texts, []);
     if (checked.ok) return { ok: true, files: checked.policy.files };
+    const { formatIssueLine } = await import("../commands/policy-files.ts");
     const lines = checked.issues.map(formatIssueLine);
     return refusal(`Invalid policy: ${lines[0]}`, { code: "POLICY_INVALID", issues: lines });
   } catch (error) {
-    return refusal(error instanceof Error ? error.message : String(error), { code: "POLICY_UNREADABLE" });
+    return unreadable(error);
   }
+}
+
+/**
+ * Reads and validates the `--policy` files with the `yaml` library (without the packs). Never
+ * throws.
+ *
+ * Source: SPEC §3.2 step 1–2, §4.1, §4.2.
+ * @param files - The `--policy` values in command-line order.
+ * @param cwd - The directory relative names resolve against.
+ * @returns The validated files in the same order, or the refusal (`POLICY_UNREADABLE`,
+ *   `POLICY_INVALID`).
+ */
+export async function checkRunPolicy(files: readonly string[], cwd: string): Promise<RunPolicyCheck> {
+  if (files.length === 0) return { ok: true, files: [] };
+  try {
+    return await checkRunPolicyTexts(await readPolicyTexts(files, cwd));
+  } catch (error) {
+    return unreadable(error);
+  }
+}
+
+/**
+ * The refusal for a file that cannot be read (or an unexpected failure while checking).
+ * @param error - What was thrown.
+ * @returns The failed check.
+ */
+function unreadable(error: unknown): RunPolicyCheck {
+  return refusal(error instanceof Error ? error.message : String(error), { code: "POLICY_UNREADABLE" });
 }
 
 /**

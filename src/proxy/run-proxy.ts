@@ -1,7 +1,8 @@
 /**
- * `bouncer run` put together: validate the policy files (an unusable policy answers every request
+ * `bouncer run` put together: check the policy files fast (an unusable policy answers every request
  * with the policy error and exits 2 without ever spawning the upstream), spawn the upstream (before
- * anything slow), frame both pipes with Bouncer's own framer, relay through {@link Relay} with the
+ * anything slow), read the files with the `yaml` library while it boots when the fast check vouched
+ * for them (refused then: the upstream is stopped before anything is relayed, exit 2), frame both pipes with Bouncer's own framer, relay through {@link Relay} with the
  * session's hooks — the gate, built while the upstream answers the client's `initialize`, which is
  * relayed at once ({@link deferredHooks}) — and own the life cycle — upstream death answered at once, the client going away
  * (stdin EOF, broken pipe, parent gone) or a signal shutting the upstream tree down in stages, and
@@ -27,7 +28,7 @@ import { refuseClient } from "./refuse-client.ts";
 import { Relay } from "./relay.ts";
 import type { RelayContext, RelayHooks, ShutdownReason, UpstreamFailure } from "./relay-hooks.ts";
 import type { RunOptions, UpstreamLaunch } from "./run-args.ts";
-import { checkRunPolicy, openRecorder } from "./run-policy.ts";
+import { checkRunPolicyTexts, openRecorder, precheckRunPolicy } from "./run-policy.ts";
 
 /** The process's streams, injected. */
 export interface RunProxyIo {
@@ -56,6 +57,11 @@ export interface RunProxyOptions {
   readonly graceMs?: number;
   /** Delay between SIGTERM and SIGKILL (default 2,000 ms). */
   readonly killAfterMs?: number;
+  /**
+   * The check of the `--policy` files before the spawn (default `precheckRunPolicy`; tests replace
+   * it to reach the `yaml` library's reading after the spawn).
+   */
+  readonly precheckPolicy?: typeof precheckRunPolicy;
   /** Install signal, exit and parent-death handlers on the process (default true). */
   readonly processHandlers?: boolean;
 }
@@ -132,18 +138,10 @@ export async function runProxy(
     const limit = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
     return refuseClient(error, io, { exitCode, ...limit });
   };
-  const policy = await checkRunPolicy(run.policies, cwd);
-  if (!policy.ok) return refuse(policy.error, 2);
+  const precheck = await (options.precheckPolicy ?? precheckRunPolicy)(run.policies, cwd);
+  if (precheck.kind === "checked" && !precheck.check.ok) return refuse(precheck.check.error, 2);
   const recording = await openRecorder(run, cwd);
   if (!recording.ok) return refuse(recording.error, 1);
-  const setup: GatingSetup = {
-    run,
-    upstream: { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
-    home: bouncerHome({ env, cwd }),
-    log,
-    policyFiles: policy.files,
-    ...(recording.recorder === undefined ? {} : { recorder: recording.recorder }),
-  };
   let upstream: UpstreamProcess | undefined;
   let upstreamWriter: MessageWriter | undefined;
   let relay: Relay | undefined;
@@ -204,6 +202,24 @@ export async function runProxy(
     spawnFailure = { message: error.message, data: { command: launch.command, path: pathValue } };
   }
 
+  // A policy found valid on the fast path is read by the yaml library while the upstream boots; the
+  // gate is built from that reading, and nothing is relayed unless it is valid.
+  const policy = precheck.kind === "checked" ? precheck.check : await checkRunPolicyTexts(precheck.texts);
+  if (stopping) return exited;
+  if (!policy.ok) {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+    if (upstream !== undefined)
+      await stopUpstream(upstream, { graceMs: 0, killAfterMs: options.killAfterMs ?? 2000 });
+    return refuse(policy.error, 2);
+  }
+  const setup: GatingSetup = {
+    run,
+    upstream: { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
+    home: bouncerHome({ env, cwd }),
+    log,
+    policyFiles: policy.files,
+    ...(recording.recorder === undefined ? {} : { recorder: recording.recorder }),
+  };
   const { createHooks } = options;
   const live = new Relay({
     sendToClient: (text) => clientWriter.write(text),

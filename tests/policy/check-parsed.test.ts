@@ -94,6 +94,10 @@ describe("checkParsedPolicy() agrees with checkPolicy()", () => {
     ["a key without a value", "send_email:\n"],
     ["a prototype key", "__proto__: { action: allow }\n"],
     ["a quoted number", 'w: { max_calls: "3" }\n'],
+    [
+      "a key starting with a flow indicator",
+      "echo: { exfiltrating: false }\n,generate: { exfiltrating: false }\n",
+    ],
   ])("checkParsedPolicy() gives no verdict for %s (checkPolicy decides)", (_name, text) => {
     expect(fast(text)).toBeUndefined();
   });

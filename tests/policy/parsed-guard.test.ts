@@ -36,6 +36,8 @@ describe("parsedValueStandsForText()", () => {
     ["a tab", "a:\t1\n", { a: 1 }],
     ["a line separator", "a: x\u2028y\n", { a: "x\u2028y" }],
     ["a prototype name", "__proto__: 1\n", {}],
+    ["a line starting with a flow indicator", "a: 1\n,b: 2\n", { a: 1, ",b": 2 }],
+    ["a flow collection over two lines", "a: { b: 1,\n  c: 2 }\n", { a: { b: 1, c: 2 } }],
     ["an infinite number", "a: .inf\n", { a: Number.POSITIVE_INFINITY }],
     ["a non-plain object", "a: 1\n", new Map([["a", 1]])],
     ["content where there is none", "a: 1\n", null],

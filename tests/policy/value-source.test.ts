@@ -22,11 +22,15 @@ describe("valueSource()", () => {
 });
 
 describe("leadingComment()", () => {
-  test("leadingComment() returns the comment lines a text starts with, blank lines kept inside", () => {
-    expect(leadingComment("# one\n#two\n\n# three\n\nversion: 1\n# later\n")).toBe(" one\ntwo\n\n three");
+  test("leadingComment() returns the comment lines a text starts with, without their #", () => {
+    expect(leadingComment("# one\n#two\n\nversion: 1\n# later\n")).toBe(" one\ntwo");
   });
 
   test("leadingComment() is empty for a text that starts with content", () => {
     expect(leadingComment("version: 1 # not a header\n")).toBe("");
+  });
+
+  test("leadingComment() cannot tell where a header of two comment blocks ends", () => {
+    expect(leadingComment("# one\n\n# two\n\nversion: 1\n")).toBeUndefined();
   });
 });

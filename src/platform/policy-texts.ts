@@ -1,0 +1,37 @@
+/**
+ * Reading the `--policy` files: each file's text under the name the user gave, in command-line
+ * order. Loads nothing of the policy module, so `bouncer run` can read (and check) the files before
+ * it spawns the upstream without loading the YAML library or the engine. Edge.
+ *
+ * Source: SPEC §4.1 (`--policy`, repeatable, later files win), §3.2 step 1.
+ * @module
+ */
+
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { PolicyText } from "../policy/index.ts";
+import { BouncerError } from "./errors.ts";
+
+/**
+ * Reads the policy files.
+ *
+ * Source: SPEC §4.1 (`--policy`, repeatable).
+ * @param files - The names as the user gave them, in command-line order.
+ * @param cwd - The directory they are relative to.
+ * @returns Each file's text under the name the user gave (rules carry `user:<name>`).
+ * @throws {BouncerError} `POLICY_UNREADABLE` (exit 2) when a file cannot be read.
+ */
+export async function readPolicyTexts(files: readonly string[], cwd: string): Promise<PolicyText[]> {
+  const texts: PolicyText[] = [];
+  for (const file of files) {
+    try {
+      texts.push({ text: await readFile(resolve(cwd, file), "utf8"), fileName: file });
+    } catch (error) {
+      const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
+      const why =
+        code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(code ?? error);
+      throw new BouncerError("POLICY_UNREADABLE", `Cannot read policy "${file}": ${why}`, { cause: error });
+    }
+  }
+  return texts;
+}
