@@ -102,34 +102,61 @@ function auditDecision(
  * @throws Never for an expected outcome (an unexpected error while deciding is a deny).
  */
 export async function gateToolCall(gated: CallGate, call: ToolCallRequest): Promise<GatedCall> {
+  const first = await decideFirst(gated, call);
+  return concludeCall(gated, call, first);
+}
+
+/**
+ * The first decision on a call: re-walk once for an unknown name or after a failed walk, notice pins
+ * accepted elsewhere (one read of the pin file, handed to the gate), decide. A failed walk or any
+ * error while deciding is a deny.
+ * @param gated - The call gate.
+ * @param call - The client's request.
+ * @returns The decision and the request's seq.
+ */
+async function decideFirst(
+  gated: CallGate,
+  call: ToolCallRequest,
+): Promise<{ readonly decision: Decision; readonly seq: number }> {
   const { gate, server, tools } = gated;
   const tool = call.name;
-  const args = call.arguments;
-  let decision: Decision;
-  let seq: number;
   try {
     if (!gate.knowsTool(server, tool) || tools.failure !== undefined) await tools.walk();
     const pins = await tools.noticePinChanges();
-    const first = await gate.decideCall(server, tool, args, {
+    const first = await gate.decideCall(server, tool, call.arguments, {
       countAttempt: true,
       ...(pins === undefined ? {} : { pins }),
     });
-    seq = first.seq;
-    decision = first.decision;
     const failed = tools.failure;
-    if (failed !== undefined) {
-      // The gate's list is older than the upstream's: never decide on it (SPEC §2.2 "calls wait for it").
-      decision = proxyDeny({
-        code: "walk_failed",
-        message: `${failed.message}, so the call cannot be checked`,
-      });
-    }
+    if (failed === undefined) return first;
+    // The gate's list is older than the upstream's: never decide on it (SPEC §2.2 "calls wait for it").
+    const message = `${failed.message}, so the call cannot be checked`;
+    return { decision: proxyDeny({ code: "walk_failed", message }), seq: first.seq };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     gated.log(`Cannot decide a call of ${JSON.stringify(tool)}: ${message}`);
-    seq = gate.seq;
-    decision = proxyDeny({ code: "gate_error", message: `Bouncer could not decide the call: ${message}` });
+    const reason = { code: "gate_error", message: `Bouncer could not decide the call: ${message}` };
+    return { decision: proxyDeny(reason), seq: gate.seq };
   }
+}
+
+/**
+ * What follows the first decision: a call whose JSON is ambiguous is denied; the decision is audited
+ * (a failed write blocks); then forward, block, or ask.
+ * @param gated - The call gate.
+ * @param call - The client's request.
+ * @param first - The first decision and the request's seq.
+ * @returns What to do with the call (a promise only when a human is asked).
+ */
+function concludeCall(
+  gated: CallGate,
+  call: ToolCallRequest,
+  first: { readonly decision: Decision; readonly seq: number },
+): GatedCall | Promise<GatedCall> {
+  const tool = call.name;
+  const args = call.arguments;
+  const { seq } = first;
+  let { decision } = first;
   if (call.strict.duplicateKeys || call.strict.unsafeIntegers) {
     const what = call.strict.duplicateKeys ? "repeats an object key" : "holds an integer beyond ±2^53";
     decision = proxyDeny({

@@ -1,6 +1,6 @@
 import { isJsonObject, member, RPC_ERROR, resultResponseText } from "./jsonrpc.ts";
 import type { PendingClient, RelayCore } from "./relay-core.ts";
-import type { ClientRequestInfo, RelayHooks, ToolCallRequest } from "./relay-hooks.ts";
+import type { ClientRequestInfo, RelayHooks, ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
 import { internalError } from "./relay-support.ts";
 import { checkStrictJson } from "./strict-json.ts";
 
@@ -119,7 +119,8 @@ async function toolsList(core: RelayCore, request: InterceptedRequest): Promise<
 
 /**
  * A client `tools/call`: shape checked, strict JSON report made, held until ready, decided by the
- * hook; forwarded as `{..."params", "arguments": <decided>}` re-serialised, or answered.
+ * hook; forwarded as `{..."params", "arguments": <decided>}` re-serialised, or answered. The
+ * synchronous parts live in their own functions, so that the awaiting one stays small.
  *
  * Source: SPEC §3.1.
  * @param core - The relay.
@@ -127,17 +128,34 @@ async function toolsList(core: RelayCore, request: InterceptedRequest): Promise<
  */
 async function toolCall(core: RelayCore, request: InterceptedRequest): Promise<void> {
   const { pending } = request;
+  const call = toolCallRequest(core, request);
+  if (call === undefined) return;
+  pending.call = call;
+  await core.hooks.whenReady();
+  if (isDone(pending)) return;
+  const decision = await core.hooks.onToolCall(call);
+  if (!isDone(pending)) applyToolCallDecision(core, pending, decision);
+}
+
+/**
+ * The hook's view of a `tools/call`, or undefined after answering a malformed one.
+ * @param core - The relay.
+ * @param request - The request.
+ * @returns The call (name, arguments, strict JSON report, progress token, cancel signal).
+ */
+function toolCallRequest(core: RelayCore, request: InterceptedRequest): ToolCallRequest | undefined {
+  const { pending } = request;
   const name = member(pending.params, "name");
   const args = member(pending.params, "arguments");
   if (typeof name !== "string" || (args !== undefined && !isJsonObject(args))) {
     const what = typeof name !== "string" ? '"name" must be a string' : '"arguments" must be an object';
     core.answerError(pending, { code: RPC_ERROR.invalidParams, message: `Invalid params: ${what}` });
-    return;
+    return undefined;
   }
   const meta = member(pending.params, "_meta");
   const token = isJsonObject(meta) ? member(meta, "progressToken") : undefined;
   // Built without spreading `info(pending)`, which would make the cancel signal nobody may need.
-  const call: ToolCallRequest = {
+  return {
     id: pending.id,
     method: pending.method,
     params: pending.params,
@@ -152,11 +170,15 @@ async function toolCall(core: RelayCore, request: InterceptedRequest): Promise<v
     ),
     ...(typeof token === "string" || typeof token === "number" ? { progressToken: token } : {}),
   };
-  pending.call = call;
-  await core.hooks.whenReady();
-  if (isDone(pending)) return;
-  const decision = await core.hooks.onToolCall(call);
-  if (isDone(pending)) return;
+}
+
+/**
+ * Carries out the hook's decision on a `tools/call`.
+ * @param core - The relay.
+ * @param pending - The request (not done).
+ * @param decision - Forward with the decided arguments, or answer.
+ */
+function applyToolCallDecision(core: RelayCore, pending: PendingClient, decision: ToolCallDecision): void {
   if (decision.kind === "forward") {
     const params = JSON.stringify({ ...pending.params, arguments: decision.arguments });
     core.forward(

@@ -86,7 +86,7 @@ export class MessageWriter {
 
   /** Wakes flush waiters when nothing is in flight. */
   #settle(): void {
-    if (this.#inFlight > 0 && !this.#broken) return;
+    if ((this.#inFlight > 0 && !this.#broken) || this.#waiters.length === 0) return;
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const wake of waiters) wake();

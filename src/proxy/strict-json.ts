@@ -51,23 +51,41 @@ function isUnsafeNumber(literal: string): boolean {
  * @returns True when some object of the text has a key twice (after decoding escapes).
  */
 export function repeatsAKey(text: string, value: unknown): boolean {
-  let written = 0;
+  return keysWritten(text) !== keysKept(value);
+}
+
+/**
+ * Counts the keys written in a JSON text: its strings followed by `:` (after a string ends, the
+ * next `"` starts a string, since no other token holds one).
+ * @param text - Valid JSON text.
+ * @returns How many keys the text writes, repeated ones included.
+ */
+function keysWritten(text: string): number {
+  let count = 0;
   for (let at = text.indexOf('"'); at !== -1; ) {
-    const end = stringEnd(text, at);
-    if (end === -1) break;
-    let next = end;
+    let next = stringEnd(text, at);
+    if (next === -1) break;
     while (isSpace(text.charCodeAt(next))) next++;
-    if (text.charCodeAt(next) === 0x3a) written++;
+    if (text.charCodeAt(next) === 0x3a) count++;
     at = text.indexOf('"', next);
   }
-  let kept = 0;
+  return count;
+}
+
+/**
+ * Counts the own keys of every object in a parsed JSON value.
+ * @param value - `JSON.parse` of a text.
+ * @returns How many keys the value keeps.
+ */
+function keysKept(value: unknown): number {
+  let count = 0;
   const stack: object[] = typeof value === "object" && value !== null ? [value] : [];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const values = Object.values(item);
-    if (!Array.isArray(item)) kept += values.length;
+    if (!Array.isArray(item)) count += values.length;
     for (const member of values) if (typeof member === "object" && member !== null) stack.push(member);
   }
-  return written !== kept;
+  return count;
 }
 
 /**
