@@ -70,6 +70,26 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
     records.delete(call);
     recordCall(session, call, outcome === undefined ? { record } : { record, outcome });
   };
+  /**
+   * Records a forwarded call's result as untrusted output, then in the session file.
+   * @param session - The settled session.
+   * @param call - The call.
+   * @param outcome - The upstream's answer.
+   */
+  const toolResult = (session: Live | Refused, call: ToolCallRequest, outcome: RpcOutcome): void => {
+    const record = records.get(call);
+    if (session.kind === "refused" || record === undefined) return;
+    records.delete(call);
+    unrecorded.delete(call);
+    const { gate, server } = session.calls;
+    const forwarded = { server, tool: call.name, seq: record.seq, args: record.args };
+    if (outcome.kind === "result" && isJsonObject(outcome.result)) {
+      gate.recordResult(forwarded, { result: outcome.result });
+    } else {
+      gate.recordResult(forwarded, { error: outcomeValue(outcome) });
+    }
+    recordCall(session, call, { record, outcome });
+  };
   const live = (run: (session: Live) => void): void => {
     if (settled?.kind === "live") run(settled);
     else void started.then((session) => (session.kind === "live" ? run(session) : undefined));
@@ -101,9 +121,10 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
         });
       }),
     onInitialized: () => live((session) => void session.calls.tools.walk()),
-    whenReady: async () => {
-      const session = await started;
-      if (session.kind === "live") await session.calls.tools.whenReady();
+    whenReady: () => {
+      const ready = (session: Live | Refused): Promise<void> =>
+        session.kind === "live" ? session.calls.tools.whenReady() : Promise.resolve();
+      return settled === undefined ? started.then(ready) : ready(settled);
     },
     onToolsList: async () => {
       const session = await started;
@@ -129,21 +150,11 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       else call.signal.addEventListener("abort", () => unanswered(session, call), { once: true });
       return gated.decision;
     },
-    onToolResult: async (call, outcome) => {
-      const session = settled ?? (await started);
-      const record = records.get(call);
-      if (session.kind === "refused" || record === undefined) return;
-      records.delete(call);
-      unrecorded.delete(call);
-      const { gate, server } = session.calls;
-      const forwarded = { server, tool: call.name, seq: record.seq, args: record.args };
-      if (outcome.kind === "result" && isJsonObject(outcome.result)) {
-        gate.recordResult(forwarded, { result: outcome.result });
-      } else {
-        gate.recordResult(forwarded, { error: outcomeValue(outcome) });
-      }
-      recordCall(session, call, { record, outcome });
-    },
+    // Synchronous once the session is settled: the answer reaches the client without another turn.
+    onToolResult: (call, outcome) =>
+      settled === undefined
+        ? started.then((session) => toolResult(session, call, outcome))
+        : toolResult(settled, call, outcome),
     onUpstreamResult: (request, outcome) =>
       live((session) => {
         if (!UNTRUSTED_RESULTS.has(request.method) || outcome.kind !== "result") return;
