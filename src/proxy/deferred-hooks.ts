@@ -79,9 +79,11 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
     },
     onInitializeResult: (result) => observe((hooks) => hooks.onInitializeResult(result)),
     onInitialized: () => observe((hooks) => hooks.onInitialized()),
-    whenReady: async () => (await ready()).whenReady(),
+    // Straight to the real hooks once built (no extra turn per call).
+    whenReady: () => (loaded === undefined ? ready().then((hooks) => hooks.whenReady()) : loaded.whenReady()),
     onToolsList: async (request) => (await ready()).onToolsList(request),
-    onToolCall: async (call) => (await ready()).onToolCall(call),
+    onToolCall: (call) =>
+      loaded === undefined ? ready().then((hooks) => hooks.onToolCall(call)) : loaded.onToolCall(call),
     onToolResult: (call, outcome) => withHooks((hooks) => hooks.onToolResult(call, outcome)),
     onUpstreamResult: (request, outcome) => withHooks((hooks) => hooks.onUpstreamResult(request, outcome)),
     onUpstreamRequest: (request) => observe((hooks) => hooks.onUpstreamRequest(request)),
