@@ -9,13 +9,14 @@
  * Dispatch is Bouncer's own (then citty's `runCommand` for the chosen command), so that: `--help`
  * works on every command, unknown flags are rejected (exit 2), a command name is looked up with
  * `Object.hasOwn` (citty's `in` would find `constructor`), and the command's return value is the exit
- * status.
+ * status. citty is loaded only when needed: `bouncer run` parses its own flags and is called directly,
+ * so that it reaches the upstream's spawn sooner (SPEC §3.2 step 1).
  *
  * Source: SPEC §5 (exit codes 0/1/2, `--help`, unknown flags), §6 (`--version`).
  * @module
  */
 
-import { type ArgsDef, type CommandDef, type CommandMeta, renderUsage, runCommand } from "citty";
+import type { ArgsDef, CommandDef, CommandMeta } from "citty";
 import packageJson from "../package.json" with { type: "json" };
 import { type CommandIo, processIo } from "./commands/io.ts";
 import { assertKnownArgs } from "./platform/args.ts";
@@ -30,6 +31,12 @@ export const VERSION: string = packageJson.version;
 
 /** Commands standing in for ones this build cannot load (run at once, whatever the arguments). */
 const STAND_INS = new WeakSet<AnyCommand>();
+
+/**
+ * Commands that parse their own raw arguments (after the strict flag check), called without citty:
+ * `bouncer run` starts the upstream before anything slow (SPEC §3.2 step 1).
+ */
+const OWN_PARSERS: ReadonlySet<string> = new Set(["bouncer run"]);
 
 const HELP_FLAGS: ReadonlySet<string> = new Set(["--help", "-h"]);
 const VERSION_FLAGS: ReadonlySet<string> = new Set(["--version", "-v"]);
@@ -186,6 +193,7 @@ async function usage(target: Target, color: boolean): Promise<string> {
   const meta: CommandMeta = await resolve(target.command.meta ?? {});
   const name = target.path.at(-1) ?? "bouncer";
   const parentName = target.path.slice(0, -1).join(" ");
+  const { renderUsage } = await import("citty");
   const text = await renderUsage(
     { ...target.command, meta: { ...meta, name } },
     parentName === "" ? undefined : { meta: { name: parentName, version: VERSION } },
@@ -221,7 +229,7 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
     }
     target = await selectCommand(argv);
     if (STAND_INS.has(target.command)) {
-      await runCommand(target.command, { rawArgs: [] });
+      await (await import("citty")).runCommand(target.command, { rawArgs: [] });
     }
     const dash = target.args.indexOf("--");
     const own = dash === -1 ? target.args : target.args.slice(0, dash);
@@ -239,11 +247,30 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
       );
     }
     assertKnownArgs(target.args, argsDef, { command: target.path.join(" ") });
-    const { result } = await runCommand(target.command, { rawArgs: [...target.args], data: { io } });
+    const result = await runTarget(target, io);
     return typeof result === "number" && Number.isInteger(result) ? result : 0;
   } catch (error) {
     return report(error, { io, command: target?.path.join(" ") ?? "bouncer" });
   }
+}
+
+/**
+ * Runs the selected command: through citty's `runCommand`, or, for a command that parses its own
+ * raw arguments, by calling its `run` directly (citty is then never loaded).
+ * @param target - The selected command, its arguments already checked.
+ * @param io - Where output goes (passed as citty's `data`).
+ * @returns What the command's `run` returned.
+ */
+async function runTarget(target: Target, io: CommandIo): Promise<unknown> {
+  const rawArgs = [...target.args];
+  const { command } = target;
+  if (OWN_PARSERS.has(target.path.join(" ")) && command.run !== undefined) {
+    // citty's parsed `args` would go unused: the command reads `rawArgs`.
+    const context = { rawArgs, args: { _: [] }, cmd: command, data: { io } };
+    return command.run(context as unknown as Parameters<typeof command.run>[0]);
+  }
+  const { runCommand } = await import("citty");
+  return (await runCommand(command, { rawArgs, data: { io } })).result;
 }
 
 /**

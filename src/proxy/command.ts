@@ -7,7 +7,7 @@
  * @module
  */
 
-import { defineCommand } from "citty";
+import type { CommandDef } from "citty";
 import type { CommandIo } from "../commands/io.ts";
 import { parseRunArgs, runArgs } from "./run-args.ts";
 import { runProxy } from "./run-proxy.ts";
@@ -31,11 +31,12 @@ function stderrWriter(data: unknown): (text: string) => void {
 
 /**
  * The `bouncer run` command. Its `run` returns the exit status: 0 when the client went away, 1 when
- * the upstream died, 2 for a usage or policy error.
+ * the upstream died, 2 for a usage or policy error. It reads only `rawArgs` (and `data.io`), so
+ * `src/cli.ts` calls it without citty, and this file loads no citty code (a plain command object).
  *
  * Source: SPEC §5.1.
  */
-export const runCommand = defineCommand({
+export const runCommand: CommandDef<typeof runArgs> = {
   meta: {
     name: "run",
     description:
@@ -50,6 +51,6 @@ export const runCommand = defineCommand({
       writeStderr: stderrWriter(data),
     });
   },
-});
+};
 
 export default runCommand;

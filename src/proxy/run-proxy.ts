@@ -1,12 +1,14 @@
 /**
  * `bouncer run` put together: check the policy files fast (an unusable policy answers every request
  * with the policy error and exits 2 without ever spawning the upstream), spawn the upstream (before
- * anything slow), read the files with the `yaml` library while it boots when the fast check vouched
- * for them (refused then: the upstream is stopped before anything is relayed, exit 2), frame both pipes with Bouncer's own framer, relay through {@link Relay} with the
- * session's hooks — the gate, built while the upstream answers the client's `initialize`, which is
- * relayed at once ({@link deferredHooks}) — and own the life cycle — upstream death answered at once, the client going away
- * (stdin EOF, broken pipe, parent gone) or a signal shutting the upstream tree down in stages, and
- * no process left behind. Returns the exit status; never exits the process itself (STYLE #15). Edge.
+ * anything slow: the relay's own modules load after it), read the files with the `yaml` library
+ * while it boots when the fast check vouched for them (refused then: the upstream is stopped before
+ * anything is relayed, exit 2), frame both pipes with Bouncer's own framer, relay through `Relay`
+ * with the session's hooks — the gate, built while the upstream answers the client's `initialize`,
+ * which is relayed at once (`deferredHooks`) — and own the life cycle: upstream death answered at
+ * once, the client going away (stdin EOF, broken pipe, parent gone) or a signal shutting the upstream
+ * tree down in stages, and no process left behind. Returns the exit status; never exits the process
+ * itself (STYLE #15). Edge.
  *
  * Source: SPEC §3.2 step 1, §3.3 (life cycle and robustness), STYLE #17, #18; field cases F05–F07.
  * @module
@@ -15,20 +17,17 @@
 import type { Readable, Writable } from "node:stream";
 import { isBouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
-import { watchParent } from "../platform/parent-watch.ts";
 import { readEnv } from "../platform/resolve-command.ts";
 import { spawnUpstream, type UpstreamExit, type UpstreamProcess } from "../platform/spawn-upstream.ts";
-import { killUpstreamNow, stopUpstream } from "../platform/stop-upstream.ts";
-import { deferredHooks } from "./deferred-hooks.ts";
+import { stopUpstream } from "../platform/stop-upstream.ts";
 import type { GatingSetup } from "./gating-hooks.ts";
 import type { RpcErrorObject } from "./jsonrpc.ts";
-import { LineFramer } from "./line-framer.ts";
-import { MessageWriter } from "./message-writer.ts";
-import { refuseClient } from "./refuse-client.ts";
-import { Relay } from "./relay.ts";
+import type { MessageWriter } from "./message-writer.ts";
+import type { Relay } from "./relay.ts";
 import type { RelayContext, RelayHooks, ShutdownReason, UpstreamFailure } from "./relay-hooks.ts";
-import type { RunOptions, UpstreamLaunch } from "./run-args.ts";
+import type { RunOptions } from "./run-args.ts";
 import { checkRunPolicyTexts, openRecorder, precheckRunPolicy } from "./run-policy.ts";
+import { installProcessHandlers, upstreamLaunch } from "./run-process.ts";
 
 /** The process's streams, injected. */
 export interface RunProxyIo {
@@ -133,9 +132,10 @@ export async function runProxy(
   const log = (message: string): void => io.writeStderr(`[bouncer] ${message}\n`);
   // The policy files are validated, and the `--record` file opened, before the spawn (SPEC §3.2
   // step 1): an unusable policy never starts the upstream, so nothing can be relayed ungated.
-  const refuse = (error: RpcErrorObject, exitCode: number): Promise<number> => {
+  const refuse = async (error: RpcErrorObject, exitCode: number): Promise<number> => {
     log(error.message);
     const limit = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
+    const { refuseClient } = await import("./refuse-client.ts");
     return refuseClient(error, io, { exitCode, ...limit });
   };
   const precheck = await (options.precheckPolicy ?? precheckRunPolicy)(run.policies, cwd);
@@ -144,6 +144,7 @@ export async function runProxy(
   if (!recording.ok) return refuse(recording.error, 1);
   let upstream: UpstreamProcess | undefined;
   let upstreamWriter: MessageWriter | undefined;
+  let clientWriter: MessageWriter | undefined;
   let relay: Relay | undefined;
   let stopping = false;
   let resolveExit: (code: number) => void = noop;
@@ -175,15 +176,10 @@ export async function runProxy(
         killAfterMs: options.killAfterMs ?? 2000,
       });
     }
-    await bounded(clientWriter.flush(), FLUSH_LIMIT_MS);
+    if (clientWriter !== undefined) await bounded(clientWriter.flush(), FLUSH_LIMIT_MS);
     for (const cleanup of cleanups.splice(0)) cleanup();
     resolveExit(code);
   }
-
-  const clientWriter = new MessageWriter(io.stdout, {
-    onError: () => void shutdown("broken_pipe", 0),
-    onPressure: (full) => (full ? upstream?.stdout.pause() : upstream?.stdout.resume()),
-  });
 
   if (options.processHandlers !== false)
     cleanups.push(...installProcessHandlers({ log, shutdown, upstream: () => upstream }));
@@ -204,7 +200,14 @@ export async function runProxy(
 
   // A policy found valid on the fast path is read by the yaml library while the upstream boots; the
   // gate is built from that reading, and nothing is relayed unless it is valid.
-  const policy = precheck.kind === "checked" ? precheck.check : await checkRunPolicyTexts(precheck.texts);
+  const [policy, { Relay }, { LineFramer }, { MessageWriter }, { deferredHooks }] = await Promise.all([
+    precheck.kind === "checked" ? precheck.check : checkRunPolicyTexts(precheck.texts),
+    // The relay's modules load after the spawn too.
+    import("./relay.ts"),
+    import("./line-framer.ts"),
+    import("./message-writer.ts"),
+    import("./deferred-hooks.ts"),
+  ]);
   if (stopping) return exited;
   if (!policy.ok) {
     for (const cleanup of cleanups.splice(0)) cleanup();
@@ -220,9 +223,14 @@ export async function runProxy(
     policyFiles: policy.files,
     ...(recording.recorder === undefined ? {} : { recorder: recording.recorder }),
   };
+  const toClient = new MessageWriter(io.stdout, {
+    onError: () => void shutdown("broken_pipe", 0),
+    onPressure: (full) => (full ? upstream?.stdout.pause() : upstream?.stdout.resume()),
+  });
+  clientWriter = toClient;
   const { createHooks } = options;
   const live = new Relay({
-    sendToClient: (text) => clientWriter.write(text),
+    sendToClient: (text) => toClient.write(text),
     sendToUpstream: (text) => upstreamWriter?.write(text),
     // The gate is built while the upstream answers `initialize` (its modules and the packs load then).
     createHooks: (context) =>
@@ -305,64 +313,4 @@ export async function runProxy(
     io.stdin.pause();
   });
   return exited;
-}
-
-/**
- * The upstream to launch: after `--`, or from the client config's stash (its JSONC and TOML parsers
- * are loaded only then).
- * @param run - The flags.
- * @param cwd - Bouncer's working directory.
- * @returns The launch.
- * @throws {BouncerError} From `readUpstreamStash`.
- */
-async function upstreamLaunch(run: RunOptions, cwd: string): Promise<UpstreamLaunch> {
-  const [command, ...args] = run.command ?? [];
-  if (command !== undefined) return { command, args, cwd, source: "argv" };
-  const { readUpstreamStash } = await import("./config-stash.ts");
-  return readUpstreamStash(run.config ?? "", { name: run.upstreamName, cwd });
-}
-
-/**
- * Signals, parent death, process exit and stray errors (no unhandled rejection ever ends Bouncer
- * without stopping the upstream).
- * @param hooks - The logger, the shutdown and the current upstream.
- * @returns Functions removing each handler.
- */
-function installProcessHandlers(hooks: {
-  readonly log: (message: string) => void;
-  readonly shutdown: (reason: ShutdownReason, code: number) => Promise<void>;
-  readonly upstream: () => UpstreamProcess | undefined;
-}): (() => void)[] {
-  const onSignal = (): void => void hooks.shutdown("signal", 0);
-  const signals =
-    process.platform === "win32"
-      ? (["SIGTERM", "SIGINT"] as const)
-      : (["SIGTERM", "SIGINT", "SIGHUP"] as const);
-  for (const signal of signals) process.on(signal, onSignal);
-  const onExit = (): void => {
-    const child = hooks.upstream();
-    if (child !== undefined) killUpstreamNow(child);
-  };
-  process.on("exit", onExit);
-  const onRejection = (reason: unknown): void => {
-    hooks.log(
-      `Internal error (unhandled rejection): ${reason instanceof Error ? reason.message : String(reason)}`,
-    );
-  };
-  const onException = (error: Error): void => {
-    hooks.log(`Internal error: ${error.message}`);
-    void hooks.shutdown("session_ended", 1);
-  };
-  process.on("unhandledRejection", onRejection);
-  process.on("uncaughtException", onException);
-  const stopWatch = watchParent({ onGone: () => void hooks.shutdown("parent_gone", 0) });
-  return [
-    () => {
-      for (const signal of signals) process.off(signal, onSignal);
-    },
-    () => process.off("exit", onExit),
-    () => process.off("unhandledRejection", onRejection),
-    () => process.off("uncaughtException", onException),
-    stopWatch,
-  ];
 }
