@@ -115,7 +115,8 @@ export function decisionEntry(
   options: DecisionEntryOptions = {},
 ): AuditEntry {
   const reason = decision.reasons[0];
-  return {
+  // Assigned field by field (no spreads: this runs for every call).
+  const entry: { -readonly [K in keyof AuditEntry]: AuditEntry[K] } = {
     event: "decision",
     session: call.session,
     seq: call.seq,
@@ -124,10 +125,14 @@ export function decisionEntry(
     args: call.args,
     verdict: decision.verdict,
     contract: decision.contract,
-    ...(reason === undefined ? {} : { reason: reason.message, source: reason.source }),
-    ...(reason?.evidence === undefined || reason.evidence.length === 0 ? {} : { evidence: reason.evidence }),
-    ...(options.mode === "audit" ? { mode: "audit" as const } : {}),
   };
+  if (reason !== undefined) {
+    entry.reason = reason.message;
+    entry.source = reason.source;
+    if (reason.evidence !== undefined && reason.evidence.length > 0) entry.evidence = reason.evidence;
+  }
+  if (options.mode === "audit") entry.mode = "audit";
+  return entry;
 }
 
 /** The part of an {@link AuditCall} that later records of the same call repeat. */

@@ -17,6 +17,7 @@ import {
   type AskAnswer,
   answerKey,
   applyAnswer,
+  type CallInput,
   canonicalToolJson,
   comparePins,
   createEngineState,
@@ -25,6 +26,7 @@ import {
   type IndexEntry,
   type JsonObject,
   type JsonValue,
+  type PathContext,
   type PinStatus,
   type Question,
   recordOutput,
@@ -68,6 +70,8 @@ interface ServerState {
   lastEvents: Map<string, string>;
   /** Rules by `[tool, definition hash]`: compiled once per pinned definition. */
   readonly rules: Map<string, ToolRules>;
+  /** Where the server's paths resolve (SPEC §2.4): its cwd, the home, the platform, the walk. */
+  readonly paths: PathContext;
 }
 
 /**
@@ -120,11 +124,18 @@ export class Gate {
       ...(typeof serverInfoName === "string" ? { serverInfoName } : {}),
     });
     const previous = this.#servers.get(context.name);
+    const { resolvePath } = this.#options;
     const entry: ServerState = {
       context,
       packs,
       lastEvents: new Map(),
       rules: new Map(),
+      paths: {
+        cwd: context.cwd ?? this.#options.cwd,
+        home: this.#options.home,
+        platform: this.#options.platform ?? "posix",
+        ...(resolvePath === undefined ? {} : { resolve: resolvePath }),
+      },
     };
     if (previous?.listed !== undefined) entry.listed = previous.listed;
     this.#servers.set(context.name, entry);
@@ -185,29 +196,22 @@ export class Gate {
     const view = await this.#view(entry, options.pins);
     const pin: PinStatus = view.comparison.tools.get(tool)?.status ?? { kind: "unknown" };
     const rules = this.#rulesFor(entry, tool);
-    const definition = view.effective.get(tool)?.definition;
-    const { resolvePath, externalTaint } = this.#options;
-    const decision = decide(
-      {
-        server,
-        tool,
-        arguments: args,
-        rules,
-        ...(definition?.inputSchema === undefined ? {} : { schema: definition.inputSchema }),
-        pin,
-        paths: {
-          cwd: entry.context.cwd ?? this.#options.cwd,
-          home: this.#options.home,
-          platform: this.#options.platform ?? "posix",
-          ...(resolvePath === undefined ? {} : { resolve: resolvePath }),
-        },
-        countAttempt: options.countAttempt ?? true,
-        ...(options.oneTimeApprovals === undefined ? {} : { oneTimeApprovals: options.oneTimeApprovals }),
-        ...(externalTaint === undefined ? {} : { externalTaint }),
-      },
-      this.state,
-    );
-    return { decision, seq, rules, pin };
+    const schema = view.effective.get(tool)?.definition.inputSchema;
+    // Assigned field by field (no spreads: this runs for every call); the path context is per server.
+    const input: { -readonly [K in keyof CallInput]: CallInput[K] } = {
+      server,
+      tool,
+      arguments: args,
+      rules,
+      pin,
+      paths: entry.paths,
+      countAttempt: options.countAttempt ?? true,
+    };
+    if (schema !== undefined) input.schema = schema;
+    if (options.oneTimeApprovals !== undefined) input.oneTimeApprovals = options.oneTimeApprovals;
+    const { externalTaint } = this.#options;
+    if (externalTaint !== undefined) input.externalTaint = externalTaint;
+    return { decision: decide(input, this.state), seq, rules, pin };
   }
 
   /**

@@ -15,6 +15,7 @@ import {
   type AuditCallRef,
   type AuditEntry,
   type AuditWriter,
+  type DecisionEntryOptions,
   decisionEntry,
   noiseEntry,
   outcomeEntry,
@@ -76,6 +77,7 @@ export function sessionId(options: {
 export class SessionAudit {
   readonly session: string;
   readonly #options: SessionAuditOptions;
+  readonly #entryOptions: DecisionEntryOptions;
   #recordFailed = false;
 
   /**
@@ -84,6 +86,7 @@ export class SessionAudit {
   constructor(options: SessionAuditOptions) {
     this.#options = options;
     this.session = options.session;
+    this.#entryOptions = { mode: options.mode };
   }
 
   /** Whether a `--record` session file is written (calls are recorded only then). */
@@ -99,12 +102,9 @@ export class SessionAudit {
    */
   decision(decision: Decision, call: Omit<AuditCall, "session" | "server">): void {
     const { session } = this;
-    const entry = decisionEntry(
-      decision,
-      { ...call, session, server: this.#options.server },
-      { mode: this.#options.mode },
-    );
-    this.#options.writer.write(entry);
+    const { seq, tool, args } = call;
+    const where: AuditCall = { session, seq, server: this.#options.server, tool, args };
+    this.#options.writer.write(decisionEntry(decision, where, this.#entryOptions));
   }
 
   /**
