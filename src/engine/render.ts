@@ -3,7 +3,10 @@
  * @module
  */
 
+/** Code points shown at most. */
 const MAX_RENDERED = 200;
+/** Printable ASCII other than `"` and `\`: rendered as it is. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /**
  * Renders an untrusted string for a human: a quoted JSON string cut at 200 characters, with control,
@@ -15,17 +18,19 @@ const MAX_RENDERED = 200;
  * @example renderUntrusted("bob@partner.example") // => "\"bob@partner.example\""
  */
 export function renderUntrusted(value: string): string {
-  const chars = Array.from(value);
-  const cut = chars.length > MAX_RENDERED;
+  if (value.length <= MAX_RENDERED && PLAIN.test(value)) return `"${value}"`;
   let out = "";
-  for (const ch of cut ? chars.slice(0, MAX_RENDERED) : chars) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (ch === '"') out += '\\"';
-    else if (ch === "\\") out += "\\\\";
+  let at = 0;
+  for (let count = 0; count < MAX_RENDERED && at < value.length; count += 1) {
+    const code = value.codePointAt(at) ?? 0;
+    const width = code > 0xffff ? 2 : 1;
+    if (code === 0x22) out += '\\"';
+    else if (code === 0x5c) out += "\\\\";
     else if (code < 0x20 || code === 0x7f || code > 0x7e) out += `\\u{${code.toString(16)}}`;
-    else out += ch;
+    else out += value.slice(at, at + width);
+    at += width;
   }
-  return `"${out}${cut ? "…" : ""}"`;
+  return `"${out}${at < value.length ? "…" : ""}"`;
 }
 
 /**
