@@ -84,6 +84,7 @@ export function rememberedAnswer(
   question: Question,
   oneTime: readonly ApprovalKey[] = [],
 ): RememberedAnswer {
+  if (state.approvals.size === 0 && oneTime.length === 0) return undefined;
   const forms = keyForms(question).map(approvalKeyString);
   const stored = forms.map((form) => state.approvals.get(form));
   if (stored.includes("declined")) return "declined";

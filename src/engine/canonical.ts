@@ -219,8 +219,8 @@ function round(text: string, options: CanonicalOptions): string {
   if (options.output === true) out = out.replaceAll("mailto:", "");
   out = out.replace(WHITESPACE_TO_COLLAPSE, " ").trim();
   if (options.destination === true) {
-    out = out.replace(/^(?:mailto:\s*)+/, "");
-    out = out.replace(NAME_ADDR, "$1");
+    if (out.startsWith("mailto:")) out = out.replace(/^(?:mailto:\s*)+/, "");
+    if (out.endsWith(">")) out = out.replace(NAME_ADDR, "$1");
   }
   return out;
 }

@@ -96,12 +96,15 @@ function combine(outcomes: readonly Outcome[], input: CallInput, state: EngineSt
     };
   }
   const seen = new Set<string>();
-  const unique = asks.filter(({ question }) => {
-    const key = approvalKeyString(question.key);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const unique =
+    asks.length < 2
+      ? asks
+      : asks.filter(({ question }) => {
+          const key = approvalKeyString(question.key);
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        });
   const [firstAsk, ...moreAsks] = unique;
   if (firstAsk !== undefined) {
     return {

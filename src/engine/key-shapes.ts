@@ -103,6 +103,9 @@ const DESTINATION_KEY_WORDS: ReadonlySet<string> = new Set([
   "target",
 ]);
 
+/** A name that is one lower-case word: ASCII lower-case letters and digits. */
+const ONE_WORD = /^[a-z0-9]+$/;
+
 /**
  * Splits a name into lower-case words on `_`, `-`, whitespace and camelCase boundaries
  * (`replyTo` → `reply to`, `userIDList` → `user id list`).
@@ -113,6 +116,8 @@ const DESTINATION_KEY_WORDS: ReadonlySet<string> = new Set([
  * @example splitWords("shareWith_emailAddress") // ["share", "with", "email", "address"]
  */
 export function splitWords(name: string): string[] {
+  // A name of lower-case letters and digits only is one word (nothing below would split or change it).
+  if (ONE_WORD.test(name)) return [name];
   return name
     .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, "$1 $2")
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")

@@ -97,28 +97,46 @@ interface AskText {
   readonly evidence: readonly Evidence[];
 }
 
+/**
+ * The remembered answer to a destination's question (its approval key, or for a URL its origin): a
+ * decline of either first, then an approval, remembered or one-time for this request.
+ */
+function rememberedFor(
+  gate: Gate,
+  question: { readonly key: ApprovalKey; readonly origin: string | undefined },
+): "declined" | "approved" | undefined {
+  const { input, state } = gate;
+  const oneTime = input.oneTimeApprovals ?? [];
+  if (state.approvals.size === 0 && oneTime.length === 0) return undefined;
+  const { key, origin } = question;
+  const forms = [key, ...(origin === undefined ? [] : [{ ...key, identity: origin }])].map(approvalKeyString);
+  if (forms.some((form) => state.approvals.get(form) === "declined")) return "declined";
+  const once = new Set(oneTime.map(approvalKeyString));
+  return forms.some((form) => state.approvals.get(form) === "approved" || once.has(form))
+    ? "approved"
+    : undefined;
+}
+
 /** Classifies one destination (SPEC §2.5 "Classification"), remembered answers included. */
 function classify(gate: Gate, target: Target): Finding {
-  const { input, state } = gate;
+  const { input } = gate;
   const { dest, piece, identity } = target;
   if (piece.eligible && matchTrusted(identity, input.rules.trustedDestinations) !== undefined) {
     return { kind: "trusted" };
   }
   const key = approvalKey(input, target);
   const origin = identity.kind === "url" && !identity.fromCanonical ? identity.origin : undefined;
-  const forms = [key, ...(origin === undefined ? [] : [{ ...key, identity: origin }])].map(approvalKeyString);
   const about = { server: input.server, tool: input.tool, path: dest.path, raw: piece.raw, identity };
   const subject: MessageSubject = { ...about, shown: renderDestination(about) };
   const base = { path: dest.path, source: dest.source };
-  if (forms.some((form) => state.approvals.get(form) === "declined")) {
+  const answer = rememberedFor(gate, { key, origin });
+  if (answer === "declined") {
     return {
       kind: "deny",
       reason: { ...base, code: "sink_declined", message: sinkMessages.declined(subject) },
     };
   }
-  const once = new Set((input.oneTimeApprovals ?? []).map(approvalKeyString));
-  if (forms.some((form) => state.approvals.get(form) === "approved" || once.has(form)))
-    return { kind: "trusted" };
+  if (answer === "approved") return { kind: "trusted" };
   const ask = (text: AskText): Finding => {
     const shown = text.evidence.length > 0 ? { evidence: text.evidence.slice(0, MAX_EVIDENCE) } : {};
     const withOrigin = origin === undefined ? {} : { origin };
@@ -195,11 +213,14 @@ export function evaluateSinkGate(input: CallInput, state: EngineState): Contract
     }
   }
   const asked = new Set<string>();
-  const unique = asks.filter(({ question }) => {
-    const key = approvalKeyString(question.key);
-    if (asked.has(key)) return false;
-    asked.add(key);
-    return true;
-  });
+  const unique =
+    asks.length < 2
+      ? asks
+      : asks.filter(({ question }) => {
+          const key = approvalKeyString(question.key);
+          if (asked.has(key)) return false;
+          asked.add(key);
+          return true;
+        });
   return { denies, asks: unique };
 }
