@@ -4,30 +4,18 @@
  * while holding the `O_EXCL` lock file — so several Bouncer processes share one log safely. Writers
  * never parse the log. A failure to write throws: the proxy denies the call (fail closed). The log
  * stays open between writes; whether its path still names the open file (another process may have
- * rotated it) is looked at every {@link CHECK_PATH_MS} ms, not on every write. Edge.
+ * rotated it) is looked at every {@link CHECK_PATH_MS} ms, not on every write (log-file.ts). Edge.
  *
  * Source: SPEC §3.5.
  * @module
  */
 
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  fstatSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
-import { dirname } from "node:path";
+import { renameSync, statSync, unlinkSync } from "node:fs";
 import packageJson from "../../package.json" with { type: "json" };
 import { BouncerError } from "../platform/errors.ts";
-import { isoStamper, lineEncoder, toRecord } from "./audit-line.ts";
+import { isoStamper, toRecord } from "./audit-line.ts";
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
+import { openLogFile } from "./log-file.ts";
 import { hasErrorCode, LOCK_STALE_MS, tryAcquireLock } from "./rotation-lock.ts";
 
 /** Rotate when the log reaches this size (SPEC §3.5: 10 MiB). */
@@ -39,8 +27,8 @@ export const ROTATE_KEEP = 5;
 /**
  * How often, at most, a writer checks that the log's path still names the file it has open (default
  * of {@link AuditWriterOptions.checkPathMs}). Until then, lines land in the file it has open — after
- * another process rotated it, that is `audit.jsonl.1`, which readers read too — never in a deleted
- * file: the open file's link count is checked before every write.
+ * another process rotated it, that is `audit.jsonl.1`, which readers read too; lines that went to a
+ * file that lost its name meanwhile (deleted, rotated out) are written again to the log then.
  */
 export const CHECK_PATH_MS = 100;
 
@@ -108,14 +96,14 @@ export function describeFsError(error: unknown): string {
  * first {@link AuditWriter.write}. The path is taken as given (`$BOUNCER_HOME/audit.jsonl` or
  * `--audit-log FILE`; the caller resolves it).
  *
- * Each write: looks at the open descriptor (`fstat`): a file without a name any more (deleted, or
- * rotated out by other processes) is never written to — the path is reopened; every `checkPathMs`
- * it also checks that the descriptor is still the file at `path` (another process may have rotated
- * it; then reopens). It appends the whole line with one `write` on an `O_APPEND` descriptor and,
- * when the file has reached `maxBytes`, tries the rotation lock; the holder re-checks the size and
- * shifts `path.4` → `path.5` … `path` → `path.1`, dropping the oldest. A writer that finds the lock
- * held skips rotating (the holder is doing it). A line appended to a file another process renamed
- * since the last check lands in `path.1`: kept, never lost.
+ * Each write appends the whole line with one `write` on an `O_APPEND` descriptor kept open (see
+ * log-file.ts): every `checkPathMs` (and on flush) the writer checks that the descriptor is still the
+ * file at `path` — another process may have rotated it: then it reopens; a line appended to a file
+ * another process renamed since the last check lands in `path.1`, kept; lines that went to a file
+ * that lost its name (deleted, rotated out) are appended again. When the file has reached `maxBytes`,
+ * the writer checks the path and tries the rotation lock; the holder re-checks the size and shifts
+ * `path.4` → `path.5` … `path` → `path.1`, dropping the oldest. A writer that finds the lock held
+ * skips rotating (the holder is doing it).
  *
  * Source: SPEC §3.5.
  * @param path - The log file.
@@ -139,11 +127,10 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
     throw new RangeError(`Cannot create audit writer: checkPathMs must not be negative, got ${checkPathMs}`);
   }
   const stampOf = isoStamper();
-  const encodeLine = lineEncoder();
-  let fd: number | undefined;
-  let identity = "";
-  /** When (by `now`) the path was last found to name the open file. */
-  let checkedAt = 0;
+  const log = openLogFile(path, {
+    checkPathMs,
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
+  });
 
   const fail = (error: unknown): BouncerError => {
     if (error instanceof BouncerError) return error;
@@ -154,78 +141,6 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
         cause: error,
       },
     );
-  };
-
-  const closeQuietly = (): void => {
-    if (fd === undefined) return;
-    try {
-      closeSync(fd);
-    } catch {
-      // Closing a descriptor whose file is gone cannot lose a record.
-    }
-    fd = undefined;
-  };
-
-  /**
-   * Opens (creating) the log at `path`.
-   * @returns The descriptor and the file's size.
-   */
-  const openLog = (): { readonly handle: number; readonly size: number } => {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const flags = constants.O_WRONLY | constants.O_APPEND;
-    let handle: number;
-    try {
-      handle = openSync(path, flags | constants.O_CREAT | constants.O_EXCL, 0o600);
-      fchmodSync(handle, 0o600);
-    } catch (error) {
-      if (!hasErrorCode(error, "EEXIST")) throw error;
-      handle = openSync(path, flags | constants.O_CREAT, 0o600);
-    }
-    const stats = fstatSync(handle);
-    if (stats.isDirectory()) {
-      closeSync(handle);
-      throw new Error("EISDIR: the path is a directory");
-    }
-    identity = `${stats.dev}:${stats.ino}`;
-    return { handle, size: stats.size };
-  };
-
-  /**
-   * Whether the path still names the open file.
-   * @returns False when it names another file or none.
-   */
-  const pathNamesOpenFile = (): boolean => {
-    try {
-      const stats = statSync(path);
-      return `${stats.dev}:${stats.ino}` === identity;
-    } catch (error) {
-      if (!hasErrorCode(error, "ENOENT")) throw error;
-      return false;
-    }
-  };
-
-  /**
-   * The descriptor to append to now, and the size of its file. The path is checked when the check is
-   * due, when the clock went backwards, or when the open file reports no link (deleted or rotated
-   * out: never written to).
-   * @param at - The time now.
-   * @returns Descriptor and size.
-   */
-  const current = (at: number): { readonly handle: number; readonly size: number } => {
-    if (fd !== undefined) {
-      const stats = fstatSync(fd);
-      const due = stats.nlink < 1 || at < checkedAt || at - checkedAt >= checkPathMs;
-      if (!due) return { handle: fd, size: stats.size };
-      if (pathNamesOpenFile()) {
-        checkedAt = at;
-        return { handle: fd, size: stats.size };
-      }
-      closeQuietly();
-    }
-    const opened = openLog();
-    fd = opened.handle;
-    checkedAt = at;
-    return opened;
   };
 
   const rotate = (): void => {
@@ -253,7 +168,7 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
           if (!hasErrorCode(error, "ENOENT")) throw error;
         }
       }
-      closeQuietly();
+      log.close();
     } finally {
       lock.release();
     }
@@ -263,7 +178,7 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
     path,
     open(): void {
       try {
-        current(now());
+        log.check(now());
       } catch (error) {
         throw fail(error);
       }
@@ -271,36 +186,29 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
     write(entry: AuditEntry): AuditRecord {
       const at = now();
       const record = toRecord(entry, { ts: stampOf(at), bouncer: version });
-      const line = encodeLine(`${JSON.stringify(record)}\n`);
       let size: number;
       try {
-        const target = current(at);
-        const written = writeSync(target.handle, line);
-        if (written !== line.length) throw new Error(`short write of ${written} of ${line.length} bytes`);
-        size = target.size + written;
+        size = log.append(`${JSON.stringify(record)}\n`, at);
       } catch (error) {
-        closeQuietly();
         throw fail(error);
       }
       try {
-        // A file renamed by another writer since the last check is not this writer's to rotate.
-        if (size >= maxBytes && pathNamesOpenFile()) rotate();
-        else if (size >= maxBytes) closeQuietly();
+        // Looked at first: a file another writer renamed since the last look is not this one's to rotate.
+        if (size >= maxBytes && log.check(at) && log.size >= maxBytes) rotate();
       } catch (error) {
         options.warn?.(`Cannot rotate audit log "${path}": ${describeFsError(error)}`);
       }
       return record;
     },
     flush(): void {
-      if (fd === undefined) return;
       try {
-        fsyncSync(fd);
+        log.flush(now());
       } catch (error) {
         throw fail(error);
       }
     },
     close(): void {
-      closeQuietly();
+      log.close();
     },
   };
 }

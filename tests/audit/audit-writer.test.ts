@@ -240,25 +240,67 @@ describe("createAuditWriter()", () => {
     expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([1, 2]);
   });
 
-  test("createAuditWriter() never writes to a deleted log: the next line creates it again, even before the path check is due", () => {
+  test("createAuditWriter() loses no line written to a log deleted before the path check: they are written again at the check", () => {
+    const log = join(dir, "audit.jsonl");
+    let clock = FIXED;
+    const warnings: string[] = [];
+    const writer = createAuditWriter(log, {
+      now: () => clock,
+      warn: (message) => void warnings.push(message),
+    });
+    writer.write(entry(1));
+    rmSync(log);
+    writer.write(entry(2)); // before the check is due: lands in the deleted file
+    writer.write(entry(3));
+    expect(existsSync(log)).toBe(false);
+    clock += 100;
+    writer.write(entry(4));
+    // Every line since the last check (the open) is written again — 1 too, deleted with the file — then 4.
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([1, 2, 3, 4]);
+    expect(warnings).toEqual([
+      `Audit log "${log}" was removed while open: its last 3 line(s) were written again`,
+    ]);
+  });
+
+  test("createAuditWriter() loses no line written to a log rotated out by other writers before its path check", () => {
+    const log = join(dir, "audit.jsonl");
+    let clock = FIXED;
+    const a = createAuditWriter(log, { maxBytes: 10_000_000, now: () => clock });
+    a.write(entry(1));
+    clock += 100;
+    a.write(entry(2)); // a checked the path: its lines since then are 2
+    // Other writers rotate the file a has open all the way out (keep 2).
+    renameSync(log, `${log}.1`);
+    renameSync(`${log}.1`, `${log}.2`);
+    rmSync(`${log}.2`);
+    a.write(entry(3));
+    clock += 100;
+    a.write(entry(4));
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([2, 3, 4]);
+  });
+
+  test("createAuditWriter() flush() checks the path first, so lines of a deleted log reach the disk", () => {
     const log = join(dir, "audit.jsonl");
     const writer = createAuditWriter(log, { now: () => FIXED });
     writer.write(entry(1));
     rmSync(log);
     writer.write(entry(2));
-    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([2]);
+    writer.flush();
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([1, 2]);
+    writer.close();
   });
 
-  test("createAuditWriter() never writes to a log rotated out by other writers before its path check is due", () => {
+  test("createAuditWriter() checks the path at least every 256 lines, even with a clock that stands still", () => {
     const log = join(dir, "audit.jsonl");
-    const a = createAuditWriter(log, { maxBytes: 10_000_000, now: () => FIXED });
-    a.write(entry(1));
-    // Other writers rotate the file a has open all the way out (keep 2).
+    const writer = createAuditWriter(log, { maxBytes: 10_000_000, now: () => FIXED });
+    writer.write(entry(0));
     renameSync(log, `${log}.1`);
-    renameSync(`${log}.1`, `${log}.2`);
-    rmSync(`${log}.2`);
-    a.write(entry(2));
-    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([2]);
+    for (let seq = 1; seq <= 256; seq++) writer.write(entry(seq));
+    expect(readAuditLog(`${log}.1`).records).toHaveLength(256);
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual(
+      Array.from({ length: 257 }, (_, i) => i),
+    );
+    expect(readFileSync(log, "utf8")).toContain('"seq":256');
   });
 
   test("createAuditWriter() does not rotate a file another writer renamed since its last check, and follows the path instead", () => {

@@ -1,0 +1,195 @@
+/**
+ * The audit log's open file: lines appended with one `O_APPEND` write each, the file created with
+ * mode 0600 (its folder 0700), and whether the path still names the open file looked at only now and
+ * then — not on every line. Between two looks, lines land in the file this process has open: after
+ * another process rotated the log, that is `audit.jsonl.1`, which readers read too. The lines since
+ * the last look are kept (as text) until the next one, and written again to the log when the open
+ * file turns out to have lost its name (deleted, or rotated out by other writers), so no line is lost.
+ * Edge (file system).
+ *
+ * Source: SPEC §3.5 ("Each line is one append of one write", "several Bouncer processes share one
+ * log safely").
+ * @module
+ */
+
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
+import { lineEncoder } from "./audit-line.ts";
+import { hasErrorCode } from "./rotation-lock.ts";
+
+/** Lines kept since the last look at most; one more line makes the look due. */
+const KEPT_LINES_MAX = 256;
+
+/** Options of {@link openLogFile}. */
+export interface LogFileOptions {
+  /** At most this many milliseconds (by the times given) between two looks at the path. */
+  readonly checkPathMs: number;
+  /** Told how many lines were written again after the open file lost its name. */
+  readonly warn?: (message: string) => void;
+}
+
+/** The audit log as one writer has it open. */
+export interface LogFile {
+  /**
+   * Appends one line with one write, opening the log first if needed and looking at the path when
+   * that is due (by time, when the clock went backwards, or after {@link KEPT_LINES_MAX} lines).
+   * @param text - The line, with its `\n`.
+   * @param at - The time now (ms).
+   * @returns The size of the file written to, after the line (this writer's estimate, exact at each look).
+   * @throws {Error} A file-system error (the caller fails closed); the file is closed then.
+   */
+  append(text: string, at: number): number;
+  /**
+   * Looks at the path now (see the module doc); opens the log when it is not open.
+   * @param at - The time now (ms).
+   * @returns Whether the path names the open file (false: it was reopened).
+   * @throws {Error} A file-system error.
+   */
+  check(at: number): boolean;
+  /**
+   * Forces the open file's lines to disk, after a look at the path (so lines of a file that lost its
+   * name are written again first). A no-op when nothing is open.
+   * @throws {Error} A file-system error.
+   */
+  flush(at: number): void;
+  /** Closes the file (a later append reopens the log); lines since the last look are dropped from memory. */
+  close(): void;
+  /** The size of the open file as of the last look plus the lines appended since (0 when closed). */
+  readonly size: number;
+}
+
+/**
+ * Opens the audit log lazily: nothing happens until the first {@link LogFile.append} or
+ * {@link LogFile.check}.
+ *
+ * Source: SPEC §3.5.
+ * @param path - The log file.
+ * @param options - Look interval and warning sink.
+ * @returns The log file.
+ */
+export function openLogFile(path: string, options: LogFileOptions): LogFile {
+  const encode = lineEncoder();
+  let fd: number | undefined;
+  let identity = "";
+  let size = 0;
+  /** When (by the times given) the path last named the open file. */
+  let checkedAt = 0;
+  /** The lines written since then, to write again if the open file lost its name. */
+  let kept: string[] = [];
+
+  const close = (): void => {
+    kept = [];
+    if (fd === undefined) return;
+    const handle = fd;
+    fd = undefined;
+    try {
+      closeSync(handle);
+    } catch {
+      // Closing a descriptor whose file is gone cannot lose a line.
+    }
+  };
+
+  const writeLine = (handle: number, text: string): number => {
+    const bytes = encode(text);
+    const written = writeSync(handle, bytes);
+    if (written !== bytes.length) throw new Error(`short write of ${written} of ${bytes.length} bytes`);
+    return written;
+  };
+
+  const open = (at: number): number => {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const flags = constants.O_WRONLY | constants.O_APPEND;
+    let handle: number;
+    try {
+      handle = openSync(path, flags | constants.O_CREAT | constants.O_EXCL, 0o600);
+      fchmodSync(handle, 0o600);
+    } catch (error) {
+      if (!hasErrorCode(error, "EEXIST")) throw error;
+      handle = openSync(path, flags | constants.O_CREAT, 0o600);
+    }
+    const stats = fstatSync(handle);
+    if (stats.isDirectory()) {
+      closeSync(handle);
+      throw new Error("EISDIR: the path is a directory");
+    }
+    fd = handle;
+    identity = `${stats.dev}:${stats.ino}`;
+    size = stats.size;
+    checkedAt = at;
+    kept = [];
+    return handle;
+  };
+
+  const pathNamesOpenFile = (): boolean => {
+    try {
+      const stats = statSync(path);
+      return `${stats.dev}:${stats.ino}` === identity;
+    } catch (error) {
+      if (!hasErrorCode(error, "ENOENT")) throw error;
+      return false;
+    }
+  };
+
+  const check = (at: number): boolean => {
+    if (fd === undefined) {
+      open(at);
+      return true;
+    }
+    const stats = fstatSync(fd);
+    if (pathNamesOpenFile()) {
+      size = stats.size;
+      checkedAt = at;
+      kept = [];
+      return true;
+    }
+    const lost = stats.nlink < 1 ? kept : [];
+    close();
+    const handle = open(at);
+    for (const text of lost) size += writeLine(handle, text);
+    if (lost.length > 0) {
+      options.warn?.(
+        `Audit log "${path}" was removed while open: its last ${lost.length} line(s) were written again`,
+      );
+    }
+    return false;
+  };
+
+  return {
+    append(text, at) {
+      try {
+        const due =
+          fd === undefined ||
+          at < checkedAt ||
+          at - checkedAt >= options.checkPathMs ||
+          kept.length >= KEPT_LINES_MAX;
+        if (due) check(at);
+        size += writeLine(fd as number, text);
+        kept.push(text);
+        return size;
+      } catch (error) {
+        close();
+        throw error;
+      }
+    },
+    check,
+    flush(at) {
+      if (fd === undefined) return;
+      check(at);
+      if (fd !== undefined) fsyncSync(fd);
+    },
+    close,
+    get size() {
+      return fd === undefined ? 0 : size;
+    },
+  };
+}
