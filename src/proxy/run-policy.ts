@@ -51,13 +51,16 @@ export type RunPolicyPrecheck =
  */
 export async function precheckRunPolicy(files: readonly string[], cwd: string): Promise<RunPolicyPrecheck> {
   if (files.length === 0) return { kind: "checked", check: { ok: true, files: [] } };
+  // The fast path's modules load while the files are read.
+  const fastPath = import("../policy/check-parsed.ts");
+  fastPath.catch(() => undefined); // awaited below; not left unhandled when a file cannot be read
   let texts: PolicyText[];
   try {
     texts = await readPolicyTexts(files, cwd);
   } catch (error) {
     return { kind: "checked", check: unreadable(error) };
   }
-  const { checkParsedPolicy } = await import("../policy/check-parsed.ts");
+  const { checkParsedPolicy } = await fastPath;
   const valid = texts.every(({ text, fileName }) => {
     const parsed = parseYamlNatively(text);
     return parsed !== undefined && checkParsedPolicy({ text, value: parsed.value }, fileName) !== undefined;
