@@ -225,6 +225,26 @@ function round(text: string, options: CanonicalOptions): string {
   return out;
 }
 
+/** Anything but a space and printable ASCII other than `%`, `&` and `A`–`Z` (output text). */
+const NOT_PLAIN_OUTPUT = /[^\x20-\x24\x27-\x40\x5b-\x7e]/;
+/** The same for destinations, where `&` stays (entities are decoded in output only). */
+const NOT_PLAIN_DESTINATION = /[^\x20-\x24\x26-\x40\x5b-\x7e]/;
+
+/**
+ * Whether a value is already its own canonical form, by a test that reads it once: printable ASCII
+ * with no upper case, nothing to decode (`%`, and for output `&`), single spaces between words only,
+ * no `mailto:`, and for a destination no closing `>`. A round changes nothing in such a value (no
+ * step applies), so canonicalising it returns it as it is.
+ */
+function isPlainCanonical(value: string, options: CanonicalOptions): boolean {
+  const notPlain = options.output === true ? NOT_PLAIN_OUTPUT : NOT_PLAIN_DESTINATION;
+  if (notPlain.test(value)) return false;
+  const last = value.length - 1;
+  if (value.charCodeAt(0) === 32 || value.charCodeAt(last) === 32 || value.includes("  ")) return false;
+  if (value.includes("mailto:")) return false;
+  return options.destination !== true || value.charCodeAt(last) !== 62;
+}
+
 /**
  * Computes the canonical form of a destination or of recorded output, repeating the round until
  * the value no longer changes (at most three rounds).
@@ -236,6 +256,7 @@ function round(text: string, options: CanonicalOptions): string {
  * @example canonicalize("Bob <MAILTO:Bob%40X.example>", { destination: true }) // "bob@x.example"
  */
 export function canonicalize(value: string, options: CanonicalOptions = {}): string {
+  if (isPlainCanonical(value, options)) return value;
   let current = value;
   for (let i = 0; i < MAX_ROUNDS; i += 1) {
     const next = round(current, options);

@@ -16,6 +16,9 @@ const SEPARATOR = "\u0000";
  * Source: SPEC §2.5 "Index, not rescans".
  */
 export const SCALAR_BREAK = "\u0001";
+/** A control character (Cc) other than {@link SCALAR_BREAK}: a space in the window. */
+const CONTROL = /[\u0000\u0002-\u001f\u007f-\u009f]/;
+const CONTROLS = /[\u0000\u0002-\u001f\u007f-\u009f]/g;
 /** Target size of one chunk of the window, in UTF-16 code units. */
 const CHUNK_UNITS = 64 * 1024;
 /** Characters kept on each side of an occurrence for the excerpt. */
@@ -120,7 +123,7 @@ export function appendSegment(
   segment: { readonly text: string; readonly meta: Evidence },
 ): void {
   const { text, meta } = segment;
-  let clean = text.replace(/\p{Cc}/gu, (ch) => (ch === SCALAR_BREAK ? ch : " "));
+  let clean = CONTROL.test(text) ? text.replace(CONTROLS, " ") : text;
   if (!/\S/.test(clean)) return;
   if (clean.length > window.limit) clean = clean.slice(clean.length - window.limit);
   const open = window.open;

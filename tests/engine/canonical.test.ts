@@ -181,3 +181,54 @@ describe("canonicalize() white space", () => {
     );
   });
 });
+
+describe("canonicalize() of ASCII text without escapes", () => {
+  const NAME_ADDR = /^(?:"[^"]*"|[^<>",;])*?\s*<\s*([^<>\s][^<>]*?)\s*>$/;
+  /** One round of SPEC §2.5's canonical form, for ASCII text with nothing to percent- or entity-decode. */
+  function round(text: string, output: boolean): string {
+    let out = text.toLowerCase();
+    if (output) out = out.replaceAll("mailto:", "");
+    out = out.replace(/\s+/g, " ").trim();
+    if (!output) out = out.replace(/^(?:mailto:\s*)+/, "").replace(NAME_ADDR, "$1");
+    return out;
+  }
+  function reference(text: string, output: boolean): string {
+    let current = text;
+    for (let i = 0; i < 3; i += 1) {
+      const next = round(current, output);
+      if (next === current) break;
+      current = next;
+    }
+    return current;
+  }
+  const pieces = [
+    "a",
+    "B",
+    "x.example",
+    "@",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "mailto:",
+    "MAILTO:",
+    "<",
+    ">",
+    '"',
+    ",",
+    "1",
+    "~",
+    "\x7f",
+  ];
+  const text = fc.array(fc.constantFrom(...pieces), { maxLength: 16 }).map((parts) => parts.join(""));
+
+  test("canonicalize() of such text is one or more rounds of the form, already canonical text included (property)", () => {
+    fc.assert(
+      fc.property(text, fc.boolean(), (raw, output) => {
+        const options = output ? { output: true } : { destination: true };
+        expect(canonicalize(raw, options)).toBe(reference(raw, output));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
