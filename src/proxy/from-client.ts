@@ -25,7 +25,7 @@ import { isKnownMethod } from "./known-methods.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import type { PendingClient, RelayCore } from "./relay-core.ts";
 import {
-  lazyAbort,
+  LazyAbort,
   outcomeOf,
   oversizedLineId,
   oversizeError,
@@ -148,7 +148,7 @@ function clientRequest(
     idText,
     method: message.method,
     params: message.params,
-    abort: lazyAbort(),
+    abort: new LazyAbort(),
     tokenKey,
     state: "held",
   };

@@ -35,6 +35,7 @@ import {
   preview,
   progressTokenKey,
 } from "./relay-support.ts";
+import { RequestView } from "./request-view.ts";
 
 /**
  * An upstream line over the size limit was discarded: the request it answered gets an error, or
@@ -184,17 +185,7 @@ function upstreamResponse(
   try {
     recording =
       pending.call === undefined
-        ? core.hooks.onUpstreamResult(
-            {
-              id: pending.id,
-              method: pending.method,
-              params: pending.params,
-              get signal(): AbortSignal {
-                return pending.abort.signal;
-              },
-            },
-            outcome,
-          )
+        ? core.hooks.onUpstreamResult(new RequestView(pending), outcome)
         : core.hooks.onToolResult(pending.call, outcome);
   } catch (error) {
     core.answerError(pending, internalError("cannot record the upstream's answer", error));

@@ -2,6 +2,7 @@ import { isJsonObject, member, RPC_ERROR, resultResponseText } from "./jsonrpc.t
 import type { PendingClient, RelayCore } from "./relay-core.ts";
 import type { ClientRequestInfo, RelayHooks, ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
 import { internalError } from "./relay-support.ts";
+import { RequestView, ToolCallView } from "./request-view.ts";
 import { checkStrictJson } from "./strict-json.ts";
 
 /** One intercepted request. */
@@ -71,14 +72,7 @@ function isDone(pending: PendingClient): boolean {
  * @returns Its id, method, params and cancel signal.
  */
 function info(pending: PendingClient): ClientRequestInfo {
-  return {
-    id: pending.id,
-    method: pending.method,
-    params: pending.params,
-    get signal(): AbortSignal {
-      return pending.abort.signal;
-    },
-  };
+  return new RequestView(pending);
 }
 
 /**
@@ -154,22 +148,15 @@ function toolCallRequest(core: RelayCore, request: InterceptedRequest): ToolCall
   }
   const meta = member(pending.params, "_meta");
   const token = isJsonObject(meta) ? member(meta, "progressToken") : undefined;
-  // Built without spreading `info(pending)`, which would make the cancel signal nobody may need.
-  return {
-    id: pending.id,
-    method: pending.method,
-    params: pending.params,
-    get signal(): AbortSignal {
-      return pending.abort.signal;
-    },
+  return new ToolCallView(pending, {
     name,
     arguments: args ?? {},
     strict: checkStrictJson(
       request.line,
       request.repeatsKey === undefined ? undefined : { repeatsKey: request.repeatsKey },
     ),
-    ...(typeof token === "string" || typeof token === "number" ? { progressToken: token } : {}),
-  };
+    progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
+  });
 }
 
 /**

@@ -32,7 +32,7 @@ const SCALAR_END = /[,}\]\s]/g;
  * top-level member of a valid object.
  */
 const HEAD_ID =
-  /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*[,}]/d;
+  /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")(?=\s*[,}])/;
 /** `…,"id":<number or string>}` at the very end: the last top-level member of a valid object. */
 const TAIL_ID = /[,{]\s*"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
 
@@ -180,9 +180,12 @@ export function findIdSpan(text: string): Span | undefined {
  * @returns The span, or undefined when there is no top-level `id`.
  */
 export function findUniqueIdSpan(text: string): Span | undefined {
-  const value = HEAD_ID.exec(text)?.indices?.[1];
-  if (value === undefined) return findIdSpan(text);
-  return { start: value[0], end: value[1] };
+  const match = HEAD_ID.exec(text);
+  const value = match?.[1];
+  if (match === null || value === undefined) return findIdSpan(text);
+  // The match ends where the value does (the lookahead takes nothing).
+  const end = match.index + match[0].length;
+  return { start: end - value.length, end };
 }
 
 /**

@@ -127,33 +127,27 @@ export function outcomeOf(
     : { kind: "error", error: message.error };
 }
 
-/** A request's cancel switch: an `AbortController` made only once its signal is asked for. */
-export interface LazyAbort {
-  /** The signal (made on first use; already aborted when {@link LazyAbort.abort} came first). */
-  readonly signal: AbortSignal;
-  /** Aborts the signal, now or when it is made. */
-  abort(): void;
-}
-
 /**
- * A cancel switch whose `AbortController` is made only when someone asks for its signal: most
- * requests are never cancelled and nobody listens for it (SPEC §3.1 cancellation, §3.4 withdrawn asks).
- * @returns The switch.
+ * A request's cancel switch whose `AbortController` is made only when someone asks for its signal:
+ * most requests are never cancelled and nobody listens for it (SPEC §3.1 cancellation, §3.4
+ * withdrawn asks). A class, so that the getter lives on the prototype, not on every request.
  */
-export function lazyAbort(): LazyAbort {
-  let controller: AbortController | undefined;
-  let aborted = false;
-  return {
-    get signal(): AbortSignal {
-      if (controller === undefined) {
-        controller = new AbortController();
-        if (aborted) controller.abort();
-      }
-      return controller.signal;
-    },
-    abort(): void {
-      aborted = true;
-      controller?.abort();
-    },
-  };
+export class LazyAbort {
+  #controller: AbortController | undefined;
+  #aborted = false;
+
+  /** The signal (made on first use; already aborted when {@link LazyAbort.abort} came first). */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+
+  /** Aborts the signal, now or when it is made. */
+  abort(): void {
+    this.#aborted = true;
+    this.#controller?.abort();
+  }
 }

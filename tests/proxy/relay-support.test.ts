@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { lazyAbort } from "../../src/proxy/relay-support.ts";
+import { LazyAbort } from "../../src/proxy/relay-support.ts";
 import { memoryRelay, settle } from "./support/memory-relay.ts";
 
-describe("lazyAbort()", () => {
-  test("lazyAbort() gives a live signal that aborts, and listeners hear it", () => {
-    const abort = lazyAbort();
+describe("LazyAbort", () => {
+  test("LazyAbort gives a live signal that aborts, and listeners hear it", () => {
+    const abort = new LazyAbort();
     const { signal } = abort;
     let heard = 0;
     signal.addEventListener("abort", () => heard++);
@@ -15,8 +15,8 @@ describe("lazyAbort()", () => {
     expect(abort.signal).toBe(signal);
   });
 
-  test("lazyAbort() aborted before anyone asked for the signal gives an aborted signal", () => {
-    const abort = lazyAbort();
+  test("LazyAbort aborted before anyone asked for the signal gives an aborted signal", () => {
+    const abort = new LazyAbort();
     abort.abort();
     expect(abort.signal.aborted).toBe(true);
   });
