@@ -30,6 +30,9 @@ import { hasErrorCode } from "./rotation-lock.ts";
 /** Lines kept since the last look at most; one more line makes the look due. */
 const KEPT_LINES_MAX = 256;
 
+/** Bytes of lines kept since the last look at most; past this, the next line makes the look due. */
+const KEPT_BYTES_MAX = 1024 * 1024;
+
 /** Options of {@link openLogFile}. */
 export interface LogFileOptions {
   /** At most this many milliseconds (by the times given) between two looks at the path. */
@@ -42,7 +45,8 @@ export interface LogFileOptions {
 export interface LogFile {
   /**
    * Appends one line with one write, opening the log first if needed and looking at the path when
-   * that is due (by time, when the clock went backwards, or after {@link KEPT_LINES_MAX} lines).
+   * that is due (by time, when the clock went backwards, or after {@link KEPT_LINES_MAX} lines or
+   * {@link KEPT_BYTES_MAX} bytes since the last look).
    * @param text - The line, with its `\n`.
    * @param at - The time now (ms).
    * @returns The size of the file written to, after the line (this writer's estimate, exact at each look).
@@ -84,11 +88,13 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
   let size = 0;
   /** When (by the times given) the path last named the open file. */
   let checkedAt = 0;
-  /** The lines written since then, to write again if the open file lost its name. */
+  /** The lines written since then, to write again if the open file lost its name, and their bytes. */
   let kept: string[] = [];
+  let keptBytes = 0;
 
   const close = (): void => {
     kept = [];
+    keptBytes = 0;
     if (fd === undefined) return;
     const handle = fd;
     fd = undefined;
@@ -127,6 +133,7 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
     size = stats.size;
     checkedAt = at;
     kept = [];
+    keptBytes = 0;
     return handle;
   };
 
@@ -150,6 +157,7 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
       size = stats.size;
       checkedAt = at;
       kept = [];
+      keptBytes = 0;
       return true;
     }
     const lost = stats.nlink < 1 ? kept : [];
@@ -171,10 +179,13 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
           fd === undefined ||
           at < checkedAt ||
           at - checkedAt >= options.checkPathMs ||
-          kept.length >= KEPT_LINES_MAX;
+          kept.length >= KEPT_LINES_MAX ||
+          keptBytes >= KEPT_BYTES_MAX;
         if (due) check(at);
-        size += writeLine(fd as number, text);
+        const written = writeLine(fd as number, text);
+        size += written;
         kept.push(text);
+        keptBytes += written;
         return size;
       } catch (error) {
         close();

@@ -290,6 +290,22 @@ describe("createAuditWriter()", () => {
     writer.close();
   });
 
+  test("createAuditWriter() checks the path once 1 MiB was written since the last check, even with a clock that stands still", () => {
+    const log = join(dir, "audit.jsonl");
+    const writer = createAuditWriter(log, { maxBytes: 100_000_000, now: () => FIXED });
+    // About 20 KB a line: 1 MiB comes after some 50 lines, long before 256.
+    const wide = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, "x".repeat(1000)]));
+    const big = (seq: number): AuditEntry => entry(seq, { args: wide });
+    writer.write(big(0));
+    renameSync(log, `${log}.1`);
+    let seq = 1;
+    while (!existsSync(log)) writer.write(big(seq++));
+    expect(seq).toBeLessThan(100);
+    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual(
+      Array.from({ length: seq }, (_, i) => i),
+    );
+  });
+
   test("createAuditWriter() checks the path at least every 256 lines, even with a clock that stands still", () => {
     const log = join(dir, "audit.jsonl");
     const writer = createAuditWriter(log, { maxBytes: 10_000_000, now: () => FIXED });
