@@ -17,7 +17,9 @@ const SEPARATOR = "\u0000";
  */
 export const SCALAR_BREAK = "\u0001";
 /** A control character (Cc) other than {@link SCALAR_BREAK}: a space in the window. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL = /[\u0000\u0002-\u001f\u007f-\u009f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROLS = /[\u0000\u0002-\u001f\u007f-\u009f]/g;
 /** Target size of one chunk of the window, in UTF-16 code units. */
 const CHUNK_UNITS = 64 * 1024;

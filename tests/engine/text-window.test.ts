@@ -95,6 +95,14 @@ describe("searchWindow()", () => {
     expect(searchWindow(window, "grand budapest hotel").hits.free).toBeDefined();
   });
 
+  test("appendSegment() turns every control character but the scalar break into a space", () => {
+    for (const control of ["\u0000", "\u0002", "\t", "\u001f", "\u007f", "\u0085", "\u009f"]) {
+      expect(search([[`book riverside${control}view hotel`, free]], "riverside view hotel").free?.seq).toBe(1);
+    }
+    expect(search([["book riverside\u0001view hotel", free]], "riverside view hotel")).toEqual({});
+    expect(search([["book riverside\u0001view hotel", free]], "view hotel").free?.seq).toBe(1);
+  });
+
   test("appendSegment() turns control characters into spaces so NUL cannot fake a segment", () => {
     expect(search([["a\u0000riverside view hotel\u0000b", free]], "riverside view hotel").free).toBeDefined();
   });
