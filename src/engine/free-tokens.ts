@@ -61,6 +61,15 @@ function excerptOf(recorder: Recorder, text: string, found: FoundToken): string 
   return to - from <= recorder.store.excerptBudget ? text.slice(from, to) : undefined;
 }
 
+/**
+ * A copy of a short string in a buffer of its own. A slice of the text shares the text's buffer and
+ * would keep the whole text (up to 256 KiB of canonical output) alive as long as the index entry:
+ * through a collection that happens mid-recording, into the old generation.
+ */
+function detached(key: string): string {
+  return key.padEnd(key.length + 1).slice(0, -1);
+}
+
 /** The token's key as a string. */
 function keyOf(text: string, found: FoundToken): string {
   return found.key ?? text.slice(found.keyStart, found.end);
@@ -99,7 +108,7 @@ export function indexFreeTokens(recorder: Recorder, text: string, covered?: Read
     if (findHash(table, hash) !== -1) return;
     const excerpt = excerpts ? excerptOf(recorder, text, found) : undefined;
     if (indexHash(store, { hash, evidence: shared, excerpt })) {
-      recorder.entries.push({ identity: keyOf(text, found), evidence: shared });
+      recorder.entries.push({ identity: detached(keyOf(text, found)), evidence: shared });
     }
   });
 }
