@@ -10,8 +10,9 @@
  *   trailing ones with no quote before them) — none of `& * ! | > % @ \` ?` where a node may start
  *   (after a line start, a space or one of `[ ] { } , : -`), nor `, ] }` at the start of a line or
  *   a value: no anchors, aliases, tags, block scalars, reserved indicators, explicit keys or stray
- *   flow indicators; and every flow collection opens and closes on one line (the `yaml` library
- *   is stricter than some parsers about the indentation of the lines of a longer one);
+ *   flow indicators; no number written with a radix prefix or an exponent, nor `.inf`/`.nan`; and
+ *   every flow collection opens and closes on one line (the `yaml` library is stricter than some
+ *   parsers about the indentation of the lines of a longer one);
  * - the value holds no null (so every mapping entry was written with a `:` indicator), no key the
  *   `yaml` library would read as a number, a boolean or null (it keeps those typed), and no string
  *   or key that is not written verbatim in the text (no escapes, folded lines or doubled quotes);
@@ -36,6 +37,13 @@ const REFUSED_SYNTAX = /^(?:---|\.\.\.|%)|<<|__proto__/mu;
 /** An indicator where a node may start; a flow indicator where a block node starts. */
 const NODE_INDICATOR = /(?:^|[\s[\]{},:-])[&*!|>%@`?]|^[ ]*(?:-[ ]+)*[,\]}]|:[ ]+[,\]}]/mu;
 
+/**
+ * Numbers written other than as plain decimals (radix prefixes, signed or not, exponents, `.inf`,
+ * `.nan`): the parsers disagree on some of them (`+0x10`, a hex beyond 64 bits), so all go to the
+ * `yaml` library.
+ */
+const NUMBER_FORM = /(?:^|[\s[\]{},:])[-+]?(?:0[xob]|\.(?:inf|nan)\b|\.?\d[\d._]*e[-+]?\d)/iu;
+
 /** Plain keys the `yaml` library reads as something other than a string. */
 const TYPED_KEY = /^(?:[-+.0-9~]|(?:true|false|null)$)/iu;
 
@@ -55,7 +63,7 @@ export function parsedValueStandsForText(value: unknown, text: string): boolean 
   const contentLines = lines.map(withoutComment);
   if (!contentLines.every(closesItsBrackets)) return false;
   const content = contentLines.join("\n");
-  if (NODE_INDICATOR.test(content)) return false;
+  if (NODE_INDICATOR.test(content) || NUMBER_FORM.test(content)) return false;
   if (value === null || value === undefined) return content.trim() === "";
   const counted = { keys: 0 };
   return plainAndVerbatim(value, text, counted) && counted.keys === indicatorColons(content);

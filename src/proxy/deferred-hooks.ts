@@ -92,7 +92,9 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
     onNoise: (noise) => observe((hooks) => hooks.onNoise(noise)),
     onUpstreamExit: (failure) => observe((hooks) => hooks.onUpstreamExit(failure)),
     onShutdown: async (reason) => {
-      // A gate never started has nothing to flush.
+      // Observations still queued (an upstream that exited, a call without an id, noise) are audited
+      // by the real hooks, so a session that ends before the gate was needed still loses no record.
+      if (loading === undefined && queued.length > 0) ready().catch(() => undefined);
       const hooks = loaded ?? (loading === undefined ? undefined : await loading.catch(() => undefined));
       await hooks?.onShutdown(reason);
     },

@@ -210,9 +210,11 @@ export async function runProxy(
   ]);
   if (stopping) return exited;
   if (!policy.ok) {
-    for (const cleanup of cleanups.splice(0)) cleanup();
+    // The signal handlers and the parent watch stay until the upstream is stopped (a signal
+    // meanwhile stops it at once); only then are they removed.
     if (upstream !== undefined)
       await stopUpstream(upstream, { graceMs: 0, killAfterMs: options.killAfterMs ?? 2000 });
+    for (const cleanup of cleanups.splice(0)) cleanup();
     return refuse(policy.error, 2);
   }
   const setup: GatingSetup = {

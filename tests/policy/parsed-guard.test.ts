@@ -39,6 +39,10 @@ describe("parsedValueStandsForText()", () => {
     ["a line starting with a flow indicator", "a: 1\n,b: 2\n", { a: 1, ",b": 2 }],
     ["a flow collection over two lines", "a: { b: 1,\n  c: 2 }\n", { a: { b: 1, c: 2 } }],
     ["an infinite number", "a: .inf\n", { a: Number.POSITIVE_INFINITY }],
+    ["a signed hex number (the parsers disagree)", "a: { max_calls: +0x10 }\n", { a: { max_calls: 16 } }],
+    ["a signed octal number", "a: -0o7\n", { a: -7 }],
+    ["a hex number beyond 64 bits", "a: [0x7fffffffffffffffffff]\n", { a: ["0x7fffffffffffffffffff"] }],
+    ["a number with an exponent", "a: 1e2\n", { a: 100 }],
     ["a non-plain object", "a: 1\n", new Map([["a", 1]])],
     ["content where there is none", "a: 1\n", null],
   ])("parsedValueStandsForText() declines %s", (_name, text, value) => {

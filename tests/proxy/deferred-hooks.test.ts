@@ -130,6 +130,27 @@ describe("deferredHooks()", () => {
     expect(r.lastClient()).toMatchObject({ id: 2, error: { code: -32001 } });
   });
 
+  test("deferredHooks() builds the gate at shutdown when something happened that it must record", async () => {
+    const gate = controlledGate();
+    const flushed: string[] = [];
+    const r = memoryRelay((context) =>
+      deferredHooks(context, async () => {
+        const hooks = await gate.load();
+        return { ...hooks, onShutdown: async (reason) => void flushed.push(reason) };
+      }),
+    );
+    r.fromUpstream("not json");
+    await settle();
+    expect(gate.started()).toBe(false);
+    const shutdown = r.relay.hooks.onShutdown("client_closed");
+    await settle();
+    expect(gate.started()).toBe(true);
+    gate.finish();
+    await shutdown;
+    expect(gate.seen).toEqual(["noise upstream"]);
+    expect(flushed).toEqual(["client_closed"]);
+  });
+
   test("deferredHooks() does not start the gate only to shut down", async () => {
     const gate = controlledGate();
     const r = memoryRelay((context) => deferredHooks(context, gate.load));

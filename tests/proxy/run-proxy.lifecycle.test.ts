@@ -83,9 +83,12 @@ describe("bouncer run life cycle", () => {
   test(
     "bouncer run answers initialize with an error naming a missing command and the PATH searched, then exits 1 (F10)",
     async () => {
+      const auditLog = join(mkdtempSync(join(tmpdir(), "bouncer-gone-")), "audit.jsonl");
       const { command, args } = bouncerCommand("cli", [
         "--upstream-name",
         "gone",
+        "--audit-log",
+        auditLog,
         "--",
         "no-such-mcp-server-xyz",
         "--flag",
@@ -103,6 +106,12 @@ describe("bouncer run life cycle", () => {
       expect(answer.error.data.path.startsWith("/nonexistent-dir:")).toBe(true);
       expect(session.stderr()).toContain("no-such-mcp-server-xyz");
       expect((await deadline(session.exited, 20_000, "bouncer exits")).code).toBe(1);
+      // The gate was never needed for a call, yet the upstream's failure is audited (SPEC §3.5).
+      const events = readFileSync(auditLog, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { event: string }).event);
+      expect(events).toContain("upstream_exit");
     },
     E2E_TIMEOUT,
   );
