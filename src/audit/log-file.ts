@@ -1,7 +1,7 @@
 /**
  * The audit log's open file: lines appended with one `O_APPEND` write each, the file created with
  * mode 0600 (its folder 0700), and whether the path still names the open file looked at only now and
- * then — not on every line. Between two looks, lines land in the file this process has open: after
+ * then — not on every line (a file that was deleted is noticed before every line, by its link count). Between two looks, lines land in the file this process has open: after
  * another process rotated the log, that is `audit.jsonl.1`, which readers read too. The lines since
  * the last look are kept (as text) until the next one, and written again to the log when the open
  * file turns out to have lost its name (deleted, or rotated out by other writers), so no line is lost.
@@ -175,12 +175,16 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
   return {
     append(text, at) {
       try {
+        // A file that lost its last name (deleted) is never written to: its link count is looked at
+        // before every line (one fstat), so only a deletion racing this very write can put a line
+        // there, and the kept lines are written again then.
         const due =
           fd === undefined ||
           at < checkedAt ||
           at - checkedAt >= options.checkPathMs ||
           kept.length >= KEPT_LINES_MAX ||
-          keptBytes >= KEPT_BYTES_MAX;
+          keptBytes >= KEPT_BYTES_MAX ||
+          fstatSync(fd).nlink < 1;
         if (due) check(at);
         const written = writeLine(fd as number, text);
         size += written;

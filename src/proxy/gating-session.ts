@@ -109,7 +109,7 @@ export async function startGatingSession(
     resolvePath: resolvePathSteps,
   });
   gate.registerServer(server);
-  const writer = createAuditWriter(auditPath(setup));
+  const writer = createAuditWriter(auditPath(setup), { warn: setup.log });
   try {
     writer.open();
   } catch (error) {
