@@ -18,6 +18,8 @@ export { createRecorder, identityKeys };
 
 /** Free text is canonicalised and scanned in slices of about this many UTF-16 code units. */
 const SLICE_UNITS = 256 * 1024;
+/** How far back a slice cut at no whitespace is scanned again (longer than any address or host). */
+const SLICE_OVERLAP = 4096;
 /** A field value that may hold several identities (an address list, a `mailto:`, `Name <addr>`). */
 const MAY_SPLIT = /[,;?<]/;
 
@@ -53,7 +55,10 @@ export function recordCanonicalFree(recorder: Recorder, canonical: string): void
 }
 
 /**
- * Records raw free text (any size): canonicalised and scanned in slices cut at whitespace.
+ * Records raw free text (any size): canonicalised and scanned in slices cut at whitespace. Where
+ * the last {@link SLICE_OVERLAP} units before a cut hold no whitespace, the cut may fall inside a
+ * token, so the next slice starts that far back: a token up to that long is seen whole in one of
+ * the two (a token seen twice, or cut, only adds taint).
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
@@ -64,12 +69,16 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
   let start = 0;
   while (start < raw.length) {
     let end = Math.min(raw.length, start + SLICE_UNITS);
+    let next = end;
     if (end < raw.length) {
-      const space = raw.slice(end - 4096, end).search(/\s\S*$/);
-      if (space !== -1) end = end - 4096 + space + 1;
+      const space = raw.slice(end - SLICE_OVERLAP, end).search(/\s\S*$/);
+      if (space !== -1) {
+        end = end - SLICE_OVERLAP + space + 1;
+        next = end;
+      } else next = end - SLICE_OVERLAP;
     }
     recordCanonicalFree(recorder, canonicalize(raw.slice(start, end), { output: true }));
-    start = end;
+    start = next;
   }
 }
 

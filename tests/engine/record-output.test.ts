@@ -320,6 +320,16 @@ describe("recordOutput() what is recorded", () => {
     expect(found).toEqual(expected);
     if (expected.length === 0) expect(tokenCount(store)).toBe(0);
   });
+
+  test.each([
+    ["starts 20 units before", 262_144 - 20],
+    ["starts at", 262_144],
+    ["starts 4,000 units before", 262_144 - 4_000],
+  ])("recordOutput() indexes an address that %s a slice cut with no whitespace near it", (_name, at) => {
+    const address = "planted.attacker@evil-corp.example";
+    const text = `${",".repeat(at)}${address},${"x".repeat(300_000)}`;
+    expect(kinds(record(textResult(text)), address)).toEqual(["free"]);
+  });
 });
 
 describe("recordOutput() echo rule", () => {
