@@ -12,6 +12,8 @@
  * @module
  */
 
+import { GcNudge } from "../platform/gc-nudge.ts";
+
 /** 64 MiB: the largest line that passes (SPEC §3.3). */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -19,6 +21,7 @@ export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 const EDGE_BYTES = 4096;
 
 const NEWLINE = 0x0a;
+const EMPTY = new Uint8Array(0);
 const CR = 0x0d;
 
 /** An over-long line that was dropped. */
@@ -37,6 +40,11 @@ export interface LineFramerOptions {
   readonly maxLineBytes?: number;
   /** Called for an over-long line once its newline (or the end of input) arrives. */
   readonly onOversize?: (line: OversizedLine) => void;
+  /**
+   * Told the byte length of each delivered line after its handler returned (default: a
+   * {@link GcNudge} that collects after every 1 MiB of large lines; `null` for none). SPEC §7.
+   */
+  readonly nudge?: { passed(bytes: number): void } | null;
 }
 
 /**
@@ -53,6 +61,7 @@ export class LineFramer {
   readonly #maxLineBytes: number;
   readonly #onOversize: (line: OversizedLine) => void;
   readonly #decoder = new TextDecoder("utf-8");
+  readonly #nudge: { passed(bytes: number): void } | undefined;
   #parts: Uint8Array[] = [];
   #length = 0;
   /** While discarding an over-long line: its length so far, head and rolling tail. */
@@ -66,6 +75,7 @@ export class LineFramer {
     this.#onLine = onLine;
     this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.#onOversize = options.onOversize ?? ((): void => {});
+    this.#nudge = options.nudge === null ? undefined : (options.nudge ?? new GcNudge());
   }
 
   /**
@@ -143,9 +153,12 @@ export class LineFramer {
       bytes = bytes.subarray(0, bytes.byteLength - 1);
     if (bytes.byteLength === 0) return;
     // TextDecoder drops a leading BOM (ignoreBOM is false) and replaces invalid sequences with U+FFFD.
+    const byteLength = bytes.byteLength;
     const text = this.#decoder.decode(bytes);
+    bytes = EMPTY;
     if (isBlank(text)) return;
     this.#onLine(text);
+    this.#nudge?.passed(byteLength);
   }
 }
 

@@ -1,0 +1,68 @@
+import { describe, expect, test } from "bun:test";
+import { GC_MIN_LINE_BYTES, GcNudge, runtimeCollect } from "../../src/platform/gc-nudge.ts";
+import { LineFramer } from "../../src/proxy/line-framer.ts";
+
+const encoder = new TextEncoder();
+
+describe("GcNudge", () => {
+  test("collects once everyBytes of large lines passed since the last collection", () => {
+    let collections = 0;
+    const big = GC_MIN_LINE_BYTES;
+    const nudge = new GcNudge({ everyBytes: 3 * big, collect: () => collections++ });
+    nudge.passed(big);
+    nudge.passed(big);
+    expect(collections).toBe(0);
+    nudge.passed(big);
+    expect(collections).toBe(1);
+    nudge.passed(2 * big);
+    expect(collections).toBe(1);
+    nudge.passed(big);
+    expect(collections).toBe(2);
+  });
+
+  test("small lines are never counted, however many pass", () => {
+    let collections = 0;
+    const nudge = new GcNudge({ everyBytes: GC_MIN_LINE_BYTES, collect: () => collections++ });
+    for (let i = 0; i < 100_000; i++) nudge.passed(GC_MIN_LINE_BYTES - 1);
+    expect(collections).toBe(0);
+  });
+
+  test("a failing collector is ignored and null turns the nudge off", () => {
+    const failing = new GcNudge({
+      everyBytes: 1,
+      collect: () => {
+        throw new Error("boom");
+      },
+    });
+    expect(() => failing.passed(GC_MIN_LINE_BYTES)).not.toThrow();
+    expect(() => new GcNudge({ collect: null }).passed(1e9)).not.toThrow();
+  });
+
+  test("under Bun the runtime collector exists and runs", () => {
+    const collect = runtimeCollect();
+    expect(typeof collect).toBe("function");
+    expect(() => collect?.()).not.toThrow();
+  });
+});
+
+describe("LineFramer nudge", () => {
+  test("is told each delivered line's byte length after its handler, never for blank lines", () => {
+    const events: string[] = [];
+    const framer = new LineFramer((line) => events.push(`line ${line}`), {
+      nudge: { passed: (bytes) => events.push(`passed ${bytes}`) },
+    });
+    framer.push(encoder.encode('{"a":"é"}\r\n   \n\n{"b":1}'));
+    framer.end();
+    expect(events).toEqual(['line {"a":"é"}', "passed 10", 'line {"b":1}', "passed 7"]);
+  });
+
+  test("a collecting nudge leaves the delivered lines unchanged", () => {
+    const lines: string[] = [];
+    const framer = new LineFramer((line) => lines.push(line), {
+      nudge: new GcNudge({ everyBytes: 1 }),
+    });
+    const big = `{"x":"${"y".repeat(100_000)}"}`;
+    framer.push(encoder.encode(`${big}\n${big}\n`));
+    expect(lines).toEqual([big, big]);
+  });
+});
