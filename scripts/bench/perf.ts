@@ -27,7 +27,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, machine, release, tmpdir, totalmem, type } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { benchArgs } from "./bench-args.ts";
 import { type CallComparison, compareCalls } from "./perf/call-bench.ts";
 import { DECISION_SIZES, measureDecisions } from "./perf/decision-bench.ts";
 import { compareInitialize, type InitializeComparison } from "./perf/initialize-bench.ts";
@@ -36,6 +36,11 @@ import { checkTargets, type PerfRun, perfJson } from "./perf/report.ts";
 import { measureRss, type RssResult } from "./perf/rss-bench.ts";
 import { type BouncerLaunch, ROOT, relayLaunch, sourceLaunch, type Upstream } from "./perf/session.ts";
 import { round } from "./perf/stats.ts";
+
+/** What `--help` prints. */
+const USAGE = `Usage: npm run bench:perf -- [--out FILE] [--quick] [--no-binary]
+Measures tools/call, initialize, decisions and peak RSS against same-run baselines and writes
+dist/bench/perf.json (--quick: a short look, not for quoting).`;
 
 /** A guard against a hung child, never a measurement. */
 const HANG_GUARD_MS = 15 * 60 * 1000;
@@ -96,11 +101,13 @@ async function step<T>(label: string, work: () => Promise<T>): Promise<T> {
  * @returns The exit status.
  */
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: { out: { type: "string" }, quick: { type: "boolean" }, "no-binary": { type: "boolean" } },
-    strict: true,
-  });
+  const parsed = benchArgs(
+    argv,
+    { out: { type: "string" }, quick: { type: "boolean" }, "no-binary": { type: "boolean" } },
+    USAGE,
+  );
+  if (typeof parsed === "number") return parsed;
+  const { values } = parsed;
   const quick = values.quick === true;
   const outFile = resolve(values.out ?? join(ROOT, "dist/bench/perf.json"));
   const work = mkdtempSync(join(tmpdir(), "bouncer-bench-perf-"));

@@ -21,7 +21,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, machine } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { benchArgs } from "./bench-args.ts";
 import { loadCorpus } from "./security/corpus.ts";
 import { PUBLISHED } from "./security/published.ts";
 import { notableSteps, renderReport, table } from "./security/report.ts";
@@ -29,6 +29,12 @@ import { type BenchOptions, type BenchRun, runBench } from "./security/run-bench
 import { acceptance } from "./security/score.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** What `--help` prints. */
+const USAGE = `Usage: npm run bench:security -- [--corpus FILE] [--out FILE] [--commit gate|off]
+  [--others heuristics|not-exfiltrating] [--outputs all|forwarded] [--directory]
+  [--on-tainted deny|ask] [--ask-on-tainted TOOL]... [--variants] [--ids N] [--check]
+Replays the AgentDojo-derived corpus through the gate and writes dist/bench/security.json.`;
 const ROOT = resolve(HERE, "../..");
 
 /** The alternative choices `--variants` measures, each against the run's own choices. */
@@ -74,9 +80,9 @@ function variantJson(label: string, run: BenchRun): Record<string, unknown> {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
+  const parsed = benchArgs(
+    argv,
+    {
       corpus: { type: "string" },
       out: { type: "string" },
       commit: { type: "string" },
@@ -89,8 +95,10 @@ async function main(argv: readonly string[]): Promise<number> {
       ids: { type: "string" },
       check: { type: "boolean" },
     },
-    strict: true,
-  });
+    USAGE,
+  );
+  if (typeof parsed === "number") return parsed;
+  const { values } = parsed;
   const corpusFile = resolve(values.corpus ?? resolve(HERE, "data/agentdojo-corpus.json.gz"));
   const outFile = resolve(values.out ?? resolve(ROOT, "dist/bench/security.json"));
   const commit = oneOf(values.commit, ["gate", "off"], "commit");
