@@ -7,7 +7,7 @@
  * @module
  */
 
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { PolicyText } from "../policy/index.ts";
 import { BouncerError } from "./errors.ts";
@@ -19,17 +19,30 @@ import { BouncerError } from "./errors.ts";
  * @param files - The names as the user gave them, in command-line order.
  * @param cwd - The directory they are relative to.
  * @returns Each file's text under the name the user gave (rules carry `user:<name>`).
- * @throws {BouncerError} `POLICY_UNREADABLE` (exit 2) when a file cannot be read.
+ * @throws {BouncerError} `POLICY_UNREADABLE` (exit 2) when a name is empty, or a file is missing, is
+ *   not a regular file (a directory, a FIFO, a device: never waited on) or cannot be read.
  */
 export async function readPolicyTexts(files: readonly string[], cwd: string): Promise<PolicyText[]> {
   const texts: PolicyText[] = [];
   for (const file of files) {
+    if (file === "") throw new BouncerError("POLICY_UNREADABLE", "Cannot read policy: no file name given");
+    const path = resolve(cwd, file);
     try {
-      texts.push({ text: await readFile(resolve(cwd, file), "utf8"), fileName: file });
+      // Only a regular file is read: a FIFO or a device could block the start-up for ever.
+      const stats = await stat(path);
+      if (stats.isDirectory()) throw Object.assign(new Error("directory"), { code: "EISDIR" });
+      if (!stats.isFile()) throw Object.assign(new Error("not a regular file"), { code: "ENOTREG" });
+      texts.push({ text: await readFile(path, "utf8"), fileName: file });
     } catch (error) {
       const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
       const why =
-        code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(code ?? error);
+        code === "ENOENT"
+          ? "no such file"
+          : code === "EISDIR"
+            ? "it is a directory"
+            : code === "ENOTREG"
+              ? "it is not a regular file"
+              : String(code ?? error);
       throw new BouncerError("POLICY_UNREADABLE", `Cannot read policy "${file}": ${why}`, { cause: error });
     }
   }

@@ -1,4 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   checkPolicyPaths,
   formatIssueLine,
@@ -21,6 +25,28 @@ describe("readPolicyTexts()", () => {
     expect((error as BouncerError).code).toBe("POLICY_UNREADABLE");
     expect(exitCodeFor(error)).toBe(2);
   });
+
+  test.each<[string, string, string]>([
+    ["an empty name", "", "no file name given"],
+    ["a directory", "tests/fixtures/policies", "it is a directory"],
+    ["a missing file", "tests/fixtures/policies/nope.yaml", "no such file"],
+  ])("readPolicyTexts() says why it refuses %s", async (_name, file, why) => {
+    const error = await readPolicyTexts([file], REPO).catch((caught: unknown) => caught);
+    expect((error as Error).message).toContain(why);
+  });
+
+  test.skipIf(process.platform === "win32")(
+    "readPolicyTexts() refuses a FIFO at once instead of waiting for a writer",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "bouncer-fifo-"));
+      const fifo = join(dir, "policy.yaml");
+      expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+      const error = await readPolicyTexts([fifo], dir).catch((caught: unknown) => caught);
+      expect((error as BouncerError).code).toBe("POLICY_UNREADABLE");
+      expect((error as Error).message).toContain("it is not a regular file");
+    },
+    10_000,
+  );
 });
 
 describe("checkPolicyPaths() and loadPolicyPaths()", () => {
