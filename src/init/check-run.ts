@@ -16,7 +16,7 @@ import { isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { launcherProblem } from "./launcher.ts";
 import { readConfig } from "./plan.ts";
-import { loadFailureMessage, loadTarget, resolveTargets } from "./targets.ts";
+import { loadFailureMessage, loadTarget, noConfigMessage, resolveTargets } from "./targets.ts";
 import type { ConfigEntry } from "./types.ts";
 
 /** One line of the check's report. */
@@ -54,7 +54,7 @@ export async function runCheck(
   const { io } = environment;
   const set = resolveTargets({ ...request, command: "bouncer init --check" }, environment);
   if (set.targets.length === 0) {
-    io.err("bouncer: No MCP client config found: name one with --config FILE\n");
+    io.err(noConfigMessage(set));
     return 2;
   }
   const rows: CheckRow[] = [];

@@ -18,7 +18,13 @@ import type { InitEnvironment } from "./init-environment.ts";
 import { expandPlaceholders } from "./placeholders.ts";
 import { readConfig } from "./plan.ts";
 import { isPlaceholder, maskValues } from "./secrets.ts";
-import { type LoadedTarget, loadFailureMessage, loadTarget, resolveTargets } from "./targets.ts";
+import {
+  type LoadedTarget,
+  loadFailureMessage,
+  loadTarget,
+  noConfigMessage,
+  resolveTargets,
+} from "./targets.ts";
 import type { ConfigEntry } from "./types.ts";
 
 /** Options of {@link runDoctor}. */
@@ -53,7 +59,7 @@ export async function runDoctor(
   const { io } = environment;
   const set = resolveTargets({ ...request, command: "bouncer doctor" }, environment);
   if (set.targets.length === 0) {
-    io.err("bouncer: No MCP client config found: name one with --config FILE\n");
+    io.err(noConfigMessage(set));
     return 2;
   }
   const jobs: Job[] = [];

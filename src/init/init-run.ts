@@ -22,6 +22,7 @@ import {
   type LoadedTarget,
   loadFailureMessage,
   loadTarget,
+  noConfigMessage,
   resolveTargets,
 } from "./targets.ts";
 import { writeConfigFile } from "./write-config.ts";
@@ -64,7 +65,7 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
   if (policies === undefined) return 2;
   const set = resolveTargets({ ...request, command }, environment);
   if (set.targets.length === 0) {
-    io.err("bouncer: No MCP client config found: name one with --config FILE\n");
+    io.err(noConfigMessage(set));
     return 2;
   }
   if (!set.explicit) io.err(`Client configs found:\n${describeTargets(set.targets)}`);

@@ -11,7 +11,7 @@
 
 import path from "node:path";
 import { BouncerError, isBouncerError } from "../platform/errors.ts";
-import { findClientFiles } from "./client-files.ts";
+import { candidateFiles, findClientFiles } from "./client-files.ts";
 import { CLIENTS, type ClientInfo, clientByName, detectClient } from "./client-table.ts";
 import { isConfigSyntaxError } from "./config-syntax-error.ts";
 import type { InitEnvironment } from "./init-environment.ts";
@@ -28,6 +28,8 @@ export interface TargetSet {
   readonly targets: readonly Target[];
   /** True for `--config FILE`: problems with the file are usage errors (exit 2). */
   readonly explicit: boolean;
+  /** With `--client NAME`: the client and the files looked for (for the message when none exists). */
+  readonly searched?: { readonly client: string; readonly files: readonly string[] };
 }
 
 /** A target read from disk, its client known. */
@@ -74,7 +76,27 @@ export function resolveTargets(
     cwd: environment.io.cwd,
   };
   const files = findClientFiles(context, { clients, ...environment.probes });
-  return { targets: files.map((file) => ({ path: file.path, client: file.client })), explicit: false };
+  const targets = files.map((file) => ({ path: file.path, client: file.client }));
+  if (request.client === undefined) return { targets, explicit: false };
+  const searched = {
+    client: request.client,
+    files: candidateFiles(context, clients).map((file) => file.path),
+  };
+  return { targets, explicit: false, searched };
+}
+
+/**
+ * The message for a run that found no config file: with `--client`, it names the client and the
+ * files looked for.
+ *
+ * Source: SPEC §5.2, §5.3.
+ * @param set - The (empty) targets.
+ * @returns One line, ending in a newline.
+ */
+export function noConfigMessage(set: TargetSet): string {
+  if (set.searched === undefined) return "bouncer: No MCP client config found: name one with --config FILE\n";
+  const { client, files } = set.searched;
+  return `bouncer: No config of client "${client}" found (looked for ${files.join(", ")}): name one with --config FILE\n`;
 }
 
 /**

@@ -277,6 +277,19 @@ describe("initCommand finds client files", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("No MCP client config found");
   });
+
+  test("initCommand --client with no config of that client names the client and the files looked for", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const result = await runBouncer("init", ["--client", "cursor", "--yes"], {
+      cwd: dir,
+      home: dir,
+      env: {},
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('No config of client "cursor" found');
+    expect(result.stderr).toContain(path.join(dir, ".cursor", "mcp.json"));
+  });
 });
 
 describe("initCommand never shows a secret", () => {
