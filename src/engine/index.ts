@@ -30,7 +30,7 @@ export {
   hasSuspiciousCharacters,
   PIN_HASH_SCHEME,
 } from "./pinning.ts";
-export { recordOutput } from "./record-output.ts";
+export { recordCallOutput, recordOutput } from "./record-output.ts";
 export { renderHost, renderUntrusted } from "./render.ts";
 export { evaluateSinkGate } from "./sink-gate.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";

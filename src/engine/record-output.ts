@@ -21,7 +21,7 @@ import { parseStructuredText, walkStructured } from "./structured.ts";
 import type { IndexEntry, RecordedOutput, TaintStore } from "./taint-index.ts";
 import { flushWindow } from "./text-window.ts";
 import { extractTokens } from "./tokens.ts";
-import type { JsonObject, JsonValue } from "./types.ts";
+import type { JsonObject, JsonValue, ToolRules } from "./types.ts";
 
 /** A `Key: value` line of unstructured text: indentation, an optional `- ` or `* `, a short key. */
 const KEY_VALUE_LINE = /^[ \t]*(?:[-*][ \t]+)?([^:\n]{1,64}?)[ \t]*:[ \t]*(\S.*?)[ \t]*$/;
@@ -170,7 +170,8 @@ function recordError(recorder: Recorder, value: JsonValue): void {
  * `Key: value` lines are field values. In a call's own result, identities from its own arguments
  * count as field values at most. Linear in the output's size; keeps no copy beyond the window.
  *
- * The caller records nothing for denied calls and for tools with `trusted_output: true`.
+ * The caller records nothing for denied calls; a call's own output goes through
+ * {@link recordCallOutput}, which skips tools with `trusted_output: true`.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values", "Index, not rescans".
  * @param store - The session's taint store (changed in place).
@@ -197,4 +198,26 @@ export function recordOutput(store: TaintStore, output: RecordedOutput): readonl
   } else recordStrings(recorder, output.value);
   flushWindow(store.window);
   return recorder.entries;
+}
+
+/**
+ * Records a forwarded call's result or upstream error as untrusted output, unless the tool's
+ * effective rules mark it `trusted_output: true` — then nothing of it is recorded (SPEC §2.5
+ * "Untrusted text, recorded": everything the upstream says is recorded "unless the tool is marked
+ * `trusted_output: true`"; §4.2). Never call it for a denied call: its output never happened.
+ *
+ * Source: SPEC §2.5, §4.2.
+ * @param store - The session's taint store (changed in place).
+ * @param rules - The tool's effective rules (only `trustedOutput` is read).
+ * @param output - The call's output, `kind` `tool_result` or `tool_error`, with the call's arguments.
+ * @returns The index entries new to this store; none for a `trusted_output` tool.
+ * @example recordCallOutput(state.taint, rules, { server: "mail", tool: "read_inbox", seq: 1, kind: "tool_result", value: result })
+ */
+export function recordCallOutput(
+  store: TaintStore,
+  rules: Pick<ToolRules, "trustedOutput">,
+  output: RecordedOutput,
+): readonly IndexEntry[] {
+  if (rules.trustedOutput?.value === true) return [];
+  return recordOutput(store, output);
 }

@@ -29,6 +29,7 @@ import {
   type PathContext,
   type PinStatus,
   type Question,
+  recordCallOutput,
   recordOutput,
   type ToolDefinition,
   type ToolRules,
@@ -256,9 +257,8 @@ export class Gate {
     outcome: { readonly result: JsonObject } | { readonly error: JsonValue },
   ): readonly IndexEntry[] {
     const rules = this.#rulesFor(this.#server(call.server), call.tool);
-    if (rules.trustedOutput?.value === true) return [];
     const isResult = Object.hasOwn(outcome, "result");
-    return recordOutput(this.state.taint, {
+    return recordCallOutput(this.state.taint, rules, {
       server: call.server,
       tool: call.tool,
       seq: call.seq,
