@@ -55,10 +55,11 @@ export function recordCanonicalFree(recorder: Recorder, canonical: string): void
 }
 
 /**
- * Records raw free text (any size): canonicalised and scanned in slices cut at whitespace. Where
- * the last {@link SLICE_OVERLAP} units before a cut hold no whitespace, the cut may fall inside a
- * token, so the next slice starts that far back: a token up to that long is seen whole in one of
- * the two (a token seen twice, or cut, only adds taint).
+ * Records raw free text (any size): canonicalised and scanned in slices cut at whitespace where
+ * there is some near the cut. Every slice after the first starts {@link SLICE_OVERLAP} units before
+ * the previous one ended, so a token cut there — at no whitespace, or at one of its own spaces (a
+ * phone number, an IBAN) — is seen whole in the next slice (a token seen twice, or cut, only adds
+ * taint).
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
@@ -69,16 +70,12 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
   let start = 0;
   while (start < raw.length) {
     let end = Math.min(raw.length, start + SLICE_UNITS);
-    let next = end;
     if (end < raw.length) {
       const space = raw.slice(end - SLICE_OVERLAP, end).search(/\s\S*$/);
-      if (space !== -1) {
-        end = end - SLICE_OVERLAP + space + 1;
-        next = end;
-      } else next = end - SLICE_OVERLAP;
+      if (space !== -1) end = end - SLICE_OVERLAP + space + 1;
     }
     recordCanonicalFree(recorder, canonicalize(raw.slice(start, end), { output: true }));
-    start = next;
+    start = end < raw.length ? end - SLICE_OVERLAP : end;
   }
 }
 

@@ -323,13 +323,17 @@ describe("recordOutput() what is recorded", () => {
   });
 
   test.each([
-    ["starts 20 units before", 262_144 - 20],
-    ["starts at", 262_144],
-    ["starts 4,000 units before", 262_144 - 4_000],
-  ])("recordOutput() indexes an address that %s a slice cut with no whitespace near it", (_name, at) => {
-    const address = "planted.attacker@evil-corp.example";
-    const text = `${",".repeat(at)}${address},${"x".repeat(300_000)}`;
-    expect(kinds(record(textResult(text)), address)).toEqual(["free"]);
+    ["an address that starts 20 units before", ",", "planted.attacker@evil-corp.example", 20],
+    ["an address that starts 1 unit before", ",", "planted.attacker@evil-corp.example", 1],
+    ["an address whose last character is", ",", "planted.attacker@evil-corp.example", 33],
+    ["an IBAN cut at one of its own spaces", "word ", "DE89 3704 0044 0532 0130 00", 12],
+  ])("recordOutput() indexes %s before a 256 KiB slice cut whole", (_name, filler, token, before) => {
+    const cut = 262_144;
+    // The filler up to the token, ending in a separator so the token starts on a boundary.
+    const head = `${filler.repeat(Math.ceil(cut / filler.length)).slice(0, cut - before - 1)}${filler.at(-1)}`;
+    const text = `${head}${token},${"x".repeat(300_000)}`;
+    const key = token.includes("@") ? token : token.replaceAll(" ", "");
+    expect(kinds(record(textResult(text)), key)).toEqual(["free"]);
   });
 });
 
