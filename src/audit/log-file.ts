@@ -199,8 +199,11 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
     check,
     flush(at) {
       if (fd === undefined) return;
-      check(at);
-      if (fd !== undefined) fsyncSync(fd);
+      // The open file first: it holds this writer's latest lines even when another process has
+      // rotated it away since; then, if the path names another file now (lines written again
+      // there after a deletion), that one.
+      fsyncSync(fd);
+      if (!check(at) && fd !== undefined) fsyncSync(fd);
     },
     close,
     get size() {

@@ -259,7 +259,7 @@ describe("createAuditWriter()", () => {
     ]);
   });
 
-  test("createAuditWriter() loses no line written to a log rotated out by other writers before its path check", () => {
+  test("createAuditWriter() writes again the lines since its last path check when other writers rotate its open file out (older lines went with their rotation)", () => {
     const log = join(dir, "audit.jsonl");
     let clock = FIXED;
     const a = createAuditWriter(log, { maxBytes: 10_000_000, now: () => clock });
@@ -276,14 +276,18 @@ describe("createAuditWriter()", () => {
     expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([2, 3, 4]);
   });
 
-  test("createAuditWriter() flush() checks the path first, so lines of a deleted log reach the disk", () => {
+  test("createAuditWriter() flush() looks at the path, so after another process rotated the log its lines are in the rotated file and the path is open again", () => {
     const log = join(dir, "audit.jsonl");
     const writer = createAuditWriter(log, { now: () => FIXED });
     writer.write(entry(1));
-    rmSync(log);
-    writer.write(entry(2));
+    renameSync(log, `${log}.1`);
+    writer.write(entry(2)); // the path check is not due: lands in the renamed file
+    expect(existsSync(log)).toBe(false);
     writer.flush();
-    expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([1, 2]);
+    expect(existsSync(log)).toBe(true);
+    expect(readAuditLog(`${log}.1`).records.map((record) => record.seq)).toEqual([1, 2]);
+    writer.write(entry(3));
+    expect(readFileSync(log, "utf8")).toContain('"seq":3');
     writer.close();
   });
 
