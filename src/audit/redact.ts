@@ -92,6 +92,9 @@ const PREFILTER_MAX_CHARS = 256;
 /** Names remembered by {@link isSecretName} and {@link redactKey} at most (the cache then starts over). */
 const NAME_CACHE_MAX = 1024;
 
+/** The longest name a cache keeps, in UTF-16 code units. */
+const CACHED_NAME_MAX = 64;
+
 /** Whether each recently seen name is secret-like (names repeat from call to call). */
 const secretNames = new Map<string, boolean>();
 
@@ -99,13 +102,15 @@ const secretNames = new Map<string, boolean>();
 const redactedKeys = new Map<string, string>();
 
 /**
- * Remembers a name's result, starting over when the cache is full (keys are hostile: unbounded).
+ * Remembers a name's result, starting over when the cache is full (keys are hostile: unbounded);
+ * names longer than {@link CACHED_NAME_MAX} are not kept (one could hold megabytes alive).
  * @param cache - One of the name caches.
  * @param name - The name.
  * @param value - Its result.
  * @returns `value`.
  */
 function remember<T>(cache: Map<string, T>, name: string, value: T): T {
+  if (name.length > CACHED_NAME_MAX) return value;
   if (cache.size >= NAME_CACHE_MAX) cache.clear();
   cache.set(name, value);
   return value;
