@@ -13,7 +13,7 @@
  */
 
 /** 1 MiB: the bytes of large lines between two nudges (default). */
-export const DEFAULT_GC_EVERY_BYTES = 1024 * 1024;
+const DEFAULT_GC_EVERY_BYTES = 1024 * 1024;
 
 /** 64 KiB: lines shorter than this are not counted (small calls never collect). */
 export const GC_MIN_LINE_BYTES = 64 * 1024;
@@ -50,11 +50,11 @@ export class GcNudge {
 
   /**
    * @param options - `everyBytes` (default {@link DEFAULT_GC_EVERY_BYTES}, bytes, > 0) and `collect`
-   *   (default {@link runtimeCollect}; `null` turns the nudge off).
+   *   (default {@link runtimeCollect}). The framer's `nudge: null` turns the nudge off.
    */
-  constructor(options: { readonly everyBytes?: number; readonly collect?: Collect | null } = {}) {
+  constructor(options: { readonly everyBytes?: number; readonly collect?: Collect } = {}) {
     this.#everyBytes = options.everyBytes ?? DEFAULT_GC_EVERY_BYTES;
-    this.#collect = options.collect === null ? undefined : (options.collect ?? runtimeCollect());
+    this.#collect = options.collect ?? runtimeCollect();
   }
 
   /**

@@ -27,15 +27,18 @@ describe("GcNudge", () => {
     expect(collections).toBe(0);
   });
 
-  test("a failing collector is ignored and null turns the nudge off", () => {
+  test("a failing collector is ignored: the line passes and the next threshold collects again", () => {
+    let attempts = 0;
     const failing = new GcNudge({
-      everyBytes: 1,
+      everyBytes: GC_MIN_LINE_BYTES,
       collect: () => {
+        attempts++;
         throw new Error("boom");
       },
     });
     expect(() => failing.passed(GC_MIN_LINE_BYTES)).not.toThrow();
-    expect(() => new GcNudge({ collect: null }).passed(1e9)).not.toThrow();
+    failing.passed(GC_MIN_LINE_BYTES);
+    expect(attempts).toBe(2);
   });
 
   test("under Bun the runtime collector exists and runs", () => {
@@ -56,13 +59,22 @@ describe("LineFramer nudge", () => {
     expect(events).toEqual(['line {"a":"é"}', "passed 10", 'line {"b":1}', "passed 7"]);
   });
 
-  test("a collecting nudge leaves the delivered lines unchanged", () => {
+  test("a collecting nudge collects after each large line and leaves the delivered lines unchanged", () => {
     const lines: string[] = [];
+    const collect = runtimeCollect();
+    let collections = 0;
     const framer = new LineFramer((line) => lines.push(line), {
-      nudge: new GcNudge({ everyBytes: 1 }),
+      nudge: new GcNudge({
+        everyBytes: 1,
+        collect: () => {
+          collections++;
+          collect?.();
+        },
+      }),
     });
     const big = `{"x":"${"y".repeat(100_000)}"}`;
     framer.push(encoder.encode(`${big}\n${big}\n`));
     expect(lines).toEqual([big, big]);
+    expect(collections).toBe(2);
   });
 });
