@@ -61,6 +61,9 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
   /** Runs a call on the real hooks, at once when they are there. */
   const withHooks = <T>(run: (hooks: RelayHooks) => T | Promise<T>): T | Promise<T> =>
     loaded === undefined ? ready().then(run) : run(loaded);
+  /** {@link withHooks} for a hook that answers with a promise. */
+  const whenHooks = <T>(run: (hooks: RelayHooks) => Promise<T>): Promise<T> =>
+    loaded === undefined ? ready().then(run) : run(loaded);
 
   return {
     onClientInitialize: (request) => {
@@ -72,7 +75,13 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
           .then((hooks) => hooks.onClientInitialize(request))
           .then(
             (decision) => (decision.kind === "error" ? context.endSession(decision.exitCode) : undefined),
-            () => undefined,
+            // A gate that failed to build has ended the session already; one whose own verdict
+            // failed cannot be trusted to gate: end it too (never run ungated).
+            (error: unknown) => {
+              if (loaded === undefined) return;
+              context.log(`Cannot start the gate: ${error instanceof Error ? error.message : String(error)}`);
+              context.endSession(1);
+            },
           );
       }, 0);
       return { kind: "forward" };
@@ -80,10 +89,9 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
     onInitializeResult: (result) => observe((hooks) => hooks.onInitializeResult(result)),
     onInitialized: () => observe((hooks) => hooks.onInitialized()),
     // Straight to the real hooks once built (no extra turn per call).
-    whenReady: () => (loaded === undefined ? ready().then((hooks) => hooks.whenReady()) : loaded.whenReady()),
-    onToolsList: async (request) => (await ready()).onToolsList(request),
-    onToolCall: (call) =>
-      loaded === undefined ? ready().then((hooks) => hooks.onToolCall(call)) : loaded.onToolCall(call),
+    whenReady: () => whenHooks((hooks) => hooks.whenReady()),
+    onToolsList: (request) => whenHooks((hooks) => hooks.onToolsList(request)),
+    onToolCall: (call) => whenHooks((hooks) => hooks.onToolCall(call)),
     onToolResult: (call, outcome) => withHooks((hooks) => hooks.onToolResult(call, outcome)),
     onUpstreamResult: (request, outcome) => withHooks((hooks) => hooks.onUpstreamResult(request, outcome)),
     onUpstreamRequest: (request) => observe((hooks) => hooks.onUpstreamRequest(request)),

@@ -130,6 +130,21 @@ describe("deferredHooks()", () => {
     expect(r.lastClient()).toMatchObject({ id: 2, error: { code: -32001 } });
   });
 
+  test("deferredHooks() ends the session with 1 when the gate's own initialize verdict fails", async () => {
+    const gate = controlledGate({
+      onClientInitialize: () => {
+        throw new Error("verdict failed");
+      },
+    });
+    const r = memoryRelay((context) => deferredHooks(context, gate.load));
+    r.fromClient(INITIALIZE);
+    gate.finish();
+    await settle();
+    await settle();
+    expect(r.ended).toEqual([1]);
+    expect(r.logs.some((line) => line.includes("Cannot start the gate: verdict failed"))).toBe(true);
+  });
+
   test("deferredHooks() builds the gate at shutdown when something happened that it must record", async () => {
     const gate = controlledGate();
     const flushed: string[] = [];
