@@ -18,8 +18,6 @@ import {
   parsePolicyFiles,
 } from "../policy/index.ts";
 
-export { readPolicyTexts } from "../platform/policy-texts.ts";
-
 /**
  * Validates every policy file with the built-in packs. Never throws for an invalid file.
  *

@@ -28,7 +28,7 @@ export interface TargetSet {
   readonly targets: readonly Target[];
   /** True for `--config FILE`: problems with the file are usage errors (exit 2). */
   readonly explicit: boolean;
-  /** With `--client NAME`: the client and the files looked for (for the message when none exists). */
+  /** With `--client NAME` and no file found: the client and the files looked for (for the message). */
   readonly searched?: { readonly client: string; readonly files: readonly string[] };
 }
 
@@ -77,7 +77,7 @@ export function resolveTargets(
   };
   const files = findClientFiles(context, { clients, ...environment.probes });
   const targets = files.map((file) => ({ path: file.path, client: file.client }));
-  if (request.client === undefined) return { targets, explicit: false };
+  if (request.client === undefined || targets.length > 0) return { targets, explicit: false };
   const searched = {
     client: request.client,
     files: candidateFiles(context, clients).map((file) => file.path),

@@ -3,13 +3,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  checkPolicyPaths,
-  formatIssueLine,
-  loadPolicyPaths,
-  readPolicyTexts,
-} from "../../src/commands/policy-files.ts";
+import { checkPolicyPaths, formatIssueLine, loadPolicyPaths } from "../../src/commands/policy-files.ts";
 import { BouncerError, exitCodeFor } from "../../src/platform/errors.ts";
+import { readPolicyTexts } from "../../src/platform/policy-texts.ts";
 import { REPO } from "../run-cli.ts";
 
 const GOOD = "tests/fixtures/policies/worked-example.yaml";
