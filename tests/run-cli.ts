@@ -21,11 +21,27 @@ export interface CliRun {
  * @param options - Working directory and extra environment.
  * @returns Exit code, stdout and stderr.
  */
-export async function runCli(
+export function runCli(
   args: readonly string[],
   options: { readonly cwd?: string; readonly env?: Record<string, string> } = {},
 ): Promise<CliRun> {
-  const child = Bun.spawn([process.execPath, join(REPO, "src", "cli.ts"), ...args], {
+  return runScript(join(REPO, "src", "cli.ts"), args, options);
+}
+
+/**
+ * Runs `bun SCRIPT ARGS...` in the repository (or `cwd`) with a clean colour environment and a
+ * `BOUNCER_HOME` that holds nothing.
+ * @param script - The script's path.
+ * @param args - Its arguments.
+ * @param options - Working directory and extra environment.
+ * @returns Exit code, stdout and stderr.
+ */
+export async function runScript(
+  script: string,
+  args: readonly string[],
+  options: { readonly cwd?: string; readonly env?: Record<string, string> } = {},
+): Promise<CliRun> {
+  const child = Bun.spawn([process.execPath, script, ...args], {
     cwd: options.cwd ?? REPO,
     env: {
       ...process.env,

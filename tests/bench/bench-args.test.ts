@@ -5,21 +5,11 @@
 
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { REPO } from "../run-cli.ts";
+import { REPO, runScript } from "../run-cli.ts";
 
-/** Runs a bench script with flags and returns its exit code and output. */
-async function bench(script: string, flags: readonly string[]) {
-  const child = Bun.spawn([process.execPath, join(REPO, "scripts/bench", script), ...flags], {
-    cwd: REPO,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { stdout, stderr, code };
+/** Runs a bench script with flags. */
+function bench(script: string, flags: readonly string[]) {
+  return runScript(join(REPO, "scripts/bench", script), flags);
 }
 
 describe("bench flags", () => {
