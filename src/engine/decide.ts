@@ -10,7 +10,7 @@ import { evaluateConstraints } from "./constraints.ts";
 import { evaluatePinning } from "./pinning.ts";
 import { renderUntrusted } from "./render.ts";
 import { evaluateSinkGate } from "./sink-gate.ts";
-import { approvalKeyString, type EngineState } from "./state.ts";
+import { type EngineState, uniqueAsks } from "./state.ts";
 import type { CallInput, Contract, ContractResult, Decision, Question, Reason } from "./types.ts";
 
 /** A contract that can object (everything but `default`), in the order that names a deny. */
@@ -95,17 +95,7 @@ function combine(outcomes: readonly Outcome[], input: CallInput, state: EngineSt
       reasons: [firstDeny.reason, ...moreDenies.map((d) => d.reason)],
     };
   }
-  const seen = new Set<string>();
-  const unique =
-    asks.length < 2
-      ? asks
-      : asks.filter(({ question }) => {
-          const key = approvalKeyString(question.key);
-          if (seen.has(key)) return false;
-          seen.add(key);
-          return true;
-        });
-  const [firstAsk, ...moreAsks] = unique;
+  const [firstAsk, ...moreAsks] = uniqueAsks(asks);
   if (firstAsk !== undefined) {
     return {
       verdict: "ask",

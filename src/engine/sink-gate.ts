@@ -12,7 +12,7 @@ import {
 } from "./destinations.ts";
 import { type Identity, identify } from "./identity.ts";
 import { type MessageSubject, renderDestination, sinkMessages } from "./sink-messages.ts";
-import { approvalKeyString, type EngineState } from "./state.ts";
+import { approvalKeyString, type EngineState, uniqueAsks } from "./state.ts";
 import { lookupToken, searchRecent } from "./taint-index.ts";
 import { matchTrusted } from "./trust.ts";
 import type { ApprovalKey, CallInput, ContractResult, Evidence, Question, Reason } from "./types.ts";
@@ -212,15 +212,5 @@ export function evaluateSinkGate(input: CallInput, state: EngineState): Contract
       else if (finding.kind === "ask") asks.push({ reason: finding.reason, question: finding.question });
     }
   }
-  const asked = new Set<string>();
-  const unique =
-    asks.length < 2
-      ? asks
-      : asks.filter(({ question }) => {
-          const key = approvalKeyString(question.key);
-          if (asked.has(key)) return false;
-          asked.add(key);
-          return true;
-        });
-  return { denies, asks: unique };
+  return { denies, asks: uniqueAsks(asks) };
 }

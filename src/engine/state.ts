@@ -41,6 +41,24 @@ export function approvalKeyString(key: ApprovalKey): string {
 }
 
 /**
+ * The asks of one call with each question once: the first ask per approval key is kept (SPEC §2.5
+ * "Ask once per call": identical questions are one question).
+ * @param asks - Asks in the order found.
+ * @returns The asks whose question key was not seen before, in order.
+ */
+export function uniqueAsks<T extends { readonly question: { readonly key: ApprovalKey } }>(
+  asks: readonly T[],
+): T[] {
+  const seen = new Set<string>();
+  return asks.filter(({ question }) => {
+    const key = approvalKeyString(question.key);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
  * The map key of a tool's budget counter (SPEC §2.3: per tool per session).
  * @param server - The upstream name.
  * @param tool - The tool name.
