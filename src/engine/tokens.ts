@@ -163,19 +163,28 @@ function emails(text: string, report: (key: string, start: number) => void): voi
   }
 }
 
-/** Phones and IBANs (rare in text: their patterns find them fastest), keys built as strings. */
-function phonesAndIbans(
-  text: string,
-  scan: { readonly iban: RegExp; readonly found: FoundToken; readonly visit: FoundVisitor },
-): void {
-  const { found, visit } = scan;
-  const report = (key: string, span: { readonly start: number; readonly length: number }): void => {
+/** Reports a token whose key is built as a string. */
+type ReportKey = (key: string, span: { readonly start: number; readonly length: number }) => void;
+
+/**
+ * A {@link ReportKey} that fills one reused {@link FoundToken} and hands it to `visit`.
+ * @param found - The reused token.
+ * @param visit - The scan's visitor.
+ * @returns The reporter.
+ */
+function keyReporter(found: FoundToken, visit: FoundVisitor): ReportKey {
+  return (key, span) => {
     found.start = span.start;
     found.end = span.start + span.length;
     found.keyStart = span.start;
     found.key = key;
     visit(found);
   };
+}
+
+/** Phones and IBANs (rare in text: their patterns find them fastest), keys built as strings. */
+function phonesAndIbans(text: string, scan: { readonly iban: RegExp; readonly report: ReportKey }): void {
+  const { report } = scan;
   each(text, {
     pattern: PHONE,
     visit: (match, start) => report(`+${match.replace(/[^0-9]/g, "")}`, { start, length: match.length }),
@@ -189,14 +198,7 @@ function phonesAndIbans(
 /** The token patterns on text with characters above U+007F (Unicode classes, keys built as strings). */
 function scanUnicode(text: string, visit: FoundVisitor): void {
   const patterns = PATTERNS.unicode;
-  const found: FoundToken = { start: 0, end: 0, keyStart: 0, key: undefined };
-  const report = (key: string, span: { readonly start: number; readonly length: number }): void => {
-    found.start = span.start;
-    found.end = span.start + span.length;
-    found.keyStart = span.start;
-    found.key = key;
-    visit(found);
-  };
+  const report = keyReporter({ start: 0, end: 0, keyStart: 0, key: undefined }, visit);
   const at = text.includes("@");
   if (at) emails(text, (match, start) => report(match, { start, length: match.length }));
   if (text.includes(".")) {
@@ -220,7 +222,7 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
     });
   }
   if (!/[0-9]/.test(text)) return;
-  phonesAndIbans(text, { iban: patterns.iban, found, visit });
+  phonesAndIbans(text, { iban: patterns.iban, report });
   each(text, {
     pattern: patterns.alnum,
     visit: (match, start) => {
@@ -259,7 +261,7 @@ export function scanTokens(text: string, visit: FoundVisitor): void {
   if (text.includes(".")) scanHosts(scan);
   if (at || text.includes("#")) scanHandles(scan);
   if (!/[0-9]/.test(text)) return;
-  phonesAndIbans(text, { iban: PATTERNS.ascii.iban, found, visit });
+  phonesAndIbans(text, { iban: PATTERNS.ascii.iban, report: keyReporter(found, visit) });
   scanAlphanumerics(scan);
 }
 
