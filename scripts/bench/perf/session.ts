@@ -16,6 +16,9 @@ export const ROOT = join(import.meta.dir, "../../..");
 /** The protocol version the bench's client offers. */
 const PROTOCOL_VERSION = "2025-06-18";
 
+/** How long each step of opening a session may take before the bench gives up on it (ms, default). */
+const SESSION_STEP_MS = 60_000;
+
 /** One upstream server under test. */
 export interface Upstream {
   /** `--upstream-name` and the label in tables. */
@@ -98,31 +101,64 @@ export async function initialize(client: LineClient): Promise<Record<string, unk
 }
 
 /**
- * Starts a server and completes the handshake a client does before its first call.
+ * Waits for one step of opening a session.
+ * @param step - What is awaited, for the error.
+ * @param work - The step's answer.
+ * @param limitMs - How long it may take.
+ * @returns The answer.
+ * @throws {Error} When no answer came in time.
+ */
+async function within<T>(step: string, work: Promise<T>, limitMs: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${step}: no answer within ${limitMs / 1000} s`)), limitMs);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts a server and completes the handshake a client does before its first call; the child is
+ * stopped again when a step fails or does not answer in time.
  * @param upstream - The server.
  * @param bouncer - Bouncer's launch, or undefined for the direct run.
+ * @param options - `stepMs`: how long each step may take (default {@link SESSION_STEP_MS}).
  * @returns The client, ready for `tools/call`.
- * @throws {Error} When the handshake or a first call fails.
+ * @throws {Error} When the handshake or a first call fails or hangs.
  */
 export async function openSession(
   upstream: Upstream,
   bouncer: BouncerLaunch | undefined,
+  options: { readonly stepMs?: number } = {},
 ): Promise<LineClient> {
+  const stepMs = options.stepMs ?? SESSION_STEP_MS;
   const client = spawnLineClient(
     commandLine(upstream, bouncer),
     bouncer === undefined ? {} : { env: bouncer.env },
   );
-  await initialize(client);
-  client.notify("notifications/initialized");
-  const list = await client.request("tools/list", {});
-  if (!Object.hasOwn(list, "result")) throw new Error(`tools/list failed: ${JSON.stringify(list)}`);
-  const first = await client.requestText(upstream.callTemplate);
-  if (
-    !first.includes('"result"') ||
-    first.includes("[bouncer blocked]") ||
-    first.includes('"isError":true')
-  ) {
-    throw new Error(`The first call of ${upstream.name} did not succeed: ${first.slice(0, 300)}`);
+  try {
+    await within(`initialize of ${upstream.name}`, initialize(client), stepMs);
+    client.notify("notifications/initialized");
+    const list = await within(`tools/list of ${upstream.name}`, client.request("tools/list", {}), stepMs);
+    if (!Object.hasOwn(list, "result")) throw new Error(`tools/list failed: ${JSON.stringify(list)}`);
+    const first = await within(
+      `The first call of ${upstream.name}`,
+      client.requestText(upstream.callTemplate),
+      stepMs,
+    );
+    if (
+      !first.includes('"result"') ||
+      first.includes("[bouncer blocked]") ||
+      first.includes('"isError":true')
+    ) {
+      throw new Error(`The first call of ${upstream.name} did not succeed: ${first.slice(0, 300)}`);
+    }
+    return client;
+  } catch (error) {
+    await client.close(2000, "SIGTERM");
+    throw error;
   }
-  return client;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,6 +74,21 @@ describe("bench sessions through bouncer run", () => {
       } finally {
         await client.close(5000, "SIGTERM");
       }
+    },
+    E2E_TIMEOUT,
+  );
+
+  test.skipIf(process.platform === "win32")(
+    "openSession() gives up on a first call that is never answered and stops the child",
+    async () => {
+      const marker = `bench-session-hang-${process.pid}-${Date.now()}`;
+      // An empty line is no request: the echo server never answers it.
+      const silent: Upstream = { ...ECHO, command: [...ECHO.command, marker], callTemplate: "" };
+      await expect(openSession(silent, undefined, { stepMs: 1000 })).rejects.toThrow(
+        "The first call of echo: no answer within 1 s",
+      );
+      const left = spawnSync("pgrep", ["-f", marker], { encoding: "utf8" });
+      expect(left.stdout.trim()).toBe("");
     },
     E2E_TIMEOUT,
   );
