@@ -90,6 +90,12 @@ function mergedJson(policy: Policy, merged: readonly MergedTool[]): JsonObject {
       rules: explainToolRules(entry.rules).map((row) => ({ ...row })),
       taint_min_length: entry.rules.taintMinLength,
       heuristics: entry.rules.heuristics,
+      ...(entry.rules.settingSources === undefined
+        ? {}
+        : {
+            taint_min_length_source: entry.rules.settingSources.taintMinLength,
+            heuristics_source: entry.rules.settingSources.heuristics,
+          }),
     })),
   };
 }

@@ -149,6 +149,12 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
       rules: explainToolRules(rules).map((row) => ({ ...row })),
       taint_min_length: rules.taintMinLength,
       heuristics: rules.heuristics,
+      ...(rules.settingSources === undefined
+        ? {}
+        : {
+            taint_min_length_source: rules.settingSources.taintMinLength,
+            heuristics_source: rules.settingSources.heuristics,
+          }),
     };
     io.out(`${JSON.stringify(document)}\n`);
     return 0;

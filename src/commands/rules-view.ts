@@ -39,7 +39,8 @@ export function valueText(value: JsonValue): string {
 
 /**
  * Effective rules as text: one line per row, `key: value   (source)`, aligned; union keys repeat
- * the key once per value, each with its own layer; then `taint_min_length` and `heuristics`.
+ * the key once per value, each with its own layer; then the session-wide `taint_min_length` and
+ * `heuristics` with the file that set them (no layer shown for rules built without sources).
  *
  * Source: SPEC §5.5.
  * @param rules - The resolved rules.
@@ -47,14 +48,15 @@ export function valueText(value: JsonValue): string {
  * @returns Lines without newlines.
  */
 export function rulesLines(rules: ToolRules, indent = "  "): string[] {
-  const rows = explainToolRules(rules).map(
-    (row) => [`${row.key}: ${valueText(row.value)}`, row.source] as const,
-  );
+  const settings = rules.settingSources;
+  const rows: (readonly [string, string | undefined])[] = [
+    ...explainToolRules(rules).map((row) => [`${row.key}: ${valueText(row.value)}`, row.source] as const),
+    [`taint_min_length: ${rules.taintMinLength}`, settings?.taintMinLength],
+    [`heuristics: ${rules.heuristics}`, settings?.heuristics],
+  ];
   const width = Math.max(0, ...rows.map(([left]) => left.length));
-  const lines = rows.map(([left, source]) => `${indent}${left.padEnd(width)}   (${safeName(source)})`);
-  lines.push(
-    `${indent}taint_min_length: ${rules.taintMinLength}`,
-    `${indent}heuristics: ${rules.heuristics}`,
+  const lines = rows.map(([left, source]) =>
+    source === undefined ? `${indent}${left}` : `${indent}${left.padEnd(width)}   (${safeName(source)})`,
   );
   return lines;
 }

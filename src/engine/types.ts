@@ -127,6 +127,8 @@ export interface ToolRules {
   readonly taintMinLength: number;
   /** Whether §4.4 heuristics apply (sink-shaped argument additions in §2.5). */
   readonly heuristics: boolean;
+  /** Where `taintMinLength` and `heuristics` came from (for `check` and `explain`; absent: not known). */
+  readonly settingSources?: { readonly taintMinLength: RuleSource; readonly heuristics: RuleSource };
 }
 
 /** An MCP tool definition as listed by `tools/list` (the fields pinning covers, SPEC §2.2). */

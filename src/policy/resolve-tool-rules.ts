@@ -141,8 +141,12 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
     ...(maxCalls === undefined ? {} : { maxCalls }),
     ...(trustedOutput === undefined ? {} : { trustedOutput }),
     unclassified: defaults.unclassified,
-    taintMinLength: defaults.taintMinLength,
+    taintMinLength: defaults.taintMinLength.value,
     heuristics: defaults.heuristics.value,
+    settingSources: {
+      taintMinLength: defaults.taintMinLength.source,
+      heuristics: defaults.heuristics.source,
+    },
   };
 }
 
@@ -150,19 +154,20 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
 interface ResolvedDefaults {
   readonly heuristics: Sourced<boolean>;
   readonly unclassified: Sourced<"allow" | "ask">;
-  readonly taintMinLength: number;
+  readonly taintMinLength: Sourced<number>;
 }
 
 function resolveDefaults(policy: Policy): ResolvedDefaults {
   let heuristics: Sourced<boolean> = { value: true, source: "default" };
   let unclassified: Sourced<"allow" | "ask"> = { value: "allow", source: "default" };
-  let taintMinLength = DEFAULT_TAINT_MIN_LENGTH;
+  let taintMinLength: Sourced<number> = { value: DEFAULT_TAINT_MIN_LENGTH, source: "default" };
   for (const file of policy.files) {
     const source: RuleSource = `user:${file.file}`;
     if (file.defaults.heuristics !== undefined) heuristics = { value: file.defaults.heuristics, source };
     if (file.defaults.unclassified !== undefined)
       unclassified = { value: file.defaults.unclassified, source };
-    if (file.defaults.taintMinLength !== undefined) taintMinLength = file.defaults.taintMinLength;
+    if (file.defaults.taintMinLength !== undefined)
+      taintMinLength = { value: file.defaults.taintMinLength, source };
   }
   return { heuristics, unclassified, taintMinLength };
 }

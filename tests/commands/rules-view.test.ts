@@ -37,7 +37,23 @@ describe("rulesLines()", () => {
     const lines = rulesLines(resolveToolRules(policy, { server: "", tool: "send_email", packs: [] }));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}sink_params: to\s+\(user:p\.yaml\)$/));
     expect(lines.filter((line) => line.includes("trusted_destinations"))).toHaveLength(2);
-    expect(lines.at(-2)).toBe("  taint_min_length: 6");
-    expect(lines.at(-1)).toBe("  heuristics: true");
+    expect(lines.at(-2)).toMatch(/^ {2}taint_min_length: 6\s+\(default\)$/);
+    expect(lines.at(-1)).toMatch(/^ {2}heuristics: true\s+\(default\)$/);
+  });
+
+  test("rulesLines() names the file that set taint_min_length and heuristics, and no layer when unknown", () => {
+    const policy = parsePolicyFiles(
+      [
+        { text: "defaults: { taint_min_length: 4 }\nsend: { exfiltrating: true }\n", fileName: "a.yaml" },
+        { text: "defaults: { heuristics: false }\n", fileName: "b.yaml" },
+      ],
+      builtinPacks(),
+    );
+    const rules = resolveToolRules(policy, { server: "", tool: "send", packs: [] });
+    const lines = rulesLines(rules);
+    expect(lines.at(-2)).toMatch(/^ {2}taint_min_length: 4\s+\(user:a\.yaml\)$/);
+    expect(lines.at(-1)).toMatch(/^ {2}heuristics: false\s+\(user:b\.yaml\)$/);
+    const { settingSources: _, ...unsourced } = rules;
+    expect(rulesLines(unsourced).slice(-2)).toEqual(["  taint_min_length: 4", "  heuristics: false"]);
   });
 });
