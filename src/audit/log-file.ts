@@ -18,12 +18,11 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   statSync,
   writeSync,
 } from "node:fs";
-import { dirname } from "node:path";
+import { ensureParentDir } from "../platform/parent-dir.ts";
 import { lineEncoder } from "./audit-line.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
 
@@ -113,7 +112,7 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
   };
 
   const open = (at: number): number => {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    ensureParentDir(path);
     const flags = constants.O_WRONLY | constants.O_APPEND;
     let handle: number;
     try {

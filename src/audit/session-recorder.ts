@@ -11,10 +11,10 @@
  * @module
  */
 
-import { closeSync, constants, fchmodSync, fsyncSync, mkdirSync, openSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { closeSync, constants, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
 import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
+import { ensureParentDir } from "../platform/parent-dir.ts";
 import type { AskOutcome } from "./audit-record.ts";
 import { describeFsError } from "./audit-writer.ts";
 import { redactTokens } from "./redact.ts";
@@ -97,7 +97,7 @@ export function callEvent(call: RecordedCall): JsonObject {
  * @returns The descriptor.
  */
 function openForAppend(path: string): number {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  ensureParentDir(path);
   const flags = constants.O_WRONLY | constants.O_APPEND;
   try {
     const fd = openSync(path, flags | constants.O_CREAT | constants.O_EXCL, 0o600);

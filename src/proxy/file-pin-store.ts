@@ -11,12 +11,13 @@
  * @module
  */
 
-import { mkdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { hasErrorCode, tryAcquireLock } from "../audit/rotation-lock.ts";
 import type { ToolDefinition } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
+import { ensureParentDir } from "../platform/parent-dir.ts";
 import type { PinStore, ServerContext } from "./memory-pin-store.ts";
 import { definitionHash, type PinFile, type PinRecord, parsePinFile, serializePinFile } from "./pin-file.ts";
 import { identityHash, scrubCommand } from "./server-identity.ts";
@@ -97,7 +98,7 @@ export async function updatePinFile(
   let lock: ReturnType<typeof tryAcquireLock>;
   for (;;) {
     try {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      ensureParentDir(path);
       lock = tryAcquireLock(lockPath);
     } catch (error) {
       throw unwritable(error);
