@@ -38,6 +38,9 @@ const STAND_INS = new WeakSet<AnyCommand>();
  */
 const OWN_PARSERS: ReadonlySet<string> = new Set(["bouncer run"]);
 
+/** What follows `[OPTIONS]` on the USAGE line of commands whose operands citty does not know. */
+const USAGE_OPERANDS: ReadonlyMap<string, string> = new Map([["bouncer run", "-- COMMAND [ARG]..."]]);
+
 const HELP_FLAGS: ReadonlySet<string> = new Set(["--help", "-h"]);
 const VERSION_FLAGS: ReadonlySet<string> = new Set(["--version", "-v"]);
 
@@ -198,7 +201,11 @@ async function usage(target: Target, color: boolean): Promise<string> {
     { ...target.command, meta: { ...meta, name } },
     parentName === "" ? undefined : { meta: { name: parentName, version: VERSION } },
   );
-  return color ? text : stripAnsi(text);
+  const plain = color ? text : stripAnsi(text);
+  const operands = USAGE_OPERANDS.get(target.path.join(" "));
+  if (operands === undefined) return plain;
+  // The USAGE line ends "[OPTIONS] " (uncoloured or coloured alike): the operands go after it.
+  return plain.replace(/^(.*USAGE.*\[OPTIONS\])[ \t]*(\S*)$/m, `$1 ${operands}$2`);
 }
 
 /**

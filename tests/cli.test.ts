@@ -94,6 +94,24 @@ describe("main() (in process)", () => {
     expect(bad.stderr()).toContain('unknown flag "--bogus"');
   });
 
+  test("bouncer run --help shows the server command on its USAGE line, with and without colour", async () => {
+    for (const color of [false, true]) {
+      const out = memoryIo({ color });
+      expect(await main(["run", "--help"], out.io)).toBe(0);
+      const usageLine =
+        out
+          .stdout()
+          .split("\n")
+          .find((line) => line.includes("USAGE")) ?? "";
+      expect(usageLine.replace(/\u001b\[[0-9;]*m/g, "")).toBe(
+        "USAGE bouncer run [OPTIONS] -- COMMAND [ARG]...",
+      );
+    }
+    const check = memoryIo();
+    await main(["check", "--help"], check.io);
+    expect(check.stdout()).not.toContain("-- COMMAND");
+  });
+
   test("main() reports a command whose module is missing as unavailable (exit 1) without breaking others", async () => {
     const subCommands = rootCommand.subCommands as Record<string, unknown>;
     const saved = subCommands.check;
