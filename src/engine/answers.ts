@@ -14,12 +14,12 @@ export type RememberedAnswer = "approved" | "declined" | undefined;
  * Whether an approval of this question may be remembered. `action: ask` confirms every call
  * (SPEC §2.4), so its approvals are for the one request only; its declines are remembered.
  */
-function remembersApproval(question: Question): boolean {
+function remembersApproval(question: Pick<Question, "kind" | "key">): boolean {
   return !(question.kind === "action" && question.key.identity === "action");
 }
 
 /** Every key a question may be answered under: its own, and its URL origin ("whole site"). */
-function keyForms(question: Question): ApprovalKey[] {
+function keyForms(question: Pick<Question, "key" | "origin">): ApprovalKey[] {
   const forms = [question.key];
   if (question.origin !== undefined && question.origin !== question.key.identity) {
     forms.push({ ...question.key, identity: question.origin });
@@ -81,7 +81,7 @@ export function applyAnswer(state: EngineState, questions: readonly Question[], 
  */
 export function rememberedAnswer(
   state: EngineState,
-  question: Question,
+  question: Pick<Question, "kind" | "key" | "origin">,
   oneTime: readonly ApprovalKey[] = [],
 ): RememberedAnswer {
   if (state.approvals.size === 0 && oneTime.length === 0) return undefined;

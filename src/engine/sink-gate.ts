@@ -4,6 +4,7 @@
  * @module
  */
 
+import { rememberedAnswer } from "./answers.ts";
 import {
   type DestinationPiece,
   type DestinationValue,
@@ -12,7 +13,7 @@ import {
 } from "./destinations.ts";
 import { type Identity, identify } from "./identity.ts";
 import { type MessageSubject, renderDestination, sinkMessages } from "./sink-messages.ts";
-import { approvalKeyString, type EngineState, uniqueAsks } from "./state.ts";
+import { type EngineState, uniqueAsks } from "./state.ts";
 import { lookupToken, searchRecent } from "./taint-index.ts";
 import { matchTrusted } from "./trust.ts";
 import type { ApprovalKey, CallInput, ContractResult, Evidence, Question, Reason } from "./types.ts";
@@ -97,26 +98,6 @@ interface AskText {
   readonly evidence: readonly Evidence[];
 }
 
-/**
- * The remembered answer to a destination's question (its approval key, or for a URL its origin): a
- * decline of either first, then an approval, remembered or one-time for this request.
- */
-function rememberedFor(
-  gate: Gate,
-  question: { readonly key: ApprovalKey; readonly origin: string | undefined },
-): "declined" | "approved" | undefined {
-  const { input, state } = gate;
-  const oneTime = input.oneTimeApprovals ?? [];
-  if (state.approvals.size === 0 && oneTime.length === 0) return undefined;
-  const { key, origin } = question;
-  const forms = [key, ...(origin === undefined ? [] : [{ ...key, identity: origin }])].map(approvalKeyString);
-  if (forms.some((form) => state.approvals.get(form) === "declined")) return "declined";
-  const once = new Set(oneTime.map(approvalKeyString));
-  return forms.some((form) => state.approvals.get(form) === "approved" || once.has(form))
-    ? "approved"
-    : undefined;
-}
-
 /** Classifies one destination (SPEC §2.5 "Classification"), remembered answers included. */
 function classify(gate: Gate, target: Target): Finding {
   const { input } = gate;
@@ -129,7 +110,8 @@ function classify(gate: Gate, target: Target): Finding {
   const about = { server: input.server, tool: input.tool, path: dest.path, raw: piece.raw, identity };
   const subject: MessageSubject = { ...about, shown: renderDestination(about) };
   const base = { path: dest.path, source: dest.source };
-  const answer = rememberedFor(gate, { key, origin });
+  const remembered = { kind: "destination", key, ...(origin === undefined ? {} : { origin }) } as const;
+  const answer = rememberedAnswer(gate.state, remembered, input.oneTimeApprovals);
   if (answer === "declined") {
     return {
       kind: "deny",
