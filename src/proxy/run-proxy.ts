@@ -225,9 +225,12 @@ export async function runProxy(
     policyFiles: policy.files,
     ...(recording.recorder === undefined ? {} : { recorder: recording.recorder }),
   };
+  // Several client requests in flight: messages of one turn leave in one write (SPEC §7).
+  const batch = (): boolean => (relay?.pending.size ?? 0) > 1;
   const toClient = new MessageWriter(io.stdout, {
     onError: () => void shutdown("broken_pipe", 0),
     onPressure: (full) => (full ? upstream?.stdout.pause() : upstream?.stdout.resume()),
+    batch,
   });
   clientWriter = toClient;
   const { createHooks } = options;
@@ -269,6 +272,7 @@ export async function runProxy(
     const child = upstream;
     upstreamWriter = new MessageWriter(child.stdin, {
       onPressure: (full) => (full ? io.stdin.pause() : io.stdin.resume()),
+      batch,
     });
     const framer = new LineFramer((line) => live.receiveFromUpstream(line), {
       ...framing,

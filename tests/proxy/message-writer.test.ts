@@ -43,4 +43,78 @@ describe("MessageWriter", () => {
     expect(errors).toEqual(["write EPIPE"]);
     expect(writer.broken).toBe(true);
   });
+
+  /** A stream that keeps each write it is handed as one chunk. */
+  function chunkStream(): { readonly stream: Writable; readonly chunks: string[] } {
+    const chunks: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk.toString("utf8"));
+        callback();
+      },
+    });
+    return { stream, chunks };
+  }
+
+  test("MessageWriter hands each message to the stream at once when batch says no", () => {
+    const { stream, chunks } = chunkStream();
+    const writer = new MessageWriter(stream, { batch: () => false });
+    writer.write("1");
+    writer.write("2");
+    expect(chunks).toEqual(["1\n", "2\n"]);
+  });
+
+  test("MessageWriter sends the messages of one turn as one write while batch says yes, in order", async () => {
+    const { stream, chunks } = chunkStream();
+    const writer = new MessageWriter(stream, { batch: () => true });
+    writer.write('{"a":1}');
+    writer.write('{"b":2}');
+    writer.write('{"c":3}');
+    expect(chunks).toEqual([]);
+    await writer.flush();
+    expect(chunks).toEqual(['{"a":1}\n{"b":2}\n{"c":3}\n']);
+    writer.write('{"d":4}');
+    await writer.flush();
+    expect(chunks).toEqual(['{"a":1}\n{"b":2}\n{"c":3}\n', '{"d":4}\n']);
+  });
+
+  test("MessageWriter keeps the order when batching stops while messages wait", async () => {
+    const { stream, chunks } = chunkStream();
+    let batching = true;
+    const writer = new MessageWriter(stream, { batch: () => batching });
+    writer.write("first");
+    batching = false;
+    writer.write("second");
+    await writer.flush();
+    writer.write("third");
+    expect(chunks.join("")).toBe("first\nsecond\nthird\n");
+    expect(chunks).toHaveLength(2);
+  });
+
+  test("MessageWriter drops waiting messages once the pipe broke", async () => {
+    const errors: string[] = [];
+    let writes = 0;
+    const stream = new Writable({
+      write(_chunk, _encoding, callback) {
+        writes++;
+        callback(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+      },
+    });
+    const writer = new MessageWriter(stream, {
+      batch: () => true,
+      onError: (e) => void errors.push(e.message),
+    });
+    writer.write("a");
+    writer.write("b");
+    await writer.flush();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    writer.write("c");
+    await writer.flush();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect({ writes, errors, broken: writer.broken }).toEqual({
+      writes: 1,
+      errors: ["write EPIPE"],
+      broken: true,
+    });
+  });
 });
