@@ -103,6 +103,7 @@ describe("main() (in process)", () => {
           .stdout()
           .split("\n")
           .find((line) => line.includes("USAGE")) ?? "";
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing the ESC of colour codes
       expect(usageLine.replace(/\u001b\[[0-9;]*m/g, "")).toBe(
         "USAGE bouncer run [OPTIONS] -- COMMAND [ARG]...",
       );
