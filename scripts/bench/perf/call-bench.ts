@@ -9,6 +9,7 @@
  */
 
 import type { LineClient } from "./line-client.ts";
+import { cpuSince, type ProcessCpu, processCpu } from "./process-cpu.ts";
 import { type BouncerLaunch, openSession, type Upstream } from "./session.ts";
 import { round, type Summary, summarize } from "./stats.ts";
 
@@ -35,6 +36,11 @@ export interface CallComparison {
   readonly addedP50Ms: number;
   /** Bouncer's p99 minus direct's, in ms. */
   readonly addedP99Ms: number;
+  /**
+   * CPU time of the process in the middle per timed call, in µs, all threads and the JIT compiler's
+   * threads among them (Linux only: read from `/proc`).
+   */
+  readonly viaCpuUsPerCall?: { readonly total: number; readonly jit: number };
 }
 
 /** Options of {@link compareCalls}. */
@@ -118,13 +124,22 @@ export async function compareCalls(
     }
     for (const concurrency of options.concurrency ?? [1, 8]) {
       const sides: { direct: Block[]; bouncer: Block[] } = { direct: [], bouncer: [] };
+      let viaCpu: ProcessCpu | undefined = { totalMs: 0, jitMs: 0 };
       for (let block = 0; block < blocks; block++) {
         const order = block % 2 === 0 ? (["direct", "bouncer"] as const) : (["bouncer", "direct"] as const);
         for (const side of order) {
           const client = side === "direct" ? direct : proxied;
+          const before = side === "bouncer" ? processCpu(proxied.pid) : undefined;
           sides[side].push(
             await runBlock(client, { template: upstream.callTemplate, count: perBlock, concurrency }),
           );
+          if (side === "bouncer") {
+            const used = cpuSince(before, processCpu(proxied.pid));
+            viaCpu =
+              viaCpu === undefined || used === undefined
+                ? undefined
+                : { totalMs: viaCpu.totalMs + used.totalMs, jitMs: viaCpu.jitMs + used.jitMs };
+          }
         }
       }
       const d = sideResult(sides.direct);
@@ -139,6 +154,14 @@ export async function compareCalls(
         throughputRatio: round(b.callsPerSecond / d.callsPerSecond),
         addedP50Ms: round(b.latencyMs.p50 - d.latencyMs.p50),
         addedP99Ms: round(b.latencyMs.p99 - d.latencyMs.p99),
+        ...(viaCpu === undefined
+          ? {}
+          : {
+              viaCpuUsPerCall: {
+                total: round((viaCpu.totalMs * 1000) / (perBlock * blocks), 1),
+                jit: round((viaCpu.jitMs * 1000) / (perBlock * blocks), 1),
+              },
+            }),
       });
     }
   } finally {

@@ -49,7 +49,9 @@ export function renderPerf(run: PerfRun, checks: readonly TargetCheck[]): string
       `Bun ${String(m.bun)}, load average ${String(m.loadStart)} at start, ${run.seconds} s`,
     "",
     "tools/call, direct vs through bouncer run (raw JSON-RPC line client; latency per call;",
-    "relay = a minimal line relay in Bouncer's place, the floor under any stdio proxy here)",
+    "relay = a minimal line relay in Bouncer's place, the floor under any stdio proxy here;",
+    "via CPU = CPU time of the process in the middle per timed call, all threads, and its JIT",
+    "compiler threads among them, from /proc)",
   );
   out.push(
     ...table(
@@ -65,6 +67,7 @@ export function renderPerf(run: PerfRun, checks: readonly TargetCheck[]): string
         "p99 d/v ms",
         "+p50 ms",
         "+p99 ms",
+        "via CPU µs/call (JIT)",
       ],
       run.calls.map((c) => [
         c.upstream,
@@ -78,6 +81,9 @@ export function renderPerf(run: PerfRun, checks: readonly TargetCheck[]): string
         `${fixed(c.direct.latencyMs.p99, 2)}/${fixed(c.bouncer.latencyMs.p99, 2)}`,
         fixed(c.addedP50Ms, 3),
         fixed(c.addedP99Ms, 2),
+        c.viaCpuUsPerCall === undefined
+          ? "—"
+          : `${fixed(c.viaCpuUsPerCall.total, 0)} (${fixed(c.viaCpuUsPerCall.jit, 0)})`,
       ]),
     ),
     "",
