@@ -41,6 +41,12 @@ const OWN_PARSERS: ReadonlySet<string> = new Set(["bouncer run"]);
 /** What follows `[OPTIONS]` on the USAGE line of commands whose operands citty does not know. */
 const USAGE_OPERANDS: ReadonlyMap<string, string> = new Map([["bouncer run", "-- COMMAND [ARG]..."]]);
 
+/** Commands SPEC §5 describes that this build does not have (named, not "unknown", when asked for). */
+const NOT_BUILT: ReadonlyMap<string, string> = new Map([
+  ["serve", "SPEC §5.4: Bouncer as its own MCP server"],
+  ["approve", "SPEC §5.8: out-of-band approvals"],
+]);
+
 const HELP_FLAGS: ReadonlySet<string> = new Set(["--help", "-h"]);
 const VERSION_FLAGS: ReadonlySet<string> = new Set(["--version", "-v"]);
 
@@ -172,7 +178,13 @@ async function selectCommand(argv: readonly string[]): Promise<Target> {
     if (index === -1 || (dash !== -1 && dash < index)) break;
     const name = args[index] ?? "";
     if (!Object.hasOwn(subCommands, name)) {
-      if (args.some((arg) => HELP_FLAGS.has(arg))) break;
+      const planned = path.length === 1 ? NOT_BUILT.get(name) : undefined;
+      if (planned !== undefined) {
+        throw new BouncerError(
+          "UNKNOWN_COMMAND",
+          `"bouncer ${name}" (${planned}) is not built yet (README, "Commands", lists what is)`,
+        );
+      }
       throw new BouncerError(
         "UNKNOWN_COMMAND",
         `Unknown command "${name}": run "${path.join(" ")} --help" for the commands`,

@@ -66,6 +66,19 @@ describe("bouncer (subprocess)", () => {
     });
   }, 60_000);
 
+  test("bouncer serve and bouncer approve (specified, not built) exit 2 saying so, --help included", async () => {
+    for (const argv of [["serve"], ["approve", "--help"], ["serve", "--help"]]) {
+      const out = memoryIo();
+      expect(await main(argv, out.io)).toBe(2);
+      expect(out.stderr()).toContain(`"bouncer ${argv[0]}"`);
+      expect(out.stderr()).toContain("is not built yet");
+      expect(out.stdout()).toBe("");
+    }
+    const unknown = memoryIo();
+    expect(await main(["frobnicate", "--help"], unknown.io)).toBe(2);
+    expect(unknown.stderr()).toContain('Unknown command "frobnicate"');
+  });
+
   test("bouncer without a command exits 2 and shows the usage on stderr", async () => {
     const run = await runCli([]);
     expect(run.code).toBe(2);

@@ -140,7 +140,7 @@ function section(title: string, counts: Counts): string {
 export function formatAuditSummary(summary: AuditSummary): string {
   const range =
     summary.first === undefined ? "" : ` from ${cell(summary.first, 40)} to ${cell(summary.last, 40)}`;
-  const head = `${summary.records} records${range}, ${summary.decisions} decisions\n`;
+  const head = `${plural(summary.records, "record")}${range}, ${plural(summary.decisions, "decision")}\n`;
   return [
     head,
     section("By verdict", summary.byVerdict),
@@ -152,4 +152,14 @@ export function formatAuditSummary(summary: AuditSummary): string {
   ]
     .filter((part) => part !== "")
     .join("\n");
+}
+
+/**
+ * A count with its noun, singular for one.
+ * @param count - How many.
+ * @param noun - The singular noun.
+ * @returns e.g. `1 decision`, `3 decisions`.
+ */
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

@@ -155,6 +155,8 @@ export async function openRecorder(
     return { ok: true, recorder: createSessionRecorder(resolve(cwd, run.record)) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, error: { code: SESSION_REFUSED_CODE, message, data: {} } };
+    const code = (error as { code?: unknown } | null)?.code;
+    const data = typeof code === "string" ? { code } : {};
+    return { ok: false, error: { code: SESSION_REFUSED_CODE, message, data } };
   }
 }

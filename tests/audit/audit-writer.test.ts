@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readAuditLog } from "../../src/audit/audit-reader.ts";
 import type { AuditEntry } from "../../src/audit/audit-record.ts";
-import { createAuditWriter } from "../../src/audit/audit-writer.ts";
+import { createAuditWriter, describeFsError } from "../../src/audit/audit-writer.ts";
 import { isBouncerError } from "../../src/platform/errors.ts";
 
 let dir = "";
@@ -441,4 +441,28 @@ describe("createAuditWriter() across processes", () => {
       [],
     );
   }, 60_000);
+});
+
+describe("describeFsError()", () => {
+  test("describeFsError() puts plain words before the code of a real file-system error", () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-fs-words-"));
+    let caught: unknown;
+    try {
+      readFileSync(dir);
+    } catch (error) {
+      caught = error;
+    }
+    expect(describeFsError(caught)).toBe("it is a folder, not a file (EISDIR)");
+  });
+
+  test("describeFsError() keeps Bouncer's own message and other runtime messages (without the path)", () => {
+    const own = Object.assign(new Error('"/etc/passwd" is not a folder'), { code: "ENOTDIR" });
+    expect(describeFsError(own)).toBe('"/etc/passwd" is not a folder');
+    const other = Object.assign(new Error("EBUSY: resource busy or locked, open '/x'"), {
+      code: "EBUSY",
+      syscall: "open",
+    });
+    expect(describeFsError(other)).toBe("EBUSY: resource busy or locked");
+    expect(describeFsError("plain")).toBe("plain");
+  });
 });

@@ -65,7 +65,7 @@ test("cell() cuts long values and renders non-strings as JSON", () => {
 test("formatAuditSummary() lists the counts by section", () => {
   const text = formatAuditSummary(summarizeAudit(records));
   expect(text).toStartWith(
-    "3 records from 2026-01-01T00:00:00.000Z to 2026-01-01T00:00:02.000Z, 1 decisions\n",
+    "3 records from 2026-01-01T00:00:00.000Z to 2026-01-01T00:00:02.000Z, 1 decision\n",
   );
   expect(text).toContain("By verdict\n  deny  1\n");
   expect(text).toContain("By tool\n  mail/send_email  1\n");

@@ -121,6 +121,7 @@ describe("bouncer run with an unusable policy", () => {
         expect(answer.error).toMatchObject({
           code: -32001,
           message: expect.stringContaining("session.jsonl"),
+          data: { code: "RECORD_WRITE_FAILED" },
         });
       }
       expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(1);
