@@ -84,7 +84,9 @@ export async function checkRunPolicyTexts(texts: readonly PolicyText[]): Promise
     if (checked.ok) return { ok: true, files: checked.policy.files };
     const { formatIssueLine } = await import("../commands/policy-files.ts");
     const lines = checked.issues.map(formatIssueLine);
-    return refusal(`Invalid policy: ${lines[0]}`, { code: "POLICY_INVALID", issues: lines });
+    const more =
+      lines.length > 1 ? ` (and ${lines.length - 1} more: bouncer check --policy FILE lists them all)` : "";
+    return refusal(`Invalid policy: ${lines[0]}${more}`, { code: "POLICY_INVALID", issues: lines });
   } catch (error) {
     return unreadable(error);
   }
