@@ -90,7 +90,9 @@ export function rowsTable(
       .join("  ");
   const out = [colors.bold(`${line(head)}  REASON`)];
   rows.forEach((row, index) => {
-    out.push(`${line(cells[index] ?? [], row.verdict)}  ${row.reason ?? ""}`.trimEnd());
+    // An allow carries no reason (SPEC §2.1): say that nothing objected rather than leave a blank.
+    const reason = row.reason ?? (row.verdict === "allow" ? "(no contract objected)" : "");
+    out.push(`${line(cells[index] ?? [], row.verdict)}  ${reason}`.trimEnd());
   });
   const { calls, allow, deny, ask } = options.summary;
   out.push("", `${calls} ${calls === 1 ? "call" : "calls"}: ${allow} allow, ${deny} deny, ${ask} ask`);

@@ -33,6 +33,9 @@ describe("bouncer replay (subprocess)", () => {
       .slice(1, 6)
       .map((line) => line.split(/\s+/)[3]);
     expect(verdicts).toEqual(["allow", "allow", "deny", "ask", "ask"]);
+    // An allow has no reason: the table says nothing objected instead of leaving the column blank.
+    const allows = run.stdout.split("\n").filter((line) => line.split(/\s+/)[3] === "allow");
+    for (const line of allows) expect(line).toEndWith("(no contract objected)");
     expect(run.stdout).toContain("5 calls: 2 allow, 1 deny, 2 ask");
     expect(run.stdout).not.toContain("\u001b[");
   });
