@@ -53,8 +53,6 @@ describe("createGatingHooks() pin modes", () => {
     expect(JSON.stringify(blocked.result)).toContain("bouncer pins accept");
     expect(r.upstreamCalls("tools/call")).toHaveLength(0);
     expect(await runPinsAccept({ home: r.home, server: "mail" }, memoryIo().io)).toBe(0);
-    // The next call arrives on the pipe, in a later turn of the event loop (calls decided in one turn share one look at the pin file).
-    await tick();
     expect(await listed(r, "l2")).toEqual({ tools: [READ, SEND] });
     expect(r.toClient.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
     r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
@@ -70,8 +68,6 @@ describe("createGatingHooks() pin modes", () => {
       "bouncer pins accept",
     );
     expect(await runPinsAccept({ home: r.home, server: "mail" }, memoryIo().io)).toBe(0);
-    // The next call arrives on the pipe, in a later turn of the event loop (calls decided in one turn share one look at the pin file).
-    await tick();
     r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
     const forwarded = await r.clientMessage((m) => m.id === 2, "forwarded call");
     expect(JSON.stringify(forwarded.result)).not.toContain("[bouncer blocked]");
@@ -100,8 +96,6 @@ describe("createGatingHooks() pin modes", () => {
             ),
           },
     );
-    // The next call arrives on the pipe, in a later turn of the event loop (calls decided in one turn share one look at the pin file).
-    await tick();
     r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
     const blocked = JSON.stringify((await r.clientMessage((m) => m.id === 2, "second call")).result);
     expect(blocked).toContain("[bouncer blocked]");
@@ -173,8 +167,6 @@ describe("createGatingHooks() untrusted text and broken pins", () => {
     const [name] = readdirSync(dir).filter((file) => file.endsWith(".json"));
     const file = join(dir, name!);
     writeFileSync(file, "{ broken");
-    // The next call arrives on the pipe, in a later turn of the event loop (calls decided in one turn share one look at the pin file).
-    await tick();
     r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
     const blocked = JSON.stringify((await r.clientMessage((m) => m.id === 2, "blocked")).result);
     expect(blocked).toContain("[bouncer blocked]");
