@@ -3,9 +3,7 @@
  * identity, written atomically (temp file + rename, `write-file-atomic`) while holding an `O_EXCL`
  * lock file, mode 0600. Every read re-checks the file (inode, size, mtime, then content) so that an
  * accept made from a terminal, or by another instance, is seen before the next decision, while an
- * unchanged file keeps returning the same `Map` (the gate re-compares only when pins change). Reads in
- * one turn of the event loop (concurrent calls decided together) share one look at the file; a write
- * of this store is seen by the next read at once. A
+ * unchanged file keeps returning the same `Map` (the gate re-compares only when pins change). A
  * corrupt file is an error naming it — never an empty store (STYLE #14). Edge (file system).
  *
  * Source: SPEC §2.2 ("Where", "Modes", "Changed tool": the pending definition is stored beside the
@@ -165,17 +163,7 @@ export function createFilePinStore(options: {
     tools: [],
     pending: [],
   });
-  // Decisions taken in one turn of the event loop (concurrent calls) share one look at the file.
-  const turnStamps = new Map<string, string | undefined>();
-  const stampThisTurn = (path: string): string | undefined => {
-    if (turnStamps.has(path)) return turnStamps.get(path);
-    const stamp = stampOf(path);
-    if (turnStamps.size === 0) setImmediate(() => turnStamps.clear());
-    turnStamps.set(path, stamp);
-    return stamp;
-  };
   const remember = (path: string, text: string): ReadonlyMap<string, ToolDefinition> => {
-    turnStamps.delete(path);
     const previous = cache.get(path);
     const stamp = stampOf(path) ?? "";
     if (previous !== undefined && previous.text === text) {
@@ -191,7 +179,7 @@ export function createFilePinStore(options: {
     fileFor,
     async load(server) {
       const path = fileFor(server);
-      const stamp = stampThisTurn(path);
+      const stamp = stampOf(path);
       if (stamp === undefined) {
         cache.delete(path);
         return undefined;

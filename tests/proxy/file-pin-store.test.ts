@@ -11,11 +11,6 @@ const SERVER: ServerContext = { name: "mail", command: ["mail-server", "--inbox"
 const SEND: ToolDefinition = { name: "send_email", description: "Send.", inputSchema: { type: "object" } };
 const READ: ToolDefinition = { name: "read_inbox", inputSchema: { type: "object" } };
 
-/** Resolves in the next turn of the event loop. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 function home(): string {
   return mkdtempSync(join(tmpdir(), "bouncer-pins-"));
 }
@@ -47,26 +42,9 @@ describe("createFilePinStore()", () => {
     utimesSync(path, new Date(), new Date(Date.now() + 5000));
     expect(await mine.load(SERVER)).toBe(first);
     await theirs.pin(SERVER, [READ]);
-    await nextTurn();
     const second = await mine.load(SERVER);
     expect(second).not.toBe(first);
     expect([...(second?.keys() ?? [])]).toEqual(["send_email", "read_inbox"]);
-  });
-
-  test("createFilePinStore(): loads in one turn of the event loop share one look at the file; its own writes show at once", async () => {
-    const dir = home();
-    const mine = createFilePinStore({ home: dir });
-    const theirs = createFilePinStore({ home: dir });
-    await mine.pin(SERVER, [SEND]);
-    const first = await mine.load(SERVER);
-    await theirs.pin(SERVER, [READ]);
-    // Same turn: the stamp looked at a moment ago stands (as if the other write came a moment later).
-    expect(await mine.load(SERVER)).toBe(first);
-    await nextTurn();
-    expect([...((await mine.load(SERVER)) ?? new Map()).keys()]).toEqual(["send_email", "read_inbox"]);
-    // Its own write, within the same turn: seen by the very next load.
-    await mine.pin(SERVER, [{ ...SEND, description: "Send mail." }]);
-    expect((await mine.load(SERVER))?.get("send_email")?.description).toBe("Send mail.");
   });
 
   test("createFilePinStore() names the file by identity: name, command and cwd, never the name alone", () => {
