@@ -11,6 +11,12 @@
 
 import type { Writable } from "node:stream";
 
+/** A message this long (UTF-16 code units, newline included) or longer is written on its own. */
+export const BATCH_MAX_CHARS = 64 * 1024;
+
+/** Waiting messages are sent before their total would pass this (UTF-16 code units). */
+const BATCH_MAX_TOTAL_CHARS = 1024 * 1024;
+
 /** Options of {@link MessageWriter}. */
 export interface MessageWriterOptions {
   /** The pipe broke (EPIPE, closed): called once. */
@@ -38,6 +44,8 @@ export class MessageWriter {
   #full = false;
   /** Messages waiting for the end of this turn, each with its newline. */
   #queued: string[] = [];
+  /** Their total length (UTF-16 code units). */
+  #queuedChars = 0;
 
   /**
    * @param stream - The pipe (Bouncer's stdout, or the upstream's stdin).
@@ -61,29 +69,45 @@ export class MessageWriter {
 
   /**
    * Writes one message followed by one `\n`: at once, or — while `batch` says more are coming, or
-   * messages already wait — at the end of this turn with the others, in order. Ignored once the pipe
-   * broke.
+   * messages already wait — at the end of this turn with the others, in order. A message of
+   * {@link BATCH_MAX_CHARS} or more is never joined with others (the waiting ones leave first). Ignored
+   * once the pipe broke.
    * @param text - The message, without a newline.
    */
   write(text: string): void {
     if (this.#broken) return;
-    if (this.#queued.length > 0) {
-      this.#queued.push(`${text}\n`);
+    const message = `${text}\n`;
+    const large = message.length >= BATCH_MAX_CHARS;
+    if (this.#queued.length === 0 && (large || this.#options.batch?.() !== true)) {
+      this.#send(message);
       return;
     }
-    if (this.#options.batch?.() !== true) {
-      this.#send(`${text}\n`);
+    if (large || this.#queuedChars + message.length > BATCH_MAX_TOTAL_CHARS) this.sendWaiting();
+    if (large) {
+      this.#send(message);
       return;
     }
-    this.#queued.push(`${text}\n`);
+    this.#queued.push(message);
+    this.#queuedChars += message.length;
+    if (this.#queued.length > 1) return;
     this.#inFlight++;
     setImmediate(() => {
       this.#inFlight--;
-      const queued = this.#queued;
-      this.#queued = [];
-      this.#send(queued.length === 1 ? (queued[0] as string) : queued.join(""));
+      this.sendWaiting();
       this.#settle();
     });
+  }
+
+  /**
+   * Hands the messages waiting for the end of the turn to the stream now, as one write — before the
+   * stream is ended by someone else (shutdown), so that none is lost.
+   */
+  sendWaiting(): void {
+    if (this.#queued.length === 0) return;
+    const queued = this.#queued;
+    this.#queued = [];
+    this.#queuedChars = 0;
+    this.#send(queued.length === 1 ? (queued[0] as string) : queued.join(""));
   }
 
   /**

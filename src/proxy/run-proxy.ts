@@ -170,6 +170,9 @@ export async function runProxy(
         FLUSH_LIMIT_MS,
       );
     }
+    // Messages still waiting for the end of a turn leave before the upstream's stdin is ended.
+    upstreamWriter?.sendWaiting();
+    clientWriter?.sendWaiting();
     if (upstream !== undefined) {
       await stopUpstream(upstream, {
         graceMs: reason === "signal" ? 0 : (options.graceMs ?? 2000),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { PassThrough, Writable } from "node:stream";
-import { MessageWriter } from "../../src/proxy/message-writer.ts";
+import { BATCH_MAX_CHARS, MessageWriter } from "../../src/proxy/message-writer.ts";
 
 describe("MessageWriter", () => {
   test("MessageWriter writes exactly one newline after each message, in order", async () => {
@@ -116,5 +116,27 @@ describe("MessageWriter", () => {
       errors: ["write EPIPE"],
       broken: true,
     });
+  });
+
+  test("MessageWriter.sendWaiting() hands the waiting messages over at once, before the stream is ended", async () => {
+    const { stream, chunks } = chunkStream();
+    const writer = new MessageWriter(stream, { batch: () => true });
+    writer.write("a");
+    writer.write("b");
+    writer.sendWaiting();
+    stream.end();
+    await writer.flush();
+    expect(chunks).toEqual(["a\nb\n"]);
+  });
+
+  test("MessageWriter never joins a large message with others, and keeps the order", async () => {
+    const { stream, chunks } = chunkStream();
+    const writer = new MessageWriter(stream, { batch: () => true });
+    const large = "x".repeat(BATCH_MAX_CHARS);
+    writer.write("small1");
+    writer.write(large);
+    writer.write("small2");
+    await writer.flush();
+    expect(chunks).toEqual(["small1\n", `${large}\n`, "small2\n"]);
   });
 });

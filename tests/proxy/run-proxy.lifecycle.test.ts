@@ -56,6 +56,52 @@ describe("describeExit", () => {
 
 describe("bouncer run life cycle", () => {
   test(
+    "bouncer run answers every call a client sent in the same write as the end of its input",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "bouncer-eof-burst-"));
+      const policy = join(dir, "policy.yaml");
+      writeFileSync(policy, "echo: { exfiltrating: false }\n");
+      const echo = join(ROOT, "tests/fixtures/servers/echo.ts");
+      const { command, args } = bouncerCommand("cli", [
+        "--upstream-name",
+        "echo",
+        "--policy",
+        policy,
+        "--",
+        BUN,
+        echo,
+      ]);
+      const session = startLines(command, args, { BOUNCER_HOME: home });
+      session.send(initializeRequest(0));
+      await session.next((m) => m.id === 0, "initialize");
+      session.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      session.send({ jsonrpc: "2.0", id: "list", method: "tools/list", params: {} });
+      await session.next((m) => m.id === "list", "tools/list");
+      // Several calls in flight at once: their forwards wait for the end of the turn (batched).
+      const ids = Array.from({ length: 20 }, (_, i) => i + 1);
+      const burst = ids
+        .map((id) =>
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: { name: "echo", arguments: { text: `m${id}` } },
+          }),
+        )
+        .join("\n");
+      session.child.stdin?.end(`${burst}\n`);
+      const answers = await Promise.all(
+        ids.map((id) => session.next((m) => m.id === id, `the answer to ${id}`)),
+      );
+      expect(answers.map((m) => (m.result as { content: { text: string }[] }).content[0]?.text)).toEqual(
+        ids.map((id) => `m${id}`),
+      );
+      expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(0);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
     "bouncer run answers a call pending when the upstream dies with -32000, the exit code and stderr tail, then exits 1 (F07)",
     async () => {
       const { command, args } = bouncerCommand("pass", [
