@@ -22,28 +22,49 @@ export interface ProcessCpu {
 }
 
 /**
- * Reads the CPU time of every thread of a process.
+ * utime + stime of one `/proc/…/stat` text, in clock ticks.
+ * @param stat - The file's text.
+ * @returns The ticks, or NaN when the text is not a stat line.
+ */
+function ticksOf(stat: string): number {
+  // After the name (in parentheses): state is field 3 of stat(5); utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * Reads the CPU time of a process: the total from `/proc/PID/stat` (threads that have exited
+ * included), the JIT compiler's share from its live threads (a JIT thread that exited between two
+ * readings takes its time out of the share, never out of the total).
  * @param pid - The process.
  * @returns Total and JIT time so far, or undefined where `/proc` cannot be read (not Linux, gone).
  */
 export function processCpu(pid: number): ProcessCpu | undefined {
+  let total: number;
   try {
-    let total = 0;
-    let jit = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      // Fields after the name: state is field 3 of stat(5); utime and stime are fields 14 and 15.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ticks = Number(fields[11]) + Number(fields[12]);
-      if (!Number.isFinite(ticks)) return undefined;
-      total += ticks;
-      if (name.startsWith("JIT")) jit += ticks;
-    }
-    return { totalMs: (total * 1000) / TICKS_PER_SECOND, jitMs: (jit * 1000) / TICKS_PER_SECOND };
+    total = ticksOf(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return undefined;
   }
+  if (!Number.isFinite(total)) return undefined;
+  let jit = 0;
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    // Gone meanwhile: the total stands, the share is unknown (0).
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const ticks = ticksOf(stat);
+      if (name.startsWith("JIT") && Number.isFinite(ticks)) jit += ticks;
+    } catch {
+      // That thread exited between the listing and the read.
+    }
+  }
+  return { totalMs: (total * 1000) / TICKS_PER_SECOND, jitMs: (jit * 1000) / TICKS_PER_SECOND };
 }
 
 /**
