@@ -8,11 +8,12 @@
  * @module
  */
 
-import { mkdirSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
- * The first ancestor of `path` (from the root down) that exists and is not a folder.
+ * The first ancestor of `path` (from the root down) that exists and is not a folder (a file, or a
+ * symbolic link that does not lead to a folder: a dangling one included).
  * @param path - An absolute or relative file path.
  * @returns That ancestor, or undefined when there is none.
  */
@@ -24,17 +25,35 @@ function blockingAncestor(path: string): string | undefined {
   }
   for (const at of chain) {
     try {
-      if (!statSync(at).isDirectory()) return at;
+      if (lstatSync(at).isDirectory()) continue;
     } catch {
       return undefined;
+    }
+    try {
+      // A link to a folder is a folder for mkdir; anything else (a file, a dangling link) blocks it.
+      if (!isFolder(at)) return at;
+    } catch {
+      return at;
     }
   }
   return undefined;
 }
 
 /**
+ * Whether a path leads to a folder (links followed).
+ * @param path - The path.
+ * @returns True for a folder.
+ * @throws {Error} When it leads nowhere (a dangling link).
+ */
+function isFolder(path: string): boolean {
+  return statSync(path).isDirectory();
+}
+
+/**
  * Creates the parent folder of `path` (and its parents) with `mode` when missing.
  *
+ * Source: SPEC §3.5, §3.6 (Bouncer's files live in folders of mode 0700); the brief ("clear,
+ * specific error").
  * @param path - The file about to be written.
  * @param mode - The mode of folders it creates (default 0700).
  * @throws {Error} `"<ancestor>" is not a folder` (code `ENOTDIR`) when a component of the path is a

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSessionRecorder } from "../../src/audit/session-recorder.ts";
@@ -35,6 +35,21 @@ describe("ensureParentDir()", () => {
       expect((thrown as { code?: string }).code).toBe("ENOTDIR");
     }
   });
+
+  test.skipIf(process.platform === "win32")(
+    "ensureParentDir() names a dangling link standing where a folder must be, and follows a link to a folder",
+    () => {
+      const root = mkdtempSync(join(tmpdir(), "bouncer-parent-dir-"));
+      symlinkSync(join(root, "nowhere"), join(root, "dangling"));
+      expect(() => ensureParentDir(join(root, "dangling", "log.jsonl"))).toThrow(
+        `"${join(root, "dangling")}" is not a folder`,
+      );
+      mkdirSync(join(root, "real"));
+      symlinkSync(join(root, "real"), join(root, "linked"));
+      ensureParentDir(join(root, "linked", "deeper", "log.jsonl"));
+      expect(statSync(join(root, "real", "deeper")).isDirectory()).toBe(true);
+    },
+  );
 
   test("createSessionRecorder() under a file says which component is not a folder", () => {
     const root = mkdtempSync(join(tmpdir(), "bouncer-parent-dir-"));
