@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { definitionFrom, runExplain } from "../../src/commands/explain.ts";
 import { memoryIo } from "../../src/commands/io.ts";
 import { BouncerError } from "../../src/platform/errors.ts";
@@ -36,6 +39,20 @@ describe("bouncer explain (subprocess)", () => {
 });
 
 describe("runExplain()", () => {
+  test("runExplain() --json names where taint_min_length and heuristics came from", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-explain-sources-"));
+    const file = join(dir, "p.yaml");
+    writeFileSync(file, "defaults: { taint_min_length: 9 }\nsend: { exfiltrating: true }\n");
+    const out = memoryIo({ cwd: REPO });
+    expect(await runExplain({ tool: "send", policies: [file], json: true }, out.io)).toBe(0);
+    expect(JSON.parse(out.stdout())).toMatchObject({
+      taint_min_length: 9,
+      taint_min_length_source: `user:${file}`,
+      heuristics: true,
+      heuristics_source: "default",
+    });
+  });
+
   test("runExplain() without --server applies no pack", async () => {
     const result = await explain({ tool: "send_email" });
     expect(result.packs).toEqual([]);
