@@ -10,8 +10,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { BouncerError } from "../platform/errors.ts";
+import { describeFsError } from "../platform/fs-error-text.ts";
 import type { AuditRecord } from "./audit-record.ts";
-import { describeFsError } from "./audit-writer.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
 
 /** A line the reader skipped. */

@@ -14,9 +14,9 @@
 import { closeSync, constants, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
 import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
+import { describeFsError } from "../platform/fs-error-text.ts";
 import { ensureParentDir } from "../platform/parent-dir.ts";
 import type { AskOutcome } from "./audit-record.ts";
-import { describeFsError } from "./audit-writer.ts";
 import { redactTokens } from "./redact.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
 

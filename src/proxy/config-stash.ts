@@ -14,6 +14,7 @@ import { extname, isAbsolute, resolve } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { BouncerError } from "../platform/errors.ts";
+import { describeFsError } from "../platform/fs-error-text.ts";
 import type { UpstreamLaunch } from "./run-args.ts";
 
 /** The stash key (written by `bouncer init` and other wrappers). */
@@ -118,11 +119,12 @@ export function readUpstreamStash(
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    const code = own(error, "code");
     throw new BouncerError(
       "CONFIG_UNREADABLE",
-      `Cannot read client config "${file}": ${String(code ?? error)}`,
-      { cause: error },
+      `Cannot read client config "${file}": ${describeFsError(error)}`,
+      {
+        cause: error,
+      },
     );
   }
   const entries = findEntries(parseConfig(file, text), options);

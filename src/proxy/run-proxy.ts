@@ -26,7 +26,7 @@ import type { MessageWriter } from "./message-writer.ts";
 import type { Relay } from "./relay.ts";
 import type { RelayContext, RelayHooks, ShutdownReason, UpstreamFailure } from "./relay-hooks.ts";
 import type { RunOptions } from "./run-args.ts";
-import { checkRunPolicyTexts, openRecorder, precheckRunPolicy } from "./run-policy.ts";
+import { checkRunPolicyTexts, openRecorder, precheckRunPolicy, SESSION_REFUSED_CODE } from "./run-policy.ts";
 import { installProcessHandlers, upstreamLaunch } from "./run-process.ts";
 
 /** The process's streams, injected. */
@@ -117,9 +117,8 @@ export function describeExit(name: string, exit: UpstreamExit | "eof", stderrTai
  * @param io - stdin, stdout and the stderr writer.
  * @param options - Hooks factory and tunables (tests).
  * @returns The exit status: 0 when the client went away or a signal ended it, 1 when the upstream
- *   died, 2 for an unreadable or invalid policy (the upstream never started), or what a hook asked
- *   for.
- * @throws {BouncerError} When the upstream cannot be read from `--config` (before anything starts).
+ *   died, 2 for an unreadable or invalid policy or a `--config` that does not give the upstream (the
+ *   upstream never started; every request is answered with the error), or what a hook asked for.
  */
 export async function runProxy(
   run: RunOptions,
@@ -128,7 +127,6 @@ export async function runProxy(
 ): Promise<number> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const launch = await upstreamLaunch(run, cwd);
   const log = (message: string): void => io.writeStderr(`[bouncer] ${message}\n`);
   // The policy files are validated, and the `--record` file opened, before the spawn (SPEC §3.2
   // step 1): an unusable policy never starts the upstream, so nothing can be relayed ungated.
@@ -138,6 +136,15 @@ export async function runProxy(
     const { refuseClient } = await import("./refuse-client.ts");
     return refuseClient(error, io, { exitCode, ...limit });
   };
+  let launch: Awaited<ReturnType<typeof upstreamLaunch>>;
+  try {
+    launch = await upstreamLaunch(run, cwd);
+  } catch (error) {
+    if (!isBouncerError(error)) throw error;
+    // The --config file named on the command line cannot give the upstream: a usage error, answered
+    // like a policy refusal so that the client learns why (nothing was started).
+    return refuse({ code: SESSION_REFUSED_CODE, message: error.message, data: { code: error.code } }, 2);
+  }
   const precheck = await (options.precheckPolicy ?? precheckRunPolicy)(run.policies, cwd);
   if (precheck.kind === "checked" && !precheck.check.ok) return refuse(precheck.check.error, 2);
   const recording = await openRecorder(run, cwd);

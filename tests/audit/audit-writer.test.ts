@@ -16,8 +16,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readAuditLog } from "../../src/audit/audit-reader.ts";
 import type { AuditEntry } from "../../src/audit/audit-record.ts";
-import { createAuditWriter, describeFsError } from "../../src/audit/audit-writer.ts";
+import { createAuditWriter } from "../../src/audit/audit-writer.ts";
 import { isBouncerError } from "../../src/platform/errors.ts";
+import { describeFsError } from "../../src/platform/fs-error-text.ts";
 
 let dir = "";
 beforeEach(() => {

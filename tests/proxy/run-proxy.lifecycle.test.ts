@@ -183,6 +183,32 @@ describe("bouncer run life cycle", () => {
   );
 
   test(
+    "bouncer run --config that cannot give the upstream answers initialize with the reason and exits 2",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "bouncer-config-"));
+      const noServer = join(dir, "mcp.json");
+      writeFileSync(noServer, JSON.stringify({ mcpServers: {} }));
+      for (const [config, code, words] of [
+        [join(dir, "missing.json"), "CONFIG_UNREADABLE", "no such file or folder (ENOENT)"],
+        [noServer, "CONFIG_INVALID", "has no such server"],
+      ] as const) {
+        const { command, args } = bouncerCommand("cli", ["--upstream-name", "echo", "--config", config]);
+        const session = startLines(command, args, { BOUNCER_HOME: home });
+        session.send(initializeRequest(0));
+        const answer = await session.next((m) => m.id === 0, "the initialize answer");
+        expect(answer.error).toMatchObject({
+          code: -32001,
+          data: { code },
+          message: expect.stringContaining(words),
+        });
+        session.child.stdin?.end();
+        expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(2);
+      }
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
     "bouncer run stops the whole upstream tree and exits 0 when its stdin closes (F06 a, c)",
     async () => {
       const { session, pids } = await startTree();

@@ -1,0 +1,34 @@
+/**
+ * File-system errors as text for messages: plain words and the code for the ones people meet with a
+ * wrong path, the runtime's own description otherwise, never the path Node appends (the message
+ * names the file already). Edge.
+ *
+ * Source: the brief ("clear, specific error"); STYLE #11.
+ * @module
+ */
+
+/** Plain words for the file-system errors people meet with a wrong path (the code stays beside them). */
+const FS_ERROR_WORDS: Readonly<Record<string, string>> = {
+  EISDIR: "it is a folder, not a file",
+  ENOTDIR: "a part of the path is not a folder",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ENOENT: "no such file or folder",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space left on the device",
+};
+
+/**
+ * Renders a file-system error for a message: for the common codes, plain words and the code
+ * (`it is a folder, not a file (EISDIR)`); otherwise the runtime's code and description, without the
+ * path Node adds. An error of Bouncer's own (no `syscall`) keeps its message.
+ * @param error - Anything caught.
+ * @returns e.g. `it is a folder, not a file (EISDIR)`.
+ */
+export function describeFsError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
+  const words = typeof code === "string" && typeof syscall === "string" ? FS_ERROR_WORDS[code] : undefined;
+  if (words !== undefined) return `${words} (${code as string})`;
+  return error.message.replace(/, \w+ '.*'$/, "").replace(/\.$/, "");
+}
