@@ -114,7 +114,7 @@ export function resolveCommand(spec: CommandSpec, options: ResolveCommandOptions
     throw new BouncerError("UPSTREAM_NOT_FOUND", "Cannot start upstream: empty command");
   if (platform === "posix") {
     const found = findPosix(spec, pathValue, isExecutable);
-    if (found === undefined) throw notFound(spec.command, pathValue);
+    if (found === undefined) throw notFound(spec.command, pathValue, posix.resolve(spec.cwd, spec.command));
     return { file: found, args: [...spec.args], windowsVerbatimArguments: false, executable: found };
   }
   const pathExt = (readEnv(spec.env, "PATHEXT", platform) ?? ".COM;.EXE;.BAT;.CMD")
@@ -193,10 +193,25 @@ function findWindows(
  * @param pathValue - The PATH searched.
  * @returns The error.
  */
-function notFound(command: string, pathValue: string): BouncerError {
+function notFound(command: string, pathValue: string, at?: string): BouncerError {
   const where =
-    command.includes("/") || command.includes("\\")
-      ? "no executable file there"
-      : `not found in PATH "${pathValue}"`;
+    command.includes("/") || command.includes("\\") ? whatIsThere(at) : `not found in PATH "${pathValue}"`;
   return new BouncerError("UPSTREAM_NOT_FOUND", `Cannot start upstream "${command}": ${where}`);
+}
+
+/**
+ * Why a command given as a path cannot run: nothing there, a folder, or a file without the execute
+ * permission.
+ * @param path - The absolute path it resolves to (absent: not known).
+ * @returns The reason.
+ */
+function whatIsThere(path: string | undefined): string {
+  if (path === undefined) return "no executable file there";
+  try {
+    const stats = statSync(path);
+    if (stats.isDirectory()) return "it is a folder";
+    return "the file is not executable (it needs the execute permission, or run it through its interpreter)";
+  } catch {
+    return "no such file";
+  }
 }

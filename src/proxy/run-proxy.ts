@@ -205,7 +205,9 @@ export async function runProxy(
   } catch (error) {
     if (!isBouncerError(error)) throw error;
     const pathValue = readEnv(env, "PATH", process.platform === "win32" ? "win32" : "posix") ?? "";
-    spawnFailure = { message: error.message, data: { command: launch.command, path: pathValue } };
+    // PATH is searched only for a bare command name; for a path it is beside the point.
+    const searched = /[\\/]/.test(launch.command) ? {} : { path: pathValue };
+    spawnFailure = { message: error.message, data: { command: launch.command, ...searched } };
   }
 
   // A policy found valid on the fast path is read by the yaml library while the upstream boots; the

@@ -44,6 +44,27 @@ describe("resolveCommand on POSIX", () => {
       ),
     ).toThrow('Cannot start upstream "no-such-server": not found in PATH "/usr/bin:/bin"');
   });
+
+  test.skipIf(process.platform === "win32")(
+    "resolveCommand() says why a command given as a path cannot run: no file, a folder, not executable",
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), "bouncer-resolve-why-"));
+      writeFileSync(join(dir, "plain.sh"), "#!/bin/sh\n");
+      chmodSync(join(dir, "plain.sh"), 0o644);
+      mkdirSync(join(dir, "folder"));
+      const why = (command: string): unknown => {
+        try {
+          resolveCommand({ command, args: [], cwd: dir, env: { PATH: "" } }, { platform: "posix" });
+          return undefined;
+        } catch (error) {
+          return (error as Error).message;
+        }
+      };
+      expect(why("./missing.sh")).toBe('Cannot start upstream "./missing.sh": no such file');
+      expect(why("./folder")).toBe('Cannot start upstream "./folder": it is a folder');
+      expect(why("./plain.sh")).toStartWith('Cannot start upstream "./plain.sh": the file is not executable');
+    },
+  );
 });
 
 describe("resolveCommand on Windows (rules tested with an injected file check)", () => {
