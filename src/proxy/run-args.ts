@@ -204,8 +204,9 @@ function count(
 export function parseRunArgs(rawArgs: readonly string[]): RunOptions {
   const { values, command } = collect(rawArgs);
   const upstreamName = values.get("upstream-name")?.[0];
-  if (upstreamName === undefined || upstreamName.trim() === "")
-    throw usage('flag "--upstream-name" is required', "MISSING_ARGUMENT");
+  if (upstreamName === undefined) throw usage('flag "--upstream-name" is required', "MISSING_ARGUMENT");
+  if (upstreamName.trim() === "")
+    throw usage('flag "--upstream-name" needs a name, not an empty value', "MISSING_ARGUMENT");
   const config = values.get("config")?.[0];
   if (config !== undefined && command !== undefined)
     throw usage('give either "--config" or a command after "--", not both');

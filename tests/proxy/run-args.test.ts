@@ -101,4 +101,11 @@ describe("parseRunArgs", () => {
   ] as const)("parseRunArgs() refuses %s (exit 2)", (_name, args, code) => {
     expect(codeOf(() => parseRunArgs(args))).toBe(code);
   });
+
+  test("parseRunArgs() says an empty --upstream-name is empty, not missing", () => {
+    expect(() => parseRunArgs(["--upstream-name", " ", "--", "srv"])).toThrow(
+      'flag "--upstream-name" needs a name, not an empty value',
+    );
+    expect(() => parseRunArgs(["--", "srv"])).toThrow('flag "--upstream-name" is required');
+  });
 });
