@@ -34,7 +34,7 @@ export function runPacksList(options: { readonly json?: boolean }, io: CommandIo
   const width = Math.max(4, ...packs.map((pack) => pack.name.length));
   const lines = [`${"NAME".padEnd(width)}  TOOLS  FOR`];
   for (const pack of packs) {
-    const matches = [...pack.match.commands, ...pack.match.serverNames].join(", ");
+    const matches = [...new Set([...pack.match.commands, ...pack.match.serverNames])].join(", ");
     lines.push(`${pack.name.padEnd(width)}  ${String(pack.tools.size).padStart(5)}  ${matches}`);
   }
   io.out(`${lines.join("\n")}\n`);

@@ -12,6 +12,11 @@ describe("bouncer packs (subprocess)", () => {
     for (const pack of ["filesystem", "gmail", "slack", "github", "gdrive", "fetch"]) {
       expect(run.stdout).toMatch(new RegExp(`^${pack}\\s`, "m"));
     }
+    // A command that is also a serverInfo name is listed once.
+    const github = run.stdout.split("\n").find((line) => line.startsWith("github")) ?? "";
+    const listed = (github.split(/\s{2,}/).at(-1) ?? "").split(", ");
+    expect(listed.filter((name) => name === "github-mcp-server")).toHaveLength(1);
+    expect(new Set(listed).size).toBe(listed.length);
   });
 
   test("bouncer packs show NAME prints the embedded pack file", async () => {
