@@ -7,6 +7,7 @@
  * @module
  */
 
+import { basename } from "node:path";
 import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
 import { safeName } from "../commands/rules-view.ts";
@@ -39,11 +40,16 @@ export function runPinsList(
     io.out(`${JSON.stringify(list)}\n`);
     return problems.length > 0 ? 1 : 0;
   }
+  // A name pinned under several identities (another command or cwd) gets the identity's file id.
+  const names = servers.map(({ file }) => file.server);
+  const shared = new Set(names.filter((name, i) => names.indexOf(name) !== i));
   const rows: string[][] = [];
-  for (const { file } of servers) {
-    for (const record of file.tools) rows.push([file.server, record.name, "pinned", record.hash, record.at]);
+  for (const { file, path } of servers) {
+    const id = basename(path, ".json").slice(0, 8);
+    const server = shared.has(file.server) ? `${safeName(file.server)} [${id}]` : safeName(file.server);
+    for (const record of file.tools) rows.push([server, record.name, "pinned", record.hash, record.at]);
     for (const record of file.pending) {
-      rows.push([file.server, record.name, `${record.kind ?? "changed"} (pending)`, record.hash, record.at]);
+      rows.push([server, record.name, `${record.kind ?? "changed"} (pending)`, record.hash, record.at]);
     }
   }
   if (rows.length === 0) {
@@ -53,7 +59,7 @@ export function runPinsList(
     return problems.length > 0 ? 1 : 0;
   }
   const cells = rows.map(([server, tool, status, hash, at]) => [
-    safeName(server ?? ""),
+    server ?? "",
     safeName(tool ?? ""),
     status ?? "",
     (hash ?? "").slice(0, 12),
@@ -67,6 +73,9 @@ export function runPinsList(
       .join("  ")
       .trimEnd();
   io.out(`${[line(head), ...cells.map(line)].join("\n")}\n`);
+  if (shared.size > 0) {
+    io.out("[id]: one server name pinned for several commands or working directories (--json shows each)\n");
+  }
   const pending = servers.some(({ file }) => file.pending.length > 0);
   if (pending) io.out("Accept a pending definition with: bouncer pins accept SERVER TOOL\n");
   return problems.length > 0 ? 1 : 0;

@@ -38,6 +38,22 @@ describe("bouncer pins", () => {
     expect(stdout()).toContain("bouncer pins accept SERVER TOOL");
   });
 
+  test("runPinsList() tells apart one server name pinned under two identities (another cwd)", async () => {
+    const home = await homeWithPins();
+    await createFilePinStore({ home }).pin({ ...MAIL, cwd: "/elsewhere" }, [SEND]);
+    const { io, stdout } = memoryIo();
+    expect(runPinsList({ home }, io)).toBe(0);
+    const servers = stdout()
+      .split("\n")
+      .slice(1)
+      .map((line) => line.split(/\s{2,}/)[0] ?? "")
+      .filter((cell) => cell.startsWith("mail"));
+    expect(servers.every((cell) => /^mail \[[0-9a-f]{8}\]$/.test(cell))).toBe(true);
+    expect(new Set(servers).size).toBe(2);
+    expect(stdout()).toMatch(/^fs\s/m);
+    expect(stdout()).toContain("[id]: one server name pinned for several commands or working directories");
+  });
+
   test("runPinsList() --json for one server carries tools and pending with hashes", async () => {
     const home = await homeWithPins();
     const { io, stdout } = memoryIo();
