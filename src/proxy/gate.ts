@@ -26,7 +26,6 @@ import {
   type IndexEntry,
   type JsonObject,
   type JsonValue,
-  type PathContext,
   type PinStatus,
   type Question,
   recordCallOutput,
@@ -34,9 +33,10 @@ import {
   type ToolDefinition,
   type ToolRules,
 } from "../engine/index.ts";
-import { matchPacks, resolveToolRules } from "../policy/index.ts";
+import { matchPacks } from "../policy/index.ts";
 import type { MatchedPack, Policy } from "../policy/types.ts";
 import { NO_PINS, type PinView, sha256, viewPins, walkEvents } from "./gate-pins.ts";
+import { cachedRules, type ServerState, serverState } from "./gate-server.ts";
 import type {
   AnswerResult,
   DecideOptions,
@@ -58,22 +58,6 @@ export type {
   WalkResult,
 } from "./gate-types.ts";
 export type { PinStore, ServerContext } from "./memory-pin-store.ts";
-
-/** What the gate knows about one server. */
-interface ServerState {
-  readonly context: ServerContext;
-  readonly packs: readonly MatchedPack[];
-  /** The last walk's tools as the upstream listed them. */
-  listed?: readonly ToolDefinition[];
-  /** The last comparison of the walk with the pins. */
-  view?: PinView | undefined;
-  /** The last pin event per tool, so a re-walk reports only changes. */
-  lastEvents: Map<string, string>;
-  /** Rules by `[tool, definition hash]`: compiled once per pinned definition. */
-  readonly rules: Map<string, ToolRules>;
-  /** Where the server's paths resolve (SPEC §2.4): its cwd, the home, the platform, the walk. */
-  readonly paths: PathContext;
-}
 
 /**
  * One client session's gate. See the module doc for the call order.
@@ -124,20 +108,8 @@ export class Gate {
       ...(context.command === undefined ? {} : { command: context.command }),
       ...(typeof serverInfoName === "string" ? { serverInfoName } : {}),
     });
+    const entry = serverState(context, packs, this.#options);
     const previous = this.#servers.get(context.name);
-    const { resolvePath } = this.#options;
-    const entry: ServerState = {
-      context,
-      packs,
-      lastEvents: new Map(),
-      rules: new Map(),
-      paths: {
-        cwd: context.cwd ?? this.#options.cwd,
-        home: this.#options.home,
-        platform: this.#options.platform ?? "posix",
-        ...(resolvePath === undefined ? {} : { resolve: resolvePath }),
-      },
-    };
     if (previous?.listed !== undefined) entry.listed = previous.listed;
     this.#servers.set(context.name, entry);
     return packs;
@@ -331,20 +303,7 @@ export class Gate {
   }
 
   #rulesFor(entry: ServerState, tool: string): ToolRules {
-    const effective = entry.view?.effective.get(tool);
-    const key = effective?.key ?? JSON.stringify([tool, ""]);
-    const cached = entry.rules.get(key);
-    if (cached !== undefined) return cached;
-    const { command } = entry.context;
-    const rules = resolveToolRules(this.#policy, {
-      server: entry.context.name,
-      tool,
-      packs: entry.packs,
-      ...(effective === undefined ? {} : { definition: effective.definition }),
-      ...(command === undefined ? {} : { command }),
-    });
-    entry.rules.set(key, rules);
-    return rules;
+    return cachedRules(this.#policy, entry, tool);
   }
 
   #recordDefinition(server: string, name: string, value: JsonValue): readonly IndexEntry[] {

@@ -1,0 +1,92 @@
+/**
+ * What the gate keeps per upstream server: its context and matched packs, the last walk and pin
+ * view, the path context decisions resolve in, and the effective rules compiled once per (tool,
+ * pinned definition). Edge (no I/O; the gate's helpers).
+ *
+ * Source: SPEC §2.4 (path context), §4.1 (layers), §4.3 (packs by server).
+ * @module
+ */
+
+import type { PathContext, ToolDefinition, ToolRules } from "../engine/index.ts";
+import { resolveToolRules } from "../policy/index.ts";
+import type { MatchedPack, Policy } from "../policy/types.ts";
+import type { PinView } from "./gate-pins.ts";
+import type { GateOptions } from "./gate-types.ts";
+import type { ServerContext } from "./memory-pin-store.ts";
+
+/**
+ * What the gate knows about one server.
+ *
+ * Source: SPEC §2.2, §2.4, §4.3.
+ */
+export interface ServerState {
+  readonly context: ServerContext;
+  readonly packs: readonly MatchedPack[];
+  /** The last walk's tools as the upstream listed them. */
+  listed?: readonly ToolDefinition[];
+  /** The last comparison of the walk with the pins. */
+  view?: PinView | undefined;
+  /** The last pin event per tool, so a re-walk reports only changes. */
+  lastEvents: Map<string, string>;
+  /** Rules by `[tool, definition hash]`: compiled once per pinned definition. */
+  readonly rules: Map<string, ToolRules>;
+  /** Where the server's paths resolve (SPEC §2.4): its cwd, the home, the platform, the walk. */
+  readonly paths: PathContext;
+}
+
+/**
+ * A fresh state for a server: packs matched, nothing walked yet, the path context from its cwd (or
+ * Bouncer's), the home and the platform.
+ *
+ * Source: SPEC §2.4 (relative prefixes resolve against the upstream's working directory), §4.3.
+ * @param context - The server's name and facts.
+ * @param packs - The packs that matched it, strongest first.
+ * @param options - The gate's options (cwd, home, platform, path resolver).
+ * @returns The state, with empty caches.
+ */
+export function serverState(
+  context: ServerContext,
+  packs: readonly MatchedPack[],
+  options: Pick<GateOptions, "cwd" | "home" | "platform" | "resolvePath">,
+): ServerState {
+  const { resolvePath } = options;
+  return {
+    context,
+    packs,
+    lastEvents: new Map(),
+    rules: new Map(),
+    paths: {
+      cwd: context.cwd ?? options.cwd,
+      home: options.home,
+      platform: options.platform ?? "posix",
+      ...(resolvePath === undefined ? {} : { resolve: resolvePath }),
+    },
+  };
+}
+
+/**
+ * The effective rules of a tool on a server, compiled once per (tool, pinned definition) and cached
+ * in the server's state: layers, packs and heuristics from the policy module (SPEC §4.1, §4.4).
+ *
+ * Source: SPEC §4.1, §4.4.
+ * @param policy - The validated user files and the packs.
+ * @param entry - The server's state (its `rules` cache is filled in place).
+ * @param tool - The tool name.
+ * @returns The rules.
+ */
+export function cachedRules(policy: Policy, entry: ServerState, tool: string): ToolRules {
+  const effective = entry.view?.effective.get(tool);
+  const key = effective?.key ?? JSON.stringify([tool, ""]);
+  const cached = entry.rules.get(key);
+  if (cached !== undefined) return cached;
+  const { command } = entry.context;
+  const rules = resolveToolRules(policy, {
+    server: entry.context.name,
+    tool,
+    packs: entry.packs,
+    ...(effective === undefined ? {} : { definition: effective.definition }),
+    ...(command === undefined ? {} : { command }),
+  });
+  entry.rules.set(key, rules);
+  return rules;
+}
