@@ -13,6 +13,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { posix, win32 } from "node:path";
 import { BouncerError } from "./errors.ts";
+import { describeFsError } from "./fs-error-text.ts";
 import { cmdExeArguments } from "./windows-command-line.ts";
 
 /** What to launch, as configured. */
@@ -114,7 +115,10 @@ export function resolveCommand(spec: CommandSpec, options: ResolveCommandOptions
     throw new BouncerError("UPSTREAM_NOT_FOUND", "Cannot start upstream: empty command");
   if (platform === "posix") {
     const found = findPosix(spec, pathValue, isExecutable);
-    if (found === undefined) throw notFound(spec.command, pathValue, posix.resolve(spec.cwd, spec.command));
+    if (found === undefined) {
+      const isPath = spec.command.includes("/");
+      throw notFound(spec.command, pathValue, { isPath, at: posix.resolve(spec.cwd, spec.command) });
+    }
     return { file: found, args: [...spec.args], windowsVerbatimArguments: false, executable: found };
   }
   const pathExt = (readEnv(spec.env, "PATHEXT", platform) ?? ".COM;.EXE;.BAT;.CMD")
@@ -122,7 +126,10 @@ export function resolveCommand(spec: CommandSpec, options: ResolveCommandOptions
     .map((e) => e.trim().toUpperCase())
     .filter((e) => e.startsWith("."));
   const found = findWindows(spec, { pathValue, pathExt, isExecutable });
-  if (found === undefined) throw notFound(spec.command, pathValue);
+  if (found === undefined) {
+    const isPath = /[\\/]/.test(spec.command) || /^[a-zA-Z]:/.test(spec.command);
+    throw notFound(spec.command, pathValue, { isPath });
+  }
   const ext = win32.extname(found).toLowerCase();
   if (ext === ".cmd" || ext === ".bat") {
     const comspec = readEnv(spec.env, "COMSPEC", platform) ?? "cmd.exe";
@@ -188,15 +195,21 @@ function findWindows(
 }
 
 /**
- * The not-found error (F10): names the command and the PATH searched.
+ * The not-found error (F10): names the command and the PATH searched, or — for a command given as a
+ * path — why nothing can run there.
  * @param command - The configured command.
  * @param pathValue - The PATH searched.
+ * @param where - Whether the command is a path (on this platform's rules) and, on POSIX, the file it
+ *   resolves to.
  * @returns The error.
  */
-function notFound(command: string, pathValue: string, at?: string): BouncerError {
-  const where =
-    command.includes("/") || command.includes("\\") ? whatIsThere(at) : `not found in PATH "${pathValue}"`;
-  return new BouncerError("UPSTREAM_NOT_FOUND", `Cannot start upstream "${command}": ${where}`);
+function notFound(
+  command: string,
+  pathValue: string,
+  where: { readonly isPath: boolean; readonly at?: string },
+): BouncerError {
+  const why = where.isPath ? whatIsThere(where.at) : `not found in PATH "${pathValue}"`;
+  return new BouncerError("UPSTREAM_NOT_FOUND", `Cannot start upstream "${command}": ${why}`);
 }
 
 /**
@@ -211,7 +224,7 @@ function whatIsThere(path: string | undefined): string {
     const stats = statSync(path);
     if (stats.isDirectory()) return "it is a folder";
     return "the file is not executable (it needs the execute permission, or run it through its interpreter)";
-  } catch {
-    return "no such file";
+  } catch (error) {
+    return (error as { code?: unknown } | null)?.code === "ENOENT" ? "no such file" : describeFsError(error);
   }
 }

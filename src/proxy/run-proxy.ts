@@ -206,7 +206,8 @@ export async function runProxy(
     if (!isBouncerError(error)) throw error;
     const pathValue = readEnv(env, "PATH", process.platform === "win32" ? "win32" : "posix") ?? "";
     // PATH is searched only for a bare command name; for a path it is beside the point.
-    const searched = /[\\/]/.test(launch.command) ? {} : { path: pathValue };
+    const separators = process.platform === "win32" ? /[\\/]/ : /\//;
+    const searched = separators.test(launch.command) ? {} : { path: pathValue };
     spawnFailure = { message: error.message, data: { command: launch.command, ...searched } };
   }
 

@@ -63,6 +63,8 @@ describe("resolveCommand on POSIX", () => {
       expect(why("./missing.sh")).toBe('Cannot start upstream "./missing.sh": no such file');
       expect(why("./folder")).toBe('Cannot start upstream "./folder": it is a folder');
       expect(why("./plain.sh")).toStartWith('Cannot start upstream "./plain.sh": the file is not executable');
+      // A backslash is no separator on POSIX: such a name is looked up in PATH.
+      expect(why("a\\b")).toBe('Cannot start upstream "a\\b": not found in PATH ""');
     },
   );
 });

@@ -139,4 +139,18 @@ describe("MessageWriter", () => {
     await writer.flush();
     expect(chunks).toEqual(["small1\n", `${large}\n`, "small2\n"]);
   });
+
+  test("MessageWriter sends what waits before the turn's total would pass 1 MiB, in order", async () => {
+    const { stream, chunks } = chunkStream();
+    const writer = new MessageWriter(stream, { batch: () => true });
+    const messages = Array.from(
+      { length: 40 },
+      (_, i) => `${String(i).padStart(2, "0")}${"y".repeat(60_000)}`,
+    );
+    for (const message of messages) writer.write(message);
+    await writer.flush();
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.every((chunk) => chunk.length <= 1024 * 1024)).toBe(true);
+    expect(chunks.join("")).toBe(messages.map((message) => `${message}\n`).join(""));
+  });
 });
