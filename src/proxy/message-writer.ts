@@ -67,6 +67,11 @@ export class MessageWriter {
     return this.#broken;
   }
 
+  /** Whether the stream still takes messages (not broken, not ended, not destroyed). */
+  get open(): boolean {
+    return !this.#broken && !this.#stream.destroyed && !this.#stream.writableEnded;
+  }
+
   /**
    * Writes one message followed by one `\n`: at once, or — while `batch` says more are coming, or
    * messages already wait — at the end of this turn with the others, in order. A message of

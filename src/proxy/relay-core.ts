@@ -14,6 +14,7 @@ import {
   isJsonObject,
   member,
   type RequestId,
+  RPC_ERROR,
   type RpcErrorObject,
   requestText,
 } from "./jsonrpc.ts";
@@ -75,6 +76,12 @@ export interface RelayOptions {
   readonly onEndRequested?: (exitCode: number) => void;
   /** A client request was answered with the upstream failure ("the client has been told"). */
   readonly onFailureReported?: () => void;
+  /**
+   * Whether the upstream's input still takes messages (default: always). Once shutdown has ended it,
+   * a request decided too late to be forwarded is answered with an error instead of being written
+   * into nothing.
+   */
+  readonly upstreamOpen?: () => boolean;
 }
 
 /** What noise kinds are called in logs. */
@@ -169,6 +176,11 @@ export class RelayCore {
     if (pending.state === "done") return;
     if (this.#failure !== undefined) {
       if (this.answerError(pending, this.#failure)) this.options.onFailureReported?.();
+      return;
+    }
+    if (this.options.upstreamOpen?.() === false) {
+      const message = "Session ended before the request could be forwarded";
+      this.answerError(pending, { code: RPC_ERROR.internalError, message });
       return;
     }
     const legId = this.upstream.relay(pending, pending.key);

@@ -262,6 +262,8 @@ export async function runProxy(
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
     onEndRequested: (code) => void shutdown("session_ended", code),
     onFailureReported: () => void shutdown("upstream_exit", 1),
+    // Before the spawn (or without an upstream) there is no writer yet: the failure path answers then.
+    upstreamOpen: () => upstreamWriter?.open ?? true,
   });
   relay = live;
   const framing = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };

@@ -311,3 +311,20 @@ describe("Relay upstream failure", () => {
     expect(r.toUpstream).toHaveLength(3);
   });
 });
+
+describe("Relay after the upstream's input ended", () => {
+  test("Relay answers a request it can no longer forward with an error, and writes nothing upstream", () => {
+    let open = true;
+    const r = memoryRelay(() => ({}), { upstreamOpen: () => open });
+    r.fromClient(ping(1));
+    expect(r.toUpstream).toHaveLength(1);
+    open = false;
+    r.fromClient(ping(2));
+    expect(r.toUpstream).toHaveLength(1);
+    expect(r.lastClient()).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32603, message: "Session ended before the request could be forwarded" },
+    });
+  });
+});
