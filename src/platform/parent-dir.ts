@@ -10,6 +10,7 @@
 
 import { lstatSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { errorCode } from "./errors.ts";
 
 /**
  * The first ancestor of `path` (from the root down) that exists and is not a folder (a file, or a
@@ -64,7 +65,7 @@ export function ensureParentDir(path: string, mode = 0o700): void {
   try {
     mkdirSync(dirname(path), { recursive: true, mode });
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
+    const code = errorCode(error);
     const blocker = code === "EEXIST" || code === "ENOTDIR" ? blockingAncestor(path) : undefined;
     if (blocker === undefined) throw error;
     throw Object.assign(new Error(`"${blocker}" is not a folder`, { cause: error }), { code: "ENOTDIR" });

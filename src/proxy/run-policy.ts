@@ -19,6 +19,7 @@
 
 import { resolve } from "node:path";
 import type { SessionRecorder } from "../audit/index.ts";
+import { errorCode } from "../platform/errors.ts";
 import { readPolicyTexts } from "../platform/policy-texts.ts";
 import { parseYamlNatively } from "../platform/yaml-parse.ts";
 import type { PolicyFile, PolicyText } from "../policy/index.ts";
@@ -157,8 +158,8 @@ export async function openRecorder(
     return { ok: true, recorder: createSessionRecorder(resolve(cwd, run.record)) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const code = (error as { code?: unknown } | null)?.code;
-    const data = typeof code === "string" ? { code } : {};
+    const code = errorCode(error);
+    const data = code === undefined ? {} : { code };
     return { ok: false, error: { code: SESSION_REFUSED_CODE, message, data } };
   }
 }
