@@ -12,7 +12,7 @@
 
 import { accessSync, constants, statSync } from "node:fs";
 import { posix, win32 } from "node:path";
-import { BouncerError, errorCode } from "./errors.ts";
+import { BouncerError } from "./errors.ts";
 import { describeFsError } from "./fs-error-text.ts";
 import { cmdExeArguments } from "./windows-command-line.ts";
 
@@ -225,6 +225,6 @@ function whatIsThere(path: string | undefined): string {
     if (stats.isDirectory()) return "it is a folder";
     return "the file is not executable (it needs the execute permission, or run it through its interpreter)";
   } catch (error) {
-    return errorCode(error) === "ENOENT" ? "no such file" : describeFsError(error);
+    return describeFsError(error);
   }
 }

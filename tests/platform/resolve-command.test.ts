@@ -60,7 +60,9 @@ describe("resolveCommand on POSIX", () => {
           return (error as Error).message;
         }
       };
-      expect(why("./missing.sh")).toBe('Cannot start upstream "./missing.sh": no such file');
+      expect(why("./missing.sh")).toBe(
+        'Cannot start upstream "./missing.sh": no such file or folder (ENOENT)',
+      );
       expect(why("./folder")).toBe('Cannot start upstream "./folder": it is a folder');
       expect(why("./plain.sh")).toStartWith('Cannot start upstream "./plain.sh": the file is not executable');
       // A backslash is no separator on POSIX: such a name is looked up in PATH.
