@@ -56,7 +56,7 @@ describe("describeExit", () => {
 
 describe("bouncer run life cycle", () => {
   test(
-    "bouncer run answers every call a client sent in the same write as the end of its input",
+    "bouncer run answers every call a client sent in the same write as the end of its input (end-to-end smoke test: timing decides whether the batch path is taken)",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "bouncer-eof-burst-"));
       const policy = join(dir, "policy.yaml");
