@@ -10,7 +10,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { PolicyText } from "../policy/index.ts";
-import { BouncerError } from "./errors.ts";
+import { BouncerError, errorCode } from "./errors.ts";
+import { describeFsError } from "./fs-error-text.ts";
 
 /**
  * Reads the policy files.
@@ -34,7 +35,7 @@ export async function readPolicyTexts(files: readonly string[], cwd: string): Pr
       if (!stats.isFile()) throw Object.assign(new Error("not a regular file"), { code: "ENOTREG" });
       texts.push({ text: await readFile(path, "utf8"), fileName: file });
     } catch (error) {
-      const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
+      const code = errorCode(error);
       const why =
         code === "ENOENT"
           ? "no such file"
@@ -42,7 +43,7 @@ export async function readPolicyTexts(files: readonly string[], cwd: string): Pr
             ? "it is a directory"
             : code === "ENOTREG"
               ? "it is not a regular file"
-              : String(code ?? error);
+              : describeFsError(error);
       throw new BouncerError("POLICY_UNREADABLE", `Cannot read policy "${file}": ${why}`, { cause: error });
     }
   }
