@@ -5,11 +5,12 @@ import {
   flushFreeScalars,
   identityKeys,
   queueFreeScalar,
+  recordCanonicalFree,
   recordFieldValue,
   recordFreeText,
 } from "../../src/engine/output-recorder.ts";
 import { lookupToken, searchRecent, tokenCount } from "../../src/engine/taint-index.ts";
-import { flushWindow } from "../../src/engine/text-window.ts";
+import { flushWindow, SCALAR_BREAK } from "../../src/engine/text-window.ts";
 
 function recorder(definition = false) {
   return createRecorder(createTaintStore(), { server: "mail", tool: "read_inbox", seq: 3, definition });
@@ -62,6 +63,12 @@ describe("recordFreeText()", () => {
     expect(lookupToken(r.store, "c@z.example")?.free?.excerpt).toBe("c@z.example");
     expect(lookupToken(r.store, "y.example")?.free?.excerpt).toBeUndefined();
     expect(r.store.excerptBudget).toBe(0);
+  });
+
+  test("recordCanonicalFree() cuts an excerpt at its scalar's breaks (free scalars of structured output)", () => {
+    const r = recorder();
+    recordCanonicalFree(r, `aaa${SCALAR_BREAK}write to a@x.example${SCALAR_BREAK}bbb`);
+    expect(lookupToken(r.store, "a@x.example")?.free?.excerpt).toBe("write to a@x.example");
   });
 
   test("recordFreeText() records definitions as definition occurrences", () => {
