@@ -7,7 +7,7 @@
  */
 
 import { evidence, hashNumber, indexKey, type Recorder } from "./recorder-state.ts";
-import { indexHash, kindTable } from "./taint-index.ts";
+import { indexAbsentHash, kindTable } from "./taint-index.ts";
 import { SCALAR_BREAK } from "./text-window.ts";
 import type { FoundToken } from "./token-scan.ts";
 import { findHash, hashSlice } from "./token-table.ts";
@@ -107,8 +107,7 @@ export function indexFreeTokens(recorder: Recorder, text: string, covered?: Read
     if (recorder.blockKeys !== undefined) recorder.blockKeys.add(keyOf(text, found));
     if (findHash(table, hash) !== -1) return;
     const excerpt = excerpts ? excerptOf(recorder, text, found) : undefined;
-    if (indexHash(store, { hash, evidence: shared, excerpt })) {
-      recorder.entries.push({ identity: detached(keyOf(text, found)), evidence: shared });
-    }
+    indexAbsentHash(store, { hash, evidence: shared, excerpt });
+    recorder.entries.push({ identity: detached(keyOf(text, found)), evidence: shared });
   });
 }

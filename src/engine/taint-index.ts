@@ -11,6 +11,7 @@ import {
   addAbsentHash,
   createTokenTable,
   findHash,
+  forEachHash,
   hashSlice,
   type TokenHash,
   type TokenTable,
@@ -105,8 +106,6 @@ export interface TaintStore {
   readonly field: TokenTable;
   /** Token key hash → id of the token's first definition evidence. */
   readonly definition: TokenTable;
-  /** Distinct token keys indexed (in any of the three tables). */
-  distinct: number;
   /** Evidence by id: one object per output, kind and field key, shared by its tokens. */
   readonly evidence: Evidence[];
   readonly evidenceIds: Map<Evidence, number>;
@@ -142,7 +141,6 @@ export function createTaintStore(options: TaintStoreOptions = {}): TaintStore {
     free: createTokenTable(),
     field: createTokenTable(),
     definition: createTokenTable(),
-    distinct: 0,
     evidence: [],
     evidenceIds: new Map(),
     excerptIds: createTokenTable(),
@@ -197,23 +195,33 @@ export function indexHash(
   store: TaintStore,
   found: { readonly hash: TokenHash; readonly evidence: Evidence; readonly excerpt?: string | undefined },
 ): boolean {
+  if (findHash(kindTable(store, found.evidence.kind), found.hash) !== -1) return false;
+  indexAbsentHash(store, found);
+  return true;
+}
+
+/**
+ * {@link indexHash} for a key the caller has just found absent from its kind's table (one probe
+ * fewer per new token on the recording path).
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
+ * @param store - The taint store.
+ * @param found - The key's hash, absent from the table of its evidence's kind; evidence; excerpt.
+ * @returns Nothing.
+ */
+export function indexAbsentHash(
+  store: TaintStore,
+  found: { readonly hash: TokenHash; readonly evidence: Evidence; readonly excerpt?: string | undefined },
+): void {
   const { hash } = found;
   const { kind } = found.evidence;
-  const table = kindTable(store, kind);
-  if (findHash(table, hash) !== -1) return false;
-  const others =
-    (kind === "free_text" ? -1 : findHash(store.free, hash)) +
-    (kind === "field" ? -1 : findHash(store.field, hash)) +
-    (kind === "definition" ? -1 : findHash(store.definition, hash));
-  if (others === -3) store.distinct += 1;
-  addAbsentHash(table, hash, evidenceId(store, found.evidence));
+  addAbsentHash(kindTable(store, kind), hash, evidenceId(store, found.evidence));
   const { excerpt } = found;
   if (excerpt !== undefined && kind === "free_text" && excerpt.length <= store.excerptBudget) {
     store.excerptBudget -= excerpt.length;
     addAbsentHash(store.excerptIds, hash, store.excerpts.length);
     store.excerpts.push(JSON.parse(JSON.stringify(excerpt)) as string);
   }
-  return true;
 }
 
 /** One occurrence of a token to index: its key, where it occurred, and for free text an excerpt. */
@@ -284,14 +292,19 @@ export function lookupToken(store: TaintStore, key: string): TokenOccurrences | 
 }
 
 /**
- * The number of distinct tokens indexed.
+ * The number of distinct tokens indexed (by walking the tables: for tests and reports, not for
+ * the decision path).
  *
  * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
  * @param store - The taint store.
  * @returns The count.
  */
 export function tokenCount(store: TaintStore): number {
-  return store.distinct;
+  const keys = new Set<string>();
+  for (const table of [store.free, store.field, store.definition]) {
+    forEachHash(table, (hash) => keys.add(`${hash.lo}:${hash.hi}`));
+  }
+  return keys.size;
 }
 
 /**

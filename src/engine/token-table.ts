@@ -184,3 +184,22 @@ export function addAbsentHash(table: TokenTable, hash: TokenHash, value: number)
   place(table);
   table.count += 1;
 }
+
+/**
+ * Visits every hash stored in a table (in slot order; for counting, never on the decision path).
+ *
+ * Source: SPEC §2.5 "Index, not rescans".
+ * @param table - The table.
+ * @param visit - Receives each hash (a scratch object, valid during the call only).
+ * @returns Nothing.
+ */
+export function forEachHash(table: TokenTable, visit: (hash: TokenHash) => void): void {
+  const { slots } = table;
+  const hash: TokenHash = { lo: 0, hi: 0 };
+  for (let at = 0; at < slots.length; at += 3) {
+    if ((slots[at + 2] ?? 0) === 0) continue;
+    hash.lo = slots[at] ?? 0;
+    hash.hi = slots[at + 1] ?? 0;
+    visit(hash);
+  }
+}
