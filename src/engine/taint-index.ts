@@ -13,6 +13,7 @@ import {
   findHash,
   forEachHash,
   hashSlice,
+  MAX_TABLE_VALUE,
   type TokenHash,
   type TokenTable,
 } from "./token-table.ts";
@@ -165,7 +166,9 @@ export function kindTable(store: TaintStore, kind: Evidence["kind"]): TokenTable
 }
 
 /**
- * The id of an evidence record, added to the store on first use.
+ * The id of an evidence record, added to the store on first use. Once {@link MAX_TABLE_VALUE} + 1
+ * records are kept (about 16.8 million), later ones are not: their tokens get the last record's id,
+ * so their taint is recorded and only their provenance is approximate.
  *
  * Source: SPEC §2.5 "Index, not rescans".
  * @param store - The taint store.
@@ -175,6 +178,8 @@ export function kindTable(store: TaintStore, kind: Evidence["kind"]): TokenTable
 export function evidenceId(store: TaintStore, evidence: Evidence): number {
   let id = store.evidenceIds.get(evidence);
   if (id === undefined) {
+    // Past the tables' value range, later tokens share the last record kept (their taint stands).
+    if (store.evidence.length > MAX_TABLE_VALUE) return MAX_TABLE_VALUE;
     id = store.evidence.length;
     store.evidence.push(evidence);
     store.evidenceIds.set(evidence, id);
@@ -217,7 +222,12 @@ export function indexAbsentHash(
   const { kind } = found.evidence;
   addAbsentHash(kindTable(store, kind), hash, evidenceId(store, found.evidence));
   const { excerpt } = found;
-  if (excerpt !== undefined && kind === "free_text" && excerpt.length <= store.excerptBudget) {
+  if (
+    excerpt !== undefined &&
+    kind === "free_text" &&
+    excerpt.length <= store.excerptBudget &&
+    store.excerpts.length <= MAX_TABLE_VALUE
+  ) {
     store.excerptBudget -= excerpt.length;
     addAbsentHash(store.excerptIds, hash, store.excerpts.length);
     store.excerpts.push(JSON.parse(JSON.stringify(excerpt)) as string);

@@ -1,11 +1,14 @@
 /**
  * A compact exact-lookup table for the taint index (SPEC §2.5 "Index, not rescans", §7 memory
- * targets): token keys hashed to 64 bits, Robin Hood open addressing over one typed array — per slot
- * the hash's two 32-bit halves and one 32-bit value (an evidence or excerpt id) — so millions of
- * tokens cost 12 bytes a slot and stay out of the garbage collector's way. Keys themselves are never
- * stored: a hash collision can only make one key answer for another (more taint, never less: the
- * callers never use it to trust or to skip recording). Keys can be hashed from a slice of a larger
- * text without building the slice. Pure.
+ * targets): token keys hashed to 64 bits, of which 40 are kept, in an ordered open-addressing table
+ * (Amble–Knuth: linear probing with each run kept sorted, home slot = the hash's top bits). A slot is
+ * 8 bytes — the hash's high 32 bits, then its next 8 bits and a 24-bit value (an evidence or excerpt
+ * id) — in pages of 4,096 slots, so millions of tokens stay out of the garbage collector's way.
+ * Growing doubles the table in one ordered pass that reads the old pages in turn and reuses each one,
+ * once read, for the new table: the memory held never exceeds the new table (no old-and-new copy).
+ * Keys themselves are never stored: two keys whose 40 kept bits agree (about 2^-40 per pair) answer
+ * for each other — more taint, never less, since the callers never use the table to trust or to skip
+ * recording. Keys can be hashed from a slice of a larger text without building the slice. Pure.
  * @module
  */
 
@@ -20,23 +23,38 @@ export interface TokenHash {
 }
 
 /**
- * The table: `slots` holds three words per slot — hash low, hash high, value + 1 (0 = empty).
+ * The table: pages of {@link PAGE_SLOTS} slots, two words each — the hash's high half, then its low
+ * half's top 8 bits above the value + 1 (low 24 bits; 0 = empty). Slot `i` lives in page `i >>> 12`.
+ * Runs are sorted by (high half, top 8 bits) and may run past slot `2^bits − 1` into further pages
+ * (no wrap-around).
  *
  * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
  */
 export interface TokenTable {
-  slots: Uint32Array;
-  /** Slot count − 1 (the slot count is a power of two). */
-  mask: number;
+  pages: (Uint32Array | undefined)[];
+  /** log2 of the home slot count: a hash's home is its high half's top `bits` bits. */
+  bits: number;
   /** Entries stored. */
   count: number;
-  /** The entry being placed (the table's own scratch: no allocation per insert). */
-  readonly moving: { lo: number; hi: number; value: number };
+  /** Pages emptied by growth, zeroed, for reuse. */
+  readonly spare: Uint32Array[];
 }
 
-const INITIAL_SLOTS = 256;
+const PAGE_BITS = 12;
+/** Slots per page (4,096: 32 KiB). */
+const PAGE_SLOTS = 1 << PAGE_BITS;
+const PAGE_MASK = PAGE_SLOTS - 1;
 /** The table grows (doubles) when an insert would take it past this load. */
 const MAX_LOAD = 0.85;
+const VALUE_BITS = 24;
+const VALUE_FIELD = (1 << VALUE_BITS) - 1;
+
+/**
+ * The largest value a table stores (2^24 − 2: the value field holds value + 1, and 0 marks empty).
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
+ */
+export const MAX_TABLE_VALUE = VALUE_FIELD - 1;
 
 /**
  * Hashes `text[start, end)` (UTF-16 code units) to 64 bits: the same hash as the string those units
@@ -65,18 +83,24 @@ export function hashSlice(out: TokenHash, text: string, start = 0, end = text.le
 }
 
 /**
- * Creates an empty table.
+ * Creates an empty table (one page).
  *
  * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
  * @returns The table.
  */
 export function createTokenTable(): TokenTable {
-  return {
-    slots: new Uint32Array(INITIAL_SLOTS * 3),
-    mask: INITIAL_SLOTS - 1,
-    count: 0,
-    moving: { lo: 0, hi: 0, value: 0 },
-  };
+  return { pages: [], bits: PAGE_BITS, count: 0, spare: [] };
+}
+
+/**
+ * The number of home slots (2^bits; runs may continue past them).
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
+ * @param table - The table.
+ * @returns The count.
+ */
+export function homeSlots(table: TokenTable): number {
+  return 2 ** table.bits;
 }
 
 /**
@@ -88,66 +112,96 @@ export function createTokenTable(): TokenTable {
  * @returns The value, or -1 when the hash is absent.
  */
 export function findHash(table: TokenTable, hash: TokenHash): number {
-  const { slots, mask } = table;
-  const { lo, hi } = hash;
-  let slot = lo & mask;
-  for (let distance = 0; ; distance += 1) {
-    const at = slot * 3;
-    const value = slots[at + 2] ?? 0;
+  const { pages } = table;
+  const hi = hash.hi >>> 0;
+  const top = hash.lo >>> VALUE_BITS;
+  for (let slot = hi >>> (32 - table.bits); ; slot += 1) {
+    const page = pages[slot >>> PAGE_BITS];
+    if (page === undefined) return -1;
+    const at = (slot & PAGE_MASK) << 1;
+    const low = page[at + 1] ?? 0;
+    const value = low & VALUE_FIELD;
     if (value === 0) return -1;
-    const word = slots[at] ?? 0;
-    // Robin Hood order: an entry closer to its home than we are to ours means ours is absent.
-    if (((slot - (word & mask)) & mask) < distance) return -1;
-    if (word === lo && slots[at + 1] === hi) return value - 1;
-    slot = (slot + 1) & mask;
+    const high = page[at] ?? 0;
+    // Runs are sorted: a larger key where ours would stand means ours is absent.
+    if (high > hi) return -1;
+    if (high === hi) {
+      const held = low >>> VALUE_BITS;
+      if (held === top) return value - 1;
+      if (held > top) return -1;
+    }
   }
 }
 
-/** Places `table.moving`, known to be absent (Robin Hood: an entry nearer its home yields its slot). */
-function place(table: TokenTable): void {
-  const { slots, mask } = table;
-  let { lo, hi, value } = table.moving;
-  let slot = lo & mask;
-  let distance = 0;
-  for (;;) {
-    const at = slot * 3;
-    const held = slots[at + 2] ?? 0;
-    if (held === 0) {
-      slots[at] = lo;
-      slots[at + 1] = hi;
-      slots[at + 2] = value;
+/**
+ * The page holding a slot, taken from the spare pages or created when the slot has none yet.
+ * @param table - The table.
+ * @param index - The page's index.
+ * @returns The page.
+ */
+function pageAt(table: TokenTable, index: number): Uint32Array {
+  let page = table.pages[index];
+  if (page === undefined) {
+    page = table.spare.pop() ?? new Uint32Array(PAGE_SLOTS * 2);
+    table.pages[index] = page;
+  }
+  return page;
+}
+
+/**
+ * Places an entry known to be absent, keeping its run sorted (a larger entry moves on one slot).
+ * @param table - The table.
+ * @param high - The hash's high half.
+ * @param low - Its top 8 bits above value + 1.
+ */
+function place(table: TokenTable, high: number, low: number): void {
+  for (let slot = high >>> (32 - table.bits); ; slot += 1) {
+    const page = pageAt(table, slot >>> PAGE_BITS);
+    const at = (slot & PAGE_MASK) << 1;
+    const heldLow = page[at + 1] ?? 0;
+    if ((heldLow & VALUE_FIELD) === 0) {
+      page[at] = high;
+      page[at + 1] = low;
       return;
     }
-    const heldLo = slots[at] ?? 0;
-    const heldDistance = (slot - (heldLo & mask)) & mask;
-    if (heldDistance < distance) {
-      const heldHi = slots[at + 1] ?? 0;
-      slots[at] = lo;
-      slots[at + 1] = hi;
-      slots[at + 2] = value;
-      lo = heldLo;
-      hi = heldHi;
-      value = held;
-      distance = heldDistance;
+    const heldHigh = page[at] ?? 0;
+    if (heldHigh > high || (heldHigh === high && heldLow >>> VALUE_BITS > low >>> VALUE_BITS)) {
+      page[at] = high;
+      page[at + 1] = low;
+      high = heldHigh;
+      low = heldLow;
     }
-    slot = (slot + 1) & mask;
-    distance += 1;
   }
 }
 
+/**
+ * Doubles the home slots in one pass: the entries, already in key order, are read page by page and
+ * each goes to the first free slot from its new home; each old page, once read, is zeroed and reused.
+ * @param table - The table.
+ */
 function grow(table: TokenTable): void {
-  const old = table.slots;
-  const size = (table.mask + 1) * 2;
-  table.slots = new Uint32Array(size * 3);
-  table.mask = size - 1;
-  const entry = table.moving;
-  for (let at = 0; at < old.length; at += 3) {
-    const value = old[at + 2] ?? 0;
-    if (value === 0) continue;
-    entry.lo = old[at] ?? 0;
-    entry.hi = old[at + 1] ?? 0;
-    entry.value = value;
-    place(table);
+  const old = table.pages;
+  table.pages = [];
+  table.bits += 1;
+  const shift = 32 - table.bits;
+  let next = 0;
+  for (let index = 0; index < old.length; index += 1) {
+    const page = old[index];
+    if (page === undefined) continue;
+    for (let at = 0; at < page.length; at += 2) {
+      const low = page[at + 1] ?? 0;
+      if ((low & VALUE_FIELD) === 0) continue;
+      const high = page[at] ?? 0;
+      const slot = Math.max(high >>> shift, next);
+      next = slot + 1;
+      const target = pageAt(table, slot >>> PAGE_BITS);
+      const to = (slot & PAGE_MASK) << 1;
+      target[to] = high;
+      target[to + 1] = low;
+    }
+    page.fill(0);
+    old[index] = undefined;
+    table.spare.push(page);
   }
 }
 
@@ -155,10 +209,11 @@ function grow(table: TokenTable): void {
  * Stores a value under a hash unless the hash is already present (the first value stays).
  *
  * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
- * @param table - The table (doubled in place past 85% load).
+ * @param table - The table (doubled past 85% load).
  * @param hash - The key's hash.
- * @param value - A non-negative integer below 2^32 − 1.
+ * @param value - An integer from 0 to {@link MAX_TABLE_VALUE}.
  * @returns True when stored, false when the hash was present.
+ * @throws {RangeError} When the value is out of range.
  */
 export function addHash(table: TokenTable, hash: TokenHash, value: number): boolean {
   if (findHash(table, hash) !== -1) return false;
@@ -170,18 +225,18 @@ export function addHash(table: TokenTable, hash: TokenHash, value: number): bool
  * Stores a value under a hash the caller has just found absent ({@link findHash} returned -1).
  *
  * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
- * @param table - The table (doubled in place past 85% load).
+ * @param table - The table (doubled past 85% load).
  * @param hash - The key's hash, absent from the table.
- * @param value - A non-negative integer below 2^32 − 1.
+ * @param value - An integer from 0 to {@link MAX_TABLE_VALUE}.
  * @returns Nothing.
+ * @throws {RangeError} When the value is out of range.
  */
 export function addAbsentHash(table: TokenTable, hash: TokenHash, value: number): void {
-  if (table.count + 1 > (table.mask + 1) * MAX_LOAD) grow(table);
-  const entry = table.moving;
-  entry.lo = hash.lo;
-  entry.hi = hash.hi;
-  entry.value = value + 1;
-  place(table);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_TABLE_VALUE) {
+    throw new RangeError(`Cannot store ${value} in a token table: values run from 0 to ${MAX_TABLE_VALUE}`);
+  }
+  if (table.count + 1 > homeSlots(table) * MAX_LOAD) grow(table);
+  place(table, hash.hi >>> 0, (((hash.lo >>> VALUE_BITS) << VALUE_BITS) | (value + 1)) >>> 0);
   table.count += 1;
 }
 
@@ -194,12 +249,15 @@ export function addAbsentHash(table: TokenTable, hash: TokenHash, value: number)
  * @returns Nothing.
  */
 export function forEachHash(table: TokenTable, visit: (hash: TokenHash) => void): void {
-  const { slots } = table;
   const hash: TokenHash = { lo: 0, hi: 0 };
-  for (let at = 0; at < slots.length; at += 3) {
-    if ((slots[at + 2] ?? 0) === 0) continue;
-    hash.lo = slots[at] ?? 0;
-    hash.hi = slots[at + 1] ?? 0;
-    visit(hash);
+  for (const page of table.pages) {
+    if (page === undefined) continue;
+    for (let at = 0; at < page.length; at += 2) {
+      const low = page[at + 1] ?? 0;
+      if ((low & VALUE_FIELD) === 0) continue;
+      hash.hi = page[at] ?? 0;
+      hash.lo = ((low >>> VALUE_BITS) << VALUE_BITS) >>> 0;
+      visit(hash);
+    }
   }
 }

@@ -8,6 +8,7 @@ import {
   tokenCount,
 } from "../../src/engine/taint-index.ts";
 import { appendSegment } from "../../src/engine/text-window.ts";
+import { MAX_TABLE_VALUE } from "../../src/engine/token-table.ts";
 
 const at = (seq: number, kind: Evidence["kind"]): Evidence => ({
   server: "mail",
@@ -58,6 +59,18 @@ describe("indexToken()", () => {
     indexToken(store, { key: "b@x.example", evidence: at(1, "free_text"), excerpt: "0123456789" });
     expect(lookupToken(store, "a@x.example")?.free?.excerpt).toBe("0123456789");
     expect(lookupToken(store, "b@x.example")?.free).toEqual(at(1, "free_text"));
+  });
+
+  test("indexToken() past the tables' value range: the token is still tainted, with the last record kept", () => {
+    const store = createTaintStore();
+    const last = at(1, "free_text");
+    indexToken(store, { key: "first@x.example", evidence: last });
+    // As if MAX_TABLE_VALUE records were kept before this one (the array is sparse, not filled).
+    store.evidence.length = MAX_TABLE_VALUE;
+    store.evidence.push(last);
+    indexToken(store, { key: "late@x.example", evidence: at(2, "free_text") });
+    expect(store.evidence.length).toBe(MAX_TABLE_VALUE + 1);
+    expect(lookupToken(store, "late@x.example")).toEqual({ free: last });
   });
 
   test("indexToken() grows the table past many tokens and finds each of them", () => {

@@ -4,7 +4,10 @@ import {
   addHash,
   createTokenTable,
   findHash,
+  forEachHash,
   hashSlice,
+  homeSlots,
+  MAX_TABLE_VALUE,
   type TokenHash,
 } from "../../src/engine/token-table.ts";
 
@@ -51,7 +54,7 @@ describe("addHash() and findHash()", () => {
     const table = createTokenTable();
     for (let i = 0; i < 50_000; i += 1) addHash(table, hashOf(`k${i}`), i);
     expect(table.count).toBe(50_000);
-    expect(table.mask + 1).toBeGreaterThanOrEqual(50_000 / 0.85);
+    expect(homeSlots(table)).toBeGreaterThanOrEqual(50_000 / 0.85);
     for (let i = 0; i < 50_000; i += 1) expect(findHash(table, hashOf(`k${i}`))).toBe(i);
     for (let i = 50_000; i < 60_000; i += 1) expect(findHash(table, hashOf(`k${i}`))).toBe(-1);
   });
@@ -76,14 +79,86 @@ describe("addHash() and findHash()", () => {
     );
   });
 
-  test("findHash() tells apart hashes that share a home slot (the Robin Hood probe)", () => {
-    const table = createTokenTable();
-    const size = table.mask + 1;
-    // Same low bits (same home), different high halves and low words.
-    const hashes = Array.from({ length: 40 }, (_, i) => ({ lo: (i * size + 5) >>> 0, hi: i }));
-    for (const [i, hash] of hashes.entries()) addHash(table, hash, i);
-    for (const [i, hash] of hashes.entries()) expect(findHash(table, hash)).toBe(i);
-    expect(findHash(table, { lo: 5, hi: 99 })).toBe(-1);
-    expect(findHash(table, { lo: 6, hi: 0 })).toBe(-1);
+  test("addHash() and findHash() agree with a Map across growth, with crowded homes (property)", () => {
+    // 64 home regions, each with up to 256 × 256 keys: long runs, runs past the last home slot,
+    // and two or three doublings per run.
+    const key = fc.tuple(fc.nat(63), fc.nat(255), fc.nat(255));
+    fc.assert(
+      fc.property(fc.array(key, { minLength: 3000, maxLength: 12_000 }), fc.array(key), (keys, probes) => {
+        const hashOfKey = ([region, high, top]: [number, number, number]): TokenHash => ({
+          hi: (region * 0x04000000 + high) >>> 0,
+          lo: ((top << 24) | 0x5a5a5a) >>> 0,
+        });
+        const table = createTokenTable();
+        const model = new Map<string, number>();
+        keys.forEach((k, i) => {
+          const name = k.join(",");
+          expect(addHash(table, hashOfKey(k), i)).toBe(!model.has(name));
+          if (!model.has(name)) model.set(name, i);
+        });
+        expect(table.count).toBe(model.size);
+        for (const k of [...keys, ...probes])
+          expect(findHash(table, hashOfKey(k))).toBe(model.get(k.join(",")) ?? -1);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  test("findHash() tells apart hashes that share a home slot, in any order of insertion", () => {
+    // Same top bits of the high half (same home), told apart by the high half's low bits or by the
+    // top 8 bits of the low half; inserted in reverse key order so each insert moves the run on.
+    const hashes = Array.from({ length: 40 }, (_, i) => ({
+      lo: ((i % 4) << 24) >>> 0,
+      hi: 0xabc00000 + (i >> 2),
+    }));
+    const t = createTokenTable();
+    for (const [i, hash] of [...hashes.entries()].reverse()) addHash(t, hash, i);
+    for (const [i, hash] of hashes.entries()) expect(findHash(t, hash)).toBe(i);
+    expect(findHash(t, { lo: 4 << 24, hi: 0xabc00000 })).toBe(-1);
+    expect(findHash(t, { lo: 0, hi: 0xabc00000 + 10 })).toBe(-1);
+    expect(findHash(t, { lo: 0, hi: 0xabbfffff })).toBe(-1);
+  });
+
+  test("a run that passes the last home slot continues on a further page, and survives growth", () => {
+    const t = createTokenTable();
+    const hashes = Array.from({ length: 300 }, (_, i) => ({
+      lo: (i & 0xff) << 24,
+      hi: 0xffffffff - (i >> 8),
+    }));
+    for (const [i, hash] of hashes.entries()) addHash(t, hash, i);
+    for (const [i, hash] of hashes.entries()) expect(findHash(t, hash)).toBe(i);
+    for (let i = 0; i < 5000; i += 1) addHash(t, hashOf(`g${i}`), i);
+    expect(homeSlots(t)).toBeGreaterThan(4096);
+    for (const [i, hash] of hashes.entries()) expect(findHash(t, hash)).toBe(i);
+  });
+
+  test("only the high half and the low half's top 8 bits are kept: hashes that differ below agree", () => {
+    const t = createTokenTable();
+    addHash(t, { lo: 0x12345678, hi: 7 }, 3);
+    expect(findHash(t, { lo: 0x12000000, hi: 7 })).toBe(3);
+    expect(addHash(t, { lo: 0x12ffffff, hi: 7 }, 4)).toBe(false);
+    expect(findHash(t, { lo: 0x13345678, hi: 7 })).toBe(-1);
+    const seen: TokenHash[] = [];
+    forEachHash(t, (hash) => seen.push({ ...hash }));
+    expect(seen).toEqual([{ lo: 0x12000000, hi: 7 }]);
+  });
+
+  test("addHash() takes values from 0 to MAX_TABLE_VALUE and refuses others", () => {
+    const t = createTokenTable();
+    expect(addHash(t, hashOf("a"), MAX_TABLE_VALUE)).toBe(true);
+    expect(findHash(t, hashOf("a"))).toBe(MAX_TABLE_VALUE);
+    for (const bad of [MAX_TABLE_VALUE + 1, -1, 1.5])
+      expect(() => addHash(t, hashOf("b"), bad)).toThrow(RangeError);
+    expect(findHash(t, hashOf("b"))).toBe(-1);
+  });
+
+  test("growth reuses the pages it has read: the pages held are those of the new table", () => {
+    const t = createTokenTable();
+    for (let i = 0; i < 200_000; i += 1) addHash(t, hashOf(`p${i}`), i);
+    const held = t.pages.filter((page) => page !== undefined).length + t.spare.length;
+    // 2^18 home slots at 4,096 a page, and the few pages a run past the end needs.
+    expect(homeSlots(t)).toBe(2 ** 18);
+    expect(held).toBeLessThanOrEqual(2 ** 18 / 4096 + 2);
+    for (let i = 0; i < 200_000; i += 7) expect(findHash(t, hashOf(`p${i}`))).toBe(i);
   });
 });
