@@ -13,6 +13,7 @@ import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { hasErrorCode } from "../audit/rotation-lock.ts";
 import { BouncerError } from "../platform/errors.ts";
+import { describeFsError } from "../platform/fs-error-text.ts";
 import { pinsDir, readPinFile, updatePinFile } from "./file-pin-store.ts";
 import type { PinFile, PinRecord } from "./pin-file.ts";
 
@@ -44,7 +45,7 @@ export function listPins(home: string, server?: string): PinListing {
     names = readdirSync(dir).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
   } catch (error) {
     if (hasErrorCode(error, "ENOENT")) return { servers: [], problems: [] };
-    throw new BouncerError("PINS_UNREADABLE", `Cannot list pins in "${dir}": ${String(error)}`, {
+    throw new BouncerError("PINS_UNREADABLE", `Cannot list pins in "${dir}": ${describeFsError(error)}`, {
       cause: error,
     });
   }
@@ -65,6 +66,13 @@ export function listPins(home: string, server?: string): PinListing {
   return { servers, problems };
 }
 
+/** One accepted definition: the file it was in, the record, and the pin it replaced (if any). */
+export interface AcceptedPin {
+  readonly path: string;
+  readonly record: PinRecord;
+  readonly replaced?: PinRecord;
+}
+
 /**
  * Accepts pending definitions of a server: one tool's, or all of them. Each accepted definition
  * replaces the pin of the same tool and leaves the pending list.
@@ -72,16 +80,17 @@ export function listPins(home: string, server?: string): PinListing {
  * Source: SPEC §2.2, §5.7.
  * @param home - Bouncer's home directory.
  * @param options - The server name and, optionally, the tool.
- * @returns The accepted records (with the file each was in).
+ * @returns The accepted records, each with the file it was in and the pin it replaced (absent for a
+ *   new tool).
  * @throws {BouncerError} `PINS_NOTHING_PENDING` when there is nothing to accept; `PINS_CORRUPT` and
  *   friends when a file of that server cannot be read or written.
  */
 export async function acceptPending(
   home: string,
   options: { readonly server: string; readonly tool?: string },
-): Promise<{ readonly path: string; readonly record: PinRecord }[]> {
+): Promise<AcceptedPin[]> {
   const listing = listPins(home, options.server);
-  const accepted: { path: string; record: PinRecord }[] = [];
+  const accepted: AcceptedPin[] = [];
   for (const { path } of listing.servers) {
     await updatePinFile(path, (current) => {
       if (current === undefined || current.server !== options.server) return undefined;
@@ -91,7 +100,10 @@ export async function acceptPending(
       if (taking.length === 0) return undefined;
       const names = new Set(taking.map((record) => record.name));
       const pinned = taking.map(({ kind: _kind, ...record }) => record);
-      for (const record of taking) accepted.push({ path, record });
+      for (const record of taking) {
+        const replaced = current.tools.find((pin) => pin.name === record.name);
+        accepted.push(replaced === undefined ? { path, record } : { path, record, replaced });
+      }
       return {
         ...current,
         tools: [...current.tools.filter((record) => !names.has(record.name)), ...pinned],
@@ -135,7 +147,7 @@ export function forgetServer(home: string, server: string): string[] {
       removed.push(path);
     } catch (error) {
       if (!hasErrorCode(error, "ENOENT")) {
-        throw new BouncerError("PINS_UNWRITABLE", `Cannot remove pins "${path}": ${String(error)}`, {
+        throw new BouncerError("PINS_UNWRITABLE", `Cannot remove pins "${path}": ${describeFsError(error)}`, {
           cause: error,
         });
       }

@@ -11,8 +11,15 @@ import { basename } from "node:path";
 import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
 import { safeName } from "../commands/rules-view.ts";
+import {
+  describePinDiff,
+  diffToolDefinitions,
+  renderDescriptionLine,
+  summarizePinDiff,
+} from "../engine/index.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import { acceptPending, forgetServer, listPins } from "./pin-admin.ts";
+import type { PinRecord } from "./pin-file.ts";
 
 /**
  * Runs `bouncer pins list`.
@@ -81,8 +88,39 @@ export function runPinsList(
   return problems.length > 0 ? 1 : 0;
 }
 
+/** Description lines shown for a newly accepted tool at most. */
+const NEW_TOOL_LINES = 20;
+
 /**
- * Runs `bouncer pins accept SERVER [TOOL]`.
+ * What accepting a definition changed: for a changed tool, the difference from the pin it replaced
+ * (summary and description lines, as an ask shows it); for a new tool, its description.
+ * @param record - The accepted definition.
+ * @param replaced - The pin it replaced, if any.
+ * @returns Multi-line text, untrusted text rendered safely.
+ */
+function acceptedChange(record: PinRecord, replaced: PinRecord | undefined): string {
+  if (replaced !== undefined)
+    return describePinDiff(diffToolDefinitions(replaced.definition, record.definition));
+  const lines = (record.definition.description ?? "").split(/\r?\n/);
+  const shown = lines.slice(0, NEW_TOOL_LINES).map((line) => `| ${renderDescriptionLine(line)}`);
+  if (lines.length > shown.length) shown.push(`… ${lines.length - shown.length} more lines`);
+  return record.definition.description === undefined
+    ? "New: no description"
+    : ["New, described as:", ...shown].join("\n");
+}
+
+/**
+ * Indents each line by two spaces.
+ * @param text - Lines.
+ * @returns The indented text.
+ */
+function indent(text: string): string {
+  return text.replace(/^/gm, "  ");
+}
+
+/**
+ * Runs `bouncer pins accept SERVER [TOOL]`: accepts, then shows what each accepted definition
+ * changed (SPEC §2.2 "saying what changed", as an ask does).
  *
  * Source: SPEC §2.2, §5.7.
  * @param options - Server, optional tool, JSON output, Bouncer's home.
@@ -104,18 +142,26 @@ export async function runPinsAccept(
     ...(options.tool === undefined ? {} : { tool: options.tool }),
   });
   if (options.json === true) {
-    const list = accepted.map(({ record }) => ({
+    const list = accepted.map(({ record, replaced }) => ({
       server: options.server,
       tool: record.name,
       hash: record.hash,
+      ...(replaced === undefined
+        ? {}
+        : {
+            replaced_hash: replaced.hash,
+            change: summarizePinDiff(diffToolDefinitions(replaced.definition, record.definition)),
+          }),
     }));
     io.out(`${JSON.stringify({ accepted: list })}\n`);
     return 0;
   }
-  for (const { record } of accepted) {
+  for (const { record, replaced } of accepted) {
+    const kind = record.kind ?? (replaced === undefined ? "new" : "changed");
     io.out(
-      `Accepted ${record.kind ?? "changed"} tool ${safeName(record.name)} of server ${safeName(options.server)} (${record.hash.slice(0, 12)})\n`,
+      `Accepted ${kind} tool ${safeName(record.name)} of server ${safeName(options.server)} (${record.hash.slice(0, 12)})\n`,
     );
+    io.out(`${indent(acceptedChange(record, replaced))}\n`);
   }
   io.out("Running sessions pick it up before their next call\n");
   return 0;
