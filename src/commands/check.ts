@@ -15,6 +15,7 @@ import {
   explainToolRules,
   matchPacks,
   type Policy,
+  type PolicyFile,
   policyFileJson,
   resolveToolRules,
 } from "../policy/index.ts";
@@ -101,6 +102,23 @@ function mergedJson(policy: Policy, merged: readonly MergedTool[]): JsonObject {
 }
 
 /**
+ * The `defaults:` a file sets, one `key: value` line each (SPEC §4.2 names).
+ * @param defaults - The file's defaults section.
+ * @returns The lines, indented; none when the file sets no default.
+ */
+function defaultsLines(defaults: PolicyFile["defaults"]): string[] {
+  const rows: [string, unknown][] = [
+    ["on_tainted", defaults.onTainted],
+    ["taint_fields", defaults.taintFields],
+    ["taint_min_length", defaults.taintMinLength],
+    ["unclassified", defaults.unclassified],
+    ["heuristics", defaults.heuristics],
+    ["trusted_destinations", defaults.trustedDestinations?.map((entry) => safeName(entry)).join(", ")],
+  ];
+  return rows.filter(([, value]) => value !== undefined).map(([key, value]) => `  ${key}: ${String(value)}`);
+}
+
+/**
  * The merged policy for people.
  * @param policy - The validated policy.
  * @param merged - Its {@link mergedPolicy}.
@@ -111,6 +129,17 @@ function mergedText(policy: Policy, merged: readonly MergedTool[]): string {
   const lines = [
     files.length === 0 ? "No policy files: built-in defaults only" : `Policy OK: ${files.join(", ")}`,
   ];
+  const blocks: string[] = [];
+  for (const file of policy.files) {
+    const defaults = defaultsLines(file.defaults);
+    if (defaults.length > 0) blocks.push("", `defaults:   (user:${safeName(file.file)})`, ...defaults);
+    else if (file.tools.size === 0 && file.servers.size === 0) {
+      lines.push(
+        `Note: ${safeName(file.file)} sets no rules (built-in defaults, packs and heuristics decide)`,
+      );
+    }
+  }
+  lines.push(...blocks);
   for (const entry of merged) {
     const where = entry.server === undefined ? "" : `servers.${safeName(entry.server)}.`;
     const packs = entry.packs.length === 0 ? "" : `  (packs: ${entry.packs.join(", ")})`;

@@ -80,6 +80,26 @@ describe("runCheck()", () => {
     );
   });
 
+  test("runCheck() prints the defaults a file sets, and names a file that sets nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
+    writeFileSync(
+      join(dir, "defaults.yaml"),
+      "defaults:\n  on_tainted: ask\n  trusted_destinations: ['*@corp.example']\n",
+    );
+    writeFileSync(join(dir, "empty.yaml"), "# nothing yet\n");
+    const out = memoryIo({ cwd: dir });
+    expect(await runCheck({ policies: ["defaults.yaml", "empty.yaml"] }, out.io)).toBe(0);
+    expect(out.stdout().split("\n")).toEqual([
+      "Policy OK: defaults.yaml, empty.yaml",
+      "Note: empty.yaml sets no rules (built-in defaults, packs and heuristics decide)",
+      "",
+      "defaults:   (user:defaults.yaml)",
+      "  on_tainted: ask",
+      "  trusted_destinations: *@corp.example",
+      "",
+    ]);
+  });
+
   test("runCheck() without policy files says built-in defaults only and exits 0", async () => {
     const out = memoryIo();
     expect(await runCheck({ policies: [] }, out.io)).toBe(0);
