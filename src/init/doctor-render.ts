@@ -72,7 +72,8 @@ export function renderDoctorTable(rows: readonly DoctorRow[]): string {
     row.initializeMs === undefined ? "-" : `${row.initializeMs} ms`,
     row.tools === undefined ? "-" : String(row.tools),
     ...analysisCells(row),
-    row.clientAsks,
+    // Asks come through Bouncer: a skipped entry (remote, not wrapped) never has any.
+    row.status === "skipped" ? "-" : row.clientAsks,
   ]);
   const table = [header, ...cells];
   const widths = header.map((_, column) => Math.max(...table.map((line) => (line[column] ?? "").length)));

@@ -63,7 +63,7 @@ describe("doctorCommand", () => {
     );
     expect(lines[1]).toMatch(/^fs +Claude Code +no +started +\d+ ms +\d+ +filesystem +none +none +yes /);
     expect(lines[2]).toMatch(/^broken +Claude Code +no +error +- +- +- +- +- +yes /);
-    expect(lines[3]).toMatch(/^remote +Claude Code +no +skipped +/);
+    expect(lines[3]).toMatch(/^remote +Claude Code +no +skipped +- +- +- +- +- +-$/);
     expect(result.stdout).toContain("  | boom ********");
     expect(result.stdout).toContain("remote (");
     expect(result.stdout + result.stderr).not.toContain(SECRET);
