@@ -13,7 +13,8 @@ import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
-import { BouncerError } from "../platform/errors.ts";
+import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
+import { describeFsError } from "../platform/fs-error-text.ts";
 import { explainToolRules, type MatchedPack, matchPacks, resolveToolRules } from "../policy/index.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { loadPolicyPaths } from "./policy-files.ts";
@@ -84,14 +85,14 @@ async function readSchema(file: string, cwd: string): Promise<JsonValue> {
   try {
     text = await readFile(resolve(cwd, file), "utf8");
   } catch (error) {
-    throw new BouncerError("SCHEMA_INVALID", `Cannot read schema "${file}": no such file or not readable`, {
+    throw new BouncerError("SCHEMA_INVALID", `Cannot read schema "${file}": ${describeFsError(error)}`, {
       cause: error,
     });
   }
   try {
     return JSON.parse(text) as JsonValue;
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = jsonParseDetail(error);
     throw new BouncerError("SCHEMA_INVALID", `Cannot read schema "${file}": invalid JSON: ${detail}`, {
       cause: error,
     });

@@ -85,6 +85,19 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 /**
+ * What a `JSON.parse` failure says, without the runtime's own prefix (Bun's `JSON Parse error: `),
+ * for messages that already say "invalid JSON".
+ *
+ * Source: STYLE #11 (one clear sentence per error).
+ * @param error - What `JSON.parse` threw.
+ * @returns e.g. `Unexpected EOF`.
+ */
+export function jsonParseDetail(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^JSON Parse error:\s*/i, "");
+}
+
+/**
  * The exit status an error maps to (SPEC §5): 2 for usage and policy errors (the codes of
  * {@link USAGE_ERROR_CODES}, or any code ending in `_INVALID`, on a {@link BouncerError} or any error
  * with such a `code`), 1 for everything else.

@@ -8,7 +8,7 @@
  */
 
 import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
-import { BouncerError } from "../platform/errors.ts";
+import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 
 /** `{"event":"server",...}`: what pack matching and path resolution need about one server. */
 export interface ServerEvent {
@@ -233,7 +233,7 @@ export function parseSession(text: string, options: { readonly file?: string } =
     try {
       value = JSON.parse(source) as JsonValue;
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = jsonParseDetail(error);
       throw new BouncerError(
         "SESSION_INVALID",
         `Cannot read session "${file}": line ${line}: invalid JSON: ${detail}`,

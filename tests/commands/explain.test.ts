@@ -53,6 +53,20 @@ describe("runExplain()", () => {
     });
   });
 
+  test("runExplain() --schema says in plain words why the file cannot be read or parsed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-explain-schema-"));
+    writeFileSync(join(dir, "bad.json"), '{"inputSchema":');
+    const run = (schema: string) =>
+      runExplain({ tool: "t", schema, policies: [] }, memoryIo({ cwd: dir }).io);
+    await expect(run("missing.json")).rejects.toThrow(
+      'Cannot read schema "missing.json": no such file or folder (ENOENT)',
+    );
+    await expect(run(".")).rejects.toThrow('Cannot read schema ".": it is a folder, not a file (EISDIR)');
+    await expect(run("bad.json")).rejects.toThrow(
+      /^Cannot read schema "bad\.json": invalid JSON: (?!JSON Parse error)\S/,
+    );
+  });
+
   test("runExplain() without --server applies no pack", async () => {
     const result = await explain({ tool: "send_email" });
     expect(result.packs).toEqual([]);

@@ -54,7 +54,7 @@ describe("parseSession()", () => {
   });
 
   test.each<[string, string, string]>([
-    ["invalid JSON", `${TOOLS}\n{"event":`, "line 2: invalid JSON"],
+    ["invalid JSON", `${TOOLS}\n{"event":`, "line 2: invalid JSON: Unexpected EOF"],
     ["a non-object line", `${TOOLS}\n[1,2]`, "line 2: an event must be a JSON object"],
     ["an unknown event", '{"event":"cal","server":"s"}', 'line 1: unknown event "cal"'],
     ["a missing event", '{"server":"s"}', 'line 1: missing "event"'],
