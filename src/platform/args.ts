@@ -124,15 +124,22 @@ export function assertKnownArgs(
       }
       continue;
     }
-    if (eq !== -1) continue;
     const next = rawArgs[i + 1];
-    if (next === undefined || next === "--" || next.startsWith("--")) {
+    if (eq === -1 && (next === undefined || next === "--" || next.startsWith("--"))) {
       throw new BouncerError(
         "MISSING_ARGUMENT",
         `Cannot run "${command}": flag "--${rawName}" needs a value`,
       );
     }
-    i++;
+    const value = eq === -1 ? (next ?? "") : body.slice(eq + 1);
+    const allowed = def.type === "enum" ? def.options : undefined;
+    if (allowed !== undefined && !allowed.includes(value)) {
+      throw new BouncerError(
+        "USAGE",
+        `Cannot run "${command}": flag "--${rawName}" must be one of ${allowed.join(", ")}, got "${value}": ${hint}`,
+      );
+    }
+    if (eq === -1) i++;
   }
   const missing = positionalDefs[positionals];
   if (missing !== undefined && missing[1].required !== false && missing[1].default === undefined) {

@@ -27,6 +27,7 @@ describe("assertKnownArgs()", () => {
     ["a string flag with a separate value", ["s.jsonl", "--policy", "p.yaml"]],
     ["a string flag with =value", ["s.jsonl", "--policy=p.yaml", "--policy=q.yaml"]],
     ["an enum flag", ["s.jsonl", "--ask", "allow"]],
+    ["an enum flag with =value", ["s.jsonl", "--ask=deny"]],
     ["--json=false", ["s.jsonl", "--json=false"]],
     ["--no-json", ["s.jsonl", "--no-json"]],
     ["kebab and camel spellings", ["s.jsonl", "--upstream-name", "a", "--upstreamName", "b"]],
@@ -49,6 +50,9 @@ describe("assertKnownArgs()", () => {
     ["an extra positional", ["s.jsonl", "extra"], "USAGE"],
     ["a missing required positional", ["--json"], "MISSING_ARGUMENT"],
     ["a prototype-named flag", ["s.jsonl", "--constructor"], "UNKNOWN_FLAG"],
+    ["an enum flag with another value", ["s.jsonl", "--ask", "maybe"], "USAGE"],
+    ["an enum flag with another =value", ["s.jsonl", "--ask=Allow"], "USAGE"],
+    ["an enum flag at the end", ["s.jsonl", "--ask"], "MISSING_ARGUMENT"],
   ])("assertKnownArgs() rejects %s", (_name, argv, code) => {
     expect(codeOf(() => assertKnownArgs(argv, ARGS, { command: "bouncer replay" }))).toBe(code);
   });
@@ -56,6 +60,12 @@ describe("assertKnownArgs()", () => {
   test("assertKnownArgs() names the flag and the help command in its message", () => {
     expect(() => assertKnownArgs(["s.jsonl", "--bogus"], ARGS, { command: "bouncer replay" })).toThrow(
       'Cannot run "bouncer replay": unknown flag "--bogus": run "bouncer replay --help" for the accepted flags',
+    );
+  });
+
+  test("assertKnownArgs() names an enum flag's accepted values, in the style of every other usage error", () => {
+    expect(() => assertKnownArgs(["s.jsonl", "--ask", "maybe"], ARGS, { command: "bouncer replay" })).toThrow(
+      'Cannot run "bouncer replay": flag "--ask" must be one of deny, allow, got "maybe": run "bouncer replay --help" for the accepted flags',
     );
   });
 
