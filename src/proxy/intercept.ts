@@ -1,3 +1,4 @@
+import type { JsonObject } from "../engine/index.ts";
 import { isJsonObject, member, RPC_ERROR, resultResponseText } from "./jsonrpc.ts";
 import type { PendingClient, RelayCore } from "./relay-core.ts";
 import type { ClientRequestInfo, RelayHooks, ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
@@ -14,6 +15,8 @@ export interface InterceptedRequest {
   readonly textFor: (legId: number) => string;
   /** Whether some object of the text repeats a key (`repeatsAKey`), when known. */
   readonly repeatsKey?: boolean;
+  /** `JSON.parse` of the line, when at hand (the strict-JSON check then looks at its numbers). */
+  readonly value?: JsonObject;
 }
 
 /**
@@ -153,7 +156,7 @@ function toolCallRequest(core: RelayCore, request: InterceptedRequest): ToolCall
     arguments: args ?? {},
     strict: checkStrictJson(
       request.line,
-      request.repeatsKey === undefined ? undefined : { repeatsKey: request.repeatsKey },
+      request.repeatsKey === undefined ? undefined : { repeatsKey: request.repeatsKey, value: request.value },
     ),
     progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
   });

@@ -104,15 +104,43 @@ function isSpace(c: number): boolean {
  *
  * Source: SPEC §3.1.
  * @param text - Valid JSON text.
- * @param known - Whether the text repeats a key, when the caller knows.
+ * @param known - Whether the text repeats a key, when the caller knows, and `JSON.parse` of it (then
+ *   a text without repeated keys is never walked: its numbers are looked at in the value).
  * @returns The report.
  * @example checkStrictJson('{"a":1,"a":2}') // { duplicateKeys: true, unsafeIntegers: false }
  */
-export function checkStrictJson(text: string, known?: { readonly repeatsKey: boolean }): StrictJsonReport {
+export function checkStrictJson(
+  text: string,
+  known?: { readonly repeatsKey: boolean; readonly value?: unknown },
+): StrictJsonReport {
   if (known !== undefined && !MAY_HOLD_UNSAFE_NUMBER.test(text)) {
     return { duplicateKeys: known.repeatsKey, unsafeIntegers: false };
   }
+  // No key repeats, so every number literal of the text is in the parsed value, as the same double.
+  if (known !== undefined && !known.repeatsKey && known.value !== undefined) {
+    return { duplicateKeys: false, unsafeIntegers: holdsUnsafeNumber(known.value) };
+  }
   return walkStrictJson(text);
+}
+
+/**
+ * Whether a parsed JSON value holds an unsafe number ({@link isUnsafeNumber} of the double
+ * `JSON.parse` made, which is `Number(literal)`: the same verdict as on the literal).
+ * @param value - `JSON.parse` of a text that repeats no key.
+ * @returns True when some number is an unsafe integer or an overflow.
+ */
+function holdsUnsafeNumber(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === "number") {
+      if (!Number.isFinite(item) || (Number.isInteger(item) && Math.abs(item) > Number.MAX_SAFE_INTEGER))
+        return true;
+    } else if (typeof item === "object" && item !== null) {
+      for (const member of Object.values(item)) stack.push(member);
+    }
+  }
+  return false;
 }
 
 /**

@@ -92,4 +92,23 @@ describe("checkStrictJson() with what the caller knows", () => {
       { numRuns: 3000 },
     );
   });
+
+  test("checkStrictJson() given the parsed value too (its numbers looked at, no walk) reports what the walk reports", () => {
+    fc.assert(
+      fc.property(json, (text) => {
+        const value: unknown = JSON.parse(text);
+        const repeatsKey = repeatsAKey(text, value);
+        expect(checkStrictJson(text, { repeatsKey, value })).toEqual(checkStrictJson(text));
+      }),
+      { numRuns: 5000 },
+    );
+    // A string shaped like an unsafe number is no number: only the walk used to tell them apart.
+    const text = '{"id":"9007199254740993e1","n":1}';
+    expect(checkStrictJson(text, { repeatsKey: false, value: JSON.parse(text) })).toEqual({
+      duplicateKeys: false,
+      unsafeIntegers: false,
+    });
+    const big = '{"a":[{"b":12345678901234567890}]}';
+    expect(checkStrictJson(big, { repeatsKey: false, value: JSON.parse(big) }).unsafeIntegers).toBe(true);
+  });
 });
