@@ -234,43 +234,6 @@ export function indexAbsentHash(
   }
 }
 
-/** One occurrence of a token to index: its key, where it occurred, and for free text an excerpt. */
-export interface TokenOccurrence {
-  /** The token's index key (see `extractTokens`). */
-  readonly key: string;
-  /** Where it occurred, with its kind; shared by every token of that output and kind. */
-  readonly evidence: Evidence;
-  /** For a free-text occurrence: the text around it (kept while the excerpt budget lasts). */
-  readonly excerpt?: string;
-}
-
-/**
- * Indexes one occurrence of a token. Only the first occurrence of each kind is kept.
- *
- * Source: SPEC §2.5 "Index, not rescans".
- * @param store - The taint store.
- * @param found - The token's key, evidence and excerpt.
- * @returns True when this was the token's first occurrence of that kind.
- */
-export function indexToken(store: TaintStore, found: TokenOccurrence): boolean {
-  return indexHash(store, { hash: hashSlice(store.hash, found.key), ...found });
-}
-
-/**
- * Whether a token already has an occurrence of a kind (no probe counted: for recording).
- *
- * Source: SPEC §2.5 "Index, not rescans", §3.7, §7.
- * @param store - The taint store.
- * @param token - The token's index key and the occurrence kind.
- * @returns True when it has one.
- */
-export function hasOccurrence(
-  store: TaintStore,
-  token: { readonly key: string; readonly kind: Evidence["kind"] },
-): boolean {
-  return findHash(kindTable(store, token.kind), hashSlice(store.hash, token.key)) !== -1;
-}
-
 function evidenceOf(store: TaintStore, id: number): Evidence | undefined {
   return id === -1 ? undefined : store.evidence[id];
 }

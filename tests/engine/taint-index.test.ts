@@ -1,14 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createTaintStore, DEFAULT_WINDOW_BYTES, type Evidence } from "../../src/engine/index.ts";
-import {
-  hasOccurrence,
-  indexToken,
-  lookupToken,
-  searchRecent,
-  tokenCount,
-} from "../../src/engine/taint-index.ts";
+import { indexHash, kindTable, lookupToken, searchRecent, tokenCount } from "../../src/engine/taint-index.ts";
 import { appendSegment } from "../../src/engine/text-window.ts";
-import { MAX_TABLE_VALUE } from "../../src/engine/token-table.ts";
+import { findHash, hashSlice, MAX_TABLE_VALUE } from "../../src/engine/token-table.ts";
 
 const at = (seq: number, kind: Evidence["kind"]): Evidence => ({
   server: "mail",
@@ -16,6 +10,14 @@ const at = (seq: number, kind: Evidence["kind"]): Evidence => ({
   seq,
   kind,
 });
+
+/** Indexes one occurrence of a token by its key (what the recorder does with a key's hash). */
+function indexToken(
+  store: ReturnType<typeof createTaintStore>,
+  found: { readonly key: string; readonly evidence: Evidence; readonly excerpt?: string },
+): boolean {
+  return indexHash(store, { hash: hashSlice({ lo: 0, hi: 0 }, found.key), ...found });
+}
 
 describe("createTaintStore()", () => {
   test("createTaintStore() defaults the window to 8 MiB", () => {
@@ -28,8 +30,8 @@ describe("createTaintStore()", () => {
   });
 });
 
-describe("indexToken()", () => {
-  test("indexToken() keeps the first occurrence of each kind", () => {
+describe("indexHash()", () => {
+  test("indexHash() keeps the first occurrence of each kind", () => {
     const store = createTaintStore();
     expect(indexToken(store, { key: "a@x.example", evidence: at(1, "field") })).toBe(true);
     expect(indexToken(store, { key: "a@x.example", evidence: at(2, "field") })).toBe(false);
@@ -45,14 +47,27 @@ describe("indexToken()", () => {
     expect(tokenCount(store)).toBe(1);
   });
 
-  test("indexToken() shares one evidence record among the tokens of one output", () => {
+  test("indexHash() keeps each kind in its own table, and a lookup there counts no probe", () => {
+    const store = createTaintStore();
+    indexToken(store, { key: "a@x.example", evidence: at(1, "field") });
+    const has = (key: string, kind: Evidence["kind"]) =>
+      findHash(kindTable(store, kind), hashSlice({ lo: 0, hi: 0 }, key)) !== -1;
+    expect([
+      has("a@x.example", "field"),
+      has("a@x.example", "free_text"),
+      has("b@x.example", "field"),
+    ]).toEqual([true, false, false]);
+    expect(store.work.probes).toBe(0);
+  });
+
+  test("indexHash() shares one evidence record among the tokens of one output", () => {
     const store = createTaintStore();
     const shared = at(1, "free_text");
     for (let i = 0; i < 1000; i += 1) indexToken(store, { key: `user${i}@x.example`, evidence: shared });
     expect(store.evidence).toEqual([shared]);
   });
 
-  test("indexToken() stops keeping excerpts when their budget is spent, and keeps indexing", () => {
+  test("indexHash() stops keeping excerpts when their budget is spent, and keeps indexing", () => {
     const store = createTaintStore();
     store.excerptBudget = 10;
     indexToken(store, { key: "a@x.example", evidence: at(1, "free_text"), excerpt: "0123456789" });
@@ -61,7 +76,7 @@ describe("indexToken()", () => {
     expect(lookupToken(store, "b@x.example")?.free).toEqual(at(1, "free_text"));
   });
 
-  test("indexToken() past the tables' value range: the token is still tainted, with the last record kept", () => {
+  test("indexHash() past the tables' value range: the token is still tainted, with the last record kept", () => {
     const store = createTaintStore();
     const last = at(1, "free_text");
     indexToken(store, { key: "first@x.example", evidence: last });
@@ -73,23 +88,12 @@ describe("indexToken()", () => {
     expect(lookupToken(store, "late@x.example")).toEqual({ free: last });
   });
 
-  test("indexToken() grows the table past many tokens and finds each of them", () => {
+  test("indexHash() grows the table past many tokens and finds each of them", () => {
     const store = createTaintStore();
     for (let i = 0; i < 50_000; i += 1) indexToken(store, { key: `token${i}`, evidence: at(i, "free_text") });
     expect(tokenCount(store)).toBe(50_000);
     for (const i of [0, 1, 4_095, 49_999]) expect(lookupToken(store, `token${i}`)?.free?.seq).toBe(i);
     expect(lookupToken(store, "token50000")).toBeUndefined();
-  });
-});
-
-describe("hasOccurrence()", () => {
-  test("hasOccurrence() tells which kinds a token has, without counting a probe", () => {
-    const store = createTaintStore();
-    indexToken(store, { key: "a@x.example", evidence: at(1, "field") });
-    expect(hasOccurrence(store, { key: "a@x.example", kind: "field" })).toBe(true);
-    expect(hasOccurrence(store, { key: "a@x.example", kind: "free_text" })).toBe(false);
-    expect(hasOccurrence(store, { key: "b@x.example", kind: "field" })).toBe(false);
-    expect(store.work.probes).toBe(0);
   });
 });
 
