@@ -9,6 +9,7 @@
  */
 
 import pc from "picocolors";
+import { escapeControls } from "../engine/render.ts";
 import type { AuditRecord } from "./audit-record.ts";
 import type { AuditSummary, Counts } from "./summarize-audit.ts";
 
@@ -37,10 +38,7 @@ const HEADERS = ["TIME", "SERVER", "TOOL", "VERDICT", "CONTRACT", "REASON"] as c
 export function cell(value: unknown, max: number): string {
   if (value === undefined || value === null) return "";
   const raw = typeof value === "string" ? value : JSON.stringify(value);
-  const safe = raw.replace(
-    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
-    (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`,
-  );
+  const safe = escapeControls(raw);
   const chars = Array.from(safe);
   return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : safe;
 }

@@ -49,3 +49,24 @@ export function renderHost(host: string): string {
   const shown = renderUntrusted(host);
   return ascii !== undefined && ascii !== host.toLowerCase() ? `${shown} (${ascii})` : shown;
 }
+
+/** Control (Cc), format (Cf), line and paragraph separator characters. */
+const CONTROLS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/**
+ * Escapes the characters of an untrusted text that a terminal would act on or hide — control (Cc),
+ * format (Cf: zero-width and bidi controls), line and paragraph separators — as `\u{…}`, leaving
+ * everything else as it is (no quotes, no cut: for prose such as a server's stderr).
+ *
+ * Source: SPEC §3.4 "Rendering untrusted strings".
+ * @param text - Untrusted text.
+ * @param options - `keepNewlines`: leave line feeds as they are (for multi-line text).
+ * @returns The text, safe to print.
+ * @example escapeControls("a\u001b[2Jb") // => "a\\u{1b}[2Jb"
+ */
+export function escapeControls(text: string, options: { readonly keepNewlines?: boolean } = {}): string {
+  const keep = options.keepNewlines === true;
+  return text.replace(CONTROLS, (ch) =>
+    keep && ch === "\n" ? ch : `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`,
+  );
+}

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { safeName } from "../commands/rules-view.ts";
+import { escapeControls } from "../engine/index.ts";
 import type { ServerAnalysis } from "./doctor-analysis.ts";
 
 /** One server entry's result. */
@@ -65,7 +67,7 @@ export function renderDoctorTable(rows: readonly DoctorRow[]): string {
     "ASKS",
   ];
   const cells = rows.map((row) => [
-    row.server,
+    safeName(row.server),
     row.client,
     row.wrapped ? "yes" : "no",
     row.status,
@@ -88,11 +90,12 @@ export function renderDoctorTable(rows: readonly DoctorRow[]): string {
     .join("");
   for (const row of rows) {
     if (row.status === "started" && row.analysisError === undefined) continue;
-    out += `\n${row.server} (${row.file}): ${row.status === "started" ? "policy" : row.status}: ${row.analysisError ?? row.detail ?? ""}\n`;
+    const detail = escapeControls(row.analysisError ?? row.detail ?? "");
+    out += `\n${safeName(row.server)} (${safeName(row.file)}): ${row.status === "started" ? "policy" : row.status}: ${detail}\n`;
     if (row.stderrTail !== undefined && row.stderrTail !== "") {
       out += row.stderrTail
         .split("\n")
-        .map((line) => `  | ${line}\n`)
+        .map((line) => `  | ${escapeControls(line)}\n`)
         .join("");
     }
   }
@@ -108,12 +111,13 @@ function analysisCells(row: DoctorRow): [string, string, string] {
   if (row.analysisError !== undefined) return ["n/a", "n/a", "n/a"];
   const analysis = row.analysis;
   if (analysis === undefined) return ["-", "-", "-"];
+  // Tool and argument names come from the upstream: untrusted, rendered safely.
   const exfiltrating = analysis.exfiltrating
-    .map((tool) => `${tool.tool}(${tool.sinks.join(", ")})`)
+    .map((tool) => `${safeName(tool.tool)}(${tool.sinks.map(safeName).join(", ")})`)
     .join(" ");
   return [
     analysis.packs.length === 0 ? "none" : analysis.packs.join(", "),
     exfiltrating === "" ? "none" : exfiltrating,
-    analysis.unconfined.length === 0 ? "none" : analysis.unconfined.join(", "),
+    analysis.unconfined.length === 0 ? "none" : analysis.unconfined.map(safeName).join(", "),
   ];
 }

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { escapeControls } from "../engine/render.ts";
+
 /**
  * Codes that mean "usage or policy error" (exit 2, SPEC §5). Any other code, and any code not listed
  * here that does not end in `_INVALID`, is a runtime failure (exit 1).
@@ -86,7 +88,8 @@ export function errorCode(error: unknown): string | undefined {
 
 /**
  * What a `JSON.parse` failure says, without the runtime's own prefix (Bun's `JSON Parse error: `),
- * for messages that already say "invalid JSON".
+ * for messages that already say "invalid JSON"; control and invisible characters (the runtime quotes
+ * the offending token of the text) escaped as `\u{…}`.
  *
  * Source: STYLE #11 (one clear sentence per error).
  * @param error - What `JSON.parse` threw.
@@ -94,7 +97,8 @@ export function errorCode(error: unknown): string | undefined {
  */
 export function jsonParseDetail(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^JSON Parse error:\s*/i, "");
+  // The runtime quotes the offending token from the text: untrusted, so escaped.
+  return escapeControls(message.replace(/^JSON Parse error:\s*/i, ""));
 }
 
 /**

@@ -9,6 +9,7 @@
 
 import {
   type AskAnswer,
+  escapeControls,
   type JsonObject,
   type JsonValue,
   type Question,
@@ -21,9 +22,6 @@ import { isJsonObject } from "./jsonrpc.ts";
 export const SCOPE_THIS_URL = "this URL";
 export const SCOPE_WHOLE_SITE = "whole site";
 
-/** Control (Cc) and format (Cf) characters (a line feed is kept by the replacer). */
-const UNSAFE = /[\p{Cc}\p{Cf}]/gu;
-
 /**
  * Makes an engine sentence safe to show: its untrusted parts are already rendered (SPEC §3.4), so
  * this only escapes any stray control or invisible character as `\u{…}` (line feeds kept: a changed
@@ -32,7 +30,7 @@ const UNSAFE = /[\p{Cc}\p{Cf}]/gu;
  * @returns The same text with unsafe characters escaped.
  */
 function safeSentence(text: string): string {
-  return text.replace(UNSAFE, (ch) => (ch === "\n" ? ch : `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`));
+  return escapeControls(text, { keepNewlines: true });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { renderHost, renderUntrusted } from "../../src/engine/index.ts";
+import { escapeControls, renderHost, renderUntrusted } from "../../src/engine/index.ts";
 
 /** The rendering as SPEC §3.4 words it, one code point at a time: the reference. */
 function reference(value: string): string {
@@ -61,5 +61,16 @@ describe("renderHost()", () => {
   test("renderHost() adds the punycode form of an international host", () => {
     expect(renderHost("bücher.example")).toBe('"b\\u{fc}cher.example" (xn--bcher-kva.example)');
     expect(renderHost("plain.example")).toBe('"plain.example"');
+  });
+});
+
+describe("escapeControls()", () => {
+  test("escapeControls() writes terminal controls, invisible and separator characters as escapes, nothing else", () => {
+    expect(escapeControls("boom \u001b[2J\u001b]0;owned\u0007 end")).toBe(
+      "boom \\u{1b}[2J\\u{1b}]0;owned\\u{7} end",
+    );
+    expect(escapeControls("a\u202eb\u200bc\u2028d é 😀")).toBe("a\\u{202e}b\\u{200b}c\\u{2028}d é 😀");
+    expect(escapeControls("one\ntwo")).toBe("one\\u{a}two");
+    expect(escapeControls("one\ntwo\r", { keepNewlines: true })).toBe("one\ntwo\\u{d}");
   });
 });
