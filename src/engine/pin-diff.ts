@@ -13,7 +13,15 @@ const MAX_SHOWN_LINES = 20;
 /** Above this many cells the line diff falls back to "all removed, all added" (bounded work). */
 const MAX_DIFF_CELLS = 250_000;
 
-function propertyNames(schema: JsonObject | undefined): string[] {
+/** A definition's field as read from an upstream or a pin file: any JSON, whatever the type says. */
+function objectOrUndefined(value: unknown): JsonObject | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as JsonObject)
+    : undefined;
+}
+
+function propertyNames(value: JsonObject | undefined): string[] {
+  const schema = objectOrUndefined(value);
   if (schema === undefined || !Object.hasOwn(schema, "properties")) return [];
   const properties = schema.properties;
   if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return [];
@@ -24,8 +32,11 @@ function same(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
-function splitLines(text: string | undefined): string[] {
-  return text === undefined ? [] : text.split(/\r\n|\r|\n/);
+function splitLines(text: unknown): string[] {
+  if (text === undefined) return [];
+  // A description that is not a string (a hostile upstream's) is compared as its JSON text.
+  const value = typeof text === "string" ? text : canonicalJson(text as JsonValue);
+  return value.split(/\r\n|\r|\n/);
 }
 
 /** Removed and added lines between two line lists: trims the common ends, then an LCS on the rest. */
@@ -73,7 +84,10 @@ function diffLines(before: readonly string[], after: readonly string[]): PinDiff
   return out;
 }
 
-function annotationKeys(before: JsonObject | undefined, after: JsonObject | undefined): string[] {
+function annotationKeys(beforeValue: JsonObject | undefined, afterValue: JsonObject | undefined): string[] {
+  // Annotations that are not an object (a hostile upstream's) have no keys to name.
+  const before = objectOrUndefined(beforeValue);
+  const after = objectOrUndefined(afterValue);
   const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
   const changed: string[] = [];
   for (const key of keys) {
@@ -98,16 +112,16 @@ function annotationKeys(before: JsonObject | undefined, after: JsonObject | unde
 export function diffToolDefinitions(pinned: ToolDefinition, current: ToolDefinition): PinDiff {
   const before = propertyNames(pinned.inputSchema);
   const after = propertyNames(current.inputSchema);
-  const descriptionChanged = pinned.description !== current.description;
+  const descriptionChanged = !same(pinned.description, current.description);
   const keys = annotationKeys(pinned.annotations, current.annotations);
   return {
     descriptionChanged,
-    titleChanged: pinned.title !== current.title,
+    titleChanged: !same(pinned.title, current.title),
     propertiesAdded: after.filter((name) => !before.includes(name)).sort(),
     propertiesRemoved: before.filter((name) => !after.includes(name)).sort(),
     schemaChanged: !same(pinned.inputSchema, current.inputSchema),
     outputSchemaChanged: !same(pinned.outputSchema, current.outputSchema),
-    annotationsChanged: keys.length > 0,
+    annotationsChanged: keys.length > 0 || !same(pinned.annotations, current.annotations),
     descriptionLines: descriptionChanged
       ? diffLines(splitLines(pinned.description), splitLines(current.description))
       : [],
@@ -175,6 +189,57 @@ export function renderDescriptionLine(line: string): string {
     .join(" ");
 }
 
+/** Characters of shared text kept on each side of a difference. */
+const CONTEXT = 40;
+
+/**
+ * The number of code points in `text[from, to)`.
+ * @param text - A string.
+ * @param from - First code unit.
+ * @param to - One past the last.
+ * @returns The count.
+ */
+function codePoints(text: string, from: number, to: number): number {
+  let count = 0;
+  for (let i = from; i < to; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xdc00 || unit > 0xdfff || i === from) count += 1;
+  }
+  return count;
+}
+
+/**
+ * Renders a changed description line against its counterpart on the other side: a shared start or
+ * end longer than twice {@link CONTEXT} is counted (`<N same characters>`) rather than shown, so the
+ * rendering (cut at 200 characters a piece) always reaches the part that changed.
+ * @param text - The line.
+ * @param partner - The line it replaced or was replaced by, if any.
+ * @returns The rendering.
+ */
+function renderChangedLine(text: string, partner: string | undefined): string {
+  if (partner === undefined) return renderDescriptionLine(text);
+  const limit = Math.min(text.length, partner.length);
+  let prefix = 0;
+  while (prefix < limit && text.charCodeAt(prefix) === partner.charCodeAt(prefix)) prefix += 1;
+  let suffix = 0;
+  while (
+    suffix < limit - prefix &&
+    text.charCodeAt(text.length - 1 - suffix) === partner.charCodeAt(partner.length - 1 - suffix)
+  ) {
+    suffix += 1;
+  }
+  let from = prefix > 2 * CONTEXT ? prefix - CONTEXT : 0;
+  let to = suffix > 2 * CONTEXT ? text.length - suffix + CONTEXT : text.length;
+  // Never cut a surrogate pair.
+  if (from > 0 && /[\udc00-\udfff]/.test(text.charAt(from))) from -= 1;
+  if (to < text.length && /[\udc00-\udfff]/.test(text.charAt(to))) to += 1;
+  if (from === 0 && to === text.length) return renderDescriptionLine(text);
+  const parts = [renderDescriptionLine(text.slice(from, to))];
+  if (from > 0) parts.unshift(`<${codePoints(text, 0, from)} same characters>`);
+  if (to < text.length) parts.push(`<${codePoints(text, to, text.length)} same characters>`);
+  return parts.join(" ");
+}
+
 /**
  * Describes a {@link PinDiff} for a human: the one-line summary, then the changed description lines
  * (`- ` removed, `+ ` added; at most 20, the rest counted).
@@ -187,9 +252,15 @@ export function renderDescriptionLine(line: string): string {
  */
 export function describePinDiff(diff: PinDiff): string {
   const lines = diff.descriptionLines ?? [];
-  const shown = lines
-    .slice(0, MAX_SHOWN_LINES)
-    .map((line) => `${line.op === "removed" ? "-" : "+"} ${renderDescriptionLine(line.text)}`);
+  // The k-th removed line is shown against the k-th added one: where they share a long start or end,
+  // only the part that differs (with some context) is rendered, so a change past the cut still shows.
+  const removed = lines.filter((line) => line.op === "removed");
+  const added = lines.filter((line) => line.op === "added");
+  const shown = lines.slice(0, MAX_SHOWN_LINES).map((line) => {
+    const [own, other] = line.op === "removed" ? [removed, added] : [added, removed];
+    const partner = other[own.indexOf(line)]?.text;
+    return `${line.op === "removed" ? "-" : "+"} ${renderChangedLine(line.text, partner)}`;
+  });
   const rest = lines.length - shown.length;
   if (rest > 0) shown.push(`… ${rest} more changed ${rest === 1 ? "line" : "lines"}`);
   return [`Changed: ${summarizePinDiff(diff)}`, ...shown].join("\n");
