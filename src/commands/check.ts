@@ -113,7 +113,14 @@ function defaultsLines(defaults: PolicyFile["defaults"]): string[] {
     ["taint_min_length", defaults.taintMinLength],
     ["unclassified", defaults.unclassified],
     ["heuristics", defaults.heuristics],
-    ["trusted_destinations", defaults.trustedDestinations?.map((entry) => safeName(entry)).join(", ")],
+    [
+      "trusted_destinations",
+      defaults.trustedDestinations === undefined
+        ? undefined
+        : defaults.trustedDestinations.length === 0
+          ? "[] (none)"
+          : defaults.trustedDestinations.map((entry) => safeName(entry)).join(", "),
+    ],
   ];
   return rows.filter(([, value]) => value !== undefined).map(([key, value]) => `  ${key}: ${String(value)}`);
 }
@@ -131,9 +138,21 @@ function mergedText(policy: Policy, merged: readonly MergedTool[]): string {
   ];
   const blocks: string[] = [];
   for (const file of policy.files) {
+    const source = `(user:${safeName(file.file)})`;
     const defaults = defaultsLines(file.defaults);
-    if (defaults.length > 0) blocks.push("", `defaults:   (user:${safeName(file.file)})`, ...defaults);
-    else if (file.tools.size === 0 && file.servers.size === 0) {
+    if (defaults.length > 0) blocks.push("", `defaults:   ${source}`, ...defaults);
+    for (const [server, entry] of file.servers) {
+      if (entry.trustedDestinations === undefined) continue;
+      blocks.push("", `servers.${safeName(server)}.defaults:   ${source}`);
+      blocks.push(...defaultsLines({ trustedDestinations: entry.trustedDestinations }));
+    }
+    const setsNothing =
+      defaults.length === 0 &&
+      file.tools.size === 0 &&
+      [...file.servers.values()].every(
+        (entry) => entry.tools.size === 0 && entry.trustedDestinations === undefined,
+      );
+    if (setsNothing) {
       lines.push(
         `Note: ${safeName(file.file)} sets no rules (built-in defaults, packs and heuristics decide)`,
       );

@@ -17,6 +17,7 @@ import writeFileAtomic from "write-file-atomic";
 import { hasErrorCode, tryAcquireLock } from "../audit/rotation-lock.ts";
 import type { ToolDefinition } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
+import { describeFsError } from "../platform/fs-error-text.ts";
 import { ensureParentDir } from "../platform/parent-dir.ts";
 import type { PinStore, ServerContext } from "./memory-pin-store.ts";
 import { definitionHash, type PinFile, type PinRecord, parsePinFile, serializePinFile } from "./pin-file.ts";
@@ -69,7 +70,7 @@ export function readPinFile(path: string): { readonly text: string; readonly fil
     text = readFileSync(path, "utf8");
   } catch (error) {
     if (hasErrorCode(error, "ENOENT")) return undefined;
-    throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describe(error)}`, {
+    throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describeFsError(error)}`, {
       cause: error,
     });
   }
@@ -93,7 +94,9 @@ export async function updatePinFile(
 ): Promise<string | undefined> {
   const lockPath = `${path}.lock`;
   const unwritable = (error: unknown): BouncerError =>
-    new BouncerError("PINS_UNWRITABLE", `Cannot write pins "${path}": ${describe(error)}`, { cause: error });
+    new BouncerError("PINS_UNWRITABLE", `Cannot write pins "${path}": ${describeFsError(error)}`, {
+      cause: error,
+    });
   const end = Date.now() + LOCK_WAIT_MS;
   let lock: ReturnType<typeof tryAcquireLock>;
   for (;;) {
@@ -246,18 +249,8 @@ function stampOf(path: string): string | undefined {
     return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
   } catch (error) {
     if (hasErrorCode(error, "ENOENT")) return undefined;
-    throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describe(error)}`, {
+    throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describeFsError(error)}`, {
       cause: error,
     });
   }
-}
-
-/**
- * A file-system error's code and description, without the path Node adds.
- * @param error - Anything caught.
- * @returns A short description.
- */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  return error.message.replace(/, \w+ '.*'$/, "").replace(/\.$/, "");
 }

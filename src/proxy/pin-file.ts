@@ -12,7 +12,7 @@
 
 import { createHash } from "node:crypto";
 import { canonicalToolJson, type JsonObject, PIN_HASH_SCHEME, type ToolDefinition } from "../engine/index.ts";
-import { BouncerError } from "../platform/errors.ts";
+import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 
 /** Version of the file layout. */
 export const PIN_FILE_VERSION = 1;
@@ -96,7 +96,7 @@ export function parsePinFile(text: string, fileName: string): PinFile {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw corrupt(`not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw corrupt(`not valid JSON (${jsonParseDetail(error)})`);
   }
   if (!isObject(value)) throw corrupt("not a JSON object");
   const version = own(value, "version");

@@ -60,8 +60,12 @@ export function runPinsList(
     }
   }
   if (rows.length === 0) {
+    // With unreadable files (named on stderr above) there may well be pins: none could be read.
+    const none = problems.length > 0 ? "No readable pins" : "No pins";
     io.out(
-      options.server === undefined ? "No pins yet\n" : `No pins for server ${safeName(options.server)}\n`,
+      options.server === undefined
+        ? `${problems.length > 0 ? none : "No pins yet"}\n`
+        : `${none} for server ${safeName(options.server)}\n`,
     );
     return problems.length > 0 ? 1 : 0;
   }
@@ -101,12 +105,14 @@ const NEW_TOOL_LINES = 20;
 function acceptedChange(record: PinRecord, replaced: PinRecord | undefined): string {
   if (replaced !== undefined)
     return describePinDiff(diffToolDefinitions(replaced.definition, record.definition));
-  const lines = (record.definition.description ?? "").split(/\r?\n/);
+  const description: unknown = record.definition.description;
+  if (description === undefined) return "New: no description";
+  // A description that is not a string (a hostile upstream's) is shown as its JSON.
+  const text = typeof description === "string" ? description : JSON.stringify(description);
+  const lines = text.split(/\r?\n/);
   const shown = lines.slice(0, NEW_TOOL_LINES).map((line) => `| ${renderDescriptionLine(line)}`);
   if (lines.length > shown.length) shown.push(`… ${lines.length - shown.length} more lines`);
-  return record.definition.description === undefined
-    ? "New: no description"
-    : ["New, described as:", ...shown].join("\n");
+  return ["New, described as:", ...shown].join("\n");
 }
 
 /**
@@ -142,8 +148,9 @@ export async function runPinsAccept(
     ...(options.tool === undefined ? {} : { tool: options.tool }),
   });
   if (options.json === true) {
-    const list = accepted.map(({ record, replaced }) => ({
+    const list = accepted.map(({ path, record, replaced }) => ({
       server: options.server,
+      file: path,
       tool: record.name,
       hash: record.hash,
       ...(replaced === undefined
@@ -156,10 +163,16 @@ export async function runPinsAccept(
     io.out(`${JSON.stringify({ accepted: list })}\n`);
     return 0;
   }
-  for (const { record, replaced } of accepted) {
-    const kind = record.kind ?? (replaced === undefined ? "new" : "changed");
+  // One server name pinned under several identities: each line names the identity's file id.
+  const several = new Set(accepted.map(({ path }) => path)).size > 1;
+  for (const { path, record, replaced } of accepted) {
+    // Worded by what was replaced, whatever the pending record said (a pin may have gone meanwhile).
+    const kind = replaced === undefined ? "new" : "changed";
+    const server = several
+      ? `${safeName(options.server)} [${basename(path, ".json").slice(0, 8)}]`
+      : safeName(options.server);
     io.out(
-      `Accepted ${kind} tool ${safeName(record.name)} of server ${safeName(options.server)} (${record.hash.slice(0, 12)})\n`,
+      `Accepted ${kind} tool ${safeName(record.name)} of server ${server} (${record.hash.slice(0, 12)})\n`,
     );
     io.out(`${indent(acceptedChange(record, replaced))}\n`);
   }

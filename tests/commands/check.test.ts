@@ -100,6 +100,29 @@ describe("runCheck()", () => {
     ]);
   });
 
+  test("runCheck() prints a server's defaults too, an empty list as none, and a bare servers: entry sets nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
+    writeFileSync(
+      join(dir, "server.yaml"),
+      "servers:\n  mail:\n    defaults: { trusted_destinations: [me@home.example] }\n",
+    );
+    writeFileSync(join(dir, "none.yaml"), "defaults: { trusted_destinations: [] }\n");
+    writeFileSync(join(dir, "bare.yaml"), "servers:\n  mail: {}\n");
+    const out = memoryIo({ cwd: dir });
+    expect(await runCheck({ policies: ["server.yaml", "none.yaml", "bare.yaml"] }, out.io)).toBe(0);
+    expect(out.stdout().split("\n")).toEqual([
+      "Policy OK: server.yaml, none.yaml, bare.yaml",
+      "Note: bare.yaml sets no rules (built-in defaults, packs and heuristics decide)",
+      "",
+      "servers.mail.defaults:   (user:server.yaml)",
+      "  trusted_destinations: me@home.example",
+      "",
+      "defaults:   (user:none.yaml)",
+      "  trusted_destinations: [] (none)",
+      "",
+    ]);
+  });
+
   test("runCheck() without policy files says built-in defaults only and exits 0", async () => {
     const out = memoryIo();
     expect(await runCheck({ policies: [] }, out.io)).toBe(0);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
 import type { ToolDefinition } from "../../src/engine/index.ts";
 import { createFilePinStore } from "../../src/proxy/file-pin-store.ts";
@@ -114,6 +114,46 @@ describe("bouncer pins", () => {
     expect(entry.replaced_hash).not.toBe(entry.hash);
   });
 
+  test("runPinsAccept() shows a definition of the wrong shape instead of failing after the write", async () => {
+    const home = await homeWithPins();
+    const odd = { name: "odd", description: { evil: 1 }, inputSchema: null } as unknown as ToolDefinition;
+    const pinnedOdd = { name: "send_email", description: 42, inputSchema: null } as unknown as ToolDefinition;
+    const store = createFilePinStore({ home });
+    await store.pin(FS, [WRITE, pinnedOdd]);
+    await store.setPending(FS, [
+      { definition: odd, kind: "new" },
+      { definition: SEND, kind: "changed" },
+    ]);
+    const { io, stdout } = memoryIo();
+    expect(await runPinsAccept({ home, server: "fs" }, io)).toBe(0);
+    expect(stdout()).toContain("Accepted new tool odd of server fs");
+    expect(stdout()).toContain('  | "{\\"evil\\":1}"');
+    expect(stdout()).toContain("Accepted changed tool send_email of server fs");
+    expect(stdout()).toContain('  - "42"\n  + "Send."');
+  });
+
+  test("runPinsAccept() words each line by what was replaced, and names the identity when a name has several", async () => {
+    const home = mkdtempSync(join(tmpdir(), "bouncer-pinscmd-"));
+    const store = createFilePinStore({ home });
+    const other: ServerContext = { ...MAIL, cwd: "/elsewhere" };
+    await store.pin(MAIL, [WRITE]);
+    // A "changed" record whose pin is gone: it is accepted as the new tool it now is.
+    await store.setPending(MAIL, [{ definition: CHANGED, kind: "changed" }]);
+    await store.pin(other, [SEND]);
+    await store.setPending(other, [{ definition: CHANGED, kind: "changed" }]);
+    const { io, stdout } = memoryIo();
+    await runPinsAccept({ home, server: "mail" }, io);
+    const accepted = stdout()
+      .split("\n")
+      .filter((line) => line.startsWith("Accepted"))
+      .map((line) => line.replace(/ \([0-9a-f]{12}\)$/, "").replace(/\[[0-9a-f]{8}\]/, "[id]"))
+      .sort();
+    expect(accepted).toEqual([
+      "Accepted changed tool send_email of server mail [id]",
+      "Accepted new tool send_email of server mail [id]",
+    ]);
+  });
+
   test("runPinsList() says in plain words why a pins folder cannot be listed (a file in the way)", () => {
     const home = mkdtempSync(join(tmpdir(), "bouncer-pinscmd-"));
     writeFileSync(join(home, "pins"), "not a folder");
@@ -131,6 +171,17 @@ describe("bouncer pins", () => {
     expect(runPinsList({ home }, io)).toBe(1);
     expect(stderr()).toContain(broken);
     expect(stdout()).toContain("mail");
+  });
+
+  test("runPinsList() with only an unreadable pin file says none could be read, not that there are none", () => {
+    const home = mkdtempSync(join(tmpdir(), "bouncer-pinscmd-"));
+    const broken = createFilePinStore({ home }).fileFor(FS);
+    mkdirSync(dirname(broken), { recursive: true });
+    writeFileSync(broken, '{"server": "fs", ');
+    const { io, stdout, stderr } = memoryIo();
+    expect(runPinsList({ home }, io)).toBe(1);
+    expect(stdout()).toBe("No readable pins\n");
+    expect(stderr()).toMatch(/not valid JSON \((?!JSON Parse error)[^)]+\)/);
   });
 
   test("runPinsForget() removes the server's pin files and refuses an unknown server", async () => {
