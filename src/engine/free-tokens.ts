@@ -105,6 +105,8 @@ export function indexFreeTokens(recorder: Recorder, text: string, covered?: Read
       }
     }
     if (recorder.blockKeys !== undefined) recorder.blockKeys.add(keyOf(text, found));
+    // Already indexed — or a different identity whose hash collides: it is tainted here either way,
+    // but missing from `entries` (the §3.7 store, when built, must not rely on them alone).
     if (findHash(table, hash) !== -1) return;
     const excerpt = excerpts ? excerptOf(recorder, text, found) : undefined;
     indexAbsentHash(store, { hash, evidence: shared, excerpt });

@@ -165,10 +165,18 @@ export function kindTable(store: TaintStore, kind: Evidence["kind"]): TokenTable
   return kind === "free_text" ? store.free : kind === "field" ? store.field : store.definition;
 }
 
+/** The ids kept for records past the tables' value range, one per occurrence kind. */
+const OVERFLOW_IDS: Readonly<Record<Evidence["kind"], number>> = {
+  free_text: MAX_TABLE_VALUE - 2,
+  field: MAX_TABLE_VALUE - 1,
+  definition: MAX_TABLE_VALUE,
+};
+
 /**
- * The id of an evidence record, added to the store on first use. Once {@link MAX_TABLE_VALUE} + 1
- * records are kept (about 16.8 million), later ones are not: their tokens get the last record's id,
- * so their taint is recorded and only their provenance is approximate.
+ * The id of an evidence record, added to the store on first use. Once {@link MAX_TABLE_VALUE} − 2
+ * records are kept (about 16.8 million), later ones are not: their tokens get one of three
+ * reserved ids, one per occurrence kind (the first such record of that kind), so their taint and its
+ * kind are recorded exactly and only their provenance is approximate.
  *
  * Source: SPEC §2.5 "Index, not rescans".
  * @param store - The taint store.
@@ -178,8 +186,13 @@ export function kindTable(store: TaintStore, kind: Evidence["kind"]): TokenTable
 export function evidenceId(store: TaintStore, evidence: Evidence): number {
   let id = store.evidenceIds.get(evidence);
   if (id === undefined) {
-    // Past the tables' value range, later tokens share the last record kept (their taint stands).
-    if (store.evidence.length > MAX_TABLE_VALUE) return MAX_TABLE_VALUE;
+    // Past the tables' value range, later tokens share a record of their own kind: the sink gate
+    // reads the kind from the record, so a free-text token must never get a field record's id.
+    if (store.evidence.length >= OVERFLOW_IDS.free_text) {
+      const reserved = OVERFLOW_IDS[evidence.kind];
+      store.evidence[reserved] ??= evidence;
+      return reserved;
+    }
     id = store.evidence.length;
     store.evidence.push(evidence);
     store.evidenceIds.set(evidence, id);

@@ -6,9 +6,14 @@
  * id) — in pages of 4,096 slots, so millions of tokens stay out of the garbage collector's way.
  * Growing doubles the table in one ordered pass that reads the old pages in turn and reuses each one,
  * once read, for the new table: the memory held never exceeds the new table (no old-and-new copy).
- * Keys themselves are never stored: two keys whose 40 kept bits agree (about 2^-40 per pair) answer
- * for each other — more taint, never less, since the callers never use the table to trust or to skip
- * recording. Keys can be hashed from a slice of a larger text without building the slice. Pure.
+ * Keys themselves are never stored: two keys whose 40 kept bits agree answer for each other — more
+ * taint, never less, since the callers never use the table to trust. The hash is not keyed (the
+ * engine has no randomness): a hostile upstream can find two colliding identities of its own in about
+ * 2^20 tries, and one colliding with a given destination of the user's in about 2^40 (that
+ * destination then looks tainted or seen: a deny or an ask it did not earn). A collision also keeps
+ * the later key out of the newly indexed entries a recording returns, so the cross-server store of
+ * SPEC §3.7 (not built) must compare identities, not these hashes. Keys can be hashed from a slice of
+ * a larger text without building the slice. Pure.
  * @module
  */
 
@@ -206,6 +211,17 @@ function grow(table: TokenTable): void {
 }
 
 /**
+ * Refuses a value the table cannot hold.
+ * @param value - The value to store.
+ * @throws {RangeError} When it is not an integer from 0 to {@link MAX_TABLE_VALUE}.
+ */
+function checkValue(value: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_TABLE_VALUE) {
+    throw new RangeError(`Cannot store ${value} in a token table: values run from 0 to ${MAX_TABLE_VALUE}`);
+  }
+}
+
+/**
  * Stores a value under a hash unless the hash is already present (the first value stays).
  *
  * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
@@ -216,6 +232,7 @@ function grow(table: TokenTable): void {
  * @throws {RangeError} When the value is out of range.
  */
 export function addHash(table: TokenTable, hash: TokenHash, value: number): boolean {
+  checkValue(value);
   if (findHash(table, hash) !== -1) return false;
   addAbsentHash(table, hash, value);
   return true;
@@ -232,9 +249,7 @@ export function addHash(table: TokenTable, hash: TokenHash, value: number): bool
  * @throws {RangeError} When the value is out of range.
  */
 export function addAbsentHash(table: TokenTable, hash: TokenHash, value: number): void {
-  if (!Number.isInteger(value) || value < 0 || value > MAX_TABLE_VALUE) {
-    throw new RangeError(`Cannot store ${value} in a token table: values run from 0 to ${MAX_TABLE_VALUE}`);
-  }
+  checkValue(value);
   if (table.count + 1 > homeSlots(table) * MAX_LOAD) grow(table);
   place(table, hash.hi >>> 0, (((hash.lo >>> VALUE_BITS) << VALUE_BITS) | (value + 1)) >>> 0);
   table.count += 1;

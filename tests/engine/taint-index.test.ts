@@ -76,16 +76,20 @@ describe("indexHash()", () => {
     expect(lookupToken(store, "b@x.example")?.free).toEqual(at(1, "free_text"));
   });
 
-  test("indexHash() past the tables' value range: the token is still tainted, with the last record kept", () => {
+  test("indexHash() past the tables' value range: tokens keep their taint and their kind", () => {
     const store = createTaintStore();
-    const last = at(1, "free_text");
-    indexToken(store, { key: "first@x.example", evidence: last });
-    // As if MAX_TABLE_VALUE records were kept before this one (the array is sparse, not filled).
-    store.evidence.length = MAX_TABLE_VALUE;
-    store.evidence.push(last);
-    indexToken(store, { key: "late@x.example", evidence: at(2, "free_text") });
-    expect(store.evidence.length).toBe(MAX_TABLE_VALUE + 1);
-    expect(lookupToken(store, "late@x.example")).toEqual({ free: last });
+    indexToken(store, { key: "first@x.example", evidence: at(1, "free_text") });
+    // As if the last ids before the reserved ones were spent (the array is sparse, not filled).
+    store.evidence.length = MAX_TABLE_VALUE - 2;
+    const field = at(2, "field");
+    indexToken(store, { key: "sender@x.example", evidence: field });
+    indexToken(store, { key: "late@x.example", evidence: at(3, "free_text") });
+    indexToken(store, { key: "later@x.example", evidence: at(4, "free_text") });
+    // A free-text token never gets the field record's id (the gate reads the kind from the record).
+    expect(lookupToken(store, "late@x.example")).toEqual({ free: at(3, "free_text") });
+    expect(lookupToken(store, "later@x.example")).toEqual({ free: at(3, "free_text") });
+    expect(lookupToken(store, "sender@x.example")).toEqual({ field });
+    expect(lookupToken(store, "first@x.example")).toEqual({ free: at(1, "free_text") });
   });
 
   test("indexHash() grows the table past many tokens and finds each of them", () => {

@@ -104,7 +104,7 @@ describe("addHash() and findHash()", () => {
     );
   });
 
-  test("findHash() tells apart hashes that share a home slot, in any order of insertion", () => {
+  test("findHash() tells apart hashes that share a home slot, inserted in reverse key order", () => {
     // Same top bits of the high half (same home), told apart by the high half's low bits or by the
     // top 8 bits of the low half; inserted in reverse key order so each insert moves the run on.
     const hashes = Array.from({ length: 40 }, (_, i) => ({
@@ -150,15 +150,35 @@ describe("addHash() and findHash()", () => {
     for (const bad of [MAX_TABLE_VALUE + 1, -1, 1.5])
       expect(() => addHash(t, hashOf("b"), bad)).toThrow(RangeError);
     expect(findHash(t, hashOf("b"))).toBe(-1);
+    // Refused even for a key already there (the range is checked first).
+    expect(() => addHash(t, hashOf("a"), MAX_TABLE_VALUE + 1)).toThrow(RangeError);
   });
 
-  test("growth reuses the pages it has read: the pages held are those of the new table", () => {
+  test("growth reuses the pages it has read: every old page serves the new table", () => {
     const t = createTokenTable();
-    for (let i = 0; i < 200_000; i += 1) addHash(t, hashOf(`p${i}`), i);
-    const held = t.pages.filter((page) => page !== undefined).length + t.spare.length;
+    let i = 0;
+    while (homeSlots(t) < 2 ** 17) addHash(t, hashOf(`p${i}`), i++);
+    const before = t.pages.filter((page) => page !== undefined);
+    const bits = t.bits;
+    while (t.bits === bits) addHash(t, hashOf(`p${i}`), i++);
+    const after = new Set([...t.pages, ...t.spare]);
+    // Not one old page was dropped for the collector: each holds entries of the new table (or waits).
+    expect(before.every((page) => after.has(page))).toBe(true);
     // 2^18 home slots at 4,096 a page, and the few pages a run past the end needs.
     expect(homeSlots(t)).toBe(2 ** 18);
-    expect(held).toBeLessThanOrEqual(2 ** 18 / 4096 + 2);
-    for (let i = 0; i < 200_000; i += 7) expect(findHash(t, hashOf(`p${i}`))).toBe(i);
+    expect(after.size - (after.has(undefined) ? 1 : 0)).toBeLessThanOrEqual(2 ** 18 / 4096 + 2);
+    for (let k = 0; k < i; k += 7) expect(findHash(t, hashOf(`p${k}`))).toBe(k);
+  });
+
+  test("growth carries on past pages that were never written (entries only at high homes)", () => {
+    const t = createTokenTable();
+    const hashes = Array.from({ length: 9000 }, (_, i) => ({
+      lo: (i & 0xff) << 24,
+      hi: 0xf0000000 + (i >> 8) * 4096,
+    }));
+    for (const [i, hash] of hashes.entries()) addHash(t, hash, i);
+    expect(homeSlots(t)).toBeGreaterThan(4096 * 2);
+    expect(t.pages[0]).toBeUndefined();
+    for (const [i, hash] of hashes.entries()) expect(findHash(t, hash)).toBe(i);
   });
 });
