@@ -41,6 +41,8 @@ export interface CallComparison {
    * threads among them (Linux only: read from `/proc`).
    */
   readonly viaCpuUsPerCall?: { readonly total: number; readonly jit: number };
+  /** Untimed calls per side before the timed ones (both warm-up passes together). */
+  readonly warmupCalls: number;
 }
 
 /** Options of {@link compareCalls}. */
@@ -151,6 +153,7 @@ export async function compareCalls(
         calls: perBlock * blocks,
         direct: d,
         bouncer: b,
+        warmupCalls: warmup * 2,
         throughputRatio: round(b.callsPerSecond / d.callsPerSecond),
         addedP50Ms: round(b.latencyMs.p50 - d.latencyMs.p50),
         addedP99Ms: round(b.latencyMs.p99 - d.latencyMs.p99),

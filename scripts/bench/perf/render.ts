@@ -51,7 +51,8 @@ export function renderPerf(run: PerfRun, checks: readonly TargetCheck[]): string
     "tools/call, direct vs through bouncer run (raw JSON-RPC line client; latency per call;",
     "relay = a minimal line relay in Bouncer's place, the floor under any stdio proxy here;",
     "via CPU = CPU time of the process in the middle per timed call, all threads, and its JIT",
-    "compiler threads among them, from /proc)",
+    "compiler threads among them, from /proc; warm-up = untimed calls per side first: the last",
+    "filesystem rows repeat the first ones after a long warm-up, when the JIT has settled)",
   );
   out.push(
     ...table(
@@ -59,6 +60,7 @@ export function renderPerf(run: PerfRun, checks: readonly TargetCheck[]): string
         "upstream",
         "via",
         "callers",
+        "warm-up",
         "calls",
         "direct/s",
         "via/s",
@@ -73,6 +75,7 @@ export function renderPerf(run: PerfRun, checks: readonly TargetCheck[]): string
         c.upstream,
         c.via === "source" ? "bouncer" : c.via,
         String(c.concurrency),
+        String(c.warmupCalls),
         String(c.calls),
         fixed(c.direct.callsPerSecond, 0),
         fixed(c.bouncer.callsPerSecond, 0),

@@ -17,6 +17,7 @@ function calls(concurrency: number, ratio: number, added: readonly [number, numb
     throughputRatio: ratio,
     addedP50Ms: added[0],
     addedP99Ms: added[1],
+    warmupCalls: 600,
   };
 }
 
@@ -103,6 +104,27 @@ describe("checkTargets", () => {
     );
   });
 
+  test("checkTargets() judges the short warm-up measurement; the steady one is reported beside it", () => {
+    const steady = (concurrency: number, ratio: number) => ({
+      ...calls(concurrency, ratio, [0.1, 1]),
+      warmupCalls: 20_000,
+    });
+    const both = run({
+      calls: [calls(1, 0.7, [0.2, 1]), calls(8, 0.6, [0.5, 3]), steady(1, 0.8), steady(8, 0.85)],
+    });
+    const throughput = checkTargets(both).filter((c) => c.name.startsWith("throughput"));
+    expect(throughput.map((c) => [c.value, c.met])).toEqual([
+      ["0.7×", false],
+      ["0.6×", false],
+    ]);
+    expect(perfJson(both).ratios).toMatchObject({
+      throughput: 0.6,
+      throughput_sequential_steady: 0.8,
+      throughput_concurrent_steady: 0.85,
+    });
+    expect(renderPerf(both, checkTargets(both))).toMatch(/filesystem +bouncer +8 +20000 +2000 /);
+  });
+
   test("checkTargets() counts missing call measurements as missed", () => {
     expect(
       checkTargets(run({ calls: [] }))
@@ -119,6 +141,8 @@ describe("perfJson", () => {
       throughput: 0.8,
       throughput_sequential: 0.8,
       throughput_concurrent: 0.9,
+      throughput_sequential_steady: null,
+      throughput_concurrent_steady: null,
       initialize: 1.125,
     });
     expect(json.added_ms).toEqual({ p50: 0.2, p99: 1 });
