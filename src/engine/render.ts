@@ -18,10 +18,22 @@ const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
  * @example renderUntrusted("bob@partner.example") // => "\"bob@partner.example\""
  */
 export function renderUntrusted(value: string): string {
-  if (value.length <= MAX_RENDERED && PLAIN.test(value)) return `"${value}"`;
+  return renderUntrustedWithin(value, MAX_RENDERED);
+}
+
+/**
+ * {@link renderUntrusted} with another limit (a terminal can show more than a client's form).
+ *
+ * Source: SPEC §3.4 "Rendering untrusted strings".
+ * @param value - Any untrusted text.
+ * @param max - Code points shown at most.
+ * @returns The quoted, escaped rendering; a cut value ends in `…` inside the quotes.
+ */
+export function renderUntrustedWithin(value: string, max: number): string {
+  if (value.length <= max && PLAIN.test(value)) return `"${value}"`;
   let out = "";
   let at = 0;
-  for (let count = 0; count < MAX_RENDERED && at < value.length; count += 1) {
+  for (let count = 0; count < max && at < value.length; count += 1) {
     const code = value.codePointAt(at) ?? 0;
     const width = code > 0xffff ? 2 : 1;
     if (code === 0x22) out += '\\"';

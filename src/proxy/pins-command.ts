@@ -92,8 +92,8 @@ export function runPinsList(
   return problems.length > 0 ? 1 : 0;
 }
 
-/** Description lines shown for a newly accepted tool at most. */
-const NEW_TOOL_LINES = 20;
+/** What a terminal shows of an accepted definition (more than an ask's form: 20 lines, 200 characters). */
+const TERMINAL_LIMITS = { maxLines: 200, maxChars: 2000 } as const;
 
 /**
  * What accepting a definition changed: for a changed tool, the difference from the pin it replaced
@@ -104,13 +104,15 @@ const NEW_TOOL_LINES = 20;
  */
 function acceptedChange(record: PinRecord, replaced: PinRecord | undefined): string {
   if (replaced !== undefined)
-    return describePinDiff(diffToolDefinitions(replaced.definition, record.definition));
+    return describePinDiff(diffToolDefinitions(replaced.definition, record.definition), TERMINAL_LIMITS);
   const description: unknown = record.definition.description;
   if (description === undefined) return "New: no description";
   // A description that is not a string (a hostile upstream's) is shown as its JSON.
   const text = typeof description === "string" ? description : JSON.stringify(description);
   const lines = text.split(/\r?\n/);
-  const shown = lines.slice(0, NEW_TOOL_LINES).map((line) => `| ${renderDescriptionLine(line)}`);
+  const shown = lines
+    .slice(0, TERMINAL_LIMITS.maxLines)
+    .map((line) => `| ${renderDescriptionLine(line, TERMINAL_LIMITS)}`);
   if (lines.length > shown.length) shown.push(`… ${lines.length - shown.length} more lines`);
   return ["New, described as:", ...shown].join("\n");
 }
