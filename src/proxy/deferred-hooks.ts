@@ -58,12 +58,10 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
     if (loaded === undefined) queued.push(run);
     else run(loaded);
   };
-  /** Runs a call on the real hooks, at once when they are there. */
-  const withHooks = <T>(run: (hooks: RelayHooks) => T | Promise<T>): T | Promise<T> =>
-    loaded === undefined ? ready().then(run) : run(loaded);
-  /** {@link withHooks} for a hook that answers with a promise. */
-  const whenHooks = <T>(run: (hooks: RelayHooks) => Promise<T>): Promise<T> =>
-    loaded === undefined ? ready().then(run) : run(loaded);
+  /** Runs a call on the real hooks, at once when they are there (a promise hook stays a promise). */
+  const withHooks = <R>(run: (hooks: RelayHooks) => R): R | Promise<Awaited<R>> =>
+    // `then` flattens a promise that `run` returns: the result is a promise of its settled value.
+    loaded === undefined ? (ready().then(run) as Promise<Awaited<R>>) : run(loaded);
 
   return {
     onClientInitialize: (request) => {
@@ -89,9 +87,9 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
     onInitializeResult: (result) => observe((hooks) => hooks.onInitializeResult(result)),
     onInitialized: () => observe((hooks) => hooks.onInitialized()),
     // Straight to the real hooks once built (no extra turn per call).
-    whenReady: () => whenHooks((hooks) => hooks.whenReady()),
-    onToolsList: (request) => whenHooks((hooks) => hooks.onToolsList(request)),
-    onToolCall: (call) => whenHooks((hooks) => hooks.onToolCall(call)),
+    whenReady: () => withHooks((hooks) => hooks.whenReady()),
+    onToolsList: (request) => withHooks((hooks) => hooks.onToolsList(request)),
+    onToolCall: (call) => withHooks((hooks) => hooks.onToolCall(call)),
     onToolResult: (call, outcome) => withHooks((hooks) => hooks.onToolResult(call, outcome)),
     onUpstreamResult: (request, outcome) => withHooks((hooks) => hooks.onUpstreamResult(request, outcome)),
     onUpstreamRequest: (request) => observe((hooks) => hooks.onUpstreamRequest(request)),

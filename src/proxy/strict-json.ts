@@ -34,7 +34,16 @@ const MAY_HOLD_UNSAFE_NUMBER = /\d(?:[eE]|\d{15})/;
  * @returns True for an unsafe integer or an overflow.
  */
 function isUnsafeNumber(literal: string): boolean {
-  const value = Number(literal);
+  return isUnsafeDouble(Number(literal));
+}
+
+/**
+ * Whether a double is an overflow or an integer beyond ±2^53 (the verdict on a literal is the
+ * verdict on `Number(literal)`).
+ * @param value - A number.
+ * @returns True when unsafe.
+ */
+function isUnsafeDouble(value: number): boolean {
   if (!Number.isFinite(value)) return true;
   return Number.isInteger(value) && Math.abs(value) > Number.MAX_SAFE_INTEGER;
 }
@@ -134,8 +143,7 @@ function holdsUnsafeNumber(value: unknown): boolean {
   while (stack.length > 0) {
     const item = stack.pop();
     if (typeof item === "number") {
-      if (!Number.isFinite(item) || (Number.isInteger(item) && Math.abs(item) > Number.MAX_SAFE_INTEGER))
-        return true;
+      if (isUnsafeDouble(item)) return true;
     } else if (typeof item === "object" && item !== null) {
       for (const member of Object.values(item)) stack.push(member);
     }
