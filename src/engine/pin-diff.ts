@@ -220,25 +220,10 @@ export function renderDescriptionLine(line: string, options: RenderLimits = {}):
 const CONTEXT = 40;
 
 /**
- * The number of code points in `text[from, to)`.
- * @param text - A string.
- * @param from - First code unit.
- * @param to - One past the last.
- * @returns The count.
- */
-function codePoints(text: string, from: number, to: number): number {
-  let count = 0;
-  for (let i = from; i < to; i += 1) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0xdc00 || unit > 0xdfff || i === from) count += 1;
-  }
-  return count;
-}
-
-/**
  * Renders a changed description line against its counterpart on the other side: a shared start or
  * end longer than twice {@link CONTEXT} is counted (`<N same characters>`) rather than shown, so the
- * rendering (cut at 200 characters a piece) always reaches the part that changed.
+ * rendering starts at most {@link CONTEXT} characters before the change (a long changed part is
+ * still cut in its middle, with the count of what is not shown).
  * @param text - The line.
  * @param partner - The line it replaced or was replaced by, if any.
  * @param limits - Characters shown per piece.
@@ -263,8 +248,8 @@ function renderChangedLine(text: string, partner: string | undefined, limits: Re
   if (to < text.length && /[\udc00-\udfff]/.test(text.charAt(to))) to += 1;
   if (from === 0 && to === text.length) return renderDescriptionLine(text, limits);
   const parts = [renderDescriptionLine(text.slice(from, to), limits)];
-  if (from > 0) parts.unshift(`<${codePoints(text, 0, from)} same characters>`);
-  if (to < text.length) parts.push(`<${codePoints(text, to, text.length)} same characters>`);
+  if (from > 0) parts.unshift(`<${Array.from(text.slice(0, from)).length} same characters>`);
+  if (to < text.length) parts.push(`<${Array.from(text.slice(to)).length} same characters>`);
   return parts.join(" ");
 }
 

@@ -11,12 +11,7 @@ import { basename } from "node:path";
 import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
 import { safeName } from "../commands/rules-view.ts";
-import {
-  describePinDiff,
-  diffToolDefinitions,
-  renderDescriptionLine,
-  summarizePinDiff,
-} from "../engine/index.ts";
+import { describePinDiff, diffToolDefinitions, summarizePinDiff } from "../engine/index.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import { acceptPending, forgetServer, listPins } from "./pin-admin.ts";
 import type { PinRecord } from "./pin-file.ts";
@@ -61,12 +56,9 @@ export function runPinsList(
   }
   if (rows.length === 0) {
     // With unreadable files (named on stderr above) there may well be pins: none could be read.
-    const none = problems.length > 0 ? "No readable pins" : "No pins";
-    io.out(
-      options.server === undefined
-        ? `${problems.length > 0 ? none : "No pins yet"}\n`
-        : `${none} for server ${safeName(options.server)}\n`,
-    );
+    const none =
+      problems.length > 0 ? "No readable pins" : options.server === undefined ? "No pins yet" : "No pins";
+    io.out(`${none}${options.server === undefined ? "" : ` for server ${safeName(options.server)}`}\n`);
     return problems.length > 0 ? 1 : 0;
   }
   const cells = rows.map(([server, tool, status, hash, at]) => [
@@ -96,25 +88,17 @@ export function runPinsList(
 const TERMINAL_LIMITS = { maxLines: 200, maxChars: 2000 } as const;
 
 /**
- * What accepting a definition changed: for a changed tool, the difference from the pin it replaced
- * (summary and description lines, as an ask shows it); for a new tool, its description.
+ * What accepting a definition changed, as an ask shows it: the difference from the pin it replaced,
+ * or for a new tool the difference from no definition at all (its description lines, properties
+ * and annotations, all as added).
  * @param record - The accepted definition.
  * @param replaced - The pin it replaced, if any.
  * @returns Multi-line text, untrusted text rendered safely.
  */
 function acceptedChange(record: PinRecord, replaced: PinRecord | undefined): string {
-  if (replaced !== undefined)
-    return describePinDiff(diffToolDefinitions(replaced.definition, record.definition), TERMINAL_LIMITS);
-  const description: unknown = record.definition.description;
-  if (description === undefined) return "New: no description";
-  // A description that is not a string (a hostile upstream's) is shown as its JSON.
-  const text = typeof description === "string" ? description : JSON.stringify(description);
-  const lines = text.split(/\r?\n/);
-  const shown = lines
-    .slice(0, TERMINAL_LIMITS.maxLines)
-    .map((line) => `| ${renderDescriptionLine(line, TERMINAL_LIMITS)}`);
-  if (lines.length > shown.length) shown.push(`… ${lines.length - shown.length} more lines`);
-  return ["New, described as:", ...shown].join("\n");
+  const before = replaced?.definition ?? { name: record.name };
+  const text = describePinDiff(diffToolDefinitions(before, record.definition), TERMINAL_LIMITS);
+  return replaced === undefined ? text.replace(/^Changed: /, "New: ") : text;
 }
 
 /**

@@ -105,7 +105,9 @@ describe("bouncer pins", () => {
     const text = memoryIo();
     await runPinsAccept({ home, server: "fs" }, text.io);
     expect(text.stdout()).toContain("Accepted new tool spy of server fs");
-    expect(text.stdout()).toContain('  New, described as:\n  | "Reads mail."\n  | "And\\u{200b} more."');
+    expect(text.stdout()).toContain(
+      '  New: description (0 lines removed, 2 added); input schema\n  + "Reads mail."\n  + "And\\u{200b} more."',
+    );
     const json = memoryIo();
     await runPinsAccept({ home, server: "mail", json: true }, json.io);
     const [entry] = JSON.parse(json.stdout()).accepted;
@@ -127,7 +129,7 @@ describe("bouncer pins", () => {
     const { io, stdout } = memoryIo();
     expect(await runPinsAccept({ home, server: "fs" }, io)).toBe(0);
     expect(stdout()).toContain("Accepted new tool odd of server fs");
-    expect(stdout()).toContain('  | "{\\"evil\\":1}"');
+    expect(stdout()).toContain('  New: description (0 lines removed, 1 added)\n  + "{\\"evil\\":1}"');
     expect(stdout()).toContain("Accepted changed tool send_email of server fs");
     expect(stdout()).toContain('  - "42"\n  + "Send."');
   });
