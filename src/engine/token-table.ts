@@ -227,23 +227,6 @@ function checkValue(value: number): void {
 }
 
 /**
- * Stores a value under a hash unless the hash is already present (the first value stays).
- *
- * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
- * @param table - The table (doubled past 85% load).
- * @param hash - The key's hash.
- * @param value - An integer from 0 to {@link MAX_TABLE_VALUE}.
- * @returns True when stored, false when the hash was present.
- * @throws {RangeError} When the value is out of range.
- */
-export function addHash(table: TokenTable, hash: TokenHash, value: number): boolean {
-  checkValue(value);
-  if (findHash(table, hash) !== -1) return false;
-  addAbsentHash(table, hash, value);
-  return true;
-}
-
-/**
  * Stores a value under a hash the caller has just found absent ({@link findHash} returned -1).
  *
  * Source: SPEC §2.5 "Index, not rescans", §7 (memory).
