@@ -1,8 +1,9 @@
 /**
  * Indexing the tokens of canonical free text (SPEC §2.5 "Index, not rescans"): each token is hashed
  * from its place in the text, so a token already indexed costs no string; only a token new to the
- * store gets its key as a string (for the index entries) and, while the excerpt budget lasts, its
- * excerpt. Echoed identities of the call's own arguments count as field values. Pure.
+ * store gets its key as a string (for the index entries, when they are listed) and, while the
+ * excerpt budget lasts, its excerpt. Echoed identities of the call's own arguments count as field
+ * values. Pure.
  * @module
  */
 
@@ -110,6 +111,6 @@ export function indexFreeTokens(recorder: Recorder, text: string, covered?: Read
     if (findHash(table, hash) !== -1) return;
     const excerpt = excerpts ? excerptOf(recorder, text, found) : undefined;
     indexAbsentHash(store, { hash, evidence: shared, excerpt });
-    recorder.entries.push({ identity: detached(keyOf(text, found)), evidence: shared });
+    recorder.entries?.push({ identity: detached(keyOf(text, found)), evidence: shared });
   });
 }

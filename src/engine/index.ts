@@ -30,7 +30,7 @@ export {
   hasSuspiciousCharacters,
   PIN_HASH_SCHEME,
 } from "./pinning.ts";
-export { recordCallOutput, recordOutput } from "./record-output.ts";
+export { type RecordOptions, recordCallOutput, recordOutput } from "./record-output.ts";
 export { escapeControls, renderHost, renderUntrusted } from "./render.ts";
 export { evaluateSinkGate } from "./sink-gate.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";

@@ -23,6 +23,18 @@ import { flushWindow } from "./text-window.ts";
 import { extractTokens } from "./tokens.ts";
 import type { JsonObject, JsonValue, ToolRules } from "./types.ts";
 
+/**
+ * Options of {@link recordOutput}.
+ *
+ * Source: SPEC §3.7 (the session store appends the tokens each instance indexes).
+ */
+export interface RecordOptions {
+  /** List the index entries new to the store (default false). */
+  readonly listIndexed?: boolean;
+}
+
+const NONE: readonly IndexEntry[] = Object.freeze([]);
+
 /** A `Key: value` line of unstructured text: indentation, an optional `- ` or `* `, a short key. */
 const KEY_VALUE_LINE = /^[ \t]*(?:[-*][ \t]+)?([^:\n]{1,64}?)[ \t]*:[ \t]*(\S.*?)[ \t]*$/;
 /** Lines longer than this are never `Key: value` lines (a key of three words, one identity). */
@@ -176,11 +188,17 @@ function recordError(recorder: Recorder, value: JsonValue): void {
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values", "Index, not rescans".
  * @param store - The session's taint store (changed in place).
  * @param output - The output with its provenance and, for a tool result, the call's arguments.
- * @returns The index entries new to this store (token-shaped only), for sharing across the session's
- *   processes (SPEC §3.7).
+ * @param options - `listIndexed`: list the index entries new to this store (default false: none are
+ *   listed, and no string is made per new token — a 1 MiB result can hold 25,000 of them).
+ * @returns With `listIndexed`, the index entries new to this store (token-shaped only), for sharing
+ *   across the session's processes (SPEC §3.7); otherwise an empty list.
  * @example recordOutput(state.taint, { server: "mail", tool: "read_inbox", seq: 1, kind: "tool_result", value: result })
  */
-export function recordOutput(store: TaintStore, output: RecordedOutput): readonly IndexEntry[] {
+export function recordOutput(
+  store: TaintStore,
+  output: RecordedOutput,
+  options: RecordOptions = {},
+): readonly IndexEntry[] {
   const ownResult = output.kind === "tool_result" || output.kind === "tool_error";
   const recorder = createRecorder(store, {
     server: output.server,
@@ -188,6 +206,7 @@ export function recordOutput(store: TaintStore, output: RecordedOutput): readonl
     seq: output.seq,
     definition: output.kind === "definition",
     arguments: ownResult ? output.arguments : undefined,
+    listIndexed: options.listIndexed,
   });
   if (output.kind === "tool_result") recordToolResult(recorder, output.value);
   else if (output.kind === "tool_error") recordError(recorder, output.value);
@@ -197,7 +216,7 @@ export function recordOutput(store: TaintStore, output: RecordedOutput): readonl
     recordToolResult(recorder, output.value);
   } else recordStrings(recorder, output.value);
   flushWindow(store.window);
-  return recorder.entries;
+  return recorder.entries ?? NONE;
 }
 
 /**
@@ -210,14 +229,16 @@ export function recordOutput(store: TaintStore, output: RecordedOutput): readonl
  * @param store - The session's taint store (changed in place).
  * @param rules - The tool's effective rules (only `trustedOutput` is read).
  * @param output - The call's output, `kind` `tool_result` or `tool_error`, with the call's arguments.
- * @returns The index entries new to this store; none for a `trusted_output` tool.
+ * @param options - As for {@link recordOutput}.
+ * @returns With `listIndexed`, the index entries new to this store; none for a `trusted_output` tool.
  * @example recordCallOutput(state.taint, rules, { server: "mail", tool: "read_inbox", seq: 1, kind: "tool_result", value: result })
  */
 export function recordCallOutput(
   store: TaintStore,
   rules: Pick<ToolRules, "trustedOutput">,
   output: RecordedOutput,
+  options: RecordOptions = {},
 ): readonly IndexEntry[] {
-  if (rules.trustedOutput?.value === true) return [];
-  return recordOutput(store, output);
+  if (rules.trustedOutput?.value === true) return NONE;
+  return recordOutput(store, output, options);
 }

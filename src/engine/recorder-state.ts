@@ -24,8 +24,11 @@ const MIN_ECHO_TEXT = 6;
  */
 export interface Recorder {
   readonly store: TaintStore;
-  /** Index entries new to the store (for cross-server sharing, SPEC §3.7). */
-  readonly entries: IndexEntry[];
+  /**
+   * Index entries new to the store (for cross-server sharing, SPEC §3.7), or undefined when the
+   * caller did not ask for them (no string is then made per new token).
+   */
+  readonly entries: IndexEntry[] | undefined;
   /** Index keys met in the current text block (JSON duplicate-key cross-check). */
   blockKeys: Set<string> | undefined;
   readonly provenance: { readonly server: string; readonly tool: string; readonly seq: number };
@@ -90,7 +93,7 @@ function echoOf(args: JsonObject | undefined): { keys: Set<string>; texts: strin
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param store - The taint store.
  * @param options - Provenance; `definition` for tool definitions and instructions; the call's own
- *   arguments for the echo rule (tool results and errors only).
+ *   arguments for the echo rule (tool results and errors only); `listIndexed` to list new entries.
  * @returns The recorder.
  */
 export function createRecorder(
@@ -101,6 +104,8 @@ export function createRecorder(
     readonly seq: number;
     readonly definition: boolean;
     readonly arguments?: JsonObject | undefined;
+    /** List the entries new to the store in `Recorder.entries` (default false). */
+    readonly listIndexed?: boolean | undefined;
   },
 ): Recorder {
   const echo = echoOf(options.arguments);
@@ -109,7 +114,7 @@ export function createRecorder(
   for (const key of echo.keys) echoHashes.add(hashNumber(hashSlice(hash, key)));
   return {
     store,
-    entries: [],
+    entries: options.listIndexed === true ? [] : undefined,
     blockKeys: undefined,
     provenance: { server: options.server, tool: options.tool, seq: options.seq },
     definition: options.definition,
@@ -161,6 +166,6 @@ export function indexKey(
   recorder.blockKeys?.add(key);
   const hash = hashSlice(recorder.hash, key);
   if (indexHash(recorder.store, { hash, evidence: found.evidence })) {
-    recorder.entries.push({ identity: key, evidence: found.evidence });
+    recorder.entries?.push({ identity: key, evidence: found.evidence });
   }
 }

@@ -35,6 +35,12 @@ export interface GateOptions {
   readonly externalTaint?: ExternalTaintLookup;
   /** Options of the session's taint store (window size). */
   readonly state?: EngineStateOptions;
+  /**
+   * List the tokens each recording newly indexes (`WalkResult.indexed` and the record methods'
+   * results), for the cross-server session store (SPEC §3.7). Default false: nothing reads them
+   * yet, and listing costs a string per new token.
+   */
+  readonly listIndexed?: boolean;
 }
 
 /** A pin event of a walk or an approval (SPEC §3.5 `pin` records). */
@@ -55,7 +61,10 @@ export interface WalkResult {
   readonly visible: readonly ToolDefinition[];
   /** What changed in pinning since the previous walk of this server. */
   readonly events: readonly PinEvent[];
-  /** Tokens newly indexed from the definitions, for the cross-server session store (SPEC §3.7). */
+  /**
+   * Tokens newly indexed from the definitions, for the cross-server session store (SPEC §3.7); empty
+   * unless the gate was made with `listIndexed`.
+   */
   readonly indexed: readonly IndexEntry[];
 }
 

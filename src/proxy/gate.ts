@@ -28,6 +28,7 @@ import {
   type JsonValue,
   type PinStatus,
   type Question,
+  type RecordOptions,
   recordCallOutput,
   recordOutput,
   type ToolDefinition,
@@ -77,6 +78,7 @@ export class Gate {
   readonly #pins: PinStore;
   readonly #servers = new Map<string, ServerState>();
   readonly #recordedDefinitions = new Set<string>();
+  readonly #recordOptions: RecordOptions;
   #seq = 0;
 
   /**
@@ -87,6 +89,7 @@ export class Gate {
     this.#policy = policy;
     this.#options = options;
     this.#pins = options.pins ?? createMemoryPinStore();
+    this.#recordOptions = { listIndexed: options.listIndexed === true };
     this.state = createEngineState(options.state ?? {});
   }
 
@@ -221,8 +224,8 @@ export class Gate {
    * tool is `trusted_output`. Never call it for a denied call (its output never happened).
    * @param call - The server, tool, the request's seq and the arguments that were forwarded.
    * @param outcome - The `tools/call` result, or the JSON-RPC error (message and data).
-   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7); none for a
-   * `trusted_output` tool.
+   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7): with
+   *   `listIndexed` only, none for a `trusted_output` tool.
    */
   recordResult(
     call: { readonly server: string; readonly tool: string; readonly seq: number; readonly args: JsonObject },
@@ -230,14 +233,21 @@ export class Gate {
   ): readonly IndexEntry[] {
     const rules = this.#rulesFor(this.#server(call.server), call.tool);
     const isResult = Object.hasOwn(outcome, "result");
-    return recordCallOutput(this.state.taint, rules, {
-      server: call.server,
-      tool: call.tool,
-      seq: call.seq,
-      kind: isResult ? "tool_result" : "tool_error",
-      value: isResult ? (outcome as { result: JsonObject }).result : (outcome as { error: JsonValue }).error,
-      arguments: call.args,
-    });
+    return recordCallOutput(
+      this.state.taint,
+      rules,
+      {
+        server: call.server,
+        tool: call.tool,
+        seq: call.seq,
+        kind: isResult ? "tool_result" : "tool_error",
+        value: isResult
+          ? (outcome as { result: JsonObject }).result
+          : (outcome as { error: JsonValue }).error,
+        arguments: call.args,
+      },
+      this.#recordOptions,
+    );
   }
 
   /**
@@ -246,10 +256,15 @@ export class Gate {
    * @param server - The server name.
    * @param method - The method whose result it is, e.g. `resources/read`.
    * @param value - The result.
-   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7).
+   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7): with
+   *   `listIndexed` only.
    */
   recordUntrusted(server: string, method: string, value: JsonValue): readonly IndexEntry[] {
-    return recordOutput(this.state.taint, { server, tool: method, seq: this.#seq, kind: "other", value });
+    return recordOutput(
+      this.state.taint,
+      { server, tool: method, seq: this.#seq, kind: "other", value },
+      this.#recordOptions,
+    );
   }
 
   /**
@@ -257,7 +272,8 @@ export class Gate {
    * most, like tool definitions (SPEC §2.5).
    * @param server - The server name.
    * @param instructions - The instructions text.
-   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7).
+   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7): with
+   *   `listIndexed` only.
    */
   recordInstructions(server: string, instructions: string): readonly IndexEntry[] {
     return this.#recordDefinition(server, "instructions", instructions);
@@ -314,6 +330,10 @@ export class Gate {
     ]);
     if (this.#recordedDefinitions.has(mark)) return [];
     this.#recordedDefinitions.add(mark);
-    return recordOutput(this.state.taint, { server, tool: name, seq: this.#seq, kind: "definition", value });
+    return recordOutput(
+      this.state.taint,
+      { server, tool: name, seq: this.#seq, kind: "definition", value },
+      this.#recordOptions,
+    );
   }
 }

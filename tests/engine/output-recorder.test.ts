@@ -13,7 +13,13 @@ import { lookupToken, searchRecent, tokenCount } from "../../src/engine/taint-in
 import { flushWindow, SCALAR_BREAK } from "../../src/engine/text-window.ts";
 
 function recorder(definition = false) {
-  return createRecorder(createTaintStore(), { server: "mail", tool: "read_inbox", seq: 3, definition });
+  return createRecorder(createTaintStore(), {
+    server: "mail",
+    tool: "read_inbox",
+    seq: 3,
+    definition,
+    listIndexed: true,
+  });
 }
 
 describe("identityKeys()", () => {
@@ -86,7 +92,7 @@ describe("recordFieldValue()", () => {
     recordFieldValue(r, "emma.johnson@corp.example", { key: "recipients" });
     expect(lookupToken(r.store, "emma.johnson@corp.example")?.field?.field).toBe("recipients");
     expect(lookupToken(r.store, "emma.johnson")).toBeUndefined();
-    expect(r.entries.map((e) => e.identity)).toEqual(["emma.johnson@corp.example", "corp.example"]);
+    expect(r.entries?.map((e) => e.identity)).toEqual(["emma.johnson@corp.example", "corp.example"]);
   });
 
   test("recordFieldValue() records an address inside a longer field value as free text", () => {

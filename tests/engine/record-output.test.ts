@@ -373,7 +373,7 @@ describe("recordOutput() echo rule", () => {
 });
 
 describe("recordOutput() index entries", () => {
-  test("recordOutput() returns the entries new to the store, once", () => {
+  test("recordOutput() with listIndexed returns the entries new to the store, once", () => {
     const store = createTaintStore();
     const output: RecordedOutput = {
       server: "mail",
@@ -382,7 +382,7 @@ describe("recordOutput() index entries", () => {
       kind: "tool_result",
       value: textResult(WORKED_INBOX),
     };
-    const first = recordOutput(store, output);
+    const first = recordOutput(store, output, { listIndexed: true });
     expect(first.map((e) => `${e.identity}:${e.evidence.kind}`).sort()).toEqual([
       "attacker@evil.example:free_text",
       "bob@partner.example:field",
@@ -391,7 +391,22 @@ describe("recordOutput() index entries", () => {
       "evil.example:free_text",
       "partner.example:field",
     ]);
-    expect(recordOutput(store, { ...output, seq: 2 })).toEqual([]);
+    expect(recordOutput(store, { ...output, seq: 2 }, { listIndexed: true })).toEqual([]);
+  });
+
+  test("recordOutput() without listIndexed lists no entries but indexes the same tokens", () => {
+    const store = createTaintStore();
+    const output: RecordedOutput = {
+      server: "mail",
+      tool: "read_inbox",
+      seq: 1,
+      kind: "tool_result",
+      value: textResult(WORKED_INBOX),
+    };
+    expect(recordOutput(store, output)).toEqual([]);
+    expect(kinds(store, "attacker@evil.example")).toEqual(["free"]);
+    expect(kinds(store, "bob@partner.example")).toEqual(["field:sender"]);
+    expect(recordOutput(createTaintStore(), output, { listIndexed: true }).length).toBe(6);
   });
 
   test("recordOutput() keeps tokens of output older than the window in the index", () => {
@@ -430,6 +445,7 @@ describe("recordCallOutput() and trusted_output", () => {
       store,
       { trustedOutput: { value: true, source: "user:p.yaml" } },
       output,
+      { listIndexed: true },
     );
     expect(entries).toEqual([]);
     expect(kinds(store, "attacker@evil.example")).toEqual([]);

@@ -32,12 +32,20 @@ function policy(text = POLICY): Policy {
   return parsePolicyFiles([{ text, fileName: "bouncer.yaml" }], builtinPacks());
 }
 
-function gate(options: { pins?: PinStore; pinMode?: "tofu" | "strict" | "off"; text?: string } = {}): Gate {
+function gate(
+  options: {
+    pins?: PinStore;
+    pinMode?: "tofu" | "strict" | "off";
+    text?: string;
+    listIndexed?: boolean;
+  } = {},
+): Gate {
   return new Gate(policy(options.text), {
     home: "/home/me",
     cwd: "/work",
     ...(options.pins === undefined ? {} : { pins: options.pins }),
     ...(options.pinMode === undefined ? {} : { pinMode: options.pinMode }),
+    ...(options.listIndexed === undefined ? {} : { listIndexed: options.listIndexed }),
   });
 }
 
@@ -112,8 +120,17 @@ describe("Gate.walkTools()", () => {
     const g = gate();
     const described = { ...READ, description: "Support: help@vendor.example" };
     const walk = await g.walkTools("mail", [SEND, described]);
-    expect(walk.indexed.length).toBeGreaterThan(0);
+    expect(walk.indexed).toEqual([]);
     expect(await send(g, "help@vendor.example")).toBe("ask");
+  });
+
+  test("Gate.walkTools() with listIndexed lists the definitions' new tokens as definition occurrences", async () => {
+    const g = gate({ listIndexed: true });
+    const described = { ...READ, description: "Support: help@vendor.example" };
+    const walk = await g.walkTools("mail", [SEND, described]);
+    expect(walk.indexed.map((entry) => `${entry.identity}:${entry.evidence.kind}`)).toContain(
+      "help@vendor.example:definition",
+    );
   });
 });
 
