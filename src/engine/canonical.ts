@@ -2,11 +2,14 @@
  * The canonical form of destinations and recorded output (SPEC §2.5 "Canonical form"). Pure.
  *
  * One round: percent-decode (invalid sequences left as they are) → HTML entities decoded (output
- * only) → Unicode NFKC → remove format (Cf), zero-width and bidi control characters → trim,
+ * only) → Unicode NFKC → remove invisible characters (`invisible.ts`: format (Cf), zero-width and
+ * bidi controls, fillers, variation selectors) → trim,
  * lower-case, collapse whitespace → strip `mailto:`; for destinations also `Name <addr>` → `addr`.
  * Rounds repeat until the value no longer changes, at most three.
  * @module
  */
+
+import { removeInvisible } from "./invisible.ts";
 
 const MAX_ROUNDS = 3;
 /** Layers of percent-encoding or entities undone inside one round (each layer shortens the text). */
@@ -24,9 +27,6 @@ export interface CanonicalOptions {
   readonly destination?: boolean;
 }
 
-/** Format (Cf) characters, plus invisible characters of other categories (fillers, joiners, selectors). */
-const INVISIBLE =
-  /[\p{Cf}\u115f\u1160\u17b4\u17b5\u3164\uffa0]|\u034f|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]/gu;
 const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
 const ENTITY = /&(?:#([0-9]{1,7});?|#[xX]([0-9a-fA-F]{1,6});?|([A-Za-z][A-Za-z0-9]{1,31});)/g;
 /** `Name <addr>`: a display name (words or quoted strings, no unquoted list separator) and `<addr>`. */
@@ -180,7 +180,7 @@ const NON_ASCII = /[\u0080-\uffff]/;
 const NON_ASCII_RUN = /[^\u0080-\uffff]?[\u0080-\uffff]+/g;
 
 function normalizeRun(run: string): string {
-  return run.normalize("NFKC").replace(INVISIBLE, "");
+  return removeInvisible(run.normalize("NFKC"));
 }
 /** What a further round could still decode in a round's output (left by a later step of the round). */
 const UNDECODED = /%[0-9a-fA-F]{2}|mailto:/;

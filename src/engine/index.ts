@@ -16,6 +16,7 @@ export type { DestinationPiece, DestinationValue, SelectOptions } from "./destin
 export { destinationPieces, flattenValue, selectDestinations } from "./destinations.ts";
 export type { EmailIdentity, Identity, ScalarIdentity, UrlIdentity } from "./identity.ts";
 export { identify, isUrlShaped } from "./identity.ts";
+export { removeInvisible } from "./invisible.ts";
 export { isDestinationShapedKey, isSinkShapedName, splitWords } from "./key-shapes.ts";
 export type { ParamMismatch, ParamValue, ParamValues } from "./param-paths.ts";
 export { collectParamValues } from "./param-paths.ts";

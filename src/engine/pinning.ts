@@ -6,6 +6,7 @@
  */
 
 import { canonicalJson } from "./canonical-json.ts";
+import { hasSuspiciousInvisible } from "./invisible.ts";
 import { describePinDiff, diffToolDefinitions, summarizePinDiff } from "./pin-diff.ts";
 import { renderUntrusted } from "./render.ts";
 import type { CallInput, ContractResult, PinStatus, Question, Reason, ToolDefinition } from "./types.ts";
@@ -14,7 +15,6 @@ import type { CallInput, ContractResult, PinStatus, Question, Reason, ToolDefini
 export const PIN_HASH_SCHEME = 1;
 
 /** Unicode tag characters, format (Cf: zero-width, bidi controls, …), and the variation selectors supplement. */
-const SUSPICIOUS = /\p{Cf}|[\u{E0000}-\u{E007F}]|[\u{E0100}-\u{E01EF}]|[\u180E\u3164\uFFA0\u115F\u1160]/u;
 
 /** Options of {@link comparePins}. */
 export interface ComparePinsOptions {
@@ -70,7 +70,8 @@ export function canonicalToolJson(def: ToolDefinition): string {
 
 /**
  * Whether a definition contains Unicode tag characters, zero-width or bidi control characters (any
- * Unicode format character), or invisible fillers, anywhere — names, descriptions, schema keys.
+ * Unicode format character), invisible fillers, joiners or variation selectors (a lone U+FE00–U+FE0F,
+ * as after an emoji, excepted) anywhere — names, descriptions, schema keys (`invisible.ts`).
  *
  * Source: SPEC §2.2 "Suspicious first sight".
  * @param def - A tool definition.
@@ -78,7 +79,7 @@ export function canonicalToolJson(def: ToolDefinition): string {
  * @throws RangeError when a schema nests too deeply for the call stack.
  */
 export function hasSuspiciousCharacters(def: ToolDefinition): boolean {
-  return SUSPICIOUS.test(canonicalToolJson(def));
+  return hasSuspiciousInvisible(canonicalToolJson(def));
 }
 
 /**

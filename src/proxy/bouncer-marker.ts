@@ -8,13 +8,10 @@
  * @module
  */
 
-import { type JsonObject, renderUntrusted } from "../engine/index.ts";
+import { type JsonObject, removeInvisible, renderUntrusted } from "../engine/index.ts";
 
 /** The marker that starts the message of every elicitation Bouncer sends. */
 export const BOUNCER_MARKER = "[bouncer]";
-
-/** Format (Cf) characters, zero-width and bidi controls: removed before looking for the marker. */
-const INVISIBLE = /\p{Cf}|\u034f|\u115f|\u1160|\u17b4|\u17b5|\u180e|\u3164|\uffa0/gu;
 
 /**
  * Whether a text contains the marker, also when disguised: compared after Unicode NFKC (full-width
@@ -27,7 +24,7 @@ const INVISIBLE = /\p{Cf}|\u034f|\u115f|\u1160|\u17b4|\u17b5|\u180e|\u3164|\uffa
  * @throws Never.
  */
 export function containsBouncerMarker(text: string): boolean {
-  const folded = text.normalize("NFKC").replace(INVISIBLE, "").toLowerCase();
+  const folded = removeInvisible(text.normalize("NFKC")).toLowerCase();
   return /\[\s*bouncer\s*\]/u.test(folded);
 }
 

@@ -67,6 +67,20 @@ describe("hasSuspiciousCharacters()", () => {
     ["finds an annotation value", { name: "t", annotations: { title: "a\u200eb" } }, true],
     ["passes plain text", read, false],
     ["passes accents and emoji", { name: "t", description: "Café ☕ 😀" }, false],
+    [
+      "passes an emoji's presentation selector",
+      { name: "t", description: "Careful ⚠\ufe0f: 1\ufe0f\u20e3" },
+      false,
+    ],
+    [
+      "finds a run of variation selectors (data hidden after one character)",
+      { name: "t", description: "ok\ufe01\ufe0e\ufe0f" },
+      true,
+    ],
+    ["finds a variation selector of the supplement", { name: "t", description: "ok\u{e0131}" }, true],
+    ["finds a combining grapheme joiner", { name: "t", description: "re\u034fad" }, true],
+    ["finds a Khmer inherent vowel", { name: "t", description: "x\u17b5y" }, true],
+    ["finds a Hangul filler", { name: "t", description: "x\u3164y" }, true],
   ])("hasSuspiciousCharacters() %s", (_rule, def, expected) => {
     expect(hasSuspiciousCharacters(def)).toBe(expected);
   });

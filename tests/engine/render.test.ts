@@ -73,4 +73,15 @@ describe("escapeControls()", () => {
     expect(escapeControls("one\ntwo")).toBe("one\\u{a}two");
     expect(escapeControls("one\ntwo\r", { keepNewlines: true })).toBe("one\ntwo\\u{d}");
   });
+
+  test("escapeControls() escapes fillers, joiners and variation selectors too", () => {
+    expect(escapeControls("a\u3164b\u034fc\ufe0fd\u{e0100}e")).toBe(
+      "a\\u{3164}b\\u{34f}c\\u{fe0f}d\\u{e0100}e",
+    );
+  });
+
+  test("escapeControls() doubles a backslash that spells one of its escapes, and only that one", () => {
+    expect(escapeControls("fake \\u{1b} real \u001b")).toBe("fake \\\\u{1b} real \\u{1b}");
+    expect(escapeControls("C:\\Users\\me\\u.txt")).toBe("C:\\Users\\me\\u.txt");
+  });
 });
