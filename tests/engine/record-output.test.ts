@@ -373,15 +373,16 @@ describe("recordOutput() echo rule", () => {
 });
 
 describe("recordOutput() index entries", () => {
+  const output: RecordedOutput = {
+    server: "mail",
+    tool: "read_inbox",
+    seq: 1,
+    kind: "tool_result",
+    value: textResult(WORKED_INBOX),
+  };
+
   test("recordOutput() with listIndexed returns the entries new to the store, once", () => {
     const store = createTaintStore();
-    const output: RecordedOutput = {
-      server: "mail",
-      tool: "read_inbox",
-      seq: 1,
-      kind: "tool_result",
-      value: textResult(WORKED_INBOX),
-    };
     const first = recordOutput(store, output, { listIndexed: true });
     expect(first.map((e) => `${e.identity}:${e.evidence.kind}`).sort()).toEqual([
       "attacker@evil.example:free_text",
@@ -396,13 +397,6 @@ describe("recordOutput() index entries", () => {
 
   test("recordOutput() without listIndexed lists no entries but indexes the same tokens", () => {
     const store = createTaintStore();
-    const output: RecordedOutput = {
-      server: "mail",
-      tool: "read_inbox",
-      seq: 1,
-      kind: "tool_result",
-      value: textResult(WORKED_INBOX),
-    };
     expect(recordOutput(store, output)).toEqual([]);
     expect(kinds(store, "attacker@evil.example")).toEqual(["free"]);
     expect(kinds(store, "bob@partner.example")).toEqual(["field:sender"]);
