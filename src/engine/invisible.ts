@@ -3,33 +3,40 @@
  * pinning check flags and display escapes (SPEC §2.2 "Suspicious first sight", §2.5 canonical form,
  * §3.4 "Rendering untrusted strings" and the `[bouncer]` marker). Pure.
  *
- * The list: every format character (Cf: zero-width characters, bidi controls, tag characters, the
- * Mongolian vowel separator), the Hangul and half-width fillers (U+115F, U+1160, U+3164, U+FFA0),
- * the Khmer inherent vowels (U+17B4, U+17B5), the combining grapheme joiner (U+034F) and the
- * variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF). None of them shows as a glyph of its own.
+ * The list: every format character (Cf: zero-width characters, bidi controls, tag characters) and
+ * every default-ignorable code point (Unicode's own list of what a renderer draws nothing for:
+ * fillers, the combining grapheme joiner, variation selectors, Mongolian free variation selectors,
+ * shorthand format controls, the unassigned ranges reserved for more of them).
  * @module
  */
 
-/** The character class of {@link INVISIBLE}, for building other patterns. */
-export const INVISIBLE_CLASS =
-  "\\p{Cf}\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u3164\\uffa0\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}";
+/** The character class of the list, for building other patterns. */
+export const INVISIBLE_CLASS = "\\p{Cf}\\p{Default_Ignorable_Code_Point}";
+
+const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, "gu");
 
 /**
- * Matches every invisible character (global: for `replace`).
- *
- * Source: SPEC §2.5 (canonical form removes them), §3.4.
- */
-export const INVISIBLE: RegExp = new RegExp(`[${INVISIBLE_CLASS}]`, "gu");
-
-/**
- * What makes a tool definition suspicious on first sight: any invisible character except the
- * variation selectors U+FE00–U+FE0F one at a time (an emoji's presentation, as in "⚠️"). A base
- * character takes one selector, so two or more in a row carry data of their own: suspicious too.
+ * What makes a string of a tool definition suspicious on first sight:
+ * - any invisible character other than the variation selectors U+FE00–U+FE0F;
+ * - of those, U+FE00–U+FE0D anywhere, U+FE0E or U+FE0F after a character that is not an emoji (after
+ *   one they choose its presentation, as in "⚠️" or "1️⃣"), and any run of two or more (a base
+ *   character takes one: a run, or one selector per character, carries data of its own);
+ * - control characters (Cc) other than tab, line feed and a carriage return before a line feed: an
+ *   escape sequence, a backspace or a lone carriage return can hide text in a terminal.
  *
  * Source: SPEC §2.2 "Suspicious first sight" (tag characters, zero-width or bidi controls).
  */
-const SUSPICIOUS =
-  /[\p{Cf}\u115f\u1160\u17b4\u17b5\u3164\uffa0]|\u034f|[\u{e0100}-\u{e01ef}]|[\ufe00-\ufe0f]{2,}/u;
+const SUSPICIOUS = new RegExp(
+  [
+    `(?![\\ufe00-\\ufe0f])[${INVISIBLE_CLASS}]`,
+    "[\\ufe00-\\ufe0f]{2,}",
+    "[\\ufe00-\\ufe0d]",
+    "(?<!\\p{Emoji})[\\ufe0e\\ufe0f]",
+    "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]",
+    "\\r(?!\\n)",
+  ].join("|"),
+  "u",
+);
 
 /**
  * Removes every invisible character.
@@ -44,13 +51,13 @@ export function removeInvisible(text: string): string {
 }
 
 /**
- * Whether a text holds an invisible character that has no business in a tool definition (see
- * {@link SUSPICIOUS}: all but a lone selector U+FE00–U+FE0F).
+ * Whether one string of a tool definition (a key or a value) holds a character that has no
+ * business there (see {@link SUSPICIOUS}).
  *
  * Source: SPEC §2.2 "Suspicious first sight".
- * @param text - Any text (a definition's canonical JSON).
+ * @param text - A key or string value, as the upstream sent it (not JSON-escaped).
  * @returns True when such a character occurs.
- * @example hasSuspiciousInvisible("Warning ⚠\ufe0f") // => false
+ * @example hasSuspiciousInvisible("Careful ⚠\ufe0f") // => false
  */
 export function hasSuspiciousInvisible(text: string): boolean {
   return SUSPICIOUS.test(text);

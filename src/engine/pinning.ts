@@ -14,8 +14,6 @@ import type { CallInput, ContractResult, PinStatus, Question, Reason, ToolDefini
 /** The version of the pin hash scheme: SHA-256 over {@link canonicalToolJson}'s text (SPEC §2.2). */
 export const PIN_HASH_SCHEME = 1;
 
-/** Unicode tag characters, format (Cf: zero-width, bidi controls, …), and the variation selectors supplement. */
-
 /** Options of {@link comparePins}. */
 export interface ComparePinsOptions {
   /** Hashes a canonical definition (the edge passes SHA-256, hex). */
@@ -69,9 +67,10 @@ export function canonicalToolJson(def: ToolDefinition): string {
 }
 
 /**
- * Whether a definition contains Unicode tag characters, zero-width or bidi control characters (any
- * Unicode format character), invisible fillers, joiners or variation selectors (a lone U+FE00–U+FE0F,
- * as after an emoji, excepted) anywhere — names, descriptions, schema keys (`invisible.ts`).
+ * Whether a definition holds, in any key or string of its pinned fields (names, descriptions,
+ * schema keys), a tag, zero-width, bidi control or other invisible character, a variation selector
+ * that is not an emoji's presentation, or a control character that can hide text in a terminal
+ * (escape, backspace, a lone carriage return): see `invisible.ts`.
  *
  * Source: SPEC §2.2 "Suspicious first sight".
  * @param def - A tool definition.
@@ -79,7 +78,14 @@ export function canonicalToolJson(def: ToolDefinition): string {
  * @throws RangeError when a schema nests too deeply for the call stack.
  */
 export function hasSuspiciousCharacters(def: ToolDefinition): boolean {
-  return hasSuspiciousInvisible(canonicalToolJson(def));
+  let found = false;
+  // The canonical text parsed back: exactly the pinned fields, every key and string visited once.
+  JSON.stringify(JSON.parse(canonicalToolJson(def)), (key: string, value: unknown) => {
+    if (found) return undefined;
+    found = hasSuspiciousInvisible(key) || (typeof value === "string" && hasSuspiciousInvisible(value));
+    return found ? undefined : value;
+  });
+  return found;
 }
 
 /**

@@ -64,18 +64,15 @@ export function renderHost(host: string): string {
   return ascii !== undefined && ascii !== host.toLowerCase() ? `${shown} (${ascii})` : shown;
 }
 
-/**
- * Control (Cc), line and paragraph separator and invisible characters (`invisible.ts`), and a
- * backslash that starts `u{` (so text that spells an escape is not read as one of ours).
- */
-const CONTROLS = new RegExp(`[\\p{Cc}\\p{Zl}\\p{Zp}${INVISIBLE_CLASS}]|\\\\(?=u\\{)`, "gu");
+/** Control (Cc), line and paragraph separator and invisible characters (`invisible.ts`). */
+const CONTROLS = new RegExp(`[\\p{Cc}\\p{Zl}\\p{Zp}${INVISIBLE_CLASS}]`, "gu");
 
 /**
  * Escapes the characters of an untrusted text that a terminal would act on or hide — control (Cc),
- * invisible (format (Cf: zero-width and bidi controls), fillers, variation selectors), line and
- * paragraph separators — as `\u{…}`, and doubles a backslash before `u{` (an upstream writing
- * `\u{1b}` itself shows as `\\u{1b}`), leaving everything else as it is (no quotes, no cut: for prose
- * such as a server's stderr; other backslashes, as in Windows paths, stay single).
+ * invisible (format (Cf: zero-width and bidi controls), default-ignorable: fillers, variation
+ * selectors, …), line and paragraph separators — as `\u{…}`, leaving everything else as it is (no
+ * quotes, no cut: for prose such as a server's stderr, and for sentences that already hold
+ * {@link renderUntrusted} values, whose escapes stay as they are).
  *
  * Source: SPEC §3.4 "Rendering untrusted strings".
  * @param text - Untrusted text.
@@ -85,8 +82,7 @@ const CONTROLS = new RegExp(`[\\p{Cc}\\p{Zl}\\p{Zp}${INVISIBLE_CLASS}]|\\\\(?=u\
  */
 export function escapeControls(text: string, options: { readonly keepNewlines?: boolean } = {}): string {
   const keep = options.keepNewlines === true;
-  return text.replace(CONTROLS, (ch) => {
-    if (ch === "\\") return "\\\\";
-    return keep && ch === "\n" ? ch : `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`;
-  });
+  return text.replace(CONTROLS, (ch) =>
+    keep && ch === "\n" ? ch : `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`,
+  );
 }

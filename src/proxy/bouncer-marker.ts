@@ -13,19 +13,26 @@ import { type JsonObject, removeInvisible, renderUntrusted } from "../engine/ind
 /** The marker that starts the message of every elicitation Bouncer sends. */
 export const BOUNCER_MARKER = "[bouncer]";
 
+/** Control characters (Cc): removed before looking for the marker. */
+const CONTROLS = /\p{Cc}/gu;
+
+/** The marker's word, also spelled backwards (a right-to-left override shows `[recnuob]` as `[bouncer]`). */
+const MARKED = /\[\s*bouncer\s*\]|[[\]]\s*recnuob\s*[[\]]/u;
+
 /**
  * Whether a text contains the marker, also when disguised: compared after Unicode NFKC (full-width
- * brackets and letters), with invisible characters removed, case-folded and with whitespace inside
- * the brackets ignored.
+ * brackets and letters), with invisible characters (`removeInvisible`) and control characters
+ * removed, case-folded, with whitespace inside the brackets ignored, and read backwards too (a bidi
+ * override reverses what is shown). Look-alike letters of other scripts are not folded.
  *
  * Source: SPEC §3.4.
- * @param text - Any text (an upstream's message, a schema serialised as JSON).
+ * @param text - Any text (an upstream's message, a string of its schema).
  * @returns True when the marker occurs.
  * @throws Never.
  */
 export function containsBouncerMarker(text: string): boolean {
-  const folded = removeInvisible(text.normalize("NFKC")).toLowerCase();
-  return /\[\s*bouncer\s*\]/u.test(folded);
+  const folded = removeInvisible(text.normalize("NFKC")).replace(CONTROLS, "").toLowerCase();
+  return MARKED.test(folded);
 }
 
 /**
@@ -46,13 +53,17 @@ export function flagMarkedElicitation(
   options: { readonly server: string; readonly log: (message: string) => void },
 ): boolean {
   if (request.method !== "elicitation/create") return false;
-  let text: string;
+  let marked = false;
   try {
-    text = JSON.stringify(request.params);
+    // Every key and string of the params, as sent (JSON text would escape control characters).
+    JSON.stringify(request.params, (key: string, value: unknown) => {
+      marked ||= containsBouncerMarker(key) || (typeof value === "string" && containsBouncerMarker(value));
+      return marked ? undefined : value;
+    });
   } catch {
     return false;
   }
-  if (!containsBouncerMarker(text)) return false;
+  if (!marked) return false;
   const message = Object.hasOwn(request.params, "message") ? request.params.message : undefined;
   const shown = typeof message === "string" ? renderUntrusted(message) : "(no message)";
   options.log(

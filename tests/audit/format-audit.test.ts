@@ -56,6 +56,10 @@ test("formatAuditTable() colours verdicts only when colour is on", () => {
   expect(formatAuditTable(records, { color: true })).toContain("\u001b[31mdeny");
 });
 
+test("cell() keeps an already rendered escape as it is and escapes a raw control character", () => {
+  expect(cell('"a\\u{200b}b" \u001b[2J', 40)).toBe('"a\\u{200b}b" \\u{1b}[2J');
+});
+
 test("cell() cuts long values and renders non-strings as JSON", () => {
   expect(cell("abcdef", 4)).toBe("abc…");
   expect(cell(12, 10)).toBe("12");

@@ -38,6 +38,12 @@ describe("canonicalize()", () => {
     ["collapses whitespace", "Riverside\t\n View   Hotel", {}, "riverside view hotel"],
     ["applies NFKC (fullwidth letters)", "ａｔｔａｃｋｅｒ", {}, "attacker"],
     ["removes zero-width characters", "att\u200backer@evil\u200d.example", {}, "attacker@evil.example"],
+    [
+      "removes every default-ignorable code point",
+      "att\u180backer@ev\u{e0002}il\u2065.exa\ufff0mple\u{1bca0}",
+      {},
+      "attacker@evil.example",
+    ],
     ["removes bidi controls", "\u202eattacker@evil.example\u202c", {}, "attacker@evil.example"],
     ["removes tag characters", "a\u{e0041}b", {}, "ab"],
     ["removes a soft hyphen", "at\u00adtacker", {}, "attacker"],

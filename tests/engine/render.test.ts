@@ -80,8 +80,13 @@ describe("escapeControls()", () => {
     );
   });
 
-  test("escapeControls() doubles a backslash that spells one of its escapes, and only that one", () => {
-    expect(escapeControls("fake \\u{1b} real \u001b")).toBe("fake \\\\u{1b} real \\u{1b}");
-    expect(escapeControls("C:\\Users\\me\\u.txt")).toBe("C:\\Users\\me\\u.txt");
+  test("escapeControls() leaves backslashes alone: a rendered escape and a Windows path stay as they are", () => {
+    expect(escapeControls('"a\\u{200b}b" C:\\Users\\me')).toBe('"a\\u{200b}b" C:\\Users\\me');
+  });
+
+  test("escapeControls() escapes every default-ignorable code point", () => {
+    expect(escapeControls("a\u180bb\u{e0002}c\u2065d\ufff0e")).toBe(
+      "a\\u{180b}b\\u{e0002}c\\u{2065}d\\u{fff0}e",
+    );
   });
 });
