@@ -9,6 +9,7 @@
  */
 
 import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
+import { STASH_KEY } from "../proxy/config-stash.ts";
 import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields, type EntryShape } from "./entry-shape.ts";
 import { jsonEditMakers } from "./json-edits.ts";
@@ -141,7 +142,7 @@ function readEntry(
     return { entry, secrets };
   }
   const args = holderProps.get("args");
-  const stash = props.get("x-bouncer-upstream");
+  const stash = props.get(STASH_KEY);
   const handle: JsonHandle = {
     entry: valueNode,
     holder,
@@ -178,8 +179,8 @@ function fieldsOf(
     cwd: value(props, "cwd"),
     type: value(props, "type"),
     remote: ["url", "serverUrl", "httpUrl"].some((key) => props.has(key)),
-    stash: value(props, "x-bouncer-upstream"),
-    stashPresent: props.has("x-bouncer-upstream"),
+    stash: value(props, STASH_KEY),
+    stashPresent: props.has(STASH_KEY),
   };
 }
 

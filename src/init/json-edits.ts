@@ -10,6 +10,7 @@
  */
 
 import { modify, type Node } from "jsonc-parser";
+import { STASH_KEY } from "../proxy/config-stash.ts";
 import {
   type ArrayShape,
   inlineArray,
@@ -20,9 +21,6 @@ import {
 import type { JsonHandle } from "./json-config.ts";
 import type { Assignment, ConfigEntry, Edit, EntryEdits, Stash, WrapSpec } from "./types.ts";
 import { wrapperArgs } from "./wrapped-args.ts";
-
-/** The key of the stash (SPEC §5.1, §5.2). */
-export const STASH_KEY = "x-bouncer-upstream";
 
 /**
  * Binds the edit makers to one document.

@@ -9,6 +9,7 @@
  */
 
 import { parse, TomlError } from "smol-toml";
+import { STASH_KEY } from "../proxy/config-stash.ts";
 import { ConfigSyntaxError } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields } from "./entry-shape.ts";
 import { secretArgSpans } from "./secrets.ts";
@@ -93,8 +94,8 @@ function readServer(
     cwd: get("cwd"),
     type: get("type"),
     remote: has("url"),
-    stash: get("x-bouncer-upstream"),
-    stashPresent: has("x-bouncer-upstream"),
+    stash: get(STASH_KEY),
+    stashPresent: has(STASH_KEY),
   };
   const span = spanOf(own);
   let entry = classifyEntry(name, {

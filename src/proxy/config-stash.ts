@@ -17,7 +17,7 @@ import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import type { UpstreamLaunch } from "./run-args.ts";
 
-/** The stash key (written by `bouncer init` and other wrappers). */
+/** The stash key: written by `bouncer init` (SPEC §5.2) and other wrappers, read here (§5.1). */
 export const STASH_KEY = "x-bouncer-upstream";
 
 /** Top-level keys holding server maps. */
