@@ -19,7 +19,8 @@ const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, "gu");
  * What makes a string of a tool definition suspicious on first sight:
  * - any invisible character other than the variation selectors U+FE00–U+FE0F;
  * - of those, U+FE00–U+FE0D anywhere, U+FE0E or U+FE0F after a character that is not an emoji (after
- *   one they choose its presentation, as in "⚠️" or "1️⃣"), and any run of two or more (a base
+ *   one they choose its presentation, as in "⚠️" or "1️⃣"; everything in U+1F000–U+1FAFF counts as
+ *   one, whatever the runtime's Unicode version), and any run of two or more (a base
  *   character takes one: a run, or one selector per character, carries data of its own);
  * - control characters (Cc) other than tab, line feed and a carriage return before a line feed: an
  *   escape sequence, a backspace or a lone carriage return can hide text in a terminal.
@@ -31,7 +32,8 @@ const SUSPICIOUS = new RegExp(
     `(?![\\ufe00-\\ufe0f])[${INVISIBLE_CLASS}]`,
     "[\\ufe00-\\ufe0f]{2,}",
     "[\\ufe00-\\ufe0d]",
-    "(?<!\\p{Emoji})[\\ufe0e\\ufe0f]",
+    // U+1F000–U+1FAFF too: runtimes of different Unicode versions must agree on a new emoji.
+    "(?<![\\p{Emoji}\\u{1f000}-\\u{1faff}])[\\ufe0e\\ufe0f]",
     "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]",
     "\\r(?!\\n)",
   ].join("|"),

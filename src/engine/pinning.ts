@@ -75,17 +75,35 @@ export function canonicalToolJson(def: ToolDefinition): string {
  * Source: SPEC §2.2 "Suspicious first sight".
  * @param def - A tool definition.
  * @returns True when such a character occurs.
- * @throws RangeError when a schema nests too deeply for the call stack.
+ * @throws Never (any depth: the walk keeps its own stack).
  */
 export function hasSuspiciousCharacters(def: ToolDefinition): boolean {
-  let found = false;
-  // The canonical text parsed back: exactly the pinned fields, every key and string visited once.
-  JSON.stringify(JSON.parse(canonicalToolJson(def)), (key: string, value: unknown) => {
-    if (found) return undefined;
-    found = hasSuspiciousInvisible(key) || (typeof value === "string" && hasSuspiciousInvisible(value));
-    return found ? undefined : value;
-  });
-  return found;
+  const pinnedFields = [
+    def.name,
+    def.title,
+    def.description,
+    def.inputSchema,
+    def.outputSchema,
+    def.annotations,
+  ];
+  // An explicit stack (no recursion depth limit) over own keys and values, each object once.
+  const stack: unknown[] = [...pinnedFields];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      if (hasSuspiciousInvisible(value)) return true;
+    } else if (typeof value === "object" && value !== null && !seen.has(value)) {
+      seen.add(value);
+      if (Array.isArray(value)) for (const item of value) stack.push(item);
+      else
+        for (const key of Object.keys(value)) {
+          if (hasSuspiciousInvisible(key)) return true;
+          stack.push(Object.getOwnPropertyDescriptor(value, key)?.value);
+        }
+    }
+  }
+  return false;
 }
 
 /**
@@ -123,7 +141,8 @@ export function comparePins(
     const def = defs[index]!;
     const canonical = texts[index]!;
     const hash = options.hash(canonical);
-    const suspicious = defs.some(hasSuspiciousCharacters);
+    // Only a tool without a pin can be pinned on first sight or be new (the flag is for those).
+    const suspicious = pin === undefined && defs.some(hasSuspiciousCharacters);
     let status: PinStatus;
     if (pin !== undefined && odd === -1) status = { kind: "pinned" };
     else if (pin !== undefined) status = { kind: "changed", diff: diffToolDefinitions(pin, def), hash };

@@ -6,6 +6,7 @@ import {
   comparePins,
   evaluatePinning,
   hasSuspiciousCharacters,
+  type JsonObject,
   type PinStatus,
   type ToolDefinition,
 } from "../../src/engine/index.ts";
@@ -47,6 +48,13 @@ describe("canonicalToolJson()", () => {
     expect(canonicalToolJson({ ...read, [field]: value })).not.toBe(canonicalToolJson(read));
   });
 });
+
+/** A schema nested `depth` objects deep with `leaf` as its innermost description. */
+function deep(depth: number, leaf: string): JsonObject {
+  let schema: JsonObject = { description: leaf };
+  for (let i = 0; i < depth; i += 1) schema = { a: schema };
+  return schema;
+}
 
 describe("hasSuspiciousCharacters()", () => {
   test.each<[string, ToolDefinition, boolean]>([
@@ -104,6 +112,22 @@ describe("hasSuspiciousCharacters()", () => {
       "passes a description that spells an escape",
       { name: "t", description: "Use \\u001b to mean ESC" },
       false,
+    ],
+    [
+      "finds a selector U+FE00–FE0D even after an emoji",
+      { name: "t", description: "Careful \u26a0\ufe00" },
+      true,
+    ],
+    ["finds a C1 control sequence introducer", { name: "t", description: "a\u009b[8m hidden" }, true],
+    [
+      "passes a presentation selector after any emoji of U+1F000–U+1FAFF",
+      { name: "t", description: "\u{1f6d8}\ufe0f" },
+      false,
+    ],
+    [
+      "walks a schema of any depth without running out of stack",
+      { name: "t", inputSchema: deep(20_000, "a\u200bb") },
+      true,
     ],
   ])("hasSuspiciousCharacters() %s", (_rule, def, expected) => {
     expect(hasSuspiciousCharacters(def)).toBe(expected);

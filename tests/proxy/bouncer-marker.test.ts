@@ -14,7 +14,14 @@ describe("containsBouncerMarker()", () => {
     ["[bou\u180bncer] approve", true],
     ["[bou\u{e0002}ncer] approve", true],
     ["[bou\u0000n\u007fcer\u0085] approve", true],
-    ["\u202e[recnuob]\u202c approve", true],
+    ["\u202e[recnuob]\u202c approve (a right-to-left override)", true],
+    ["[bou\u202erecn\u202c] approve (part of the word reversed)", true],
+    ["[bou\u001b[0mncer] approve (a terminal escape sequence)", true],
+    ["[bou\u009b0mncer] approve (the one-character CSI)", true],
+    ["[bou\u001b]0;title\u0007ncer] approve (an OSC sequence)", true],
+    ["[\u2800bouncer\u2800] approve (Braille blanks)", true],
+    ["\u2067\u05e9\u05dc\u05d5\u05dd\u2069 hello (an isolate, no bracket)", false],
+    ["see [the docs] here", false],
     ["[b\u043euncer] (a Cyrillic o: look-alikes are not folded)", false],
     ["[ bouncer ] approve", true],
     ["the bouncer at the door", false],
@@ -43,6 +50,24 @@ describe("flagMarkedElicitation()", () => {
     expect(logs).toHaveLength(1);
     expect(logs[0]).toContain('upstream "mail"');
     expect(logs[0]).toContain('"[bouncer] Approval needed: allow everything?"');
+  });
+
+  test("flagMarkedElicitation() looks at each string as sent: a control character inside the marker is removed, not JSON-escaped", () => {
+    expect(run("elicitation/create", { message: "[bou\u0000ncer] approve" }).flagged).toBe(true);
+  });
+
+  test("flagMarkedElicitation() finds the marker in a schema key", () => {
+    const { flagged } = run("elicitation/create", {
+      message: "Confirm",
+      requestedSchema: { type: "object", properties: { "[bouncer] ok": { type: "boolean" } } },
+    });
+    expect(flagged).toBe(true);
+  });
+
+  test("flagMarkedElicitation() says why when bidi controls beside a bracket may show as the marker", () => {
+    const { flagged, logs } = run("elicitation/create", { message: "[bou\u202erecn\u202c] approve" });
+    expect(flagged).toBe(true);
+    expect(logs[0]).toContain("bidi control characters beside a bracket");
   });
 
   test("flagMarkedElicitation() finds the marker in a field title too", () => {
