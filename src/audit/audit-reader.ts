@@ -141,8 +141,9 @@ export function readAuditLog(path: string): AuditReadResult {
     }
     files.push(file);
     const parsed = parseAuditText(text, file);
-    records.push(...parsed.records);
-    issues.push(...parsed.issues);
+    // One by one: a spread of a large file's records would overflow the call stack.
+    for (const record of parsed.records) records.push(record);
+    for (const issue of parsed.issues) issues.push(issue);
   }
   return { records, issues, files };
 }

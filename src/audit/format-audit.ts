@@ -52,10 +52,23 @@ export function cell(value: unknown, max: number): string {
 function verdictOf(record: AuditRecord): unknown {
   const own = (key: keyof AuditRecord): unknown => (Object.hasOwn(record, key) ? record[key] : undefined);
   const event = own("event");
-  if (event === "decision") return own("verdict");
+  if (event === "decision") {
+    const verdict = own("verdict");
+    // `--mode audit` (SPEC §3.8): the verdict was logged, the call forwarded either way.
+    return own("mode") === "audit" && verdict !== "allow" ? `would ${cell(verdict, MAX_COLUMN)}` : verdict;
+  }
   if (event === "outcome") return own("outcome");
   if (event === "pin") return `pin:${cell(own("outcome"), MAX_COLUMN)}`;
   return event;
+}
+
+/**
+ * The verdict word of a cell, without the `would ` of an audit-mode record (for colouring).
+ * @param text - The verdict cell.
+ * @returns e.g. `deny` for `would deny`.
+ */
+function bareVerdict(text: string): string {
+  return text.startsWith("would ") ? text.slice("would ".length) : text;
 }
 
 /**
@@ -98,8 +111,9 @@ export function formatAuditTable(records: readonly AuditRecord[], options: Forma
       cell(own("reason"), MAX_REASON),
     ];
   });
+  // A loop, not `Math.max(...rows)`: a spread of a large log's rows would overflow the call stack.
   const widths = HEADERS.map((header, i) =>
-    Math.max(header.length, ...rows.map((row) => (row[i] ?? "").length)),
+    rows.reduce((widest, row) => Math.max(widest, (row[i] ?? "").length), header.length),
   );
   const line = (row: readonly string[], verdictWord?: string): string =>
     row
@@ -109,8 +123,8 @@ export function formatAuditTable(records: readonly AuditRecord[], options: Forma
       })
       .join("  ")
       .trimEnd();
-  const body = rows.map((row) => line(row, row[3]));
-  return [...(options.header === false ? [] : [line(HEADERS)]), ...body].map((text) => `${text}\n`).join("");
+  const head = options.header === false ? "" : `${line(HEADERS)}\n`;
+  return head + rows.map((row) => `${line(row, bareVerdict(row[3] ?? ""))}\n`).join("");
 }
 
 /**

@@ -21,7 +21,10 @@ export interface AuditSummary {
   /** Timestamp of the first and last record, when there are records. */
   readonly first?: string;
   readonly last?: string;
-  /** Decisions by verdict (`allow`, `deny`, `ask`). */
+  /**
+   * Decisions by verdict (`allow`, `deny`, `ask`; under `--mode audit` `would deny` and `would ask`,
+   * since those calls were forwarded).
+   */
   readonly byVerdict: Counts;
   /** Decisions by contract (`pinning`, `budget`, `constraint`, `sink_gate`, `default`). */
   readonly byContract: Counts;
@@ -89,7 +92,9 @@ export function summarizeAudit(records: readonly AuditRecord[]): AuditSummary {
     if (event === "outcome") bump(byOutcome, text(record, "outcome"));
     if (event !== "decision") continue;
     decisions++;
-    bump(byVerdict, text(record, "verdict"));
+    const verdict = text(record, "verdict");
+    // `--mode audit` (SPEC §3.8): counted apart, the call was forwarded whatever the verdict.
+    bump(byVerdict, text(record, "mode") === "audit" && verdict !== "allow" ? `would ${verdict}` : verdict);
     bump(byContract, text(record, "contract"));
     bump(byServer, text(record, "server"));
     bump(byTool, `${text(record, "server")}/${text(record, "tool")}`);

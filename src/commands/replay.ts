@@ -16,6 +16,7 @@ import { defineCommand } from "citty";
 import { createColors } from "picocolors";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError } from "../platform/errors.ts";
+import { describeFsError } from "../platform/fs-error-text.ts";
 import { Gate } from "../proxy/gate.ts";
 import { type ReplayRow, type ReplaySummary, replaySession } from "../proxy/replay.ts";
 import { parseSession } from "../proxy/replay-session.ts";
@@ -110,10 +111,9 @@ async function readSession(file: string, cwd: string): Promise<string> {
   try {
     return await readFile(resolve(cwd, file), "utf8");
   } catch (error) {
-    const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
-    const why =
-      code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String(code ?? error);
-    throw new BouncerError("SESSION_UNREADABLE", `Cannot read session "${file}": ${why}`, { cause: error });
+    throw new BouncerError("SESSION_UNREADABLE", `Cannot read session "${file}": ${describeFsError(error)}`, {
+      cause: error,
+    });
   }
 }
 

@@ -15,6 +15,7 @@
  */
 
 import type { Readable, Writable } from "node:stream";
+import { escapeControls } from "../engine/render.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import { readEnv } from "../platform/resolve-command.ts";
@@ -127,7 +128,9 @@ export async function runProxy(
 ): Promise<number> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const log = (message: string): void => io.writeStderr(`[bouncer] ${message}\n`);
+  // Diagnostics quote the upstream and the client (noise previews, names): escaped for the terminal.
+  const log = (message: string): void =>
+    io.writeStderr(`[bouncer] ${escapeControls(message, { keepNewlines: true })}\n`);
   // The policy files are validated, and the `--record` file opened, before the spawn (SPEC §3.2
   // step 1): an unusable policy never starts the upstream, so nothing can be relayed ungated.
   const refuse = async (error: RpcErrorObject, exitCode: number): Promise<number> => {

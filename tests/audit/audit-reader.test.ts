@@ -84,6 +84,11 @@ describe("readAuditLog()", () => {
     expect(files).toEqual([`${log}.2`, `${log}.1`, log]);
   });
 
+  test("readAuditLog() reads a file of a million records (no spread of them)", () => {
+    writeFileSync(log, `${line(1)}\n`.repeat(1_000_000));
+    expect(readAuditLog(log).records).toHaveLength(1_000_000);
+  });
+
   test("readAuditLog() returns nothing for a log that does not exist", () => {
     expect(readAuditLog(log)).toEqual({ records: [], issues: [], files: [] });
   });

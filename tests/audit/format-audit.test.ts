@@ -34,6 +34,23 @@ test("formatAuditTable() prints a header and one aligned row per record", () => 
   expect(lines[4]).toBe("");
 });
 
+test("formatAuditTable() marks a --mode audit verdict as not enforced: would deny, would ask", () => {
+  const audit = [
+    { ...records[0], mode: "audit" },
+    { ...records[0], verdict: "ask", mode: "audit" },
+    { ...records[0], verdict: "allow", mode: "audit" },
+  ] as AuditRecord[];
+  const lines = formatAuditTable(audit, { header: false }).split("\n");
+  expect(lines[0]).toContain("  would deny  ");
+  expect(lines[1]).toContain("  would ask  ");
+  expect(lines[2]).toMatch(/ {2}allow {2}/);
+});
+
+test("formatAuditTable() renders a log of a million records (no spread of the rows)", () => {
+  const many = Array.from({ length: 1_000_000 }, () => records[0]) as AuditRecord[];
+  expect(formatAuditTable(many, { header: false }).length).toBeGreaterThan(1_000_000);
+});
+
 test("formatAuditTable() leaves out the header when asked and prints nothing for no records", () => {
   expect(formatAuditTable(records, { header: false }).split("\n")).toHaveLength(4);
   expect(formatAuditTable([])).toBe("");

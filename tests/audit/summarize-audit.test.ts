@@ -48,6 +48,16 @@ test("summarizeAudit() counts hostile names as ordinary keys and non-strings as 
   expect(JSON.stringify(summary.byContract)).toBe('{"?":2}');
 });
 
+test("summarizeAudit() counts --mode audit verdicts apart (the calls were forwarded)", () => {
+  const summary = summarizeAudit([
+    rec({ verdict: "deny", mode: "audit" }),
+    rec({ verdict: "ask", mode: "audit" }),
+    rec({ verdict: "allow", mode: "audit" }),
+    rec({ verdict: "deny" }),
+  ]);
+  expect({ ...summary.byVerdict }).toEqual({ "would deny": 1, "would ask": 1, allow: 1, deny: 1 });
+});
+
 test("summarizeAudit() of no records has zero counts and no time range", () => {
   const summary = summarizeAudit([]);
   expect(summary.records).toBe(0);

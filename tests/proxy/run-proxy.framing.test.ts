@@ -98,7 +98,7 @@ describe("bouncer run framing (field cases)", () => {
   );
 
   test(
-    "bouncer run keeps banners, glued prefixes, a BOM and box drawing off its stdout (F03)",
+    "bouncer run keeps banners, glued prefixes, a BOM and box drawing off its stdout (F03), and escapes what it quotes on stderr",
     async () => {
       const session = start("cli", ["--banner"]);
       await handshake(session);
@@ -115,6 +115,9 @@ describe("bouncer run framing (field cases)", () => {
         "the box drawing line reported as noise",
       );
       expect(session.stderr()).toContain("Azure DevOps MCP Server version");
+      await waitUntil(() => session.stderr().includes("hostile"), 10_000, "the hostile line reported");
+      expect(session.stderr()).toContain("Status \\u{202e}dlrow\\u{202c} \\u{85} hostile");
+      expect(session.stderr()).not.toMatch(/[\u202e\u0085]/);
     },
     E2E_TIMEOUT,
   );
