@@ -44,6 +44,11 @@ export interface RecordedCall {
   readonly error?: JsonValue;
   /** The outcome of an ask on this call, when one was put; only `approved` is recorded as approved. */
   readonly ask?: AskOutcome;
+  /**
+   * Why the call's JSON was ambiguous, when it was: the arguments above are as parsed (the repeated
+   * key's last value, the rounded integer), so replay must deny it as the live proxy did.
+   */
+  readonly ambiguousJson?: "duplicate_keys" | "unsafe_integers";
 }
 
 /** A session file being written. */
@@ -88,6 +93,7 @@ export function callEvent(call: RecordedCall): JsonObject {
   if (call.result !== undefined) event.result = call.result;
   else if (call.error !== undefined) event.error = call.error;
   if (call.ask !== undefined) event.ask = call.ask === "approved" ? "approved" : "declined";
+  if (call.ambiguousJson !== undefined) event.ambiguous_json = call.ambiguousJson;
   return event;
 }
 

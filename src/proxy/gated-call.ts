@@ -37,6 +37,27 @@ export interface CallRecord {
   readonly args: JsonObject;
   /** The ask's outcome, when one was put. */
   readonly ask?: AuditAskOutcome;
+  /** Why the call's JSON was ambiguous, when it was (it was denied for it, whatever the policy). */
+  readonly ambiguous?: AmbiguousJson;
+}
+
+/** What made a call's JSON ambiguous: a repeated object key, or an integer beyond ±2^53. */
+export type AmbiguousJson = "duplicate_keys" | "unsafe_integers";
+
+/**
+ * The deny of a call whose JSON is ambiguous: the upstream's parser might read other arguments than
+ * the ones Bouncer decided on (a repeated key, a rounded integer). Live and in replay alike.
+ *
+ * Source: README "Behaviour chosen where the specification is silent" (STYLE: fail closed).
+ * @param why - What was ambiguous.
+ * @returns The `ambiguous_json` deny (contract `default`).
+ */
+export function ambiguousJsonDeny(why: AmbiguousJson): Decision {
+  const what = why === "duplicate_keys" ? "repeats an object key" : "holds an integer beyond ±2^53";
+  return proxyDeny({
+    code: "ambiguous_json",
+    message: `The call's JSON ${what}, so the upstream might read other arguments than Bouncer decided on`,
+  });
 }
 
 /** The decision on a call and its bookkeeping. */
@@ -157,15 +178,14 @@ function concludeCall(
   const args = call.arguments;
   const { seq } = first;
   let { decision } = first;
-  if (call.strict.duplicateKeys || call.strict.unsafeIntegers) {
-    const what = call.strict.duplicateKeys ? "repeats an object key" : "holds an integer beyond ±2^53";
-    decision = proxyDeny({
-      code: "ambiguous_json",
-      message: `The call's JSON ${what}, so the upstream might read other arguments than Bouncer decided on`,
-    });
-  }
+  const ambiguous: AmbiguousJson | undefined = call.strict.duplicateKeys
+    ? "duplicate_keys"
+    : call.strict.unsafeIntegers
+      ? "unsafe_integers"
+      : undefined;
+  if (ambiguous !== undefined) decision = ambiguousJsonDeny(ambiguous);
   const audited = auditDecision(gated, { decision, seq, tool, args });
-  const record: CallRecord = { seq, args };
+  const record: CallRecord = ambiguous === undefined ? { seq, args } : { seq, args, ambiguous };
   if (audited !== undefined) return { decision: audited, record };
   if (gated.mode === "audit" || decision.verdict === "allow") {
     return { decision: { kind: "forward", arguments: args }, record };

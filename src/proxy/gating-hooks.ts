@@ -222,6 +222,7 @@ function recordCall(
     seq: record.seq,
     ...answer,
     ...(record.ask === undefined ? {} : { ask: record.ask }),
+    ...(record.ambiguous === undefined ? {} : { ambiguousJson: record.ambiguous }),
   });
 }
 

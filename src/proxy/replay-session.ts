@@ -45,6 +45,8 @@ export interface CallEvent {
   readonly error?: JsonValue;
   /** The recorded answer to an ask on this call: only `approved` approves (SPEC §5.9). */
   readonly ask?: string;
+  /** The live proxy denied the call for ambiguous JSON (`ambiguous_json` in the file). */
+  readonly ambiguousJson?: "duplicate_keys" | "unsafe_integers";
 }
 
 /** One event of a session file. */
@@ -54,7 +56,21 @@ export type SessionEvent = ServerEvent | ToolsEvent | CallEvent;
 const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["server", new Set(["event", "server", "command", "cwd", "serverInfo", "ts", "seq"])],
   ["tools", new Set(["event", "server", "tools", "ts", "seq"])],
-  ["call", new Set(["event", "server", "tool", "arguments", "result", "error", "ask", "ts", "seq"])],
+  [
+    "call",
+    new Set([
+      "event",
+      "server",
+      "tool",
+      "arguments",
+      "result",
+      "error",
+      "ask",
+      "ambiguous_json",
+      "ts",
+      "seq",
+    ]),
+  ],
 ]);
 
 /** A problem on one line; {@link parseSession} adds the file and line number. */
@@ -199,6 +215,13 @@ function callEvent(value: JsonObject, server: string, line: number): CallEvent {
     throw new LineProblem('a call has "result" or "error", not both');
   const ask = own(value, "ask");
   if (ask !== undefined && typeof ask !== "string") throw new LineProblem('"ask" is not a string');
+  const ambiguousJson = own(value, "ambiguous_json");
+  if (
+    ambiguousJson !== undefined &&
+    ambiguousJson !== "duplicate_keys" &&
+    ambiguousJson !== "unsafe_integers"
+  )
+    throw new LineProblem('"ambiguous_json" is not "duplicate_keys" or "unsafe_integers"');
   return {
     event: "call",
     line,
@@ -208,6 +231,7 @@ function callEvent(value: JsonObject, server: string, line: number): CallEvent {
     ...(result === undefined ? {} : { result }),
     ...(error === undefined ? {} : { error }),
     ...(ask === undefined ? {} : { ask }),
+    ...(ambiguousJson === undefined ? {} : { ambiguousJson }),
   };
 }
 

@@ -11,6 +11,7 @@
 
 import type { Contract, Evidence, RuleSource, Verdict } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
+import { ambiguousJsonDeny } from "./gated-call.ts";
 import type { CallEvent, SessionEvent } from "./replay-session.ts";
 
 /** One replayed call: the engine's first verdict and what became of the call. */
@@ -50,8 +51,9 @@ export interface ReplayOptions {
 }
 
 /**
- * Replays one call event: decide; on an ask, answer it (remembered, as in a live session) and decide
- * again with the approval in place; record the output when the call was forwarded.
+ * Replays one call event: decide (a call the live proxy denied for ambiguous JSON is denied again,
+ * after its budget slot was counted, as live); on an ask, answer it (remembered, as in a live
+ * session) and decide again with the approval in place; record the output when it was forwarded.
  * @param gate - The session's gate.
  * @param event - The call.
  * @param options - The default ask answer.
@@ -59,7 +61,12 @@ export interface ReplayOptions {
  */
 async function replayCall(gate: Gate, event: CallEvent, options: ReplayOptions): Promise<ReplayRow> {
   const { server, tool } = event;
-  const first = await gate.decideCall(server, tool, event.arguments);
+  const decided = await gate.decideCall(server, tool, event.arguments);
+  // Denied live for ambiguous JSON: the recorded arguments are only one reading of the call.
+  const first =
+    event.ambiguousJson === undefined
+      ? decided
+      : { ...decided, decision: ambiguousJsonDeny(event.ambiguousJson) };
   let forwarded = first.decision.verdict === "allow";
   if (first.decision.verdict === "ask") {
     const accepted = event.ask === undefined ? options.ask === "allow" : event.ask === "approved";

@@ -15,7 +15,9 @@ import {
   type Connected,
   connect,
   FS_SERVER,
+  initializeRequest,
   ROOT,
+  startLines,
   tempHome,
 } from "./support/harness.ts";
 
@@ -109,6 +111,70 @@ describe("bouncer run --record", () => {
       expect(replayed).toEqual(audited);
       // Budgets count attempts (SPEC §2.3): the denied write used one of the two slots.
       expect(replayed.map((row) => row[2])).toEqual(["allow", "deny", "allow", "allow", "deny"]);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run --record marks calls denied for ambiguous JSON, and bouncer replay denies them again",
+    async () => {
+      const dir = realpathSync(mkdtempSync(join(tmpdir(), "bouncer-rec-")));
+      writeFileSync(join(dir, "notes.txt"), "hello\n");
+      const home = tempHome();
+      const session = join(home, "session.jsonl");
+      const { command, args } = bouncerCommand("cli", [
+        "--upstream-name",
+        "fs",
+        "--record",
+        session,
+        "--",
+        FS_SERVER,
+        dir,
+      ]);
+      const live = startLines(command, args, { BOUNCER_HOME: home });
+      live.send(initializeRequest(0));
+      await live.next((m) => m.id === 0, "initialize answered");
+      live.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      const path = JSON.stringify(join(dir, "notes.txt"));
+      // The same read three ways, one after the other: plain, with a repeated key, with an integer beyond 2^53.
+      const lines = [
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":${path}}}}`,
+        `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/etc/hostname","path":${path}}}}`,
+        `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":${path},"head":9007199254740993}}}`,
+      ];
+      for (const [index, line] of lines.entries()) {
+        live.send(line);
+        await live.next((m) => m.id === index + 1, `call ${index + 1} answered`);
+      }
+      live.child.stdin?.end();
+      await live.exited;
+      const calls = readFileSync(session, "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"event":"call"'))
+        .map((line) => JSON.parse(line) as { ambiguous_json?: string; arguments: unknown });
+      expect(calls.map((call) => call.ambiguous_json)).toEqual([
+        undefined,
+        "duplicate_keys",
+        "unsafe_integers",
+      ]);
+
+      const replay = spawnSync(BUN, [join(ROOT, "src/cli.ts"), "replay", session, "--json"], {
+        cwd: ROOT,
+        encoding: "utf8",
+        env: { ...process.env, BOUNCER_HOME: home },
+      });
+      expect(replay.status).toBe(0);
+      const rows = replay.stdout
+        .split("\n")
+        .filter((line) => line.startsWith('{"seq"'))
+        .map((line) => JSON.parse(line) as { verdict: string; reason: string | null; outcome: string });
+      expect(rows.map((row) => [row.verdict, row.outcome])).toEqual([
+        ["allow", "forwarded"],
+        ["deny", "blocked"],
+        ["deny", "blocked"],
+      ]);
+      expect(rows[1]?.reason).toContain("repeats an object key");
+      expect(rows[2]?.reason).toContain("beyond ±2^53");
     },
     E2E_TIMEOUT,
   );

@@ -45,6 +45,14 @@ describe("parseSession()", () => {
     expect(parseSession(text)).toHaveLength(2);
   });
 
+  test("parseSession() reads a call's ambiguous_json mark", () => {
+    const [event] = parseSession(
+      '{"event":"call","server":"s","tool":"t","ambiguous_json":"unsafe_integers"}\n',
+      { file: "f" },
+    );
+    expect(event).toMatchObject({ event: "call", ambiguousJson: "unsafe_integers" });
+  });
+
   test("parseSession() keeps a __proto__ key of arguments as data", () => {
     const [event] = parseSession(
       '{"event":"call","server":"s","tool":"t","arguments":{"__proto__":{"x":1}}}',
@@ -83,6 +91,11 @@ describe("parseSession()", () => {
     ],
     ["a result and an error", '{"event":"call","server":"s","tool":"t","result":{},"error":{}}', "not both"],
     ["a non-string ask", '{"event":"call","server":"s","tool":"t","ask":true}', '"ask" is not a string'],
+    [
+      "an unknown ambiguous_json",
+      '{"event":"call","server":"s","tool":"t","ambiguous_json":"maybe"}',
+      '"ambiguous_json" is not "duplicate_keys" or "unsafe_integers"',
+    ],
     [
       "a command that is not a list of strings",
       '{"event":"server","server":"s","command":"npx x"}',
