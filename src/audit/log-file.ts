@@ -23,6 +23,7 @@ import {
   writeSync,
 } from "node:fs";
 import { ensureParentDir } from "../platform/parent-dir.ts";
+import { keepPrivate } from "../platform/private-file.ts";
 import { lineEncoder } from "./audit-line.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
 
@@ -121,6 +122,7 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
     } catch (error) {
       if (!hasErrorCode(error, "EEXIST")) throw error;
       handle = openSync(path, flags | constants.O_CREAT, 0o600);
+      keepPrivate(handle);
     }
     const stats = fstatSync(handle);
     if (stats.isDirectory()) {

@@ -16,6 +16,7 @@ import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { ensureParentDir } from "../platform/parent-dir.ts";
+import { keepPrivate } from "../platform/private-file.ts";
 import type { AskOutcome } from "./audit-record.ts";
 import { redactTokens } from "./redact.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
@@ -98,7 +99,8 @@ export function callEvent(call: RecordedCall): JsonObject {
 }
 
 /**
- * Opens (creating with mode 0600, its folder with mode 0700) a session file for appending.
+ * Opens (creating with mode 0600, its folder with mode 0700) a session file for appending; an
+ * existing one that group or others may read is narrowed to 0600 (it holds tool outputs).
  * @param path - The file.
  * @returns The descriptor.
  */
@@ -111,7 +113,9 @@ function openForAppend(path: string): number {
     return fd;
   } catch (error) {
     if (!hasErrorCode(error, "EEXIST")) throw error;
-    return openSync(path, flags, 0o600);
+    const fd = openSync(path, flags, 0o600);
+    keepPrivate(fd);
+    return fd;
   }
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -59,6 +60,15 @@ function logUnderAFile(root: string): string {
 }
 
 describe("createAuditWriter()", () => {
+  test.if(posix)("createAuditWriter() narrows an existing log that others may read to 0600", () => {
+    const log = join(dir, "home", "audit.jsonl");
+    mkdirSync(join(dir, "home"), { recursive: true });
+    writeFileSync(log, "");
+    chmodSync(log, 0o644);
+    createAuditWriter(log).write(entry(1));
+    expect(statSync(log).mode & 0o777).toBe(0o600);
+  });
+
   test.if(posix)("createAuditWriter() creates the log with mode 0600 and its folder with mode 0700", () => {
     const log = join(dir, "home", "audit.jsonl");
     createAuditWriter(log).write(entry(1));

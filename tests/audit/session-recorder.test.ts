@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { AskOutcome } from "../../src/audit/audit-record.ts";
 import { callEvent, createSessionRecorder } from "../../src/audit/session-recorder.ts";
 import { isBouncerError } from "../../src/platform/errors.ts";
@@ -41,6 +41,17 @@ describe("createSessionRecorder()", () => {
     createSessionRecorder(file).close();
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
+
+  test.if(process.platform !== "win32")(
+    "createSessionRecorder() narrows an existing file that others may read to 0600",
+    () => {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, "", { mode: 0o644 });
+      chmodSync(file, 0o644);
+      createSessionRecorder(file).close();
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    },
+  );
 
   test("createSessionRecorder() output parses as a SPEC §5.9 session with every event as given", () => {
     const recorder = createSessionRecorder(file);
