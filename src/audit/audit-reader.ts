@@ -7,7 +7,7 @@
  * @module
  */
 
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
@@ -30,6 +30,22 @@ export interface AuditReadResult {
   readonly issues: AuditIssue[];
   /** The files that were read, oldest first (empty when the log does not exist). */
   readonly files: string[];
+  /**
+   * Where reading the log itself (not a rotated file) ended: its `dev:ino` identity, the bytes read
+   * and the lines counted, so that `--follow` goes on from exactly there (no record read twice or
+   * missed). Absent when the log does not exist.
+   */
+  readonly end?: LogPosition;
+}
+
+/** A position in one audit log file. */
+export interface LogPosition {
+  /** The file's `dev:ino`. */
+  readonly identity: string;
+  /** Bytes read from its start. */
+  readonly bytes: number;
+  /** Newlines in those bytes (the line number of the last complete line). */
+  readonly lines: number;
 }
 
 /**
@@ -125,10 +141,13 @@ export function readAuditLog(path: string): AuditReadResult {
   const records: AuditRecord[] = [];
   const issues: AuditIssue[] = [];
   const files: string[] = [];
+  let end: LogPosition | undefined;
   for (const file of listAuditFiles(path)) {
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      const read = readWithIdentity(file);
+      text = read.text;
+      if (file === join(dirname(path), basename(path))) end = read.position;
     } catch (error) {
       if (hasErrorCode(error, "ENOENT")) continue;
       throw new BouncerError(
@@ -145,5 +164,27 @@ export function readAuditLog(path: string): AuditReadResult {
     for (const record of parsed.records) records.push(record);
     for (const issue of parsed.issues) issues.push(issue);
   }
-  return { records, issues, files };
+  return end === undefined ? { records, issues, files } : { records, issues, files, end };
+}
+
+/**
+ * Reads a file through one descriptor: its text, and its identity and size as read.
+ * @param file - The file.
+ * @returns The text and the position at its end.
+ * @throws The file-system error.
+ */
+function readWithIdentity(file: string): { text: string; position: LogPosition } {
+  const fd = openSync(file, "r");
+  try {
+    const stats = fstatSync(fd);
+    const bytes = readFileSync(fd);
+    let lines = 0;
+    for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) lines++;
+    return {
+      text: bytes.toString("utf8"),
+      position: { identity: `${stats.dev}:${stats.ino}`, bytes: bytes.length, lines },
+    };
+  } finally {
+    closeSync(fd);
+  }
 }

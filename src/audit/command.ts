@@ -88,6 +88,9 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
   print(shown, true);
   if (options.follow !== true) return 0;
   await followAuditLog(options.auditLog, {
+    // From where the read above ended (nothing written meanwhile is missed), or, with no log yet,
+    // from the start of the log once it appears.
+    ...(read.end === undefined ? { fromStart: true } : { after: read.end }),
     signal: options.signal ?? new AbortController().signal,
     onRecord: (record) => print([record], false),
     onIssue: (issue) => reportIssue(io, issue),

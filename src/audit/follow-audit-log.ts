@@ -9,7 +9,7 @@
  */
 
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { type AuditIssue, parseAuditLine } from "./audit-reader.ts";
+import { type AuditIssue, type LogPosition, parseAuditLine } from "./audit-reader.ts";
 import type { AuditRecord } from "./audit-record.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
 
@@ -25,6 +25,11 @@ export interface FollowOptions {
   readonly intervalMs?: number;
   /** Read the current log from its start instead of from its end. Default false. */
   readonly fromStart?: boolean;
+  /**
+   * Go on from where a read of the log ended (`readAuditLog`'s `end`): records appended since are
+   * delivered, even when the log was rotated in between. Overrides `fromStart`.
+   */
+  readonly after?: LogPosition;
   /**
    * How long a file rotated away is still read, in milliseconds (writers append to the file they
    * have open until they next look at the path, every 100 ms by default). Default 2,000.
@@ -179,12 +184,52 @@ function drainNewerRotations(path: string, old: string, options: FollowOptions):
 }
 
 /**
+ * A cursor on the file with the given identity at the given position: the log itself, or a rotated
+ * file `path.N` (the log was rotated after it was read), or undefined when neither is it any more.
+ * @param path - The log file.
+ * @param after - Identity and position.
+ * @returns The cursor and the file it reads.
+ */
+function resumeCursor(path: string, after: LogPosition): { cursor: Cursor; file: string } | undefined {
+  for (let i = 0; i <= 1000; i++) {
+    const file = i === 0 ? path : `${path}.${i}`;
+    const identity = identityOf(file);
+    if (identity === undefined && i > 0) return undefined;
+    if (identity !== after.identity) continue;
+    const cursor = openCursor(file, true);
+    if (cursor === undefined || cursor.identity !== after.identity) return undefined;
+    cursor.offset = after.bytes;
+    cursor.line = after.lines;
+    return { cursor, file };
+  }
+  return undefined;
+}
+
+/**
+ * Starts again from the start of a followed file that shrank (truncated in place, as `logrotate`'s
+ * `copytruncate` does), saying so: what was written between the last read and the truncation is not
+ * there to read.
+ * @param cursor - The followed file.
+ * @param file - Its name, for the issue.
+ * @param onIssue - Where the issue goes.
+ */
+function rewindIfTruncated(cursor: Cursor, file: string, onIssue: FollowOptions["onIssue"]): void {
+  if (fstatSync(cursor.fd).size >= cursor.offset) return;
+  onIssue?.({ file, line: 0, message: "the log was truncated: reading it again from its start" });
+  cursor.offset = 0;
+  cursor.line = 0;
+  cursor.pending = Buffer.alloc(0);
+}
+
+/**
  * Follows the audit log until the signal aborts: every record appended after the call (or from the
  * start, with `fromStart`) is delivered once, in order of appending to each file. When the log is
  * rotated, the rest of the renamed file is read, then any newer rotated file, then the new log; the
  * renamed file is read on every poll for `lingerMs` more (a line a writer appends to it meanwhile is
  * delivered then, after newer lines of the new log), and an unterminated last line of it is reported
- * as an issue once it is no longer read. A log that does not exist yet is waited for.
+ * as an issue once it is no longer read. A log that does not exist yet is waited for. With `after`,
+ * following starts exactly where a read of the log ended; a log truncated in place is read again
+ * from its start, with an issue.
  *
  * Source: SPEC §5.6, §3.5.
  * @param path - The log file.
@@ -196,10 +241,29 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
   const intervalMs = options.intervalMs ?? 250;
   const lingerMs = options.lingerMs ?? 2000;
   const now = options.now ?? Date.now;
-  let cursor = openCursor(path, options.fromStart === true);
+  let cursor: Cursor | undefined;
   // The newest file already read, while the log itself is absent (between a rotation and the next write).
   let last: string | undefined;
   let retired: Retired[] = [];
+  if (options.after === undefined) cursor = openCursor(path, options.fromStart === true);
+  else {
+    const resumed = resumeCursor(path, options.after);
+    if (resumed?.file === path) cursor = resumed.cursor;
+    else {
+      if (resumed === undefined) {
+        options.onIssue?.({
+          file: path,
+          line: 0,
+          message: "records may be missing: the log rotated faster than it was read",
+        });
+      } else {
+        drain(resumed.cursor, path, options);
+        retired.push({ cursor: resumed.cursor, until: now() + lingerMs });
+        last = drainNewerRotations(path, options.after.identity, options);
+      }
+      cursor = openCursor(path, true);
+    }
+  }
   const retire = (old: Retired): void => {
     drain(old.cursor, path, options);
     if (old.cursor.pending.length > 0) {
@@ -220,6 +284,7 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
         cursor = openCursor(path, true);
       }
       if (cursor !== undefined) {
+        rewindIfTruncated(cursor, path, options.onIssue);
         drain(cursor, path, options);
         const identity = identityOf(path);
         if (identity !== cursor.identity) {

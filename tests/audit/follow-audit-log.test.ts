@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AuditIssue } from "../../src/audit/audit-reader.ts";
+import { type AuditIssue, type LogPosition, readAuditLog } from "../../src/audit/audit-reader.ts";
 import type { AuditRecord } from "../../src/audit/audit-record.ts";
 import { createAuditWriter } from "../../src/audit/audit-writer.ts";
 import { followAuditLog } from "../../src/audit/follow-audit-log.ts";
@@ -28,7 +28,12 @@ async function until(condition: () => boolean): Promise<void> {
 
 /** Starts following the log, collecting what arrives. */
 function follow(
-  options: { readonly fromStart?: boolean; readonly lingerMs?: number; readonly now?: () => number } = {},
+  options: {
+    readonly fromStart?: boolean;
+    readonly after?: LogPosition;
+    readonly lingerMs?: number;
+    readonly now?: () => number;
+  } = {},
 ): {
   readonly records: AuditRecord[];
   readonly issues: AuditIssue[];
@@ -66,6 +71,51 @@ test("followAuditLog() delivers only records appended after it started", async (
   await until(() => followed.records.length === 2);
   await followed.stop();
   expect(followed.records.map((record) => record.seq)).toEqual([1, 2]);
+});
+
+/** A record's line. */
+const lineOf = (seq: number): string =>
+  `${JSON.stringify({ ts: "2026-01-01T00:00:00.000Z", ...entry(seq) })}\n`;
+
+test("followAuditLog() after a read goes on exactly where the read ended: nothing written meanwhile is missed", async () => {
+  writeFileSync(log, lineOf(1) + lineOf(2));
+  const read = readAuditLog(log);
+  appendFileSync(log, lineOf(3));
+  const followed = follow({ ...(read.end === undefined ? {} : { after: read.end }) });
+  appendFileSync(log, lineOf(4));
+  await until(() => followed.records.length === 2);
+  await Bun.sleep(20);
+  await followed.stop();
+  expect(read.records.map((record) => record.seq)).toEqual([1, 2]);
+  expect(followed.records.map((record) => record.seq)).toEqual([3, 4]);
+  expect(followed.issues).toEqual([]);
+});
+
+test("followAuditLog() after a read finds the rest in the rotated file when the log rotated in between", async () => {
+  writeFileSync(log, lineOf(1));
+  const read = readAuditLog(log);
+  appendFileSync(log, lineOf(2));
+  renameSync(log, `${log}.1`);
+  writeFileSync(log, lineOf(3));
+  const followed = follow({ ...(read.end === undefined ? {} : { after: read.end }) });
+  await until(() => followed.records.length === 2);
+  await Bun.sleep(20);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([2, 3]);
+});
+
+test("followAuditLog() reads a log truncated in place again from its start, and says so", async () => {
+  writeFileSync(log, lineOf(1) + lineOf(2));
+  const followed = follow();
+  await Bun.sleep(20);
+  truncateSync(log, 0);
+  appendFileSync(log, lineOf(3));
+  await until(() => followed.records.length === 1);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([3]);
+  expect(followed.issues.map((issue) => issue.message)).toEqual([
+    "the log was truncated: reading it again from its start",
+  ]);
 });
 
 test("followAuditLog() follows the log across rotations without losing or repeating a record", async () => {
