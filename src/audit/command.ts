@@ -143,7 +143,13 @@ export const auditCommand = defineCommand({
   run(context): Promise<number> {
     const io = commandIo(context.data);
     const args = context.args;
-    const named = typeof args["audit-log"] === "string" && args["audit-log"] !== "";
+    if (args["audit-log"] === "") {
+      throw new BouncerError(
+        "USAGE",
+        'Cannot run "bouncer audit": flag "--audit-log" needs a file name, not an empty value',
+      );
+    }
+    const named = typeof args["audit-log"] === "string";
     const data: unknown = context.data;
     const signal: unknown =
       typeof data === "object" && data !== null && Object.hasOwn(data, "signal")

@@ -216,7 +216,12 @@ export function parseRunArgs(rawArgs: readonly string[]): RunOptions {
       "MISSING_ARGUMENT",
     );
   }
-  const optional = (name: string): string | undefined => values.get(name)?.[0];
+  const optional = (name: string): string | undefined => {
+    const value = values.get(name)?.[0];
+    if (value === "")
+      throw usage(`flag "--${name}" needs a file name, not an empty value`, "MISSING_ARGUMENT");
+    return value;
+  };
   const auditLog = optional("audit-log");
   const record = optional("record");
   return {

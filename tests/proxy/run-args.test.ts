@@ -93,6 +93,8 @@ describe("parseRunArgs", () => {
     ["a negative --max-asks", ["--upstream-name", "x", "--max-asks", "-1", "--", "srv"], "USAGE"],
     ["a fractional --max-asks", ["--upstream-name", "x", "--max-asks", "2.5", "--", "srv"], "USAGE"],
     ["a word for --human-min-ms", ["--upstream-name", "x", "--human-min-ms", "fast", "--", "srv"], "USAGE"],
+    ["an empty --audit-log", ["--upstream-name", "x", "--audit-log", "", "--", "srv"], "MISSING_ARGUMENT"],
+    ["an empty --record", ["--upstream-name", "x", "--record=", "--", "srv"], "MISSING_ARGUMENT"],
     [
       "--mode given twice",
       ["--upstream-name", "x", "--mode", "audit", "--mode", "enforce", "--", "srv"],
