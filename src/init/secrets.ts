@@ -24,6 +24,12 @@ const TOKEN_SOURCE = [
   "AKIA[0-9A-Z]{16}",
   "AIza[0-9A-Za-z_-]{35}",
   String.raw`eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+  "[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
+  "hf_[A-Za-z0-9]{30,}",
+  String.raw`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`,
+  String.raw`ya29\.[A-Za-z0-9_-]{20,}`,
+  "lin_api_[A-Za-z0-9]{20,}",
+  "pplx-[A-Za-z0-9]{20,}",
 ].join("|");
 
 /** Token-shaped substrings, not glued to a preceding word character. */
@@ -117,15 +123,58 @@ export function literalSecretWarnings(entry: ConfigEntry): string[] {
     }
   }
   const args = entry.wrapped?.args ?? entry.args ?? [];
-  if (args.some((arg) => hasTokenShape(arg))) {
-    warnings.push(`Server "${entry.label}": an argument holds a literal token (value not shown)`);
+  if (args.some((arg) => isSecretArg(arg))) {
+    warnings.push(`Server "${entry.label}": an argument holds a literal secret (value not shown)`);
   }
   return warnings;
 }
 
+/** `NAME=value` inside an argument (`-e API_KEY=…`, `sh -c "TOKEN=… exec …"`). */
+const ASSIGNMENT = /(?:^|[\s;&|'"(])([A-Za-z_][A-Za-z0-9_.-]*)=([^\s'";&|)]+)/g;
+/** A URL's `user:password@`. */
+const USERINFO = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/\s:@]*:([^/\s@]+)@/;
+/** A query parameter `name=value`. */
+const QUERY = /[?&]([A-Za-z0-9_.-]+)=([^&#\s]+)/g;
+/** A header-shaped argument `Name: value` (`X-API-Key: …`). */
+const HEADER = /^\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(\S.*)$/s;
+
+/**
+ * Whether some `name=value` pair the pattern finds has a secret's name and a literal value.
+ * @param pattern - A global pattern with the name in group 1 and the value in group 2.
+ * @param text - The argument.
+ * @returns True when one does.
+ */
+function hasSecretPair(pattern: RegExp, text: string): boolean {
+  for (const match of text.matchAll(pattern)) {
+    if (isSecretName(match[1] ?? "") && !isPlaceholder(match[2] ?? "")) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether one argument holds a secret in itself: a token shape, a `Bearer` credential, a URL's
+ * password, or a secret-named `NAME=value` assignment, query parameter or `Name: value` header with a
+ * literal value (not a placeholder).
+ *
+ * Source: SPEC §5.2 ("secrets masked"), field case F11.
+ * @param value - One element of `args` (or the command).
+ * @returns True when it holds one.
+ * @example isSecretArg("BRAVE_API_KEY=abc123") // => true
+ */
+export function isSecretArg(value: string): boolean {
+  if (hasTokenShape(value)) return true;
+  BEARER_PATTERN.lastIndex = 0;
+  if (BEARER_PATTERN.test(value)) return true;
+  const password = USERINFO.exec(value)?.[1];
+  if (password !== undefined && !isPlaceholder(password)) return true;
+  if (hasSecretPair(ASSIGNMENT, value) || hasSecretPair(QUERY, value)) return true;
+  const header = HEADER.exec(value);
+  return header !== null && isSecretName(header[1] ?? "") && !isPlaceholder(header[2] ?? "");
+}
+
 /**
  * Ranges of arguments that hold secrets: the value after a secret-named flag (`--api-key X`), a
- * `--token=X` argument, and any token-shaped element.
+ * `--token=X` argument, and any element that holds one itself ({@link isSecretArg}).
  *
  * Source: SPEC §5.2, field case F11.
  * @param items - The elements of an `args` array, decoded, with their ranges.
@@ -141,7 +190,7 @@ export function secretArgSpans(items: readonly { readonly value: unknown; readon
       if (flag[2] !== undefined) spans.push(item.span);
       else if (next !== undefined) spans.push(next.span);
     }
-    if (hasTokenShape(item.value)) spans.push(item.span);
+    if (isSecretArg(item.value)) spans.push(item.span);
   });
   return spans;
 }
@@ -172,7 +221,8 @@ export function maskText(text: string, spans: readonly Span[]): string {
 }
 
 /** The service prefix of a token, kept when masking (it says which service, nothing secret). */
-const TOKEN_PREFIX = /^(?:gh[pousr]_|github_pat_|sk-|xox[abposr]-|xapp-|glpat-|npm_|AKIA|AIza|eyJ)/;
+const TOKEN_PREFIX =
+  /^(?:gh[pousr]_|github_pat_|sk-|xox[abposr]-|xapp-|glpat-|npm_|AKIA|AIza|eyJ|[sr]k_(?:live|test)_|hf_|SG\.|ya29\.|lin_api_|pplx-)/;
 
 /**
  * Masks token-shaped substrings and `Bearer` credentials, keeping the service prefix (`ghp_********`).

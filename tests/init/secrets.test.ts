@@ -4,6 +4,7 @@ import {
   hasSecretArgs,
   hasTokenShape,
   isPlaceholder,
+  isSecretArg,
   isSecretName,
   literalSecretWarnings,
   maskText,
@@ -92,8 +93,51 @@ describe("literalSecretWarnings()", () => {
 
   test("literalSecretWarnings() warns about a token in the arguments", () => {
     expect(literalSecretWarnings(entry([], ["--key", "sk-AAAAAAAAAAAAAAAAAAAAAA"]))).toEqual([
-      'Server "s": an argument holds a literal token (value not shown)',
+      'Server "s": an argument holds a literal secret (value not shown)',
     ]);
+  });
+
+  test("literalSecretWarnings() warns about a docker -e assignment of a secret", () => {
+    expect(literalSecretWarnings(entry([], ["run", "-e", "DB_PASSWORD=hunter2", "img"]))).toEqual([
+      'Server "s": an argument holds a literal secret (value not shown)',
+    ]);
+  });
+});
+
+describe("isSecretArg()", () => {
+  test.each([
+    ["a docker -e assignment", "BRAVE_API_KEY=abcd1234"],
+    ["an assignment inside a shell command", "API_KEY=abc123 exec node server.js"],
+    ["a database URL's password", "postgresql://admin:Sup3rS3cret@db:5432/app"],
+    ["an https URL's password", "https://user:tok3n@git.example/repo"],
+    ["a secret-named query parameter", "https://api.example/v1?api_key=abc123"],
+    ["a header-shaped argument", "X-API-Key: 0123456789abcdef"],
+    ["a Bearer credential", "Authorization: Bearer abcdefghijkl"],
+    ["a Stripe key", "sk_live_abcdefghijklmnop1234"],
+    ["a Hugging Face token", "hf_abcdefghijklmnopqrstuvwxyz12345"],
+    ["a SendGrid key", "SG.abcdefghijklmnopqr.abcdefghijklmnopqrstu"],
+    ["a Google OAuth token", "ya29.abcdefghijklmnopqrstuvwxyz"],
+    ["a Linear key", "lin_api_abcdefghijklmnopqrstuvwx"],
+    ["a Perplexity key", "pplx-abcdefghijklmnopqrstuvwx"],
+  ])("isSecretArg() finds %s", (_name, value) => {
+    expect(isSecretArg(value)).toBe(true);
+  });
+
+  test.each([
+    ["a placeholder assignment", "BRAVE_API_KEY=${BRAVE_API_KEY}"],
+    ["a plain assignment", "DEBUG=1"],
+    ["a URL without a password", "postgresql://admin@db/app"],
+    ["a plain query", "https://example.com/path?page=2"],
+    ["a plain header", "Content-Type: application/json"],
+    ["an image name", "mcp/brave-search"],
+    ["a secret-named flag itself", "--api-key"],
+  ])("isSecretArg() passes %s", (_name, value) => {
+    expect(isSecretArg(value)).toBe(false);
+  });
+
+  test("hasSecretArgs() counts a Bearer credential (no stash for it)", () => {
+    expect(hasSecretArgs(["npx", "mcp-remote", "--header", "Authorization: Bearer abcdefghijkl"])).toBe(true);
+    expect(hasSecretArgs(["npx", "-y", "pkg", "/data"])).toBe(false);
   });
 });
 
