@@ -76,13 +76,20 @@ const CONTROLS = new RegExp(`[\\p{Cc}\\p{Zl}\\p{Zp}${INVISIBLE_CLASS}]`, "gu");
  *
  * Source: SPEC §3.4 "Rendering untrusted strings".
  * @param text - Untrusted text.
- * @param options - `keepNewlines`: leave line feeds as they are (for multi-line text).
+ * @param options - `keepNewlines`: leave line feeds as they are (for multi-line text); `keepTabs`:
+ *   leave tabs (a file's indentation in a diff).
  * @returns The text, safe to print.
  * @example escapeControls("a\u001b[2Jb") // => "a\\u{1b}[2Jb"
  */
-export function escapeControls(text: string, options: { readonly keepNewlines?: boolean } = {}): string {
-  const keep = options.keepNewlines === true;
+export function escapeControls(
+  text: string,
+  options: { readonly keepNewlines?: boolean; readonly keepTabs?: boolean } = {},
+): string {
+  const keepNewlines = options.keepNewlines === true;
+  const keepTabs = options.keepTabs === true;
   return text.replace(CONTROLS, (ch) =>
-    keep && ch === "\n" ? ch : `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`,
+    (keepNewlines && ch === "\n") || (keepTabs && ch === "\t")
+      ? ch
+      : `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`,
   );
 }

@@ -12,6 +12,7 @@
 
 import path from "node:path";
 import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
+import { escapeControls } from "../engine/render.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { launcherProblem } from "./launcher.ts";
@@ -44,8 +45,8 @@ export interface CheckRow {
  * @param request - `--config` / `--client` and an optional `--server` selection.
  * @param environment - Streams, environment, platform.
  * @returns 0 when every stdio entry is wrapped, enforcing, with a working launcher and valid policy
- *   files; 1 otherwise; 2
- *   when no config is found or one cannot be read.
+ *   files; 1 otherwise; 2 when no config is found, one cannot be read, or a `--server` name is in
+ *   none of them.
  */
 export async function runCheck(
   request: { readonly config?: string; readonly client?: string; readonly servers: readonly string[] },
@@ -59,11 +60,13 @@ export async function runCheck(
   }
   const rows: CheckRow[] = [];
   const policies = new Map<string, Promise<PolicyProblem | undefined>>();
+  const seen = new Set<string>();
   let unreadable = false;
   for (const candidate of set.targets) {
     try {
       const target = await loadTarget(candidate);
       const config = readConfig(target.read.text, target.client);
+      for (const entry of config.entries) seen.add(entry.name);
       if (config.sections.length === 0 && set.explicit) {
         io.err(`bouncer: Cannot use "${target.path}": it has no MCP server section\n`);
         unreadable = true;
@@ -80,6 +83,16 @@ export async function runCheck(
 `);
       unreadable = true;
     }
+  }
+  const missing = request.servers.filter((name) => !seen.has(name));
+  if (missing.length > 0 && !unreadable) {
+    // As `init` does: a --server name no config holds is a mistake, not "everything is wrapped".
+    io.err(
+      escapeControls(`bouncer: No server named "${missing.join('", "')}" in the selected configs\n`, {
+        keepNewlines: true,
+      }),
+    );
+    return 2;
   }
   if (rows.length > 0 || !unreadable) io.out(renderRows(rows));
   const problems = rows.filter((row) => row.problem).length;
@@ -212,7 +225,11 @@ function renderRows(rows: readonly CheckRow[]): string {
     ["STATUS", "SERVER", "FILE", "DETAIL"],
     ...rows.map((r) => [r.status, r.server, r.file, r.detail]),
   ];
-  const widths = [0, 1, 2].map((column) => Math.max(...table.map((row) => (row[column] ?? "").length)));
+  // Server names and details come from config files: escaped before printing.
+  for (const row of table) for (const [i, cell] of row.entries()) row[i] = escapeControls(cell);
+  const widths = [0, 1, 2].map((column) =>
+    table.reduce((widest, row) => Math.max(widest, (row[column] ?? "").length), 0),
+  );
   return table
     .map((row) =>
       row

@@ -17,6 +17,7 @@
  */
 
 import { type ArgsDef, defineCommand, renderUsage } from "citty";
+import { escapeControls } from "../engine/render.ts";
 import { assertKnownArgs, repeatedFlag } from "../platform/args.ts";
 import { BouncerError, exitCodeFor, isBouncerError } from "../platform/errors.ts";
 import { runCheck } from "./check-run.ts";
@@ -114,7 +115,8 @@ export async function runInitCommand(rawArgs: readonly string[], data: unknown):
     return await runInit(request, environment);
   } catch (error) {
     if (!isBouncerError(error)) throw error;
-    io.err(`bouncer: ${error.message}\n`);
+    // Messages quote names and keys from config files: escaped for the terminal.
+    io.err(`bouncer: ${escapeControls(error.message, { keepNewlines: true })}\n`);
     return exitCodeFor(error);
   }
 }

@@ -12,6 +12,7 @@
 import path from "node:path";
 import pc from "picocolors";
 import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
+import { escapeControls } from "../engine/render.ts";
 import { BouncerError, isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { findLauncher } from "./launcher.ts";
@@ -102,7 +103,14 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
     (name) => !planned.some((p) => p.plan.config.entries.some((e) => e.name === name)),
   );
   if (missing.length > 0) {
-    io.err(`bouncer: No server named "${missing.join('", "')}" in the selected configs: nothing written\n`);
+    io.err(
+      escapeControls(
+        `bouncer: No server named "${missing.join('", "')}" in the selected configs: nothing written\n`,
+        {
+          keepNewlines: true,
+        },
+      ),
+    );
     return 2;
   }
   report(planned, environment);
@@ -116,13 +124,16 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
  */
 function report(planned: readonly Planned[], environment: InitEnvironment): void {
   const { io } = environment;
+  // Names, comments and values come from the config file (a cloned repository's `.mcp.json`, say):
+  // what a terminal would act on or hide is escaped before the user reviews it.
+  const safe = (text: string): string => escapeControls(text, { keepNewlines: true, keepTabs: true });
   for (const { target, plan } of planned) {
-    io.err(`${target.path} (${target.client.title}):\n`);
+    io.err(safe(`${target.path} (${target.client.title}):\n`));
     if (plan.actions.length === 0) io.err("  no servers\n");
     for (const action of plan.actions)
-      io.err(`  ${action.action === "refuse" ? "refused: " : ""}${action.message}\n`);
-    for (const warning of plan.warnings) io.err(`  warning: ${warning}\n`);
-    const diff = maskedDiff(plan, { file: target.path, client: target.client });
+      io.err(safe(`  ${action.action === "refuse" ? "refused: " : ""}${action.message}\n`));
+    for (const warning of plan.warnings) io.err(safe(`  warning: ${warning}\n`));
+    const diff = safe(maskedDiff(plan, { file: target.path, client: target.client }));
     if (diff !== "") io.out(io.color ? colorDiff(diff, pc) : diff);
   }
 }

@@ -41,6 +41,14 @@ describe("runCheck()", () => {
     expect(result.stderr).toContain("1 server(s) need attention");
   });
 
+  test("init --check --server with a name no config holds exits 2, as init does", async () => {
+    const { dir, file } = wrappedConfig([]);
+    const result = await runBouncer("init", ["--check", "--config", file, "--server", "nope"], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('No server named "nope"');
+    expect(result.stderr).not.toContain("Every stdio server is wrapped");
+  });
+
   test("init --check exits 0 once every stdio server is wrapped with a launcher that exists", async () => {
     const { dir, file } = setup("edge/claude-desktop-windows.SYNTHETIC.json");
     expect((await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: SOURCE })).code).toBe(

@@ -325,6 +325,29 @@ describe("initCommand never shows a secret", () => {
   });
 });
 
+describe("initCommand never prints what a terminal would act on", () => {
+  test("initCommand --dry-run and --check escape control characters of names, comments and arguments", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    writeFileSync(
+      file,
+      '{\n  // note \u001b]0;pwned\u0007 here\n  "mcpServers": {\n    "ev\\u001b[2Jil": {"command": "npx", "args": ["\\u202eslf"]},\n    "ok": {"command": "npx"}\n  }\n}\n',
+    );
+    const outputs: string[] = [];
+    for (const args of [["--dry-run"], ["--check"], ["--server", "\u001b[2Jnope", "--dry-run"]]) {
+      const result = await runBouncer("init", ["--config", file, ...args], { cwd: dir });
+      outputs.push(result.stdout, result.stderr);
+    }
+    const text = outputs.join("\n");
+    expect(text).toContain("ev\\u{1b}[2Jil");
+    expect(text).toContain("note \\u{1b}]0;pwned\\u{7} here");
+    expect(text).toContain("\\u{1b}[2Jnope");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+  });
+});
+
 /** `bouncer run` is another helper's work; this test needs it and says so when it is absent. */
 const PROXY_MISSING = !existsSync(new URL("../../src/proxy/command.ts", import.meta.url).pathname);
 const FILESYSTEM_SERVER = new URL(
