@@ -190,7 +190,13 @@ export function detectClient(path: string, text: string): ClientInfo {
  * @returns A known client or a `generic` one.
  */
 function detectByContent(base: string, text: string): ClientInfo {
-  const root = parseTree(text, [], { allowTrailingComma: true });
+  let root: ReturnType<typeof parseTree>;
+  try {
+    root = parseTree(text, [], { allowTrailingComma: true });
+  } catch {
+    // Too deep for the parser: reading the file as a config refuses it with a position.
+    root = undefined;
+  }
   const keys = new Set(
     root?.type === "object"
       ? (root.children ?? []).map((property) => String(property.children?.[0]?.value))

@@ -72,14 +72,20 @@ export function environmentFrom(data: unknown): InitEnvironment {
 /**
  * Asks a yes/no question on stderr and reads the answer from stdin (a terminal).
  * @param question - The question, e.g. `Write 2 files? [y/N] `.
- * @returns True for `y` or `yes`.
+ * @returns True for `y` or `yes`; false for anything else, Ctrl+C and Ctrl+D (end of input).
  */
 async function askOnTerminal(question: string): Promise<boolean> {
   const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  // Ctrl+C or Ctrl+D at the question is a "no" (nothing is written), not a failure.
+  const ended = new Promise<undefined>((resolve) => terminal.once("close", () => resolve(undefined)));
+  let answer: string | undefined;
   try {
-    const answer = await terminal.question(question);
-    return /^(y|yes)$/i.test(answer.trim());
+    answer = await Promise.race([terminal.question(question), ended]);
+  } catch {
+    answer = undefined;
   } finally {
     terminal.close();
   }
+  if (answer === undefined) process.stderr.write("\n");
+  return answer !== undefined && /^(y|yes)$/i.test(answer.trim());
 }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
+import { createScanner, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import { STASH_KEY } from "../proxy/config-stash.ts";
 import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields, type EntryShape } from "./entry-shape.ts";
@@ -33,6 +33,34 @@ export interface JsonHandle {
   readonly stash?: Node;
 }
 
+/** Deeper than this a config is refused before it is parsed (the parser recurses: a stack overflow). */
+const MAX_DEPTH = 1000;
+
+/** `jsonc-parser`'s token kinds for brackets and the end (its `SyntaxKind` is a const enum). */
+const OPEN_BRACE = 1;
+const CLOSE_BRACE = 2;
+const OPEN_BRACKET = 3;
+const CLOSE_BRACKET = 4;
+const EOF = 17;
+
+/**
+ * Where a JSON/JSONC text first nests deeper than {@link MAX_DEPTH}, found with the library's
+ * scanner (strings and comments skipped, no recursion).
+ * @param text - The file's text.
+ * @returns The offset of the bracket that goes too deep, or undefined.
+ */
+function tooDeepAt(text: string): number | undefined {
+  const scanner = createScanner(text, false);
+  let depth = 0;
+  for (let token = scanner.scan(); token !== EOF; token = scanner.scan()) {
+    if (token === OPEN_BRACE || token === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > MAX_DEPTH) return scanner.getTokenOffset();
+    } else if (token === CLOSE_BRACE || token === CLOSE_BRACKET) depth -= 1;
+  }
+  return undefined;
+}
+
 /**
  * Parses a JSON/JSONC client config into entries.
  *
@@ -40,13 +68,17 @@ export interface JsonHandle {
  * @param text - The file's text (without a byte-order mark).
  * @param options - The format (for the record) and where the servers are.
  * @returns The parsed config with its edit makers.
- * @throws {ConfigSyntaxError} When the text does not parse (line:column), the top level is not an
- *   object, or a server section or entry has a duplicate key.
+ * @throws {ConfigSyntaxError} When the text does not parse (line:column), nests more than 1,000 levels
+ *   deep, the top level is not an object, or a server section or entry has a duplicate key.
  */
 export function readJsonConfig(
   text: string,
   options: { readonly format: ConfigFormat; readonly sections: JsonSections },
 ): ParsedConfig {
+  const deep = tooDeepAt(text);
+  if (deep !== undefined) {
+    throw new ConfigSyntaxError(`values nest more than ${MAX_DEPTH} levels deep`, lineColumn(text, deep));
+  }
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const error = errors[0];

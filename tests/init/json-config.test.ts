@@ -121,6 +121,11 @@ describe("readJsonConfig() refuses what it cannot read safely", () => {
       '{"mcpServers": {}, "mcpServers": {}}',
       'line 1, column 20: duplicate key "mcpServers"',
     ],
+    [
+      "values nested 20,000 deep (the parser would overflow its stack)",
+      `{"mcpServers": {}, "x": ${"[".repeat(20_000)}${"]".repeat(20_000)}}`,
+      "line 1, column 1024: values nest more than 1000 levels deep",
+    ],
   ])("readJsonConfig() refuses %s", (_, text, message) => {
     expect(() => read(text)).toThrow(message);
   });
