@@ -93,7 +93,14 @@ export function readJsonConfig(
   const sections: string[][] = [];
   for (const [scope, node] of findSections(text, root, options.sections)) {
     sections.push(scope);
-    if (node.type !== "object") continue;
+    if (node.type === "null") continue;
+    if (node.type !== "object") {
+      // A list or a scalar where the servers belong: not "no servers" (nothing would be wrapped).
+      throw new ConfigSyntaxError(
+        `"${scope.join(".")}" is not an object of servers (it is ${node.type === "array" ? "a list" : `a ${node.type}`})`,
+        lineColumn(text, node.offset),
+      );
+    }
     assertUniqueKeys(text, node);
     const projectPath = scope.length === 3 ? scope[1] : undefined;
     for (const property of node.children ?? []) {

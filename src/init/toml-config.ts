@@ -10,7 +10,7 @@
 
 import { parse, TomlError } from "smol-toml";
 import { STASH_KEY } from "../proxy/config-stash.ts";
-import { ConfigSyntaxError } from "./config-syntax-error.ts";
+import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields } from "./entry-shape.ts";
 import { secretArgSpans } from "./secrets.ts";
 import { scanToml, type TomlKeyValue, type TomlNode } from "./toml-cst.ts";
@@ -48,6 +48,10 @@ export function readTomlConfig(text: string): ParsedConfig {
   }
   const leaves = collectLeaves(text);
   const servers = Object.hasOwn(value, SECTION) ? value[SECTION] : undefined;
+  if (servers !== undefined && !isTable(servers)) {
+    const at = text.search(new RegExp(`^\\s*${SECTION}\\s*=`, "m"));
+    throw new ConfigSyntaxError(`"${SECTION}" is not a table of servers`, lineColumn(text, Math.max(0, at)));
+  }
   const handles = new Map<ConfigEntry, TomlHandle>();
   const entries: ConfigEntry[] = [];
   const secretSpans: Span[] = [];

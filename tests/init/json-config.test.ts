@@ -122,6 +122,11 @@ describe("readJsonConfig() refuses what it cannot read safely", () => {
       'line 1, column 20: duplicate key "mcpServers"',
     ],
     [
+      "a server section that is a list (not 'no servers')",
+      '{"mcpServers": []}',
+      'line 1, column 16: "mcpServers" is not an object of servers (it is a list)',
+    ],
+    [
       "values nested 20,000 deep (the parser would overflow its stack)",
       `{"mcpServers": {}, "x": ${"[".repeat(20_000)}${"]".repeat(20_000)}}`,
       "line 1, column 1024: values nest more than 1000 levels deep",

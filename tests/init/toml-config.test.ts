@@ -38,6 +38,12 @@ describe("readTomlConfig()", () => {
     expect(entry).toMatchObject({ kind: "unsupported", reason: "the command is not a string" });
   });
 
+  test("readTomlConfig() refuses an mcp_servers that is not a table (not 'no servers')", () => {
+    expect(() => readTomlConfig('model = "x"\nmcp_servers = 5\n')).toThrow(
+      'line 2, column 1: "mcp_servers" is not a table of servers',
+    );
+  });
+
   test("readTomlConfig() refuses a duplicate key with its line and column", () => {
     expect(() => readTomlConfig('[mcp_servers.a]\ncommand = "x"\ncommand = "y"\n')).toThrow(
       /^line 3, column \d+: /,
