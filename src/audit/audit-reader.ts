@@ -42,7 +42,7 @@ export interface AuditReadResult {
 export interface LogPosition {
   /** The file's `dev:ino`. */
   readonly identity: string;
-  /** Bytes read from its start. */
+  /** Bytes from its start to the end of its last complete line (a partial last line is not counted). */
   readonly bytes: number;
   /** Newlines in those bytes (the line number of the last complete line). */
   readonly lines: number;
@@ -179,10 +179,16 @@ function readWithIdentity(file: string): { text: string; position: LogPosition }
     const stats = fstatSync(fd);
     const bytes = readFileSync(fd);
     let lines = 0;
-    for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) lines++;
+    let lineEnd = 0;
+    for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) {
+      lines++;
+      lineEnd = at + 1;
+    }
+    // The position ends after the last complete line: a line still being written is read again
+    // by `--follow`, whole, once its newline is there.
     return {
       text: bytes.toString("utf8"),
-      position: { identity: `${stats.dev}:${stats.ino}`, bytes: bytes.length, lines },
+      position: { identity: `${stats.dev}:${stats.ino}`, bytes: lineEnd, lines },
     };
   } finally {
     closeSync(fd);

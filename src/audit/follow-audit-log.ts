@@ -206,15 +206,30 @@ function resumeCursor(path: string, after: LogPosition): { cursor: Cursor; file:
 }
 
 /**
+ * Whether the byte before the read position is no longer the line end it was: the file was truncated
+ * and written again past the old position between two polls. Only checked when the position is at a
+ * line end (no partial line pending).
+ * @param cursor - The followed file.
+ * @returns True when the file changed under the position.
+ */
+function lostLineEnd(cursor: Cursor): boolean {
+  if (cursor.offset === 0 || cursor.pending.length > 0) return false;
+  const byte = Buffer.alloc(1);
+  return readSync(cursor.fd, byte, 0, 1, cursor.offset - 1) !== 1 || byte[0] !== 0x0a;
+}
+
+/**
  * Starts again from the start of a followed file that shrank (truncated in place, as `logrotate`'s
- * `copytruncate` does), saying so: what was written between the last read and the truncation is not
- * there to read.
+ * `copytruncate` does) or whose line end before the read position is gone (truncated and written
+ * again past it between two polls), saying so: what was written between the last read and the
+ * truncation is not there to read. A truncation that leaves a line end at the old position
+ * unchanged cannot be told apart from appending, and is not noticed.
  * @param cursor - The followed file.
  * @param file - Its name, for the issue.
  * @param onIssue - Where the issue goes.
  */
 function rewindIfTruncated(cursor: Cursor, file: string, onIssue: FollowOptions["onIssue"]): void {
-  if (fstatSync(cursor.fd).size >= cursor.offset) return;
+  if (fstatSync(cursor.fd).size >= cursor.offset && !lostLineEnd(cursor)) return;
   onIssue?.({ file, line: 0, message: "the log was truncated: reading it again from its start" });
   cursor.offset = 0;
   cursor.line = 0;

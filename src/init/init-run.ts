@@ -125,8 +125,10 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
 function report(planned: readonly Planned[], environment: InitEnvironment): void {
   const { io } = environment;
   // Names, comments and values come from the config file (a cloned repository's `.mcp.json`, say):
-  // what a terminal would act on or hide is escaped before the user reviews it.
-  const safe = (text: string): string => escapeControls(text, { keepNewlines: true, keepTabs: true });
+  // what a terminal would act on or hide is escaped before the user reviews it (a CRLF file's line
+  // ends are shown as plain line ends; the file is written with its own).
+  const safe = (text: string): string =>
+    escapeControls(text.replaceAll("\r\n", "\n"), { keepNewlines: true, keepTabs: true });
   for (const { target, plan } of planned) {
     io.err(safe(`${target.path} (${target.client.title}):\n`));
     if (plan.actions.length === 0) io.err("  no servers\n");

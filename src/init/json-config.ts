@@ -13,7 +13,7 @@ import { STASH_KEY } from "../proxy/config-stash.ts";
 import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields, type EntryShape } from "./entry-shape.ts";
 import { jsonEditMakers } from "./json-edits.ts";
-import { secretArgSpans } from "./secrets.ts";
+import { isSecretArg, secretArgSpans } from "./secrets.ts";
 import type { ConfigEntry, ConfigFormat, ParsedConfig, Span } from "./types.ts";
 
 /** Where a JSON client keeps its servers. */
@@ -92,10 +92,12 @@ export function readJsonConfig(
   const secretSpans: Span[] = [];
   const sections: string[][] = [];
   for (const [scope, node] of findSections(text, root, options.sections)) {
+    if (node.type !== "object" && options.sections.keys.length > 1) continue;
     sections.push(scope);
     if (node.type === "null") continue;
     if (node.type !== "object") {
-      // A list or a scalar where the servers belong: not "no servers" (nothing would be wrapped).
+      // A list or a scalar where the client's servers belong: not "no servers" (nothing would be
+      // wrapped). With several candidate keys (a file of unknown client), it is some other key.
       throw new ConfigSyntaxError(
         `"${scope.join(".")}" is not an object of servers (it is ${node.type === "array" ? "a list" : `a ${node.type}`})`,
         lineColumn(text, node.offset),
@@ -252,6 +254,11 @@ function secretSpansOf(
       span: { start: item.offset, end: item.offset + item.length },
     }));
     spans.push(...secretArgSpans(items));
+  }
+  // The command too (`env API_KEY=… npx …` in one string).
+  const command = holderProps.get("command")?.children?.[1];
+  if (command?.type === "string" && isSecretArg(String(command.value))) {
+    spans.push({ start: command.offset, end: command.offset + command.length });
   }
   return spans.filter((span) => span.end <= text.length);
 }

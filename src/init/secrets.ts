@@ -87,7 +87,7 @@ export function isSecretName(name: string): boolean {
 
 /**
  * Whether a value is a placeholder the client (or the user) fills in, not a literal secret:
- * `${VAR}`, `${env:VAR}`, `${input:id}`, `$VAR`, `%VAR%`, `<YOUR_KEY>`, `[REDACTED]`, empty.
+ * `${VAR}`, `${env:VAR}`, `${input:id}`, `{env:VAR}`, `$VAR`, `%VAR%`, `<YOUR_KEY>`, `[REDACTED]`, empty.
  *
  * Source: SPEC §5.2, field case F11.
  * @param value - An env value or argument.
@@ -98,6 +98,7 @@ export function isPlaceholder(value: string): boolean {
   return (
     text === "" ||
     /^\$\{[^}]*\}$/.test(text) ||
+    /^\{env:[A-Za-z_][A-Za-z0-9_]*\}$/.test(text) ||
     /^\$[A-Za-z_][A-Za-z0-9_]*$/.test(text) ||
     /^%[A-Za-z_][A-Za-z0-9_]*%$/.test(text) ||
     /^<[^<>]*>$/.test(text) ||
@@ -106,7 +107,8 @@ export function isPlaceholder(value: string): boolean {
 }
 
 /**
- * Warnings for literal secrets in an entry, naming the server and the key but never the value.
+ * Warnings for literal secrets in an entry (env values; the command and arguments, see
+ * {@link isSecretArg}), naming the server and the key but never the value.
  *
  * Source: field case F11 ("warns (without printing the value) when it sees a literal token").
  * @param entry - A config entry.
@@ -122,7 +124,10 @@ export function literalSecretWarnings(entry: ConfigEntry): string[] {
       );
     }
   }
-  const args = entry.wrapped?.args ?? entry.args ?? [];
+  const args =
+    entry.wrapped === undefined
+      ? [entry.command ?? "", ...(entry.args ?? [])]
+      : [entry.wrapped.command, ...entry.wrapped.args];
   if (args.some((arg) => isSecretArg(arg))) {
     warnings.push(`Server "${entry.label}": an argument holds a literal secret (value not shown)`);
   }
@@ -131,8 +136,22 @@ export function literalSecretWarnings(entry: ConfigEntry): string[] {
 
 /** `NAME=value` inside an argument (`-e API_KEY=…`, `sh -c "TOKEN=… exec …"`). */
 const ASSIGNMENT = /(?:^|[\s;&|'"(])([A-Za-z_][A-Za-z0-9_.-]*)=([^\s'";&|)]+)/g;
-/** A URL's `user:password@`. */
-const USERINFO = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/\s:@]*:([^/\s@]+)@/;
+/** A URL's `user:password@` (the scheme anchored at its start: linear on long arguments). */
+const USERINFO = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/\s:@]*:([^/\s@]+)@/;
+/** A value that is not a secret itself: a path, a boolean or a number (`KEY_FILE=/run/key.pem`). */
+const NOT_A_SECRET = /^(?:[/~.]|[A-Za-z]:[\\/]|\\\\|(?:true|false|yes|no|on|off|none|null)$|\d+$)/i;
+/** An HTTP authorization scheme before a credential (`Bearer ${TOKEN}` is a placeholder). */
+const AUTH_SCHEME = /^(?:Bearer|Basic|Token)\s+/i;
+
+/**
+ * Whether the value of a secret-named pair is literal: not a placeholder, path, boolean or number.
+ * @param value - The value.
+ * @returns True when it may be a secret.
+ */
+function isLiteralSecret(value: string): boolean {
+  const bare = value.replace(AUTH_SCHEME, "");
+  return !isPlaceholder(bare) && !NOT_A_SECRET.test(bare);
+}
 /** A query parameter `name=value`. */
 const QUERY = /[?&]([A-Za-z0-9_.-]+)=([^&#\s]+)/g;
 /** A header-shaped argument `Name: value` (`X-API-Key: …`). */
@@ -146,7 +165,7 @@ const HEADER = /^\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(\S.*)$/s;
  */
 function hasSecretPair(pattern: RegExp, text: string): boolean {
   for (const match of text.matchAll(pattern)) {
-    if (isSecretName(match[1] ?? "") && !isPlaceholder(match[2] ?? "")) return true;
+    if (isSecretName(match[1] ?? "") && isLiteralSecret(match[2] ?? "")) return true;
   }
   return false;
 }
@@ -169,7 +188,7 @@ export function isSecretArg(value: string): boolean {
   if (password !== undefined && !isPlaceholder(password)) return true;
   if (hasSecretPair(ASSIGNMENT, value) || hasSecretPair(QUERY, value)) return true;
   const header = HEADER.exec(value);
-  return header !== null && isSecretName(header[1] ?? "") && !isPlaceholder(header[2] ?? "");
+  return header !== null && isSecretName(header[1] ?? "") && isLiteralSecret(header[2] ?? "");
 }
 
 /**
@@ -238,8 +257,9 @@ export function maskTokens(text: string): string {
 }
 
 /**
- * Whether an argument list holds a secret (a token, or a value after a secret-named flag). Such an
- * entry gets no stash, so that the secret is not copied to a second place (field case F11).
+ * Whether an argument list holds a secret: a value after a secret-named flag, or an element that
+ * holds one itself ({@link isSecretArg}). Such an entry gets no stash, so that the secret is not
+ * copied to a second place (field case F11).
  *
  * Source: SPEC §5.2, field case F11.
  * @param args - An entry's command and arguments.

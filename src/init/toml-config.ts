@@ -12,7 +12,7 @@ import { parse, TomlError } from "smol-toml";
 import { STASH_KEY } from "../proxy/config-stash.ts";
 import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields } from "./entry-shape.ts";
-import { secretArgSpans } from "./secrets.ts";
+import { isSecretArg, secretArgSpans } from "./secrets.ts";
 import { scanToml, type TomlKeyValue, type TomlNode } from "./toml-cst.ts";
 import { type TomlHandle, tomlEditMakers } from "./toml-edits.ts";
 import type { ConfigEntry, ParsedConfig, Span } from "./types.ts";
@@ -49,7 +49,7 @@ export function readTomlConfig(text: string): ParsedConfig {
   const leaves = collectLeaves(text);
   const servers = Object.hasOwn(value, SECTION) ? value[SECTION] : undefined;
   if (servers !== undefined && !isTable(servers)) {
-    const at = text.search(new RegExp(`^\\s*${SECTION}\\s*=`, "m"));
+    const at = text.search(new RegExp(`^\\s*(?:${SECTION}\\s*=|\\[\\[\\s*${SECTION}\\s*\\]\\])`, "m"));
     throw new ConfigSyntaxError(`"${SECTION}" is not a table of servers`, lineColumn(text, Math.max(0, at)));
   }
   const handles = new Map<ConfigEntry, TomlHandle>();
@@ -151,8 +151,8 @@ function collectLeaves(text: string): Leaf[] {
 }
 
 /**
- * Secret ranges of one server: `env`, `http_headers` and `bearer_token` values, and values after
- * secret-named flags in `args`.
+ * Secret ranges of one server: `env`, `http_headers` and `bearer_token` values, values after
+ * secret-named flags in `args`, and `args` elements or a `command` that hold a secret themselves.
  * @param text - The config text.
  * @param own - The server's leaves.
  * @returns The ranges.
@@ -170,6 +170,10 @@ function secretSpansOf(text: string, own: readonly Leaf[]): Span[] {
         span: { start: item.start, end: item.end },
       }));
       spans.push(...secretArgSpans(items));
+    }
+    // The command too (`env API_KEY=… npx …` in one string).
+    if (key === "command" && leaf.path.length === 3 && leaf.kv.value.kind === "string") {
+      if (isSecretArg(String(decodeValue(text, leaf.kv.value)))) spans.push(value);
     }
   }
   return spans;

@@ -31,6 +31,7 @@ function follow(
   options: {
     readonly fromStart?: boolean;
     readonly after?: LogPosition;
+    readonly intervalMs?: number;
     readonly lingerMs?: number;
     readonly now?: () => number;
   } = {},
@@ -102,6 +103,33 @@ test("followAuditLog() after a read finds the rest in the rotated file when the 
   await Bun.sleep(20);
   await followed.stop();
   expect(followed.records.map((record) => record.seq)).toEqual([2, 3]);
+});
+
+test("followAuditLog() after a read that ended inside a line being written delivers that line whole", async () => {
+  const second = lineOf(2);
+  writeFileSync(log, lineOf(1) + second.slice(0, 10));
+  const read = readAuditLog(log);
+  appendFileSync(log, second.slice(10));
+  const followed = follow({ ...(read.end === undefined ? {} : { after: read.end }) });
+  await until(() => followed.records.length === 1);
+  await Bun.sleep(20);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([2]);
+  expect(followed.issues).toEqual([]);
+});
+
+test("followAuditLog() notices a log truncated and written again past the old position between polls", async () => {
+  writeFileSync(log, lineOf(1) + lineOf(2));
+  const followed = follow({ intervalMs: 300 });
+  await Bun.sleep(50);
+  // Before the next poll: truncated and rewritten with longer lines, past the old end.
+  writeFileSync(log, lineOf(10) + lineOf(11) + lineOf(12));
+  await until(() => followed.records.length === 3);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([10, 11, 12]);
+  expect(followed.issues.map((issue) => issue.message)).toEqual([
+    "the log was truncated: reading it again from its start",
+  ]);
 });
 
 test("followAuditLog() reads a log truncated in place again from its start, and says so", async () => {

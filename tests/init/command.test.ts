@@ -346,6 +346,17 @@ describe("initCommand never prints what a terminal would act on", () => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
     expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
   });
+
+  test("initCommand --dry-run shows a CRLF file's diff with plain line ends, not escaped CRs", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    writeFileSync(file, '{\r\n  "mcpServers": {\r\n    "ok": {"command": "npx"}\r\n  }\r\n}\r\n');
+    const result = await runBouncer("init", ["--config", file, "--dry-run"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('-    "ok": {"command": "npx"}\n');
+    expect(result.stdout).not.toContain("\\u{d}");
+  });
 });
 
 /** `bouncer run` is another helper's work; this test needs it and says so when it is absent. */

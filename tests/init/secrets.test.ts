@@ -97,6 +97,13 @@ describe("literalSecretWarnings()", () => {
     ]);
   });
 
+  test("literalSecretWarnings() warns about a secret in the command string itself", () => {
+    const base = entry([], ["x"]);
+    expect(literalSecretWarnings({ ...base, command: "env API_KEY=abc123def npx" })).toEqual([
+      'Server "s": an argument holds a literal secret (value not shown)',
+    ]);
+  });
+
   test("literalSecretWarnings() warns about a docker -e assignment of a secret", () => {
     expect(literalSecretWarnings(entry([], ["run", "-e", "DB_PASSWORD=hunter2", "img"]))).toEqual([
       'Server "s": an argument holds a literal secret (value not shown)',
@@ -131,6 +138,11 @@ describe("isSecretArg()", () => {
     ["a plain header", "Content-Type: application/json"],
     ["an image name", "mcp/brave-search"],
     ["a secret-named flag itself", "--api-key"],
+    ["a Bearer placeholder header", "Authorization: Bearer ${AUTH_TOKEN}"],
+    ["a key file's path", "KEY_FILE=/home/me/key.pem"],
+    ["an agent socket's path", "SSH_AUTH_SOCK=/tmp/agent.sock"],
+    ["a boolean", "PRIVATE_REPOS=false"],
+    ["a {env:VAR} placeholder", "TOKEN={env:TOKEN}"],
   ])("isSecretArg() passes %s", (_name, value) => {
     expect(isSecretArg(value)).toBe(false);
   });
