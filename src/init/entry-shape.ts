@@ -8,7 +8,7 @@
  */
 
 import type { ConfigEntry, Span, Stash } from "./types.ts";
-import { parseWrappedArgs } from "./wrapped-args.ts";
+import { isBouncerLaunch, parseWrappedArgs, runsBouncer } from "./wrapped-args.ts";
 
 /** Decoded fields of an entry (undefined when absent). */
 export interface EntryFields {
@@ -91,7 +91,14 @@ export function classifyEntry(
     return { ...base, kind: "unsupported", reason: "args is not a list of strings", env };
   }
   const args = isStringList(fields.args) ? fields.args : [];
-  const wrapped = fields.argsPresent ? parseWrappedArgs(args) : undefined;
+  const parsed = fields.argsPresent ? parseWrappedArgs(args) : undefined;
+  const wrapped =
+    parsed !== undefined && isBouncerLaunch(fields.command, parsed.prefixArgs) ? parsed : undefined;
+  if (wrapped === undefined && runsBouncer(fields.command, args)) {
+    const reason =
+      "it already runs bouncer run, in a form init does not write (wrapping it again would nest Bouncer)";
+    return { ...base, kind: "unsupported", reason, command: fields.command, args, ...cwd, env, ...stash };
+  }
   return {
     ...base,
     kind: wrapped === undefined ? "stdio" : "wrapped",

@@ -113,3 +113,90 @@ function parseRunFlags(args: readonly string[], from: number): Omit<WrappedArgs,
   if (config === undefined) return undefined;
   return { upstreamName, policies, ...modes, form: "config", command: "", args: [], dashIndex: -1 };
 }
+
+/**
+ * Launchers of other tools that MCP configs commonly use: an entry one of them runs is Bouncer's only
+ * when its arguments before `run` name Bouncer (`cmd /c bouncer run …`, `bun …/src/cli.ts run …`).
+ * A command not in this list (a renamed Bouncer executable, say) is judged by its arguments alone.
+ */
+const OTHER_RUNNERS: ReadonlySet<string> = new Set([
+  "docker",
+  "podman",
+  "npx",
+  "pnpx",
+  "pnpm",
+  "yarn",
+  "bunx",
+  "bun",
+  "node",
+  "deno",
+  "uvx",
+  "uv",
+  "pipx",
+  "python",
+  "python3",
+  "py",
+  "java",
+  "go",
+  "cargo",
+  "dotnet",
+  "cmd",
+  "powershell",
+  "pwsh",
+  "sh",
+  "bash",
+  "zsh",
+  "env",
+  "nix",
+]);
+
+/**
+ * The executable name of a path or command, lower case, without a Windows extension.
+ * @param token - A command or argument.
+ * @returns e.g. `bouncer` for `C:\\bin\\bouncer.exe`.
+ */
+function executableName(token: string): string {
+  const last = token.split(/[\\/]/).at(-1) ?? token;
+  return last.toLowerCase().replace(/\.(?:exe|cmd|bat|com|ps1)$/, "");
+}
+
+/**
+ * Whether a command or argument names Bouncer: an executable `bouncer…` (`bouncer`,
+ * `bouncer-linux-x64`) or a checkout's `cli.ts` / `cli.js`.
+ * @param token - A command or argument.
+ * @returns True when it does.
+ */
+function namesBouncer(token: string): boolean {
+  const name = executableName(token);
+  return name.startsWith("bouncer") || name === "cli.ts" || name === "cli.js";
+}
+
+/**
+ * Whether an entry whose arguments read as `… run --upstream-name NAME …` is started by Bouncer: the
+ * command names Bouncer, or an argument before `run` does, or the command is not a known launcher of
+ * other tools (`docker run --upstream-name x -- img` is docker's, not a wrapped entry).
+ *
+ * Source: SPEC §5.2 ("wrapped entries are left alone"; `--undo` restores only Bouncer's).
+ * @param command - The entry's command.
+ * @param prefixArgs - Its arguments before `run`.
+ * @returns True when the entry is taken as Bouncer's.
+ */
+export function isBouncerLaunch(command: string, prefixArgs: readonly string[]): boolean {
+  if (namesBouncer(command) || prefixArgs.some(namesBouncer)) return true;
+  return !OTHER_RUNNERS.has(executableName(command));
+}
+
+/**
+ * Whether an entry that is not wrapped in a form `init` reads still runs Bouncer's `run` (a form
+ * written by hand or by another tool: no `--upstream-name`, an unknown flag, nothing after `--`).
+ * Wrapping it again would nest Bouncer in Bouncer.
+ *
+ * Source: SPEC §5.2.
+ * @param command - The entry's command.
+ * @param args - Its arguments.
+ * @returns True when the command or an argument before `run` names Bouncer.
+ */
+export function runsBouncer(command: string, args: readonly string[]): boolean {
+  const run = args.indexOf("run");
+  return run !== -1 && (namesBouncer(command) || args.slice(0, run).some(namesBouncer));
+}

@@ -49,6 +49,36 @@ describe("readJsonConfig() classifies entries", () => {
       "wrapped",
       undefined,
     ],
+    [
+      "an entry wrapped from a checkout (bun …/src/cli.ts run …)",
+      { command: "/usr/bin/bun", args: ["/c/src/cli.ts", "run", "--upstream-name", "s", "--", "npx"] },
+      "wrapped",
+      undefined,
+    ],
+    [
+      "an entry wrapped by a renamed Bouncer executable",
+      { command: "/opt/bin/bnc", args: ["run", "--upstream-name", "s", "--", "npx"] },
+      "wrapped",
+      undefined,
+    ],
+    [
+      "docker's own run with look-alike flags (not Bouncer's)",
+      { command: "docker", args: ["run", "--upstream-name", "x", "--", "img"] },
+      "stdio",
+      undefined,
+    ],
+    [
+      "Bouncer's run in a form init does not write (no --upstream-name)",
+      { command: "bouncer", args: ["run", "--", "npx", "-y", "srv"] },
+      "unsupported",
+      "it already runs bouncer run, in a form init does not write (wrapping it again would nest Bouncer)",
+    ],
+    [
+      "Bouncer's run with a flag init does not know, from a checkout",
+      { command: "bun", args: ["/c/src/cli.ts", "run", "--upstream-name", "s", "--bogus", "--", "npx"] },
+      "unsupported",
+      "it already runs bouncer run, in a form init does not write (wrapping it again would nest Bouncer)",
+    ],
   ])("readJsonConfig() reads %s as %s", (_, entry, kind, reason) => {
     expect(classify(entry)).toEqual({ kind, ...(reason === undefined ? {} : { reason }) });
   });
