@@ -74,6 +74,8 @@ export function classifyEntry(
     return { ...base, kind: "unsupported", reason: "the entry is not an object", env };
   if (HOSTILE_NAMES.has(name))
     return { ...base, kind: "unsupported", reason: `the name "${name}" is refused`, env };
+  if (name.trim() === "")
+    return { ...base, kind: "unsupported", reason: "the server name is empty (bouncer run needs one)", env };
   if (fields.remote) return { ...base, kind: "remote", reason: "remote server (url)", env, ...stash };
   if (typeof fields.type === "string" && REMOTE_TYPES.has(fields.type)) {
     return { ...base, kind: "remote", reason: `remote server (type "${fields.type}")`, env, ...stash };

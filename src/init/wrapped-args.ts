@@ -28,7 +28,8 @@ const RUN_VALUE_FLAGS: ReadonlySet<string> = new Set([
 
 /**
  * The arguments Bouncer adds in front of the original command: the launcher's prefix, `run`,
- * `--upstream-name NAME`, one `--policy FILE` per policy, then `--`.
+ * `--upstream-name NAME` (`--upstream-name=NAME` for a name starting with `-`), one `--policy FILE`
+ * per policy, then `--`.
  *
  * Source: SPEC §5.2.
  * @param launcher - How the client starts Bouncer.
@@ -43,11 +44,12 @@ export function wrapperArgs(
   upstream: { readonly name: string; readonly policies: readonly string[] },
 ): string[] {
   const { name, policies } = upstream;
+  // A name that looks like a flag (`--mode`, `--`) is joined to its flag, or `run` would read it as one.
+  const named = name.startsWith("-") ? [`--upstream-name=${name}`] : ["--upstream-name", name];
   return [
     ...launcher.prefixArgs,
     "run",
-    "--upstream-name",
-    name,
+    ...named,
     ...policies.flatMap((policy) => ["--policy", policy]),
     "--",
   ];

@@ -83,6 +83,14 @@ describe("readJsonConfig() classifies entries", () => {
     expect(classify(entry)).toEqual({ kind, ...(reason === undefined ? {} : { reason }) });
   });
 
+  test("readJsonConfig() leaves an entry with an empty name alone (bouncer run needs a name)", () => {
+    const config = read('{"mcpServers": {"": {"command": "npx"}}}');
+    expect(config.entries[0]).toMatchObject({
+      kind: "unsupported",
+      reason: "the server name is empty (bouncer run needs one)",
+    });
+  });
+
   test.each(["__proto__", "constructor", "prototype"])(
     "readJsonConfig() refuses to wrap a server named %s",
     (name) => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { parseWrappedArgs, wrapperArgs } from "../../src/init/wrapped-args.ts";
+import { parseRunArgs } from "../../src/proxy/run-args.ts";
 
 describe("wrapperArgs()", () => {
   test("wrapperArgs() puts the launcher prefix, run, the name and each policy before --", () => {
@@ -20,6 +21,18 @@ describe("wrapperArgs()", () => {
       "--",
     ]);
   });
+});
+
+describe("wrapperArgs() for names that look like flags", () => {
+  test.each(["--mode", "--", "-x"])(
+    "wrapperArgs() joins the name %p to its flag, and both readers agree",
+    (name) => {
+      const args = [...wrapperArgs({ command: "/b", prefixArgs: [] }, { name, policies: [] }), "npx"];
+      expect(args).toEqual(["run", `--upstream-name=${name}`, "--", "npx"]);
+      expect(parseWrappedArgs(args)?.upstreamName).toBe(name);
+      expect(parseRunArgs(args.slice(1)).upstreamName).toBe(name);
+    },
+  );
 });
 
 describe("parseWrappedArgs()", () => {
