@@ -42,7 +42,10 @@ export interface AuditReadResult {
 export interface LogPosition {
   /** The file's `dev:ino`. */
   readonly identity: string;
-  /** Bytes from its start to the end of its last complete line (a partial last line is not counted). */
+  /**
+   * Bytes from its start to the end of its last complete line — or to its end, when the last line has
+   * no newline yet but is a whole record (it was read and shown); a partial line is read again.
+   */
   readonly bytes: number;
   /** Newlines in those bytes (the line number of the last complete line). */
   readonly lines: number;
@@ -147,7 +150,14 @@ export function readAuditLog(path: string): AuditReadResult {
     try {
       const read = readWithIdentity(file);
       text = read.text;
-      if (file === join(dirname(path), basename(path))) end = read.position;
+      if (file === join(dirname(path), basename(path))) {
+        // A last line without its newline that is a whole record was shown: follow from after it.
+        const tail = read.text.slice(read.text.lastIndexOf("\n") + 1);
+        end =
+          tail !== "" && parseAuditLine(tail.endsWith("\r") ? tail.slice(0, -1) : tail).ok
+            ? { ...read.position, bytes: read.totalBytes, lines: read.position.lines + 1 }
+            : read.position;
+      }
     } catch (error) {
       if (hasErrorCode(error, "ENOENT")) continue;
       throw new BouncerError(
@@ -170,10 +180,10 @@ export function readAuditLog(path: string): AuditReadResult {
 /**
  * Reads a file through one descriptor: its text, and its identity and size as read.
  * @param file - The file.
- * @returns The text and the position at its end.
+ * @returns The text, the position after its last complete line, and its whole length in bytes.
  * @throws The file-system error.
  */
-function readWithIdentity(file: string): { text: string; position: LogPosition } {
+function readWithIdentity(file: string): { text: string; position: LogPosition; totalBytes: number } {
   const fd = openSync(file, "r");
   try {
     const stats = fstatSync(fd);
@@ -189,6 +199,7 @@ function readWithIdentity(file: string): { text: string; position: LogPosition }
     return {
       text: bytes.toString("utf8"),
       position: { identity: `${stats.dev}:${stats.ino}`, bytes: lineEnd, lines },
+      totalBytes: bytes.length,
     };
   } finally {
     closeSync(fd);

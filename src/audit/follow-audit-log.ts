@@ -8,10 +8,17 @@
  * @module
  */
 
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { type AuditIssue, type LogPosition, parseAuditLine } from "./audit-reader.ts";
+import { closeSync } from "node:fs";
+import type { AuditIssue, LogPosition } from "./audit-reader.ts";
 import type { AuditRecord } from "./audit-record.ts";
-import { hasErrorCode } from "./rotation-lock.ts";
+import {
+  type Cursor,
+  drain,
+  identityOf,
+  openCursor,
+  resumeCursor,
+  rewindIfTruncated,
+} from "./follow-cursor.ts";
 
 /** Options of {@link followAuditLog}. */
 export interface FollowOptions {
@@ -45,15 +52,6 @@ interface Retired {
   readonly until: number;
 }
 
-/** An open file being followed. */
-interface Cursor {
-  readonly fd: number;
-  readonly identity: string;
-  offset: number;
-  line: number;
-  pending: Buffer;
-}
-
 /**
  * Waits for a number of milliseconds, or less when the signal aborts.
  * @param ms - The delay.
@@ -71,76 +69,6 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener("abort", done, { once: true });
   });
-}
-
-/**
- * Opens the log for following, or returns `undefined` when it does not exist (yet).
- * @param path - The log file.
- * @param fromStart - Start at offset 0 rather than at the end.
- * @returns The cursor.
- */
-function openCursor(path: string, fromStart: boolean): Cursor | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return undefined;
-    throw error;
-  }
-  const stats = fstatSync(fd);
-  const cursor: Cursor = {
-    fd,
-    identity: `${stats.dev}:${stats.ino}`,
-    offset: 0,
-    line: 0,
-    pending: Buffer.alloc(0),
-  };
-  if (!fromStart) {
-    // Skip what is there, counting its lines so that issue line numbers stay right.
-    drain(cursor, path, { onRecord: () => undefined });
-  }
-  return cursor;
-}
-
-/**
- * Reads everything appended since the last read, delivering complete lines.
- * @param cursor - The followed file.
- * @param file - Its name, for issues.
- * @param sinks - Where records and issues go.
- */
-function drain(cursor: Cursor, file: string, sinks: Pick<FollowOptions, "onRecord" | "onIssue">): void {
-  const chunk = Buffer.alloc(64 * 1024);
-  for (;;) {
-    const read = readSync(cursor.fd, chunk, 0, chunk.length, cursor.offset);
-    if (read === 0) break;
-    cursor.offset += read;
-    cursor.pending = Buffer.concat([cursor.pending, chunk.subarray(0, read)]);
-    let newline = cursor.pending.indexOf(0x0a);
-    while (newline !== -1) {
-      const raw = cursor.pending.subarray(0, newline).toString("utf8");
-      cursor.pending = cursor.pending.subarray(newline + 1);
-      cursor.line++;
-      const parsed = parseAuditLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
-      if (parsed.ok) sinks.onRecord(parsed.record);
-      else sinks.onIssue?.({ file, line: cursor.line, message: parsed.error });
-      newline = cursor.pending.indexOf(0x0a);
-    }
-  }
-}
-
-/**
- * The stat identity (`dev:ino`) of a file, or `undefined` when it does not exist.
- * @param path - The file.
- * @returns The identity.
- */
-function identityOf(path: string): string | undefined {
-  try {
-    const stats = statSync(path);
-    return `${stats.dev}:${stats.ino}`;
-  } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return undefined;
-    throw error;
-  }
 }
 
 /**
@@ -181,59 +109,6 @@ function drainNewerRotations(path: string, old: string, options: FollowOptions):
     }
   }
   return newest;
-}
-
-/**
- * A cursor on the file with the given identity at the given position: the log itself, or a rotated
- * file `path.N` (the log was rotated after it was read), or undefined when neither is it any more.
- * @param path - The log file.
- * @param after - Identity and position.
- * @returns The cursor and the file it reads.
- */
-function resumeCursor(path: string, after: LogPosition): { cursor: Cursor; file: string } | undefined {
-  for (let i = 0; i <= 1000; i++) {
-    const file = i === 0 ? path : `${path}.${i}`;
-    const identity = identityOf(file);
-    if (identity === undefined && i > 0) return undefined;
-    if (identity !== after.identity) continue;
-    const cursor = openCursor(file, true);
-    if (cursor === undefined || cursor.identity !== after.identity) return undefined;
-    cursor.offset = after.bytes;
-    cursor.line = after.lines;
-    return { cursor, file };
-  }
-  return undefined;
-}
-
-/**
- * Whether the byte before the read position is no longer the line end it was: the file was truncated
- * and written again past the old position between two polls. Only checked when the position is at a
- * line end (no partial line pending).
- * @param cursor - The followed file.
- * @returns True when the file changed under the position.
- */
-function lostLineEnd(cursor: Cursor): boolean {
-  if (cursor.offset === 0 || cursor.pending.length > 0) return false;
-  const byte = Buffer.alloc(1);
-  return readSync(cursor.fd, byte, 0, 1, cursor.offset - 1) !== 1 || byte[0] !== 0x0a;
-}
-
-/**
- * Starts again from the start of a followed file that shrank (truncated in place, as `logrotate`'s
- * `copytruncate` does) or whose line end before the read position is gone (truncated and written
- * again past it between two polls), saying so: what was written between the last read and the
- * truncation is not there to read. A truncation that leaves a line end at the old position
- * unchanged cannot be told apart from appending, and is not noticed.
- * @param cursor - The followed file.
- * @param file - Its name, for the issue.
- * @param onIssue - Where the issue goes.
- */
-function rewindIfTruncated(cursor: Cursor, file: string, onIssue: FollowOptions["onIssue"]): void {
-  if (fstatSync(cursor.fd).size >= cursor.offset && !lostLineEnd(cursor)) return;
-  onIssue?.({ file, line: 0, message: "the log was truncated: reading it again from its start" });
-  cursor.offset = 0;
-  cursor.line = 0;
-  cursor.pending = Buffer.alloc(0);
 }
 
 /**

@@ -29,6 +29,7 @@ export interface CheckRow {
     | "wrapped, not enforcing"
     | "not wrapped"
     | "lost its wrapping"
+    | "wrapping unreadable"
     | "launcher missing"
     | "policy unreadable"
     | "policy invalid"
@@ -147,6 +148,10 @@ export function checkEntry(
           }
         : { ...base, status: "not wrapped", detail: "calls reach the server unchecked", problem: true };
     default:
+      if (entry.runsBouncer === true) {
+        // `bouncer run` refuses flags it does not know and needs a name and a command: check it.
+        return { ...base, status: "wrapping unreadable", detail: entry.reason ?? "", problem: true };
+      }
       return { ...base, status: "skipped", detail: entry.reason ?? "not a stdio server", problem: false };
   }
 }

@@ -74,8 +74,6 @@ export function classifyEntry(
     return { ...base, kind: "unsupported", reason: "the entry is not an object", env };
   if (HOSTILE_NAMES.has(name))
     return { ...base, kind: "unsupported", reason: `the name "${name}" is refused`, env };
-  if (name.trim() === "")
-    return { ...base, kind: "unsupported", reason: "the server name is empty (bouncer run needs one)", env };
   if (fields.remote) return { ...base, kind: "remote", reason: "remote server (url)", env, ...stash };
   if (typeof fields.type === "string" && REMOTE_TYPES.has(fields.type)) {
     return { ...base, kind: "remote", reason: `remote server (type "${fields.type}")`, env, ...stash };
@@ -99,7 +97,12 @@ export function classifyEntry(
   if (wrapped === undefined && runsBouncer(fields.command, args)) {
     const reason =
       "it already runs bouncer run, in a form init does not write (wrapping it again would nest Bouncer)";
-    return { ...base, kind: "unsupported", reason, command: fields.command, args, ...cwd, env, ...stash };
+    const fieldsKept = { command: fields.command, args, ...cwd, env, ...stash };
+    return { ...base, kind: "unsupported", reason, runsBouncer: true, ...fieldsKept };
+  }
+  if (wrapped === undefined && name.trim() === "") {
+    // Only a new wrap needs a name; an entry an older init wrapped with one stays undoable.
+    return { ...base, kind: "unsupported", reason: "the server name is empty (bouncer run needs one)", env };
   }
   return {
     ...base,

@@ -138,8 +138,13 @@ export function literalSecretWarnings(entry: ConfigEntry): string[] {
 const ASSIGNMENT = /(?:^|[\s;&|'"(])([A-Za-z_][A-Za-z0-9_.-]*)=([^\s'";&|)]+)/g;
 /** A URL's `user:password@` (the scheme anchored at its start: linear on long arguments). */
 const USERINFO = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/\s:@]*:([^/\s@]+)@/;
-/** A value that is not a secret itself: a path, a boolean or a number (`KEY_FILE=/run/key.pem`). */
-const NOT_A_SECRET = /^(?:[/~.]|[A-Za-z]:[\\/]|\\\\|(?:true|false|yes|no|on|off|none|null)$|\d+$)/i;
+/**
+ * A value that is not a secret itself: a path (`/run/key.pem`, `~/x`, `./x`, `C:\\x` — with a second
+ * separator or an extension, and none of base64's `+` or `=`), a boolean, or a number of at most six
+ * digits. A base64 key may start with `/`; a long number may be a token.
+ */
+const NOT_A_SECRET =
+  /^(?:(?:~?\/|\.\.?\/|[A-Za-z]:[\\/])(?=[^+=]*$)(?=.*(?:[\\/].*[\\/]|\.[A-Za-z0-9]{1,5}$))|(?:true|false|yes|no|on|off|none|null)$|\d{1,6}$)/i;
 /** An HTTP authorization scheme before a credential (`Bearer ${TOKEN}` is a placeholder). */
 const AUTH_SCHEME = /^(?:Bearer|Basic|Token)\s+/i;
 

@@ -106,6 +106,8 @@ export interface ConfigEntry {
   readonly stashInvalid?: boolean;
   /** Zed's older shape: `command` is an object with `path`, `args`, `env`. */
   readonly nested?: boolean;
+  /** Left alone because it runs `bouncer run` in a form `init` does not read (`--check` flags it). */
+  readonly runsBouncer?: boolean;
   /** Where the entry's text is (for tests and reports). */
   readonly span: Span;
 }

@@ -3,7 +3,8 @@
  * `init` (idempotence), `--undo`, `--check` and `doctor`. Pure.
  *
  * A wrapped entry runs `LAUNCHER [prefixArgs...] run --upstream-name NAME [--policy FILE]... -- COMMAND
- * [ARG]...`; everything after `--` is the original command line, element for element.
+ * [ARG]...` (`--upstream-name=NAME` for a name starting with `-`); everything after `--` is the
+ * original command line, element for element.
  *
  * Source: SPEC §5.1 (`bouncer run` flags), §5.2 (the wrapped entry).
  * @module
@@ -164,13 +165,22 @@ function executableName(token: string): string {
 
 /**
  * Whether a command or argument names Bouncer: an executable `bouncer…` (`bouncer`,
- * `bouncer-linux-x64`) or a checkout's `cli.ts` / `cli.js`.
+ * `bouncer-linux-x64`) or a checkout's `src/cli.ts`.
  * @param token - A command or argument.
  * @returns True when it does.
  */
 function namesBouncer(token: string): boolean {
-  const name = executableName(token);
-  return name.startsWith("bouncer") || name === "cli.ts" || name === "cli.js";
+  return executableName(token).startsWith("bouncer") || /(?:^|[\\/])src[\\/]cli\.ts$/.test(token);
+}
+
+/**
+ * Whether the argument after a `run` reads as `bouncer run`'s: a flag or `--` (`bouncer run` takes
+ * nothing else before `--`).
+ * @param next - The argument after `run`, if any.
+ * @returns True when it does.
+ */
+function isRunFlag(next: string | undefined): boolean {
+  return next?.startsWith("-") === true;
 }
 
 /**
@@ -189,9 +199,10 @@ export function isBouncerLaunch(command: string, prefixArgs: readonly string[]):
 }
 
 /**
- * Whether an entry that is not wrapped in a form `init` reads still runs Bouncer's `run` (a form
- * written by hand or by another tool: no `--upstream-name`, an unknown flag, nothing after `--`).
- * Wrapping it again would nest Bouncer in Bouncer.
+ * Whether an entry that is not wrapped in a form `init` reads still runs Bouncer's `run`: the command
+ * or an argument before a `run` names Bouncer, and the argument after that `run` is a flag or `--`
+ * (a form written by hand or by another tool: no `--upstream-name`, an unknown flag later,
+ * nothing after `--`). Wrapping it again would nest Bouncer in Bouncer.
  *
  * Source: SPEC §5.2.
  * @param command - The entry's command.
@@ -199,6 +210,11 @@ export function isBouncerLaunch(command: string, prefixArgs: readonly string[]):
  * @returns True when the command or an argument before `run` names Bouncer.
  */
 export function runsBouncer(command: string, args: readonly string[]): boolean {
-  const run = args.indexOf("run");
-  return run !== -1 && (namesBouncer(command) || args.slice(0, run).some(namesBouncer));
+  // Any `run` (a runtime's own `bun run …` may come first) followed by one of Bouncer's run flags.
+  return args.some(
+    (arg, run) =>
+      arg === "run" &&
+      isRunFlag(args[run + 1]) &&
+      (namesBouncer(command) || args.slice(0, run).some(namesBouncer)),
+  );
 }

@@ -118,6 +118,18 @@ test("followAuditLog() after a read that ended inside a line being written deliv
   expect(followed.issues).toEqual([]);
 });
 
+test("followAuditLog() after a read that showed a whole last record without its newline does not show it again", async () => {
+  writeFileSync(log, lineOf(1) + lineOf(2).trimEnd());
+  const read = readAuditLog(log);
+  const followed = follow({ ...(read.end === undefined ? {} : { after: read.end }) });
+  appendFileSync(log, `\n${lineOf(3)}`);
+  await until(() => followed.records.length >= 1);
+  await Bun.sleep(30);
+  await followed.stop();
+  expect(read.records.map((record) => record.seq)).toEqual([1, 2]);
+  expect(followed.records.map((record) => record.seq)).toEqual([3]);
+});
+
 test("followAuditLog() notices a log truncated and written again past the old position between polls", async () => {
   writeFileSync(log, lineOf(1) + lineOf(2));
   const followed = follow({ intervalMs: 300 });

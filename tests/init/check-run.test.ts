@@ -41,6 +41,19 @@ describe("runCheck()", () => {
     expect(result.stderr).toContain("1 server(s) need attention");
   });
 
+  test("init --check flags an entry that runs bouncer run in a form it cannot read", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, "claude_desktop_config.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { b: { command: "bouncer", args: ["run", "--", "npx"] } } }),
+    );
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/wrapping unreadable +b +/);
+  });
+
   test("init --check --server with a name no config holds exits 2, as init does", async () => {
     const { dir, file } = wrappedConfig([]);
     const result = await runBouncer("init", ["--check", "--config", file, "--server", "nope"], { cwd: dir });

@@ -74,6 +74,18 @@ describe("readJsonConfig() classifies entries", () => {
       "it already runs bouncer run, in a form init does not write (wrapping it again would nest Bouncer)",
     ],
     [
+      "another tool's cli.js run subcommand (not Bouncer)",
+      { command: "node", args: ["/opt/github-mcp/dist/cli.js", "run", "--toolsets", "all"] },
+      "stdio",
+      undefined,
+    ],
+    [
+      "Bouncer's run after a runtime's own run (bun run …/src/cli.ts run --bogus)",
+      { command: "bun", args: ["run", "/c/src/cli.ts", "run", "--bogus", "--", "npx"] },
+      "unsupported",
+      "it already runs bouncer run, in a form init does not write (wrapping it again would nest Bouncer)",
+    ],
+    [
       "Bouncer's run with a flag init does not know, from a checkout",
       { command: "bun", args: ["/c/src/cli.ts", "run", "--upstream-name", "s", "--bogus", "--", "npx"] },
       "unsupported",

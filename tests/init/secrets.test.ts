@@ -126,6 +126,8 @@ describe("isSecretArg()", () => {
     ["a Google OAuth token", "ya29.abcdefghijklmnopqrstuvwxyz"],
     ["a Linear key", "lin_api_abcdefghijklmnopqrstuvwx"],
     ["a Perplexity key", "pplx-abcdefghijklmnopqrstuvwx"],
+    ["a base64 key that starts with a slash", "API_KEY=/9j4AAQSkZJRgABAQAAAQABAAD+x"],
+    ["a long numeric token", "TOKEN=8213749182374918237"],
   ])("isSecretArg() finds %s", (_name, value) => {
     expect(isSecretArg(value)).toBe(true);
   });
