@@ -95,6 +95,13 @@ describe("readJsonConfig() classifies entries", () => {
     expect(classify(entry)).toEqual({ kind, ...(reason === undefined ? {} : { reason }) });
   });
 
+  test("readJsonConfig() still reads an entry with an empty name that an older init wrapped (undoable)", () => {
+    const config = read(
+      '{"mcpServers": {"": {"command": "bouncer", "args": ["run", "--upstream-name", "", "--", "npx"]}}}',
+    );
+    expect(config.entries[0]?.kind).toBe("wrapped");
+  });
+
   test("readJsonConfig() leaves an entry with an empty name alone (bouncer run needs a name)", () => {
     const config = read('{"mcpServers": {"": {"command": "npx"}}}');
     expect(config.entries[0]).toMatchObject({
