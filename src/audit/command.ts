@@ -71,6 +71,8 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
     io.err(`bouncer: No audit log at "${options.auditLog}"\n`);
     return options.explicit === true ? 1 : 0;
   }
+  // Following a log that is not there yet waits for it; a mistyped path should not wait in silence.
+  if (read.files.length === 0) io.err(`bouncer: No audit log at "${options.auditLog}" yet: waiting for it\n`);
   if (options.summary === true) {
     const summary = summarizeAudit(read.records);
     io.out(options.json === true ? `${JSON.stringify(summary, null, 2)}\n` : formatAuditSummary(summary));

@@ -161,6 +161,23 @@ describe("auditCommand", () => {
     await expect(run(["--audit-log", log, "--summary", "--follow"])).rejects.toMatchObject({ code: "USAGE" });
   });
 
+  test("auditCommand --follow on a log that is not there yet says it waits, then prints its records", async () => {
+    const missing = join(dir, "later", "audit.jsonl");
+    const controller = new AbortController();
+    const memory = memoryIo({ cwd: dir });
+    const running = runAudit(
+      { auditLog: missing, follow: true, json: true, signal: controller.signal, intervalMs: 5 },
+      memory.io,
+    );
+    expect(memory.stderr()).toContain(`No audit log at "${missing}" yet: waiting for it`);
+    createAuditWriter(missing).write({ event: "noise", session: "s", server: "mail", reason: "late" });
+    const deadline = Date.now() + 10_000;
+    while (!memory.stdout().includes("late") && Date.now() < deadline) await Bun.sleep(5);
+    controller.abort();
+    expect(await running).toBe(0);
+    expect(memory.stdout()).toContain("late");
+  });
+
   test("auditCommand --follow prints the last records, then new ones, until stopped", async () => {
     seed();
     const controller = new AbortController();
