@@ -30,7 +30,10 @@ export interface AuditSummary {
   readonly byContract: Counts;
   /** Decisions by server. */
   readonly byServer: Counts;
-  /** Decisions by tool, keyed `server/tool` (tools of different servers may share a name). */
+  /**
+   * Decisions by tool, keyed `server/tool` (tools of different servers may share a name; a server
+   * name holding `/` is quoted: `"a/b"/c`).
+   */
   readonly byTool: Counts;
   /** `outcome` records by outcome (`approved`, `declined`, …). */
   readonly byOutcome: Counts;
@@ -47,6 +50,17 @@ export interface AuditSummary {
 function text(record: AuditRecord, key: keyof AuditRecord): string {
   const value: unknown = Object.hasOwn(record, key) ? record[key] : undefined;
   return typeof value === "string" ? value : "?";
+}
+
+/**
+ * The `server/tool` key of a decision, unambiguous: a server name holding `/` (or starting with a
+ * quote) is written as a JSON string, so `a/b` + `c` and `a` + `b/c` stay apart.
+ * @param server - The server name.
+ * @param tool - The tool name.
+ * @returns e.g. `mail/send_email`, `"a/b"/c`.
+ */
+function toolKey(server: string, tool: string): string {
+  return `${/[/"]/.test(server) ? JSON.stringify(server) : server}/${tool}`;
 }
 
 /**
@@ -97,7 +111,7 @@ export function summarizeAudit(records: readonly AuditRecord[]): AuditSummary {
     bump(byVerdict, text(record, "mode") === "audit" && verdict !== "allow" ? `would ${verdict}` : verdict);
     bump(byContract, text(record, "contract"));
     bump(byServer, text(record, "server"));
-    bump(byTool, `${text(record, "server")}/${text(record, "tool")}`);
+    bump(byTool, toolKey(text(record, "server"), text(record, "tool")));
   }
   const first = records[0];
   const last = records.at(-1);

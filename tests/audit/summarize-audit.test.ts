@@ -48,6 +48,14 @@ test("summarizeAudit() counts hostile names as ordinary keys and non-strings as 
   expect(JSON.stringify(summary.byContract)).toBe('{"?":2}');
 });
 
+test("summarizeAudit() keeps server/tool keys apart when a name holds a slash", () => {
+  const summary = summarizeAudit([
+    rec({ server: "a/b", tool: "c", verdict: "allow" }),
+    rec({ server: "a", tool: "b/c", verdict: "allow" }),
+  ]);
+  expect({ ...summary.byTool }).toEqual({ '"a/b"/c': 1, "a/b/c": 1 });
+});
+
 test("summarizeAudit() counts --mode audit verdicts apart (the calls were forwarded)", () => {
   const summary = summarizeAudit([
     rec({ verdict: "deny", mode: "audit" }),
