@@ -1,6 +1,6 @@
 /**
- * The text edits that wrap and unwrap one JSON/JSONC entry. Wrapping replaces the `command` value
- * (with `jsonc-parser`'s `modify`), puts Bouncer's arguments and the original command literal in front
+ * The text edits that wrap and unwrap one JSON/JSONC entry. Wrapping replaces the `command` value's
+ * literal (the node `jsonc-parser` found), puts Bouncer's arguments and the original command literal in front
  * of the existing `args` elements (or adds `"args": [ ... ]` when there were none), and adds the
  * `x-bouncer-upstream` stash where the client tolerates it. Unwrapping deletes exactly that text again,
  * so an entry nobody touched comes back byte for byte; an entry edited since keeps those edits. Pure.
@@ -9,7 +9,7 @@
  * @module
  */
 
-import { modify, type Node } from "jsonc-parser";
+import type { Node } from "jsonc-parser";
 import { STASH_KEY } from "../proxy/config-stash.ts";
 import {
   type ArrayShape,
@@ -62,8 +62,15 @@ function wrapJsonEntry(
   const { entry, handle, spec } = target;
   const command = entry.command ?? "";
   const paths = keyPaths(entry);
-  // Without formatting options, `modify` replaces exactly the old value's literal.
-  const edits: Edit[] = modify(text, paths.command, spec.launcher.command, {});
+  // The command's literal replaced in place (what `modify` without formatting does, without parsing
+  // the whole file again for every entry).
+  const edits: Edit[] = [
+    {
+      offset: handle.command.offset,
+      length: handle.command.length,
+      content: JSON.stringify(spec.launcher.command),
+    },
+  ];
   const prefix = wrapperArgs(spec.launcher, { name: entry.name, policies: spec.policies });
   const elements = [...prefix.map((arg) => JSON.stringify(arg)), raw(text, handle.command)];
   const assignments: Assignment[] = [

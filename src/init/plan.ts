@@ -8,7 +8,6 @@
  * @module
  */
 
-import { applyEdits } from "jsonc-parser";
 import type { ClientInfo } from "./client-table.ts";
 import { readJsonConfig } from "./json-config.ts";
 import { hasSecretArgs, literalSecretWarnings } from "./secrets.ts";
@@ -65,6 +64,35 @@ export function readConfig(text: string, client: ClientInfo): ParsedConfig {
 }
 
 /**
+ * Applies non-overlapping text edits in one pass, in the same order as `jsonc-parser`'s `applyEdits`
+ * (by offset, then length, then as given) but in time linear in the text: `applyEdits` copies the
+ * whole text once per edit, minutes for a 30 MB `~/.claude.json` with thousands of entries.
+ *
+ * Source: SPEC §5.2 (edits are surgical).
+ * @param text - The text.
+ * @param edits - Ranges to replace (`offset`, `length`, `content`), in any order.
+ * @returns The edited text.
+ * @throws {RangeError} When two edits overlap or one reaches past the text.
+ */
+export function applyTextEdits(text: string, edits: readonly Edit[]): string {
+  const sorted = edits
+    .map((edit, index) => ({ edit, index }))
+    .sort((a, b) => a.edit.offset - b.edit.offset || a.edit.length - b.edit.length || a.index - b.index)
+    .map(({ edit }) => edit);
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const edit of sorted) {
+    if (edit.offset < cursor || edit.offset + edit.length > text.length) {
+      throw new RangeError(`Overlapping or out-of-range edit at offset ${edit.offset}`);
+    }
+    parts.push(text.slice(cursor, edit.offset), edit.content);
+    cursor = edit.offset + edit.length;
+  }
+  parts.push(text.slice(cursor));
+  return parts.join("");
+}
+
+/**
  * Plans `bouncer init` (or `--undo`) for one config text.
  *
  * Source: SPEC §5.2.
@@ -90,7 +118,7 @@ export function planInit(text: string, options: PlanOptions): InitPlan {
     edits.push(...(action.edits?.edits ?? []));
     assignments.push(...(action.edits?.assignments ?? []));
   }
-  const after = edits.length === 0 ? text : applyEdits(text, edits);
+  const after = edits.length === 0 ? text : applyTextEdits(text, edits);
   const strict = options.client.format === "json" && isStrictJson(text);
   if (options.client.format === "json" && !strict) {
     warnings.push(`The config has comments or trailing commas, which ${options.client.title} may not accept`);

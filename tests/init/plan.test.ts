@@ -1,7 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: client placeholders such as ${VAR} are the data under test
 import { describe, expect, test } from "bun:test";
 import { structuredPatch } from "diff";
-import { planInit } from "../../src/init/plan.ts";
+import fc from "fast-check";
+import { applyEdits } from "jsonc-parser";
+import { applyTextEdits, planInit } from "../../src/init/plan.ts";
 import {
   BREW_LAUNCHER,
   parseAsClient,
@@ -276,5 +278,54 @@ describe("planInit() on single cases", () => {
     expect(after.mcpServers.github?.["x-bouncer-upstream"]).toBeDefined();
     expect(plan.warnings.join("\n")).not.toContain("ghp_FAKE");
     expect(plan.warnings).toHaveLength(2);
+  });
+});
+
+describe("applyTextEdits()", () => {
+  test("applyTextEdits() gives what jsonc-parser's applyEdits gives, for any non-overlapping edits", () => {
+    const arbitrary = fc
+      .tuple(
+        fc.string({ maxLength: 40 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(4), fc.string({ maxLength: 5 })), { maxLength: 8 }),
+      )
+      .map(([text, raw]) => {
+        // Cut the raw edits down to ranges of the text that do not overlap (an insertion may sit at
+        // either end of a replaced range, or beside another insertion), keeping their order.
+        const edits: { offset: number; length: number; content: string }[] = [];
+        const clash = (a: { offset: number; length: number }, b: { offset: number; length: number }) =>
+          a.offset < b.offset + b.length && b.offset < a.offset + a.length;
+        for (const [at, length, content] of raw) {
+          const offset = at % (text.length + 1);
+          const edit = { offset, length: Math.min(length, text.length - offset), content };
+          if (
+            edits.some(
+              (other) =>
+                clash(edit, other) ||
+                (edit.length === 0 && other.offset < offset && offset < other.offset + other.length) ||
+                (other.length === 0 &&
+                  edit.offset < other.offset &&
+                  other.offset < edit.offset + edit.length),
+            )
+          )
+            continue;
+          edits.push(edit);
+        }
+        return { text, edits };
+      });
+    fc.assert(
+      fc.property(arbitrary, ({ text, edits }) => {
+        expect(applyTextEdits(text, edits)).toBe(applyEdits(text, edits));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("applyTextEdits() refuses overlapping edits, as applyEdits does", () => {
+    const edits = [
+      { offset: 1, length: 3, content: "x" },
+      { offset: 2, length: 1, content: "y" },
+    ];
+    expect(() => applyTextEdits("abcdef", edits)).toThrow(RangeError);
+    expect(() => applyEdits("abcdef", edits)).toThrow();
   });
 });
