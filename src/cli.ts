@@ -242,7 +242,13 @@ function stripAnsi(text: string): string {
 export async function main(argv: readonly string[], io: CommandIo = processIo()): Promise<number> {
   let target: Target | undefined;
   try {
-    if (argv.length === 1 && VERSION_FLAGS.has(argv[0] ?? "")) {
+    if (VERSION_FLAGS.has(argv[0] ?? "")) {
+      if (argv.length > 1) {
+        throw new BouncerError(
+          "USAGE",
+          `Cannot run "bouncer ${argv[0]}": it takes nothing else, got "${argv[1]}"`,
+        );
+      }
       io.out(`${VERSION}\n`);
       return 0;
     }

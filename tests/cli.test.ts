@@ -15,6 +15,12 @@ async function listedCommands(): Promise<string[]> {
 }
 
 describe("bouncer (subprocess)", () => {
+  test("bouncer --version with another argument names that argument (exit 2)", async () => {
+    const run = await runCli(["--version", "--json"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('"bouncer --version": it takes nothing else, got "--json"');
+  });
+
   test("bouncer --version prints the version of package.json", async () => {
     const run = await runCli(["--version"]);
     expect(run).toMatchObject({ code: 0, stdout: `${packageJson.version}\n` });
