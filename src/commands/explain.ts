@@ -15,7 +15,13 @@ import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
-import { explainToolRules, type MatchedPack, matchPacks, resolveToolRules } from "../policy/index.ts";
+import {
+  COMMAND_LINE_DIRS,
+  explainToolRules,
+  type MatchedPack,
+  matchPacks,
+  resolveToolRules,
+} from "../policy/index.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { loadPolicyPaths } from "./policy-files.ts";
 import { rulesLines, safeName } from "./rules-view.ts";
@@ -136,6 +142,8 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
     tool: options.tool,
     packs,
     ...(definition === undefined ? {} : { definition }),
+    // No command line here: show a pack's `$COMMAND_LINE_DIRS` rather than no confinement at all.
+    showPlaceholders: true,
   });
   if (options.json === true) {
     const document = {
@@ -162,6 +170,12 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
   }
   const where = options.server === undefined ? "" : ` on server ${safeName(options.server)}`;
   const lines = [`Tool ${safeName(options.tool)}${where}:`, ...rulesLines(rules)];
+  if (rules.allowedPathPrefixes?.value.includes(COMMAND_LINE_DIRS) === true) {
+    lines.push(
+      "",
+      `${COMMAND_LINE_DIRS}: the directories on the server's command line; bouncer run confines writes to them`,
+    );
+  }
   if (options.server === undefined)
     lines.push("", "No --server given: servers.<name> entries and packs are not applied");
   else if (packs.length === 0) lines.push("", "Packs: none matched");

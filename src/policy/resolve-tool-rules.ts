@@ -123,7 +123,7 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
   const action = pick("action");
   const taintFields = pick("taintFields");
   const writeParams = pick("writeParams");
-  const prefixes = expandPrefixes(layers, ctx.command);
+  const prefixes = expandPrefixes(layers, ctx.command, ctx.showPlaceholders === true);
   const argPatterns = pick("argPatterns");
   const trustedOutput = pick("trustedOutput");
   return {
@@ -174,18 +174,20 @@ function resolveDefaults(policy: Policy): ResolvedDefaults {
 
 /**
  * `allowed_path_prefixes` of the strongest layer that sets it, with `$COMMAND_LINE_DIRS` replaced by
- * the directories on the upstream's command line. A list that ends up empty means no confinement
- * (SPEC §2.4: prefixes apply when non-empty).
+ * the directories on the upstream's command line (kept as written, with no command line, when only
+ * showing the rules). A list that ends up empty means no confinement (SPEC §2.4: prefixes apply when
+ * non-empty).
  */
 function expandPrefixes(
   layers: readonly Contribution[],
   command: readonly string[] | undefined,
+  showPlaceholders: boolean,
 ): Sourced<readonly string[]> | undefined {
   const found = layers.find((c) => c.entry.allowedPathPrefixes !== undefined);
   if (!found) return undefined;
   const expanded = found.entry.allowedPathPrefixes!.flatMap((prefix) => {
     if (prefix !== COMMAND_LINE_DIRS) return [prefix];
-    if (command === undefined) return [];
+    if (command === undefined) return showPlaceholders ? [COMMAND_LINE_DIRS] : [];
     return commandLineDirectories(
       command,
       found.commandIndex === undefined ? {} : { after: found.commandIndex },

@@ -113,8 +113,13 @@ export interface ResolveContext {
   readonly definition?: ToolDefinition;
   /** The packs that matched this server (from `matchPacks`), strongest first. */
   readonly packs: readonly MatchedPack[];
-  /** The upstream command line, for `{command_directories}` in pack prefixes. */
+  /** The upstream command line, for `$COMMAND_LINE_DIRS` in pack prefixes. */
   readonly command?: readonly string[];
+  /**
+   * Without a command line, keep `$COMMAND_LINE_DIRS` as written instead of dropping it — for showing
+   * rules only (`explain`), never for deciding: such a prefix confines nothing real.
+   */
+  readonly showPlaceholders?: boolean;
 }
 
 /** A stable code for each kind of policy issue. */

@@ -73,6 +73,18 @@ describe("runExplain()", () => {
     expect(result.rules.every((row) => !row.source.startsWith("pack:"))).toBe(true);
   });
 
+  test("runExplain() shows a pack's $COMMAND_LINE_DIRS confinement instead of none (no command line here)", async () => {
+    const result = await explain({ tool: "write_file", server: "fs" });
+    expect(result.rules).toContainEqual({
+      key: "allowed_path_prefixes",
+      value: ["$COMMAND_LINE_DIRS"],
+      source: "pack:filesystem",
+    });
+    const out = memoryIo({ cwd: REPO });
+    await runExplain({ tool: "write_file", server: "fs", policies: [POLICY] }, out.io);
+    expect(out.stdout()).toContain("$COMMAND_LINE_DIRS: the directories on the server's command line");
+  });
+
   test("runExplain() gives a destructive tool the heuristic budget", async () => {
     const result = await explain({ tool: "delete_item" });
     expect(result.rules).toContainEqual({ key: "max_calls", value: 2, source: "heuristic" });
