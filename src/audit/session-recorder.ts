@@ -49,7 +49,22 @@ export interface RecordedCall {
    * Why the call's JSON was ambiguous, when it was: the arguments above are as parsed (the repeated
    * key's last value, the rounded integer), so replay must deny it as the live proxy did.
    */
-  readonly ambiguousJson?: "duplicate_keys" | "unsafe_integers";
+  readonly ambiguousJson?: AmbiguousJson;
+}
+
+/** What made a call's JSON ambiguous (the session file's `ambiguous_json` values). */
+export const AMBIGUOUS_JSON = ["duplicate_keys", "unsafe_integers"] as const;
+
+/** A repeated object key, or an integer beyond ±2^53. */
+export type AmbiguousJson = (typeof AMBIGUOUS_JSON)[number];
+
+/**
+ * Whether a value read from a session file is one of the {@link AMBIGUOUS_JSON} kinds.
+ * @param value - Anything.
+ * @returns True for `duplicate_keys` and `unsafe_integers`.
+ */
+export function isAmbiguousJson(value: unknown): value is AmbiguousJson {
+  return AMBIGUOUS_JSON.some((kind) => kind === value);
 }
 
 /** A session file being written. */

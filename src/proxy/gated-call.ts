@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { AskOutcome as AuditAskOutcome } from "../audit/index.ts";
+import type { AmbiguousJson, AskOutcome as AuditAskOutcome } from "../audit/index.ts";
 import type { Decision, JsonObject, Reason } from "../engine/index.ts";
 import type { Asker, AskOutcome } from "./asker.ts";
 import type { Gate } from "./gate.ts";
@@ -40,9 +40,6 @@ export interface CallRecord {
   /** Why the call's JSON was ambiguous, when it was (it was denied for it, whatever the policy). */
   readonly ambiguous?: AmbiguousJson;
 }
-
-/** What made a call's JSON ambiguous: a repeated object key, or an integer beyond ±2^53. */
-export type AmbiguousJson = "duplicate_keys" | "unsafe_integers";
 
 /**
  * The deny of a call whose JSON is ambiguous: the upstream's parser might read other arguments than

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { AMBIGUOUS_JSON, type AmbiguousJson, isAmbiguousJson } from "../audit/index.ts";
 import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 
@@ -46,7 +47,7 @@ export interface CallEvent {
   /** The recorded answer to an ask on this call: only `approved` approves (SPEC §5.9). */
   readonly ask?: string;
   /** The live proxy denied the call for ambiguous JSON (`ambiguous_json` in the file). */
-  readonly ambiguousJson?: "duplicate_keys" | "unsafe_integers";
+  readonly ambiguousJson?: AmbiguousJson;
 }
 
 /** One event of a session file. */
@@ -216,12 +217,10 @@ function callEvent(value: JsonObject, server: string, line: number): CallEvent {
   const ask = own(value, "ask");
   if (ask !== undefined && typeof ask !== "string") throw new LineProblem('"ask" is not a string');
   const ambiguousJson = own(value, "ambiguous_json");
-  if (
-    ambiguousJson !== undefined &&
-    ambiguousJson !== "duplicate_keys" &&
-    ambiguousJson !== "unsafe_integers"
-  )
-    throw new LineProblem('"ambiguous_json" is not "duplicate_keys" or "unsafe_integers"');
+  if (ambiguousJson !== undefined && !isAmbiguousJson(ambiguousJson))
+    throw new LineProblem(
+      `"ambiguous_json" is not ${AMBIGUOUS_JSON.map((kind) => `"${kind}"`).join(" or ")}`,
+    );
   return {
     event: "call",
     line,
