@@ -89,7 +89,7 @@ export function listAuditFiles(path: string): string[] {
 
 /**
  * Parses one line of the audit log.
- * @param text - The line without its newline.
+ * @param text - The line without its newline (a CRLF line's `\r` may stay: it is JSON white space).
  * @returns The record, or a message saying why the line is bad.
  */
 export function parseAuditLine(
@@ -124,7 +124,7 @@ export function parseAuditText(text: string, file: string): { records: AuditReco
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   for (const [index, raw] of lines.entries()) {
-    const parsed = parseAuditLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
+    const parsed = parseAuditLine(raw);
     if (parsed.ok) records.push(parsed.record);
     else issues.push({ file, line: index + 1, message: parsed.error });
   }
@@ -145,16 +145,17 @@ export function readAuditLog(path: string): AuditReadResult {
   const issues: AuditIssue[] = [];
   const files: string[] = [];
   let end: LogPosition | undefined;
+  const log = join(dirname(path), basename(path));
   for (const file of listAuditFiles(path)) {
     let text: string;
     try {
       const read = readWithIdentity(file);
       text = read.text;
-      if (file === join(dirname(path), basename(path))) {
+      if (file === log) {
         // A last line without its newline that is a whole record was shown: follow from after it.
         const tail = read.text.slice(read.text.lastIndexOf("\n") + 1);
         end =
-          tail !== "" && parseAuditLine(tail.endsWith("\r") ? tail.slice(0, -1) : tail).ok
+          tail !== "" && parseAuditLine(tail).ok
             ? { ...read.position, bytes: read.totalBytes, lines: read.position.lines + 1 }
             : read.position;
       }

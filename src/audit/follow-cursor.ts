@@ -76,7 +76,7 @@ export function drain(
       const raw = cursor.pending.subarray(0, newline).toString("utf8");
       cursor.pending = cursor.pending.subarray(newline + 1);
       cursor.line++;
-      const parsed = parseAuditLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw);
+      const parsed = parseAuditLine(raw);
       if (parsed.ok) sinks.onRecord(parsed.record);
       else sinks.onIssue?.({ file, line: cursor.line, message: parsed.error });
       newline = cursor.pending.indexOf(0x0a);

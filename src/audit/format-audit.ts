@@ -11,7 +11,7 @@
 import pc from "picocolors";
 import { escapeControls } from "../engine/render.ts";
 import type { AuditRecord } from "./audit-record.ts";
-import type { AuditSummary, Counts } from "./summarize-audit.ts";
+import { type AuditSummary, type Counts, reportedVerdict } from "./summarize-audit.ts";
 
 /** Options of the formatters. */
 export interface FormatOptions {
@@ -52,11 +52,7 @@ export function cell(value: unknown, max: number): string {
 function verdictOf(record: AuditRecord): unknown {
   const own = (key: keyof AuditRecord): unknown => (Object.hasOwn(record, key) ? record[key] : undefined);
   const event = own("event");
-  if (event === "decision") {
-    const verdict = own("verdict");
-    // `--mode audit` (SPEC §3.8): the verdict was logged, the call forwarded either way.
-    return own("mode") === "audit" && verdict !== "allow" ? `would ${cell(verdict, MAX_COLUMN)}` : verdict;
-  }
+  if (event === "decision") return reportedVerdict(cell(own("verdict"), MAX_COLUMN), own("mode"));
   if (event === "outcome") return own("outcome");
   if (event === "pin") return `pin:${cell(own("outcome"), MAX_COLUMN)}`;
   return event;

@@ -53,6 +53,19 @@ function text(record: AuditRecord, key: keyof AuditRecord): string {
 }
 
 /**
+ * A decision's verdict as `audit` reports it: under `--mode audit` (SPEC §3.8) a deny or ask was
+ * only logged and the call forwarded, so it reads `would deny` / `would ask`.
+ *
+ * Source: SPEC §3.8.
+ * @param verdict - The record's verdict (as text).
+ * @param mode - The record's `mode` field.
+ * @returns The verdict, or `would ` and the verdict.
+ */
+export function reportedVerdict(verdict: string, mode: unknown): string {
+  return mode === "audit" && verdict !== "allow" ? `would ${verdict}` : verdict;
+}
+
+/**
  * The `server/tool` key of a decision, unambiguous: a server name holding `/` (or starting with a
  * quote) is written as a JSON string, so `a/b` + `c` and `a` + `b/c` stay apart.
  * @param server - The server name.
@@ -106,9 +119,7 @@ export function summarizeAudit(records: readonly AuditRecord[]): AuditSummary {
     if (event === "outcome") bump(byOutcome, text(record, "outcome"));
     if (event !== "decision") continue;
     decisions++;
-    const verdict = text(record, "verdict");
-    // `--mode audit` (SPEC §3.8): counted apart, the call was forwarded whatever the verdict.
-    bump(byVerdict, text(record, "mode") === "audit" && verdict !== "allow" ? `would ${verdict}` : verdict);
+    bump(byVerdict, reportedVerdict(text(record, "verdict"), text(record, "mode")));
     bump(byContract, text(record, "contract"));
     bump(byServer, text(record, "server"));
     bump(byTool, toolKey(text(record, "server"), text(record, "tool")));

@@ -64,6 +64,11 @@ describe("parseAuditLine()", () => {
     expect(parseAuditLine(text)).toEqual({ ok: false, error: message });
   });
 
+  test("parseAuditLine() reads a CRLF line with its \\r left on, and a lone \\r as an empty line", () => {
+    expect(parseAuditLine('{"ts":"t","event":"decision"}\r').ok).toBe(true);
+    expect(parseAuditLine("\r")).toEqual({ ok: false, error: "empty line" });
+  });
+
   test("parseAuditLine() keeps unknown fields of a valid record", () => {
     const parsed = parseAuditLine('{"ts":"t","event":"future_event","extra":1}');
     expect(parsed).toEqual({ ok: true, record: { ts: "t", event: "future_event", extra: 1 } as never });
