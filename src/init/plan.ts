@@ -75,10 +75,8 @@ export function readConfig(text: string, client: ClientInfo): ParsedConfig {
  * @throws {RangeError} When two edits overlap or one reaches past the text.
  */
 export function applyTextEdits(text: string, edits: readonly Edit[]): string {
-  const sorted = edits
-    .map((edit, index) => ({ edit, index }))
-    .sort((a, b) => a.edit.offset - b.edit.offset || a.edit.length - b.edit.length || a.index - b.index)
-    .map(({ edit }) => edit);
+  // `sort` is stable: edits equal in offset and length stay in the order given.
+  const sorted = [...edits].sort((a, b) => a.offset - b.offset || a.length - b.length);
   const parts: string[] = [];
   let cursor = 0;
   for (const edit of sorted) {

@@ -108,7 +108,7 @@ export function isPlaceholder(value: string): boolean {
 
 /**
  * Warnings for literal secrets in an entry (env values; the command and arguments, see
- * {@link isSecretArg}), naming the server and the key but never the value.
+ * {@link hasSecretArgs}), naming the server and the key but never the value.
  *
  * Source: field case F11 ("warns (without printing the value) when it sees a literal token").
  * @param entry - A config entry.
@@ -128,7 +128,8 @@ export function literalSecretWarnings(entry: ConfigEntry): string[] {
     entry.wrapped === undefined
       ? [entry.command ?? "", ...(entry.args ?? [])]
       : [entry.wrapped.command, ...entry.wrapped.args];
-  if (args.some((arg) => isSecretArg(arg))) {
+  // The same rule that withholds the stash (a value after a secret-named flag included).
+  if (hasSecretArgs(args)) {
     warnings.push(`Server "${entry.label}": an argument holds a literal secret (value not shown)`);
   }
   return warnings;

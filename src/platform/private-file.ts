@@ -23,8 +23,7 @@ export function keepPrivate(fd: number): boolean {
     const stats = fstatSync(fd);
     // Only a regular file: `--record /dev/null` must not make a device private to its owner.
     if (!stats.isFile() || (stats.mode & 0o077) === 0) return false;
-    const { mode } = stats;
-    fchmodSync(fd, mode & 0o700);
+    fchmodSync(fd, stats.mode & 0o700);
     return true;
   } catch {
     return false;

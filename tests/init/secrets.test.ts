@@ -97,6 +97,12 @@ describe("literalSecretWarnings()", () => {
     ]);
   });
 
+  test("literalSecretWarnings() warns about the value after a secret-named flag (the entry gets no stash for it)", () => {
+    expect(literalSecretWarnings(entry([], ["--api-key", "plainvalue123"]))).toEqual([
+      'Server "s": an argument holds a literal secret (value not shown)',
+    ]);
+  });
+
   test("literalSecretWarnings() warns about a secret in the command string itself", () => {
     const base = entry([], ["x"]);
     expect(literalSecretWarnings({ ...base, command: "env API_KEY=abc123def npx" })).toEqual([
