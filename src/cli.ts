@@ -38,7 +38,10 @@ const STAND_INS = new WeakSet<AnyCommand>();
  */
 const OWN_PARSERS: ReadonlySet<string> = new Set(["bouncer run"]);
 
-/** What follows `[OPTIONS]` on the USAGE line of commands whose operands citty does not know. */
+/**
+ * What follows `[OPTIONS]` on the USAGE line of commands whose operands citty does not know (their
+ * words after `--` are passed through unchecked).
+ */
 const USAGE_OPERANDS: ReadonlyMap<string, string> = new Map([["bouncer run", "-- COMMAND [ARG]..."]]);
 
 /** Commands SPEC §5 describes that this build does not have (named, not "unknown", when asked for). */
@@ -271,7 +274,8 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
         `Missing command: run "${target.path.join(" ")} --help" for the commands`,
       );
     }
-    assertKnownArgs(target.args, argsDef, { command: target.path.join(" ") });
+    const command = target.path.join(" ");
+    assertKnownArgs(target.args, argsDef, { command, passThrough: USAGE_OPERANDS.has(command) });
     const result = await runTarget(target, io);
     return typeof result === "number" && Number.isInteger(result) ? result : 0;
   } catch (error) {

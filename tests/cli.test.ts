@@ -62,6 +62,26 @@ describe("bouncer (subprocess)", () => {
     });
   }, 60_000);
 
+  test("bouncer COMMAND -- WORDS... exits 2 naming the word no positional takes, except run", async () => {
+    const words = ["/tmp/a.jsonl", "/tmp/b.jsonl", "/tmp/c.jsonl"];
+    const subcommands: Record<string, readonly string[]> = {
+      packs: ["packs list", "packs show"],
+      pins: ["pins list", "pins accept", "pins forget"],
+    };
+    const commands = (await listedCommands())
+      .filter((command) => command !== "run")
+      .flatMap((command) => subcommands[command] ?? [command]);
+    const runs = await Promise.all(
+      commands.map((command) => runCli([...command.split(" "), "--", ...words])),
+    );
+    runs.forEach((run, index) => {
+      const command = commands[index];
+      expect({ command, code: run.code }).toEqual({ command, code: 2 });
+      expect(run.stderr).toContain("unexpected argument");
+      expect(run.stdout).toBe("");
+    });
+  }, 60_000);
+
   test("bouncer with an unknown command exits 2, also for names of Object.prototype", async () => {
     const names = ["frobnicate", "constructor", "__proto__", "toString"];
     const runs = await Promise.all(names.map((name) => runCli([name])));

@@ -17,6 +17,11 @@ export interface KnownArgsOptions {
   readonly command?: string;
   /** Accept more positional arguments than the command declares (before `--`). Default false. */
   readonly extraPositionals?: boolean;
+  /**
+   * Words after `--` belong to the command and are not looked at (`bouncer run`'s upstream command
+   * line). Default false: they are positional arguments, counted against the declared ones.
+   */
+  readonly passThrough?: boolean;
 }
 
 /** Flags every command accepts without declaring them. */
@@ -63,8 +68,9 @@ function isFlagToken(token: string): boolean {
 /**
  * Rejects what citty would silently accept: unknown flags (also `--no-x` for a non-boolean `x`), a
  * string flag without a value, a value given to a boolean flag other than `true`/`false`, and more
- * positional arguments than the command declares, or fewer than it requires. Everything after `--` is
- * left alone.
+ * positional arguments than the command declares, or fewer than it requires. Words after `--` are
+ * positional arguments, never flags (a tool named `--x`), and count as such, unless
+ * `passThrough`.
  *
  * Source: SPEC §5.
  * @param rawArgs - The command's own arguments (after the command names).
@@ -87,7 +93,12 @@ export function assertKnownArgs(
   for (let i = 0; i < rawArgs.length; i++) {
     const token = rawArgs[i] ?? "";
     if (token === "--") {
-      positionals += rawArgs.length - i - 1;
+      const rest = rawArgs.slice(i + 1);
+      const extra = rest[positionalCount - positionals];
+      if (extra !== undefined && options.extraPositionals !== true && options.passThrough !== true) {
+        throw new BouncerError("USAGE", `Cannot run "${command}": unexpected argument "${extra}": ${hint}`);
+      }
+      positionals += rest.length;
       break;
     }
     if (!isFlagToken(token)) {

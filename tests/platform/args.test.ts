@@ -33,7 +33,8 @@ describe("assertKnownArgs()", () => {
     ["kebab and camel spellings", ["s.jsonl", "--upstream-name", "a", "--upstreamName", "b"]],
     ["an alias", ["s.jsonl", "-u", "a"]],
     ["--help and -h", ["s.jsonl", "--help", "-h"]],
-    ["anything after --", ["s.jsonl", "--", "--bogus", "x", "y"]],
+    ["the positional after --", ["--", "s.jsonl"]],
+    ["a flag-shaped positional after --", ["--json", "--", "--bogus"]],
     ["- as a value", ["-"]],
   ])("assertKnownArgs() accepts %s", (_name, argv) => {
     expect(codeOf(() => assertKnownArgs(argv, ARGS, { command: "bouncer replay" }))).toBeUndefined();
@@ -49,6 +50,8 @@ describe("assertKnownArgs()", () => {
     ["a value on a boolean flag", ["s.jsonl", "--json=yes"], "USAGE"],
     ["an extra positional", ["s.jsonl", "extra"], "USAGE"],
     ["a missing required positional", ["--json"], "MISSING_ARGUMENT"],
+    ["an extra word after --", ["s.jsonl", "--", "x"], "USAGE"],
+    ["extra words after -- and a positional", ["--", "s.jsonl", "--bogus", "y"], "USAGE"],
     ["a prototype-named flag", ["s.jsonl", "--constructor"], "UNKNOWN_FLAG"],
     ["an enum flag with another value", ["s.jsonl", "--ask", "maybe"], "USAGE"],
     ["an enum flag with another =value", ["s.jsonl", "--ask=Allow"], "USAGE"],
@@ -81,7 +84,21 @@ describe("assertKnownArgs()", () => {
 
   test("assertKnownArgs() counts arguments after -- towards required positionals", () => {
     const run = { command: { type: "positional", required: true } } as const satisfies ArgsDef;
-    expect(codeOf(() => assertKnownArgs(["--", "npx", "server"], run, {}))).toBeUndefined();
+    expect(codeOf(() => assertKnownArgs(["--", "npx"], run, {}))).toBeUndefined();
+  });
+
+  test("assertKnownArgs() names the first word after -- beyond the declared positionals", () => {
+    expect(() => assertKnownArgs(["s.jsonl", "--", "x", "y"], ARGS, { command: "bouncer replay" })).toThrow(
+      'Cannot run "bouncer replay": unexpected argument "x"',
+    );
+  });
+
+  test("assertKnownArgs() with passThrough leaves every word after -- alone (an upstream command line)", () => {
+    const argv = ["--upstream-name", "fs", "--", "npx", "--bogus", "-y", "server"];
+    expect(
+      codeOf(() => assertKnownArgs(argv, { "upstream-name": { type: "string" } }, { passThrough: true })),
+    ).toBeUndefined();
+    expect(codeOf(() => assertKnownArgs(argv, { "upstream-name": { type: "string" } }, {}))).toBe("USAGE");
   });
 });
 
