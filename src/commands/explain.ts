@@ -22,6 +22,7 @@ import {
   matchPacks,
   resolveToolRules,
 } from "../policy/index.ts";
+import { destinationsLine, destinationsView } from "./explain-destinations.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { loadPolicyPaths } from "./policy-files.ts";
 import { rulesLines, safeName } from "./rules-view.ts";
@@ -145,6 +146,7 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
     // No command line here: show a pack's `$COMMAND_LINE_DIRS` rather than no confinement at all.
     showPlaceholders: true,
   });
+  const destinations = destinationsView(rules, options.tool, definition?.inputSchema);
   if (options.json === true) {
     const document = {
       tool: options.tool,
@@ -156,6 +158,7 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
         value: matched.value,
       })),
       rules: explainToolRules(rules).map((row) => ({ ...row })),
+      ...(destinations === undefined ? {} : { destinations }),
       taint_min_length: rules.taintMinLength,
       heuristics: rules.heuristics,
       ...(rules.settingSources === undefined
@@ -170,6 +173,7 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
   }
   const where = options.server === undefined ? "" : ` on server ${safeName(options.server)}`;
   const lines = [`Tool ${safeName(options.tool)}${where}:`, ...rulesLines(rules)];
+  if (destinations !== undefined) lines.push("", destinationsLine(destinations));
   if (rules.allowedPathPrefixes?.value.includes(COMMAND_LINE_DIRS) === true) {
     lines.push(
       "",

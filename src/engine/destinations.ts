@@ -78,6 +78,54 @@ function inSchema(schema: JsonObject | undefined, param: string): boolean {
 }
 
 /**
+ * Which arguments of an exfiltrating tool are destinations, decided from the pinned input schema
+ * alone (never from the call): `named` — the declared sinks, the sink-shaped argument names and
+ * every argument not in the schema; `every` — every argument, because the declared sinks are all
+ * absent from the schema (`declared_not_in_schema`: fail closed) or because nothing is declared and
+ * the schema has no sink-shaped argument (`no_sink_shaped`).
+ *
+ * Source: SPEC §2.5 "Which arguments are destinations", §4.4.
+ * @param options - The tool, its pinned schema, the declared sinks and whether heuristics apply.
+ * @returns The rule, with the tests `named` applies to a top-level argument name.
+ * @example destinationRule({ tool: "send", schema: { properties: { to: {} } }, sinkParams: [], heuristics: true }).kind // "named"
+ */
+export function destinationRule(options: SelectOptions): DestinationRule {
+  const { schema, sinkParams, heuristics, tool } = options;
+  const properties = isObject(schema) ? own(schema, "properties") : undefined;
+  const schemaNames = isObject(properties) ? Object.keys(properties) : [];
+  const isSinkShaped = (name: string): boolean => heuristics && isSinkShapedName(name, tool);
+  if (
+    sinkParams.some((sink) => inSchema(schema, sink.value)) ||
+    (sinkParams.length === 0 && schemaNames.some(isSinkShaped))
+  ) {
+    return {
+      kind: "named",
+      isSinkShaped,
+      inSchema: (name) => isObject(properties) && Object.hasOwn(properties, name),
+      sinkShaped: schemaNames.filter(isSinkShaped),
+    };
+  }
+  return { kind: "every", why: sinkParams.length > 0 ? "declared_not_in_schema" : "no_sink_shaped" };
+}
+
+/**
+ * The outcome of {@link destinationRule}.
+ *
+ * Source: SPEC §2.5 "Which arguments are destinations".
+ */
+export type DestinationRule =
+  | {
+      readonly kind: "named";
+      /** Whether a top-level argument name is sink-shaped (§4.4; false when heuristics are off). */
+      readonly isSinkShaped: (name: string) => boolean;
+      /** Whether a top-level argument name is a property of the pinned schema. */
+      readonly inSchema: (name: string) => boolean;
+      /** The schema's sink-shaped property names, in schema order. */
+      readonly sinkShaped: readonly string[];
+    }
+  | { readonly kind: "every"; readonly why: "declared_not_in_schema" | "no_sink_shaped" };
+
+/**
  * Flattens an argument value: strings as they are, numbers as their JSON text, lists element by
  * element, objects by their keys and values recursively; booleans and null contribute nothing.
  *
@@ -120,22 +168,17 @@ export function flattenValue(value: JsonValue, path: string): { path: string; va
  * @returns Every flattened destination string with its parameter and path.
  */
 export function selectDestinations(args: JsonObject, options: SelectOptions): DestinationValue[] {
-  const { schema, sinkParams, heuristics, tool } = options;
-  const properties = isObject(schema) ? own(schema, "properties") : undefined;
-  const schemaNames = isObject(properties) ? Object.keys(properties) : [];
-  const inProps = (name: string): boolean => isObject(properties) && Object.hasOwn(properties, name);
+  const rule = destinationRule(options);
   const argNames = Object.keys(args);
   const declared = new Map<string, RuleSource>();
   const direct = new Map<string, RuleSource>();
-  for (const sink of sinkParams) if (!declared.has(sink.value)) declared.set(sink.value, sink.source);
+  for (const sink of options.sinkParams) if (!declared.has(sink.value)) declared.set(sink.value, sink.source);
   const addArg = (name: string, source: RuleSource): void => {
     if (!direct.has(name) && !declared.has(name)) direct.set(name, source);
   };
-  const shaped = (name: string): boolean => heuristics && isSinkShapedName(name, tool);
-  const declaredInSchema = sinkParams.some((sink) => inSchema(schema, sink.value));
-  if (declaredInSchema || (sinkParams.length === 0 && schemaNames.some(shaped))) {
-    for (const name of argNames) if (shaped(name)) addArg(name, "heuristic");
-    for (const name of argNames) if (!inProps(name)) addArg(name, "default");
+  if (rule.kind === "named") {
+    for (const name of argNames) if (rule.isSinkShaped(name)) addArg(name, "heuristic");
+    for (const name of argNames) if (!rule.inSchema(name)) addArg(name, "default");
   } else {
     for (const name of argNames) addArg(name, "default");
   }

@@ -12,11 +12,23 @@ const POLICY = "tests/fixtures/policies/worked-example.yaml";
 interface ExplainJson {
   packs: { name: string; by: string }[];
   rules: { key: string; value: unknown; source: string }[];
+  destinations?: {
+    rule: string;
+    declared?: string[];
+    sink_shaped?: string[];
+    why?: string;
+    unlisted_arguments?: boolean;
+  };
 }
 
-async function explain(options: { tool: string; server?: string; schema?: string }): Promise<ExplainJson> {
+async function explain(options: {
+  tool: string;
+  server?: string;
+  schema?: string;
+  policies?: string[];
+}): Promise<ExplainJson> {
   const out = memoryIo({ cwd: REPO });
-  expect(await runExplain({ ...options, policies: [POLICY], json: true }, out.io)).toBe(0);
+  expect(await runExplain({ policies: [POLICY], ...options, json: true }, out.io)).toBe(0);
   return JSON.parse(out.stdout()) as ExplainJson;
 }
 
@@ -96,6 +108,37 @@ describe("runExplain()", () => {
       schema: "tests/fixtures/schemas/post-message.json",
     });
     expect(result.rules).toContainEqual({ key: "exfiltrating", value: true, source: "heuristic" });
+  });
+  test("runExplain() --schema names the destination arguments the sink gate reads (heuristic sink)", async () => {
+    const schema = "tests/fixtures/schemas/post-message.json";
+    const result = await explain({ tool: "post_message", schema });
+    expect(result.destinations).toEqual({
+      rule: "named",
+      declared: [],
+      sink_shaped: ["channel_id"],
+      unlisted_arguments: true,
+    });
+    const run = await runCli(["explain", "post_message", "--schema", schema]);
+    expect(run.stdout).toContain(
+      "Destinations (sink gate): channel_id (sink-shaped name), any argument not in the schema",
+    );
+  });
+
+  test("runExplain() says every argument is a destination when no declared sink is in the schema", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "explain-dest-"));
+    const policy = join(dir, "p.yaml");
+    writeFileSync(policy, "post_message: { exfiltrating: true, sink_params: [recipient] }\n");
+    const schema = "tests/fixtures/schemas/post-message.json";
+    const result = await explain({ tool: "post_message", schema, policies: [policy] });
+    expect(result.destinations).toEqual({ rule: "every", why: "declared_not_in_schema" });
+    expect((await explain({ tool: "post_message", policies: [policy] })).destinations).toEqual({
+      rule: "schema_needed",
+      declared: ["recipient"],
+    });
+  });
+
+  test("runExplain() gives no destinations for a tool that is not exfiltrating", async () => {
+    expect((await explain({ tool: "read_file" })).destinations).toBeUndefined();
   });
 });
 
