@@ -82,7 +82,8 @@ export interface AcceptedPin {
  * @param options - The server name and, optionally, the tool.
  * @returns The accepted records, each with the file it was in and the pin it replaced (absent for a
  *   new tool).
- * @throws {BouncerError} `PINS_NOTHING_PENDING` when there is nothing to accept; `PINS_CORRUPT` and
+ * @throws {BouncerError} `PINS_UNKNOWN_SERVER` when no pin file names the server;
+ *   `PINS_NOTHING_PENDING` when it has nothing to accept; `PINS_CORRUPT` and
  *   friends when a file of that server cannot be read or written.
  */
 export async function acceptPending(
@@ -114,6 +115,12 @@ export async function acceptPending(
   if (accepted.length === 0) {
     const problem = listing.problems[0];
     if (problem !== undefined) throw new BouncerError("PINS_CORRUPT", problem);
+    if (listing.servers.length === 0) {
+      throw new BouncerError(
+        "PINS_UNKNOWN_SERVER",
+        `Cannot accept pins of server "${options.server}": it has no pins (bouncer pins list shows the servers)`,
+      );
+    }
     const what =
       options.tool === undefined
         ? "no pending definition"

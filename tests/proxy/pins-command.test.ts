@@ -80,6 +80,13 @@ describe("bouncer pins", () => {
     );
   });
 
+  test("runPinsAccept() of a server without pins says so, not that nothing is pending", async () => {
+    const home = await homeWithPins();
+    await expect(runPinsAccept({ home, server: "nosuch" }, memoryIo().io)).rejects.toThrow(
+      'Cannot accept pins of server "nosuch": it has no pins',
+    );
+  });
+
   test("runPinsAccept() shows what the accepted definition changed: the description lines, as an ask does", async () => {
     const home = await homeWithPins();
     const { io, stdout } = memoryIo();
