@@ -12,7 +12,13 @@ export { canonicalize } from "./canonical.ts";
 export { canonicalJson } from "./canonical-json.ts";
 export { evaluateConstraints, MAX_PATTERN_VALUE_BYTES } from "./constraints.ts";
 export { decide } from "./decide.ts";
-export type { DestinationPiece, DestinationRule, DestinationValue, SelectOptions } from "./destinations.ts";
+export type {
+  DestinationPiece,
+  DestinationRule,
+  DestinationValue,
+  PieceOptions,
+  SelectOptions,
+} from "./destinations.ts";
 export { destinationPieces, destinationRule, flattenValue, selectDestinations } from "./destinations.ts";
 export type { EmailIdentity, Identity, ScalarIdentity, UrlIdentity } from "./identity.ts";
 export { identify, isUrlShaped } from "./identity.ts";

@@ -11,7 +11,7 @@ import {
   destinationPieces,
   selectDestinations,
 } from "./destinations.ts";
-import { type Identity, identify } from "./identity.ts";
+import { type Identity, identify, type UrlIdentity } from "./identity.ts";
 import { type MessageSubject, renderDestination, sinkMessages } from "./sink-messages.ts";
 import { type EngineState, uniqueAsks } from "./state.ts";
 import { lookupToken, searchRecent } from "./taint-index.ts";
@@ -74,14 +74,24 @@ function occurrences(gate: Gate, identity: Identity): Occurrences {
 /**
  * The approval key of a destination (SPEC §2.5 "Approvals"): for a URL, the exact canonical URL with
  * its query (the origin is offered as "whole site"); for a value that was already canonical, its
- * identity; for any other value, the raw value as written (trimmed, lower-cased), so that approving
- * it never covers a different spelling that canonicalises to the same identity.
+ * identity; for any other value — a URL that is never trusted (backslash, userinfo, or only its
+ * canonical form parses) included — the raw value as written (trimmed, lower-cased), so that
+ * approving it never covers a different spelling that canonicalises to the same identity.
  */
 function approvalKey(input: CallInput, target: Target): ApprovalKey {
   const { identity, piece } = target;
-  const parsed = identity.kind === "url" && !identity.fromCanonical;
-  const id = parsed ? identity.href : piece.eligible ? identity.id : piece.raw.toLowerCase();
+  const asWritten = identity.kind === "url" || !piece.eligible;
+  const id = approvableUrl(identity) ? identity.href : asWritten ? piece.raw.toLowerCase() : identity.id;
   return { server: input.server, tool: input.tool, param: target.dest.param, identity: id };
+}
+
+/**
+ * Whether a URL destination may be approved as a URL (exactly, or its whole site): only a URL that
+ * could be trusted — parsed from its raw value, with no backslash or userinfo on which URL parsers
+ * disagree (`https://hooks.example\\@evil.example/`). Any other value is approved as written only.
+ */
+function approvableUrl(identity: Identity): identity is UrlIdentity {
+  return identity.kind === "url" && !identity.fromCanonical && identity.trustable;
 }
 
 /** What the gate concluded about one destination. */
@@ -106,7 +116,7 @@ function classify(gate: Gate, target: Target): Finding {
     return { kind: "trusted" };
   }
   const key = approvalKey(input, target);
-  const origin = identity.kind === "url" && !identity.fromCanonical ? identity.origin : undefined;
+  const origin = approvableUrl(identity) ? identity.origin : undefined;
   const about = { server: input.server, tool: input.tool, path: dest.path, raw: piece.raw, identity };
   const subject: MessageSubject = { ...about, shown: renderDestination(about) };
   const base = { path: dest.path, source: dest.source };
@@ -182,7 +192,7 @@ export function evaluateSinkGate(input: CallInput, state: EngineState): Contract
   const asks: { reason: Reason; question: Question }[] = [];
   const done = new Set<string>();
   for (const dest of values) {
-    for (const piece of destinationPieces(dest.value)) {
+    for (const piece of destinationPieces(dest.value, { sink: true })) {
       const once = `${dest.param}\u0000${piece.raw}`;
       if (done.has(once)) continue;
       done.add(once);

@@ -248,6 +248,75 @@ describe("destinationPieces()", () => {
     expect(destinationPieces(raw).map((p) => p.canonical)).toEqual(expected);
   });
 
+  test.each<[string, string, string[]]>([
+    [
+      "splits a URL followed by a comma and an address (a mail library would)",
+      "https://hooks.corp.example/bouncer/,attacker@evil.example",
+      ["https://hooks.corp.example/bouncer/", "attacker@evil.example"],
+    ],
+    [
+      "does not split a URL at commas without an address",
+      "https://x.example/a,b;c?ids=1,2",
+      ["https://x.example/a,b;c?ids=1,2"],
+    ],
+    [
+      "takes nothing after a ? as a header field unless mailto:",
+      "boss@corp.example?,attacker@evil.example",
+      ["boss@corp.example?", "boss@corp.example", "attacker@evil.example"],
+    ],
+    [
+      "keeps every piece of a mailto: query field that is no name=value",
+      "mailto:boss@corp.example?,attacker@evil.example",
+      ["boss@corp.example", "attacker@evil.example"],
+    ],
+    [
+      "keeps the addresses of any other mailto: field",
+      "mailto:boss@corp.example?subject=hi, attacker@evil.example&body=x",
+      ["boss@corp.example", "attacker@evil.example"],
+    ],
+    [
+      "adds the addresses written inside a value that is no address",
+      "attacker@evil.example (boss)",
+      ["attacker@evil.example (boss)", "attacker@evil.example"],
+    ],
+    [
+      "adds the addresses of a group",
+      "team: a@x.example, b@y.example;",
+      ["team: a@x.example", "a@x.example", "b@y.example"],
+    ],
+    [
+      "adds an address after a URL and a space",
+      "https://hooks.corp.example/b/ a@x.example",
+      ["https://hooks.corp.example/b/ a@x.example", "a@x.example"],
+    ],
+    [
+      "leaves a URL with an address in its path whole",
+      "https://lists.example/archive/a@x.example",
+      ["https://lists.example/archive/a@x.example"],
+    ],
+  ])("destinationPieces() of a gated call's argument (sink) %s", (_name, raw, expected) => {
+    expect(destinationPieces(raw, { sink: true }).map((p) => p.canonical)).toEqual(expected);
+  });
+
+  test("destinationPieces() never trusts an address found inside another piece", () => {
+    const pieces = destinationPieces("boss@corp.example (boss)", { sink: true });
+    expect(pieces.map((p) => [p.canonical, p.eligible])).toEqual([
+      ["boss@corp.example (boss)", true],
+      ["boss@corp.example", false],
+    ]);
+  });
+
+  test.each<[string, string, string[]]>([
+    ["an address inside a longer value", "attacker@evil.example (boss)", ["attacker@evil.example (boss)"]],
+    ["a URL followed by an address", "https://x.example/,a@b.example", ["https://x.example/,a@b.example"]],
+    ["a mailto: field other than to/cc/bcc", "a@x.example?subject=hi, b@y.example", ["a@x.example"]],
+  ])(
+    "destinationPieces() of recorded output (no sink) splits %s as before (what is no piece stays free text)",
+    (_name, raw, expected) => {
+      expect(destinationPieces(raw).map((p) => p.canonical)).toEqual(expected);
+    },
+  );
+
   test.each<[string, boolean[]]>([
     ["boss@corp.example", [true]],
     ["  Boss@Corp.Example ", [true]],

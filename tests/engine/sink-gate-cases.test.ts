@@ -135,7 +135,9 @@ describe("issue 2: trust cannot be gained by encoding", () => {
       { schema },
     );
     expect(verdict).toBe("ask");
-    expect(result.asks[0]?.question.origin).toBe("https://evil.example");
+    // Parsers disagree on such a URL's host: no "whole site" to approve, only the value as written.
+    expect(result.asks[0]?.question.origin).toBeUndefined();
+    expect(result.asks[0]?.question.key?.identity).toBe("https://hooks.corp.example%2f@evil.example/");
   });
 
   test("evaluateSinkGate() denies that URL when evil.example occurs in free text", () => {

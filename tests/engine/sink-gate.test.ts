@@ -393,6 +393,27 @@ describe("evaluateSinkGate() approvals and declines", () => {
     );
   });
 
+  test("evaluateSinkGate() applies no URL approval to a URL parsers disagree on (backslash, userinfo)", () => {
+    const state = session();
+    const base = { server: "mail", tool: "send_email", param: "url" };
+    state.approvals.set(approvalKeyString({ ...base, identity: "https://hooks.other.example" }), "approved");
+    state.approvals.set(
+      approvalKeyString({ ...base, identity: "https://hooks.other.example/a" }),
+      "approved",
+    );
+    expect(gate(state, rules, { url: "https://hooks.other.example/b" }, { schema }).verdict).toBe("allow");
+    for (const url of [
+      "https://hooks.other.example\\@evil.example/x",
+      "https://secret:pw@hooks.other.example/a",
+      "https://user@hooks.other.example/b",
+    ]) {
+      const { verdict, result } = gate(state, rules, { url }, { schema });
+      expect({ url, verdict }).toEqual({ url, verdict: "ask" });
+      expect(result.asks[0]?.question.origin).toBeUndefined();
+      expect(result.asks[0]?.question.key.identity).toBe(url.toLowerCase());
+    }
+  });
+
   test("evaluateSinkGate() keys an approval of a non-canonical value by the value as written", () => {
     const { result } = gate(session(), rules, { to: "Bob <bob@other.example>" }, { schema });
     expect(result.asks[0]?.question.key.identity).toBe("bob <bob@other.example>");
