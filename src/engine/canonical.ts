@@ -28,7 +28,8 @@ export interface CanonicalOptions {
 }
 
 const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
-const ENTITY = /&(?:#([0-9]{1,7});?|#[xX]([0-9a-fA-F]{1,6});?|([A-Za-z][A-Za-z0-9]{1,31});)/g;
+/** Numeric references may carry any number of leading zeros (HTML reads `&#00000064;` as `@`). */
+const ENTITY = /&(?:#0*([0-9]{1,7});?|#[xX]0*([0-9a-fA-F]{1,6});?|([A-Za-z][A-Za-z0-9]{1,31});)/g;
 /** `Name <addr>`: a display name (words or quoted strings, no unquoted list separator) and `<addr>`. */
 const NAME_ADDR = /^(?:"[^"]*"|[^<>",;])*?\s*<\s*([^<>\s][^<>]*?)\s*>$/;
 

@@ -91,6 +91,18 @@ function parseUrl(value: string): URL | undefined {
   }
 }
 
+/**
+ * The host of a URL as written (lower case), when it can be read without a parser: after the
+ * scheme's `//` (or at the start of a scheme-less value) and any userinfo, up to `/`, `?`, `#`, `:` or
+ * the end. Undefined for anything else (an IPv6 literal, `https:host` without slashes).
+ */
+function writtenHost(raw: string): string | undefined {
+  const rest = raw.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
+  if (rest === raw && SCHEME_URL.test(raw)) return undefined;
+  const host = /^(?:[^@/?#\\\s]*@)?([^/?#:@\\\s[\]]+)(?=$|[/?#:])/.exec(rest)?.[1];
+  return host === undefined ? undefined : host.toLowerCase();
+}
+
 function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
   const fromRaw = isUrlShaped(raw) ? parseUrl(raw) : undefined;
   const same = fromRaw !== undefined && raw.toLowerCase() === canonical;
@@ -102,6 +114,10 @@ function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
   if (fromRaw !== undefined && fromCanonical !== undefined && fromCanonical.hostname !== url.hostname) {
     hosts.push(fromCanonical.hostname);
   }
+  // The host as written, where the parser rewrote it (`http://3232235777/`, `0xC0A80101`: an IPv4
+  // address in other notation): output text indexes it as written (taint only).
+  const written = fromRaw === undefined ? undefined : writtenHost(raw);
+  if (written !== undefined && !hosts.includes(written)) hosts.push(written);
   // `evil.example.` is the DNS name `evil.example`: probe it as the text would index it (taint only).
   for (const host of [...hosts]) if (host.endsWith(".")) hosts.push(host.replace(/\.+$/, ""));
   return {

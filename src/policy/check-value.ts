@@ -15,6 +15,7 @@ import {
   type IssueContext,
   type PolicySource,
   plainValue,
+  REPEATED_KEY,
   TOO_LARGE,
 } from "./policy-source.ts";
 import type { ValueRule } from "./value-rules.ts";
@@ -57,8 +58,13 @@ export function checkValue(source: PolicySource, check: ValueCheck): unknown {
   const { node, rule, section, ...context } = check;
   const value = plainValue(source, node);
   if (value === TOO_LARGE) {
-    const message = `value of "${context.key}" ${placePhrase(context, section)} is too large: it expands past 100,000 items through YAML aliases`;
+    const message = `value of "${context.key}" ${placePhrase(context, section)} is too large: through YAML aliases it expands past 100,000 items (or the file's values together past 1,000,000)`;
     addIssue(source, { ...context, at: node, code: "wrong_type", message });
+    return undefined;
+  }
+  if (value === REPEATED_KEY) {
+    const message = `value of "${context.key}" ${placePhrase(context, section)} gives a key twice (through a YAML alias, or as a number and a string)`;
+    addIssue(source, { ...context, at: node, code: "duplicate_key", message });
     return undefined;
   }
   const result = v.safeParse(rule.schema, value);

@@ -87,9 +87,9 @@ export interface Entry {
 }
 
 /**
- * The entries of a mapping node, in order. Keys that are not strings or numbers, and the refused
- * names `__proto__`, `constructor`, `prototype` (and the empty name), are recorded as issues and
- * skipped.
+ * The entries of a mapping node, in order. Keys that are not strings or numbers, the refused
+ * names `__proto__`, `constructor`, `prototype` (and the empty name), and a name given a second
+ * time (through an alias, or as `1` beside `"1"`) are recorded as issues and skipped.
  *
  * @param source - The source being checked.
  * @param mapNode - A mapping node.
@@ -105,6 +105,7 @@ export function mappingEntries(
   const { what, context = {} } = options;
   const { tree } = source;
   const entries: Entry[] = [];
+  const seen = new Set<string>();
   if (tree.shape(mapNode) !== "map") return entries;
   for (const pair of tree.pairs(mapNode)) {
     const raw = tree.shape(pair.key) === "scalar" ? tree.scalar(pair.key) : undefined;
@@ -118,6 +119,18 @@ export function mappingEntries(
       continue;
     }
     const name = String(raw);
+    if (seen.has(name)) {
+      // The `yaml` library refuses a repeated plain key, but not one written through an alias
+      // (`*k : false` after `&k exfiltrating: true`) nor `1` beside `"1"`: the later would win.
+      addIssue(source, {
+        ...context,
+        at: pair.key,
+        code: "duplicate_key",
+        message: `${what} name "${name}" is given twice in this mapping`,
+      });
+      continue;
+    }
+    seen.add(name);
     if (name === "" || REFUSED_NAMES.has(name)) {
       addIssue(source, {
         ...context,
@@ -135,28 +148,44 @@ export function mappingEntries(
 /** What {@link plainValue} returns for a value that expands past {@link MAX_NODES} nodes. */
 export const TOO_LARGE: unique symbol = Symbol("too large");
 
+/** What {@link plainValue} returns for a value holding a mapping with a key given twice. */
+export const REPEATED_KEY: unique symbol = Symbol("repeated key");
+
 /** A value may expand to at most this many nodes (aliases can multiply a small file). */
 const MAX_NODES = 100_000;
+
+/** All values of one file together may expand to at most this many nodes. */
+const MAX_FILE_NODES = 1_000_000;
+
+/** The nodes each source may still expand to, over all {@link plainValue} calls. */
+const fileBudgets = new WeakMap<PolicySource, { left: number }>();
 
 /**
  * A node as a plain value for valibot: scalars as their value, lists as arrays, mappings as
  * null-prototype objects (so no key can reach `Object.prototype`). A value that expands past
- * 100,000 nodes through aliases gives {@link TOO_LARGE} instead.
+ * 100,000 nodes through aliases, or past what is left of the file's 1,000,000 (all its values
+ * together), gives {@link TOO_LARGE} instead; one holding a mapping with a key given twice (through
+ * an alias, or `1` beside `"1"`), {@link REPEATED_KEY}.
  *
  * @param source - The source the node belongs to.
  * @param node - A node.
  * @returns The plain value, or {@link TOO_LARGE}.
  */
 export function plainValue(source: PolicySource, node: unknown): unknown {
-  const budget = { left: MAX_NODES };
+  const file = fileBudgets.get(source) ?? { left: MAX_FILE_NODES };
+  fileBudgets.set(source, file);
+  const budget = { left: Math.min(MAX_NODES, file.left), repeated: false };
+  const before = budget.left;
   const value = toPlain(source.tree, node, { depth: 0, budget });
-  return budget.left < 0 ? TOO_LARGE : value;
+  file.left -= before - budget.left;
+  if (budget.left < 0) return TOO_LARGE;
+  return budget.repeated ? REPEATED_KEY : value;
 }
 
 function toPlain(
   tree: SourceTree,
   node: unknown,
-  walk: { depth: number; budget: { left: number } },
+  walk: { depth: number; budget: { left: number; repeated: boolean } },
 ): unknown {
   walk.budget.left -= 1;
   if (walk.depth > MAX_DEPTH || walk.budget.left < 0) return undefined;
@@ -168,6 +197,10 @@ function toPlain(
     const out: Record<string, unknown> = Object.create(null);
     for (const pair of tree.pairs(node)) {
       const name = tree.shape(pair.key) === "scalar" ? String(tree.scalar(pair.key)) : "";
+      if (Object.hasOwn(out, name)) {
+        walk.budget.repeated = true;
+        continue;
+      }
       Object.defineProperty(out, name, { value: toPlain(tree, pair.value, next), enumerable: true });
     }
     return out;

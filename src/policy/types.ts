@@ -132,6 +132,7 @@ export type PolicyIssueCode =
   | "replace_without_exfiltrating"
   | "refused_name"
   | "duplicate_tool"
+  | "duplicate_key"
   | "not_in_pack"
   | "pack_only"
   | "no_match"

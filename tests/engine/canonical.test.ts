@@ -27,6 +27,7 @@ describe("decodeHtmlEntities()", () => {
     ["decodes nested &amp;", "a&amp;#64;b", "a@b"],
     ["leaves an unknown name", "&bogus;", "&bogus;"],
     ["leaves a surrogate code point", "&#xD800;", "&#xD800;"],
+    ["decodes references with leading zeros, as HTML does", "a&#00000000064;b&#x000000040;c", "a@b@c"],
   ])("decodeHtmlEntities() %s", (_name, input, expected) => {
     expect(decodeHtmlEntities(input)).toBe(expected);
   });

@@ -481,6 +481,50 @@ describe("parsePolicy() (STYLE #13 twin of checkPolicy)", () => {
 });
 
 describe("checkPolicy() against hostile YAML", () => {
+  test.each<[string, string]>([
+    ["a tool key written again through an alias", "send_email:\n  &k exfiltrating: true\n  *k : false\n"],
+    ["a defaults key written again through an alias", "defaults:\n  &h heuristics: true\n  *h : false\n"],
+    [
+      "an arg_patterns argument written again through an alias",
+      'w:\n  arg_patterns:\n    &t to: "[a-z]+@corp[.]example"\n    *t : ".*"\n',
+    ],
+    [
+      "a server written again through an alias",
+      "servers:\n  &m mail: { s: { action: deny } }\n  *m : { r: { action: allow } }\n",
+    ],
+    ['a server named 1 and "1"', 'servers:\n  1: { s: { action: deny } }\n  "1": { s: { action: allow } }\n'],
+    [
+      "a tool named by an alias of another",
+      "a: &n { action: deny }\nx: &x send\n*x : { action: allow }\nsend: { action: ask }\n",
+    ],
+  ])("checkPolicy() refuses %s (the later value would win silently)", (_name, text) => {
+    const result = checkPolicy(text, "p.yaml");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map((issue) => issue.code)).toContain("duplicate_key");
+  });
+
+  test("checkPolicy() refuses a key given twice inside a value, through an alias (it threw a readonly-property TypeError)", () => {
+    const result = checkPolicy("defaults:\n  trusted_destinations: [{ &k a: 1, *k : 2 }]\n", "p.yaml");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map((issue) => issue.code)).toEqual(["duplicate_key"]);
+  });
+
+  test("checkPolicy() stops expanding aliases once the file's values together pass 1,000,000 items", () => {
+    const lines = ["anchors:", `  - &a0 [${Array.from({ length: 30 }, () => "x").join(", ")}]`];
+    lines.push(`  - &a1 [${Array.from({ length: 30 }, () => "*a0").join(", ")}]`);
+    lines.push(`  - &a2 [${Array.from({ length: 100 }, () => "*a1").join(", ")}]`);
+    for (let i = 0; i < 14; i++) lines.push(`t${i}: { sink_params: *a2 }`);
+    const result = checkPolicy(`${lines.join("\n")}\n`, "bomb.yaml");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const tooLarge = result.issues.filter((issue) => issue.message.includes("is too large"));
+    // Each value alone is ~93,000 items (under 100,000): only the file's budget stops the later ones.
+    expect(tooLarge.length).toBeGreaterThan(0);
+    expect(tooLarge.some((issue) => issue.tool === "t0")).toBe(false);
+  });
+
   test("checkPolicy() refuses a value that expands exponentially through aliases", () => {
     const lines = ["anchors:", "  - &a0 [x, x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i <= 8; i++) {
@@ -492,7 +536,7 @@ describe("checkPolicy() against hostile YAML", () => {
     if (result.ok) return;
     const bomb = result.issues.find((i) => i.tool === "bomb");
     expect(bomb?.message).toBe(
-      'value of "sink_params" in tool "bomb" is too large: it expands past 100,000 items through YAML aliases',
+      `value of "sink_params" in tool "bomb" is too large: through YAML aliases it expands past 100,000 items (or the file's values together past 1,000,000)`,
     );
   });
 });
