@@ -7,11 +7,11 @@
  * @module
  */
 
-import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { PolicyText } from "../policy/index.ts";
 import { BouncerError, errorCode } from "./errors.ts";
 import { describeFsError } from "./fs-error-text.ts";
+import { readRegularTextFile } from "./regular-file.ts";
 
 /**
  * Reads the policy files.
@@ -21,7 +21,8 @@ import { describeFsError } from "./fs-error-text.ts";
  * @param cwd - The directory they are relative to.
  * @returns Each file's text under the name the user gave (rules carry `user:<name>`).
  * @throws {BouncerError} `POLICY_UNREADABLE` (exit 2) when a name is empty, or a file is missing, is
- *   not a regular file (a directory, a FIFO, a device: never waited on) or cannot be read.
+ *   not a regular file (a directory, a FIFO, a device: never waited on), is not UTF-8 text, or
+ *   cannot be read.
  */
 export async function readPolicyTexts(files: readonly string[], cwd: string): Promise<PolicyText[]> {
   const texts: PolicyText[] = [];
@@ -29,11 +30,9 @@ export async function readPolicyTexts(files: readonly string[], cwd: string): Pr
     if (file === "") throw new BouncerError("POLICY_UNREADABLE", "Cannot read policy: no file name given");
     const path = resolve(cwd, file);
     try {
-      // Only a regular file is read: a FIFO or a device could block the start-up for ever.
-      const stats = await stat(path);
-      if (stats.isDirectory()) throw Object.assign(new Error("directory"), { code: "EISDIR" });
-      if (!stats.isFile()) throw Object.assign(new Error("not a regular file"), { code: "ENOTREG" });
-      texts.push({ text: await readFile(path, "utf8"), fileName: file });
+      // Only a regular file of UTF-8 text is read: a FIFO or a device could block the start-up for
+      // ever, and bytes that are not UTF-8 would rename a tool silently.
+      texts.push({ text: readRegularTextFile(path), fileName: file });
     } catch (error) {
       const code = errorCode(error);
       const why =

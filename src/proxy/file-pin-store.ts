@@ -11,7 +11,7 @@
  * @module
  */
 
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { hasErrorCode, tryAcquireLock } from "../audit/rotation-lock.ts";
@@ -19,6 +19,7 @@ import type { ToolDefinition } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { ensureParentDir } from "../platform/parent-dir.ts";
+import { readRegularTextFile } from "../platform/regular-file.ts";
 import type { PinStore, ServerContext } from "./memory-pin-store.ts";
 import { definitionHash, type PinFile, type PinRecord, parsePinFile, serializePinFile } from "./pin-file.ts";
 import { identityHash, scrubCommand } from "./server-identity.ts";
@@ -67,7 +68,7 @@ export function pinsDir(home: string): string {
 export function readPinFile(path: string): { readonly text: string; readonly file: PinFile } | undefined {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readRegularTextFile(path); // a FIFO there would block every call and the shutdown
   } catch (error) {
     if (hasErrorCode(error, "ENOENT")) return undefined;
     throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describeFsError(error)}`, {

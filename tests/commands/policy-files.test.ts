@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkPolicyPaths, formatIssueLine, loadPolicyPaths } from "../../src/commands/policy-files.ts";
@@ -43,6 +43,28 @@ describe("readPolicyTexts()", () => {
     },
     10_000,
   );
+  test("readPolicyTexts() refuses bytes that are not UTF-8, naming where (a tool name would change silently)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-utf8-"));
+    const file = join(dir, "policy.yaml");
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from("a: {}\nsend_"),
+        Buffer.from([0xff]),
+        Buffer.from("email: { action: deny }\n"),
+      ]),
+    );
+    const error = await readPolicyTexts([file], dir).catch((caught: unknown) => caught);
+    expect((error as BouncerError).code).toBe("POLICY_UNREADABLE");
+    expect((error as Error).message).toContain("it is not UTF-8 text (line 2, column 6)");
+  });
+
+  test("readPolicyTexts() keeps a leading BOM, as before", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-bom-"));
+    const file = join(dir, "policy.yaml");
+    writeFileSync(file, "\uFEFFa: {}\n");
+    expect((await readPolicyTexts([file], dir))[0]?.text).toBe("\uFEFFa: {}\n");
+  });
 });
 
 describe("checkPolicyPaths() and loadPolicyPaths()", () => {

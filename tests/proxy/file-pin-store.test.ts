@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { ToolDefinition } from "../../src/engine/index.ts";
 import { createFilePinStore } from "../../src/proxy/file-pin-store.ts";
 import type { ServerContext } from "../../src/proxy/gate.ts";
@@ -45,6 +46,28 @@ describe("createFilePinStore()", () => {
     const second = await mine.load(SERVER);
     expect(second).not.toBe(first);
     expect([...(second?.keys() ?? [])]).toEqual(["send_email", "read_inbox"]);
+  });
+
+  test.skipIf(process.platform === "win32")(
+    "createFilePinStore() refuses a FIFO at the pin file's path at once instead of waiting on it",
+    async () => {
+      const store = createFilePinStore({ home: home() });
+      const path = store.fileFor(SERVER);
+      mkdirSync(dirname(path), { recursive: true });
+      expect(spawnSync("mkfifo", [path]).status).toBe(0);
+      await expect(store.load(SERVER)).rejects.toThrow(/Cannot read pins ".*": it is not a regular file/);
+    },
+  );
+
+  test("createFilePinStore() refuses a pin file that is not UTF-8 rather than reading it with U+FFFD", async () => {
+    const store = createFilePinStore({ home: home() });
+    await store.pin(SERVER, [SEND]);
+    const path = store.fileFor(SERVER);
+    const text = readFileSync(path);
+    writeFileSync(path, Buffer.concat([text.subarray(0, 20), Buffer.from([0xff]), text.subarray(20)]));
+    await expect(createFilePinStore({ home: dirname(dirname(path)) }).load(SERVER)).rejects.toThrow(
+      /not UTF-8 text/,
+    );
   });
 
   test("createFilePinStore() names the file by identity: name, command and cwd, never the name alone", () => {

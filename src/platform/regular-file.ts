@@ -1,0 +1,68 @@
+/**
+ * Reading a whole file that must be a regular file of UTF-8 text (a policy, a pin file): never
+ * waits on a FIFO or a device (it is opened without blocking and looked at before any read), and
+ * never turns bytes that are not UTF-8 into U+FFFD silently (a tool name `send_\xffemail` would
+ * become another name). Edge (file system).
+ *
+ * Source: SPEC §3.3 (never a hang), §4.2 (strict validation); brief: "fail closed, lose nothing".
+ * @module
+ */
+
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+
+/** The error codes {@link readRegularTextFile} gives besides the system's own (`ENOENT`, ...). */
+export type RegularFileCode = "EISDIR" | "ENOTREG" | "ENOTUTF8";
+
+/**
+ * An error with a `code`, as Node's file-system errors carry one.
+ * @param code - The code.
+ * @param message - What is wrong.
+ * @returns The error.
+ */
+function codedError(code: RegularFileCode, message: string): Error & { code: RegularFileCode } {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * Where the first byte sequence that is not UTF-8 lies, as a line and column of the text decoded
+ * leniently (the first U+FFFD).
+ * @param bytes - The file's bytes.
+ * @returns E.g. `line 3, column 7`.
+ */
+function firstInvalid(bytes: Uint8Array): string {
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  const at = Math.max(0, text.indexOf("\uFFFD"));
+  const before = text.slice(0, at);
+  const line = before.split("\n").length;
+  const column = at - (before.lastIndexOf("\n") + 1) + 1;
+  return `line ${line}, column ${column}`;
+}
+
+/**
+ * Reads a regular file whole as UTF-8 text (a leading BOM kept, as `readFile(path, "utf8")` keeps
+ * it).
+ *
+ * @param path - The file.
+ * @returns Its text.
+ * @throws {Error} With `code` `EISDIR` (a directory), `ENOTREG` (a FIFO, a device, a socket: not
+ *   read), `ENOTUTF8` (bytes that are not UTF-8; the message names the line and column), or the
+ *   system's code (`ENOENT`, `EACCES`, ...).
+ */
+export function readRegularTextFile(path: string): string {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer (absent on Windows,
+  // where there are no FIFOs at a path).
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) throw codedError("EISDIR", "it is a directory");
+    if (!stats.isFile()) throw codedError("ENOTREG", "it is not a regular file");
+    const bytes = readFileSync(fd);
+    try {
+      return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      throw codedError("ENOTUTF8", `it is not UTF-8 text (${firstInvalid(bytes)})`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
