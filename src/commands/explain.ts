@@ -177,7 +177,13 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
   if (rules.allowedPathPrefixes?.value.includes(COMMAND_LINE_DIRS) === true) {
     lines.push(
       "",
-      `${COMMAND_LINE_DIRS}: the directories on the server's command line; bouncer run confines writes to them`,
+      `${COMMAND_LINE_DIRS}: the directories on the server's command line; bouncer run confines writes to them (with none there, writes are not confined)`,
+    );
+  }
+  if (definition === undefined) {
+    lines.push(
+      "",
+      "No --schema given: what the schema heuristics add (sink-shaped arguments, annotations) is not shown",
     );
   }
   if (options.server === undefined)

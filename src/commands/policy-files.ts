@@ -8,6 +8,7 @@
  * @module
  */
 
+import { escapeControls } from "../engine/index.ts";
 import { builtinPacks } from "../platform/packs.ts";
 import { readPolicyTexts } from "../platform/policy-texts.ts";
 import {
@@ -52,12 +53,13 @@ export async function loadPolicyPaths(
 }
 
 /**
- * Renders one issue as `FILE:LINE:COLUMN: message` (the compiler convention editors link to).
+ * Renders one issue as `FILE:LINE:COLUMN: message` (the compiler convention editors link to), its
+ * control and invisible characters (from names in the file) escaped as `\u{…}`.
  *
  * Source: SPEC §4.2, §5.5 (file, line:column).
  * @param issue - A policy issue.
  * @returns One line, no newline.
  */
 export function formatIssueLine(issue: PolicyIssue): string {
-  return `${issue.file}:${issue.line}:${issue.column}: ${issue.message}`;
+  return escapeControls(`${issue.file}:${issue.line}:${issue.column}: ${issue.message}`);
 }

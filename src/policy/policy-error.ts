@@ -6,18 +6,20 @@
  * @module
  */
 
+import { escapeControls } from "../engine/index.ts";
 import type { PolicyIssue, PolicyIssues } from "./types.ts";
 
 /**
  * Renders one issue as `line 4, column 3: unknown key "alow" in tool "send_email" (did you mean
- * "action"?)` — the part after the file name.
+ * "action"?)` — the part after the file name, control and invisible characters escaped as `\u{…}`.
  *
  * @param issue - The issue.
  * @returns One line, no final period.
  * Source: SPEC §4.2; STYLE #12.
  */
 export function formatPolicyIssue(issue: PolicyIssue): string {
-  return `line ${issue.line}, column ${issue.column}: ${issue.message}`;
+  // Names in messages come from the file as written: a terminal must not act on their controls.
+  return `line ${issue.line}, column ${issue.column}: ${escapeControls(issue.message)}`;
 }
 
 /**

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { hasErrorCode } from "../audit/rotation-lock.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
+import { readRegularTextFile } from "../platform/regular-file.ts";
 import { pinsDir, readPinFile, updatePinFile } from "./file-pin-store.ts";
 import type { PinFile, PinRecord } from "./pin-file.ts";
 
@@ -28,6 +29,27 @@ export interface ListedPins {
 export interface PinListing {
   readonly servers: readonly ListedPins[];
   readonly problems: readonly string[];
+  /**
+   * The files that could not be read, each with the server it names when its `server` field can
+   * still be read (valid JSON of another hash scheme, a bad hash): what `pins forget` may remove.
+   */
+  readonly unreadable: readonly { readonly path: string; readonly server?: string }[];
+}
+
+/**
+ * The `server` field of a pin file that does not parse as a pin file, when it can still be read.
+ * @param path - The file.
+ * @returns The server name, or undefined.
+ */
+function serverNamedBy(path: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(readRegularTextFile(path));
+    const server =
+      typeof value === "object" && value !== null ? (value as { server?: unknown }).server : undefined;
+    return typeof server === "string" ? server : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -44,13 +66,14 @@ export function listPins(home: string, server?: string): PinListing {
   try {
     names = readdirSync(dir).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return { servers: [], problems: [] };
+    if (hasErrorCode(error, "ENOENT")) return { servers: [], problems: [], unreadable: [] };
     throw new BouncerError("PINS_UNREADABLE", `Cannot list pins in "${dir}": ${describeFsError(error)}`, {
       cause: error,
     });
   }
   const servers: ListedPins[] = [];
   const problems: string[] = [];
+  const unreadable: { path: string; server?: string }[] = [];
   for (const name of names.sort()) {
     const path = join(dir, name);
     try {
@@ -60,10 +83,12 @@ export function listPins(home: string, server?: string): PinListing {
       }
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));
+      const named = serverNamedBy(path);
+      unreadable.push(named === undefined ? { path } : { path, server: named });
     }
   }
   servers.sort((a, b) => a.file.server.localeCompare(b.file.server) || a.path.localeCompare(b.path));
-  return { servers, problems };
+  return { servers, problems, unreadable };
 }
 
 /** One accepted definition: the file it was in, the record, and the pin it replaced (if any). */
@@ -134,21 +159,32 @@ export async function acceptPending(
 }
 
 /**
- * Forgets a server: removes its pin files (the next session pins it again on first sight).
+ * Forgets a server: removes its pin files, also those that cannot be read as pins but still name it
+ * (the next session pins it again on first sight).
  *
  * Source: SPEC §5.7.
  * @param home - Bouncer's home directory.
  * @param server - The server name.
  * @returns The removed files.
- * @throws {BouncerError} `PINS_UNKNOWN_SERVER` when no file names that server.
+ * @throws {BouncerError} `PINS_UNKNOWN_SERVER` when no file names that server (a file that cannot
+ *   be read as pins is removed too when its `server` field still names it).
  */
 export function forgetServer(home: string, server: string): string[] {
   const listing = listPins(home, server);
-  if (listing.servers.length === 0) {
-    throw new BouncerError("PINS_UNKNOWN_SERVER", `Cannot forget server "${server}": it has no pins`);
+  const paths = [
+    ...listing.servers.map(({ path }) => path),
+    ...listing.unreadable.filter((file) => file.server === server).map(({ path }) => path),
+  ];
+  if (paths.length === 0) {
+    const [problem] = listing.problems;
+    const more =
+      problem === undefined
+        ? ""
+        : `; ${listing.problems.length} pin file(s) name no server that can be read, remove them by hand: ${problem}`;
+    throw new BouncerError("PINS_UNKNOWN_SERVER", `Cannot forget server "${server}": it has no pins${more}`);
   }
   const removed: string[] = [];
-  for (const { path } of listing.servers) {
+  for (const path of paths) {
     try {
       unlinkSync(path);
       removed.push(path);

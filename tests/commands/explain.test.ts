@@ -122,6 +122,9 @@ describe("runExplain()", () => {
     expect(run.stdout).toContain(
       "Destinations (sink gate): channel_id (sink-shaped name), any argument not in the schema",
     );
+    expect(run.stdout).not.toContain("No --schema given");
+    const bare = await runCli(["explain", "post_message"]);
+    expect(bare.stdout).toContain("No --schema given: what the schema heuristics add");
   });
 
   test("runExplain() says every argument is a destination when no declared sink is in the schema", async () => {

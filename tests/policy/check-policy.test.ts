@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { checkPolicy, PolicyError, parsePolicy } from "../../src/policy/index.ts";
+import { formatPolicyIssue } from "../../src/policy/policy-error.ts";
 import type { PolicyIssue } from "../../src/policy/types.ts";
 
 function issuesOf(text: string): readonly PolicyIssue[] {
@@ -481,6 +482,15 @@ describe("parsePolicy() (STYLE #13 twin of checkPolicy)", () => {
 });
 
 describe("checkPolicy() against hostile YAML", () => {
+  test("formatPolicyIssue() escapes the control and bidi characters of names in a message", () => {
+    const result = checkPolicy('send_email: { "exfil\\e[2K\\rOK\\u202e": true }\n', "p.yaml");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(formatPolicyIssue(result.issues[0] as PolicyIssue)).toBe(
+      'line 1, column 15: unknown key "exfil\\u{1b}[2K\\u{d}OK\\u{202e}" in tool "send_email"',
+    );
+  });
+
   test.each<[string, string]>([
     ["a tool key written again through an alias", "send_email:\n  &k exfiltrating: true\n  *k : false\n"],
     ["a defaults key written again through an alias", "defaults:\n  &h heuristics: true\n  *h : false\n"],

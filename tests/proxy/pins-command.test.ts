@@ -193,6 +193,25 @@ describe("bouncer pins", () => {
     expect(stderr()).toMatch(/not valid JSON \((?!JSON Parse error)[^)]+\)/);
   });
 
+  test("runPinsForget() removes a pin file that cannot be read as pins but still names the server", async () => {
+    const home = await homeWithPins();
+    const file = createFilePinStore({ home }).fileFor(FS);
+    writeFileSync(file, JSON.stringify({ server: "fs", hashScheme: 99, tools: [] }));
+    expect(runPinsForget({ home, server: "fs" }, memoryIo().io)).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test("runPinsForget() names the pin files no server can be read from, to be removed by hand", () => {
+    const home = mkdtempSync(join(tmpdir(), "bouncer-pinscmd-"));
+    const broken = createFilePinStore({ home }).fileFor(FS);
+    mkdirSync(dirname(broken), { recursive: true });
+    writeFileSync(broken, "not json");
+    expect(() => runPinsForget({ home, server: "fs" }, memoryIo().io)).toThrow(
+      /it has no pins; 1 pin file\(s\) name no server that can be read, remove them by hand: Cannot read pins ".*"/,
+    );
+    expect(existsSync(broken)).toBe(true);
+  });
+
   test("runPinsForget() removes the server's pin files and refuses an unknown server", async () => {
     const home = await homeWithPins();
     const file = createFilePinStore({ home }).fileFor(FS);
