@@ -140,6 +140,9 @@ function recordContentBlock(recorder: Recorder, block: JsonValue): void {
     const resource = own(block, "resource");
     const inner = isObject(resource) ? own(resource, "text") : undefined;
     if (typeof inner === "string") recordTextBlock(recorder, inner);
+    // Its uri reaches the model too, as a resource link's does.
+    const uri = isObject(resource) ? own(resource, "uri") : undefined;
+    if (typeof uri === "string") recordFreeText(recorder, uri);
   } else if (type === "resource_link") {
     for (const name of ["uri", "name", "title", "description"]) {
       const field = own(block, name);
@@ -175,7 +178,7 @@ function recordError(recorder: Recorder, value: JsonValue): void {
 
 /**
  * Records one untrusted output into the session's taint store: tool results (text blocks,
- * embedded-resource text, `structuredContent`, resource-link uri/name/title/description), a
+ * embedded-resource text and uri, `structuredContent`, resource-link uri/name/title/description), a
  * `tools/call` error's message and data, tool definitions and server instructions (every occurrence a
  * definition occurrence, which asks at most), and any other result (every string). Structured output
  * is split into field values and free text; in unstructured text only short destination-shaped

@@ -30,7 +30,10 @@ const YAML_TOP_KEY = /^(.+?):(?:[ \t]|$)/;
 export interface StructuredText {
   readonly value: JsonValue;
   readonly format: "json" | "yaml";
-  /** YAML comments: text the model reads that the parsed value does not hold (free text). */
+  /**
+   * YAML comments, anchor names, tags and `%TAG` prefixes: text the model reads that the parsed
+   * value does not hold (free text).
+   */
   readonly comments: readonly string[];
 }
 
@@ -147,13 +150,26 @@ function yamlToJson(root: Node | null, doc: Document): JsonValue {
   return convert(root);
 }
 
+/** The prefix of YAML's own tags (`!!str`, the default `!!` handle): not text of the output. */
+const YAML_TAGS = "tag:yaml.org,2002:";
+
+/**
+ * What the model reads in YAML text that the parsed value does not hold: comments, anchor names,
+ * tags and `%TAG` prefixes (`note: &attacker@evil.example …` plants an address in an anchor).
+ */
 function yamlComments(doc: Document): string[] {
   const comments: string[] = [];
   const add = (node: { commentBefore?: string | null; comment?: string | null }): void => {
     if (typeof node.commentBefore === "string") comments.push(node.commentBefore);
     if (typeof node.comment === "string") comments.push(node.comment);
+    const { anchor, tag } = node as { anchor?: unknown; tag?: unknown };
+    if (typeof anchor === "string") comments.push(anchor);
+    if (typeof tag === "string" && !tag.startsWith(YAML_TAGS)) comments.push(tag);
   };
   add(doc);
+  for (const prefix of Object.values(doc.directives?.tags ?? {})) {
+    if (!prefix.startsWith(YAML_TAGS)) comments.push(prefix);
+  }
   visit(doc, { Node: (_key, node) => add(node) });
   return comments;
 }
