@@ -53,15 +53,15 @@ export interface RecordedCall {
 }
 
 /** What made a call's JSON ambiguous (the session file's `ambiguous_json` values). */
-export const AMBIGUOUS_JSON = ["duplicate_keys", "unsafe_integers"] as const;
+export const AMBIGUOUS_JSON = ["duplicate_keys", "unsafe_integers", "too_deep"] as const;
 
-/** A repeated object key, or an integer beyond ±2^53. */
+/** A repeated object key, an integer beyond ±2^53, or nesting past 1,000 levels. */
 export type AmbiguousJson = (typeof AMBIGUOUS_JSON)[number];
 
 /**
  * Whether a value read from a session file is one of the {@link AMBIGUOUS_JSON} kinds.
  * @param value - Anything.
- * @returns True for `duplicate_keys` and `unsafe_integers`.
+ * @returns True for `duplicate_keys`, `unsafe_integers` and `too_deep`.
  */
 export function isAmbiguousJson(value: unknown): value is AmbiguousJson {
   return AMBIGUOUS_JSON.some((kind) => kind === value);
@@ -98,14 +98,17 @@ export interface SessionRecorder {
 }
 
 /**
- * Builds the line of a `call` event in the §5.9 field order.
+ * Builds the line of a `call` event in the §5.9 field order (a `too_deep` call with empty
+ * arguments).
  * @param call - The call.
  * @returns The event object.
  */
 export function callEvent(call: RecordedCall): JsonObject {
   const event: JsonObject = { event: "call", server: call.server, tool: call.tool };
   if (call.seq !== undefined) event.seq = call.seq;
-  event.arguments = call.arguments;
+  // Arguments nested past 1,000 levels are not written (they may not even serialise); replay
+  // denies the call for its `ambiguous_json` as the live proxy did.
+  event.arguments = call.ambiguousJson === "too_deep" ? {} : call.arguments;
   if (call.result !== undefined) event.result = call.result;
   else if (call.error !== undefined) event.error = call.error;
   if (call.ask !== undefined) event.ask = call.ask === "approved" ? "approved" : "declined";

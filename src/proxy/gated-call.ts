@@ -17,6 +17,7 @@ import type { Asker, AskOutcome } from "./asker.ts";
 import type { Gate } from "./gate.ts";
 import type { ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
 import type { SessionAudit } from "./session-audit.ts";
+import { MAX_NESTING } from "./strict-json.ts";
 import type { ToolListState } from "./tool-list-state.ts";
 
 /** What a gated call is decided with. */
@@ -50,6 +51,12 @@ export interface CallRecord {
  * @returns The `ambiguous_json` deny (contract `default`).
  */
 export function ambiguousJsonDeny(why: AmbiguousJson): Decision {
+  if (why === "too_deep") {
+    return proxyDeny({
+      code: "ambiguous_json",
+      message: `The call's JSON nests deeper than ${MAX_NESTING} levels, more than Bouncer decides on`,
+    });
+  }
   const what = why === "duplicate_keys" ? "repeats an object key" : "holds an integer beyond ±2^53";
   return proxyDeny({
     code: "ambiguous_json",
@@ -179,7 +186,9 @@ function concludeCall(
     ? "duplicate_keys"
     : call.strict.unsafeIntegers
       ? "unsafe_integers"
-      : undefined;
+      : call.strict.tooDeep
+        ? "too_deep"
+        : undefined;
   if (ambiguous !== undefined) decision = ambiguousJsonDeny(ambiguous);
   const audited = auditDecision(gated, { decision, seq, tool, args });
   const record: CallRecord = ambiguous === undefined ? { seq, args } : { seq, args, ambiguous };

@@ -17,6 +17,38 @@ export interface StrictJsonReport {
   readonly duplicateKeys: boolean;
   /** Some number is an integer beyond ±(2^53 − 1), or does not fit a double at all. */
   readonly unsafeIntegers: boolean;
+  /** Arrays and objects nest deeper than {@link MAX_NESTING} levels somewhere. */
+  readonly tooDeep: boolean;
+}
+
+/**
+ * The deepest nesting of arrays and objects a request may have (legitimate arguments stay far
+ * below; past ~10,000 levels the runtime's own serialisation overflows its stack).
+ */
+export const MAX_NESTING = 1000;
+
+/**
+ * Whether a valid JSON text nests arrays and objects deeper than `max` levels. Iterative; strings
+ * are skipped whole. A text shorter than `2 × max` characters cannot, and is not walked.
+ * @param text - Valid JSON text.
+ * @param max - The deepest nesting allowed.
+ * @returns True when some container lies deeper than `max`.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  if (text.length <= 2 * max) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const end = stringEnd(text, i);
+      if (end === -1) return false;
+      i = end - 1;
+    } else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
@@ -106,7 +138,8 @@ function isSpace(c: number): boolean {
 }
 
 /**
- * Reports repeated keys and unsafe numbers of a JSON text (already valid), at any depth. When the
+ * Reports repeated keys, unsafe numbers and nesting past {@link MAX_NESTING} of a JSON text (already
+ * valid), at any depth. When the
  * caller already knows whether a key repeats ({@link repeatsAKey}) and the text cannot hold an
  * unsafe number, nothing is walked; otherwise the text is walked once. Iterative, so deep nesting
  * cannot overflow the stack.
@@ -116,20 +149,21 @@ function isSpace(c: number): boolean {
  * @param known - Whether the text repeats a key, when the caller knows, and `JSON.parse` of it (then
  *   a text without repeated keys is never walked: its numbers are looked at in the value).
  * @returns The report.
- * @example checkStrictJson('{"a":1,"a":2}') // { duplicateKeys: true, unsafeIntegers: false }
+ * @example checkStrictJson('{"a":1,"a":2}') // { duplicateKeys: true, unsafeIntegers: false, tooDeep: false }
  */
 export function checkStrictJson(
   text: string,
   known?: { readonly repeatsKey: boolean; readonly value?: unknown },
 ): StrictJsonReport {
+  const tooDeep = nestsDeeperThan(text, MAX_NESTING);
   if (known !== undefined && !MAY_HOLD_UNSAFE_NUMBER.test(text)) {
-    return { duplicateKeys: known.repeatsKey, unsafeIntegers: false };
+    return { duplicateKeys: known.repeatsKey, unsafeIntegers: false, tooDeep };
   }
   // No key repeats, so every number literal of the text is in the parsed value, as the same double.
   if (known !== undefined && !known.repeatsKey && known.value !== undefined) {
-    return { duplicateKeys: false, unsafeIntegers: holdsUnsafeNumber(known.value) };
+    return { duplicateKeys: false, unsafeIntegers: holdsUnsafeNumber(known.value), tooDeep };
   }
-  return walkStrictJson(text);
+  return { ...walkStrictJson(text), tooDeep };
 }
 
 /**
@@ -156,7 +190,7 @@ function holdsUnsafeNumber(value: unknown): boolean {
  * @param text - Valid JSON text.
  * @returns The report.
  */
-function walkStrictJson(text: string): StrictJsonReport {
+function walkStrictJson(text: string): Omit<StrictJsonReport, "tooDeep"> {
   let duplicateKeys = false;
   let unsafeIntegers = false;
   /** One entry per open container: the keys of an object, or null for an array. */

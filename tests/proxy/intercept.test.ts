@@ -151,7 +151,7 @@ describe("interceptRequest() tools/list and tools/call", () => {
       }));
       r.fromClient(line);
       await settle();
-      expect(calls[0]?.strict).toEqual({ duplicateKeys, unsafeIntegers });
+      expect(calls[0]?.strict).toEqual({ duplicateKeys, unsafeIntegers, tooDeep: false });
       expect(r.toUpstream).toEqual([]);
     },
   );

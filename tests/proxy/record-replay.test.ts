@@ -136,11 +136,14 @@ describe("bouncer run --record", () => {
       await live.next((m) => m.id === 0, "initialize answered");
       live.send({ jsonrpc: "2.0", method: "notifications/initialized" });
       const path = JSON.stringify(join(dir, "notes.txt"));
-      // The same read three ways, one after the other: plain, with a repeated key, with an integer beyond 2^53.
+      // The same read four ways, one after the other: plain, with a repeated key, with an integer
+      // beyond 2^53, nested past 1,000 levels (more than the runtime serialises).
+      const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
       const lines = [
         `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":${path}}}}`,
         `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/etc/hostname","path":${path}}}}`,
         `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":${path},"head":9007199254740993}}}`,
+        `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":${path},"x":${deep}}}}`,
       ];
       for (const [index, line] of lines.entries()) {
         live.send(line);
@@ -156,6 +159,7 @@ describe("bouncer run --record", () => {
         undefined,
         "duplicate_keys",
         "unsafe_integers",
+        "too_deep",
       ]);
 
       const replay = spawnSync(BUN, [join(ROOT, "src/cli.ts"), "replay", session, "--json"], {
@@ -172,9 +176,11 @@ describe("bouncer run --record", () => {
         ["allow", "forwarded"],
         ["deny", "blocked"],
         ["deny", "blocked"],
+        ["deny", "blocked"],
       ]);
       expect(rows[1]?.reason).toContain("repeats an object key");
       expect(rows[2]?.reason).toContain("beyond ±2^53");
+      expect(rows[3]?.reason).toContain("nests deeper than 1000 levels");
     },
     E2E_TIMEOUT,
   );

@@ -25,15 +25,27 @@ describe("checkStrictJson", () => {
     ["a fraction (allowed)", '{"n":3.14159}', false, false],
     ["digits inside a string (allowed)", '{"n":"9007199254740993"}', false, false],
   ] as const)("checkStrictJson() on %s", (_name, text, duplicateKeys, unsafeIntegers) => {
-    expect(checkStrictJson(text)).toEqual({ duplicateKeys, unsafeIntegers });
+    expect(checkStrictJson(text)).toEqual({ duplicateKeys, unsafeIntegers, tooDeep: false });
     expect(repeatsAKey(text, JSON.parse(text))).toBe(duplicateKeys);
-    expect(checkStrictJson(text, { repeatsKey: duplicateKeys })).toEqual({ duplicateKeys, unsafeIntegers });
+    expect(checkStrictJson(text, { repeatsKey: duplicateKeys })).toEqual({
+      duplicateKeys,
+      unsafeIntegers,
+      tooDeep: false,
+    });
+  });
+
+  test("checkStrictJson() reports nesting past 1,000 levels, brackets inside strings not counted", () => {
+    const at = (depth: number): string => `{"a":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`;
+    expect(checkStrictJson(at(1000)).tooDeep).toBe(false);
+    expect(checkStrictJson(at(1001)).tooDeep).toBe(true);
+    expect(checkStrictJson(JSON.stringify({ a: "[".repeat(5000) })).tooDeep).toBe(false);
+    expect(checkStrictJson(at(1001), { repeatsKey: false, value: {} }).tooDeep).toBe(true);
   });
 
   test("checkStrictJson() survives deep nesting without recursion", () => {
     const depth = 100_000;
     const text = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
-    expect(checkStrictJson(text)).toEqual({ duplicateKeys: false, unsafeIntegers: false });
+    expect(checkStrictJson(text)).toEqual({ duplicateKeys: false, unsafeIntegers: false, tooDeep: true });
     expect(repeatsAKey(text, JSON.parse(text))).toBe(false);
     const repeated = `${'{"a":'.repeat(depth)}{"b":1,"b":2}${"}".repeat(depth)}`;
     expect(repeatsAKey(repeated, JSON.parse(repeated))).toBe(true);
@@ -107,6 +119,7 @@ describe("checkStrictJson() with what the caller knows", () => {
     expect(checkStrictJson(text, { repeatsKey: false, value: JSON.parse(text) })).toEqual({
       duplicateKeys: false,
       unsafeIntegers: false,
+      tooDeep: false,
     });
     const big = '{"a":[{"b":12345678901234567890}]}';
     expect(checkStrictJson(big, { repeatsKey: false, value: JSON.parse(big) }).unsafeIntegers).toBe(true);
