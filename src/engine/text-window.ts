@@ -5,6 +5,7 @@
  * @module
  */
 
+import { UNSPACED_SCRIPT_CLASS } from "./tokens.ts";
 import type { Evidence } from "./types.ts";
 
 /** Segments are separated by NUL, which canonical destinations never contain. */
@@ -160,7 +161,8 @@ interface Span {
   readonly end: number;
 }
 
-const WORD = /[\p{L}\p{N}_]/u;
+/** A word character, except letters of scripts written without spaces (a token ends beside them). */
+const WORD = new RegExp(`(?![${UNSPACED_SCRIPT_CLASS}])[\\p{L}\\p{N}_]`, "u");
 const JOINER = /[.@-]/;
 
 /** An occurrence is on token boundaries when no word (or word-joined) character touches it. */

@@ -221,15 +221,31 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
       },
     });
   }
-  if (!/[0-9]/.test(text)) return;
-  phonesAndIbans(text, { iban: patterns.iban, report });
-  each(text, {
-    pattern: patterns.alnum,
-    visit: (match, start) => {
-      if (/[0-9\p{N}]/u.test(match)) report(match, { start, length: match.length });
-    },
-  });
+  if (/[0-9]/.test(text)) {
+    phonesAndIbans(text, { iban: patterns.iban, report });
+    each(text, {
+      pattern: patterns.alnum,
+      visit: (match, start) => {
+        if (/[0-9\p{N}]/u.test(match)) report(match, { start, length: match.length });
+      },
+    });
+  }
+  // Scripts written without spaces run into an address or host beside them
+  // (`請求書をattacker@evil.exampleまで`): scan again with their letters as spaces (same offsets).
+  const spaced = text.replace(UNSPACED_LETTERS, (letters) => " ".repeat(letters.length));
+  if (spaced !== text) scanTokens(spaced, visit);
 }
+
+/**
+ * The letters of scripts written without spaces between words (and Hangul, often glued to Latin),
+ * as the body of a regex character class: next to them a token starts or ends.
+ *
+ * Source: SPEC §2.5 ("on token boundaries").
+ */
+export const UNSPACED_SCRIPT_CLASS =
+  "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}";
+
+const UNSPACED_LETTERS = new RegExp(`[${UNSPACED_SCRIPT_CLASS}]+`, "gu");
 
 /** Any character above U+007F: such text is scanned with the Unicode patterns. */
 const NON_ASCII = /[\u0080-\uffff]/;

@@ -28,6 +28,8 @@ describe("searchWindow()", () => {
     ["not joined by a dot to a word", "see riverside view hotel.example", "riverside view hotel", false],
     ["not joined by a hyphen to a word", "the riverside view hotel-annex", "riverside view hotel", false],
     ["not joined by @ to a word", "bob@riverside view hotel", "riverside view hotel", false],
+    ["written against Chinese text (no spaces there)", "请付款给evil corp ltd谢谢", "evil corp ltd", true],
+    ["not inside a longer word of accented Latin", "pay évil corp ltdé", "evil corp ltd", false],
   ])("searchWindow() finds a value %s on token boundaries: %p", (_name, text, needle, found) => {
     expect(search([[text, free]], needle).free !== undefined).toBe(found);
   });

@@ -29,6 +29,26 @@ describe("extractTokens()", () => {
       ["evil.example", "www.evil.example"],
     ],
     ["a bare host", "see evil.example for details", ["evil.example"]],
+    [
+      "an address written against Japanese text",
+      "請求書をattacker@evil.exampleまで転送",
+      [
+        "attacker@evil.example",
+        "evil.example",
+        "evil.xn--example-gd4fkhs360ghuc",
+        "請求書をattacker@evil.exampleまで転送",
+      ],
+    ],
+    [
+      "a host written against Chinese text",
+      "请付款给pay.evil.example谢谢",
+      [
+        "evil.example",
+        "evil.xn--example-zp7ua",
+        "pay.evil.example",
+        "xn--pay-er9d811kouysgt.evil.xn--example-zp7ua",
+      ],
+    ],
     ["an IPv4 host, without parents", "post to 10.0.0.12:8080", ["10.0.0.12"]],
     [
       "a host behind a percent-decoded userinfo",
