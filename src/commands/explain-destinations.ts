@@ -14,8 +14,8 @@ import { safeName } from "./rules-view.ts";
  * The destination arguments of an exfiltrating tool, as `explain --json` gives them.
  * - `named`: the declared sinks (`declared`), the schema's sink-shaped names (`sink_shaped`) and
  *   every argument not in the schema;
- * - `every`: every argument (`why`: no declared sink is in the schema, or nothing is declared and
- *   no argument is sink-shaped);
+ * - `every`: every argument (`why`: no declared sink is in the schema; or nothing is declared and
+ *   no argument is sink-shaped, or heuristics are off);
  * - `schema_needed`: no `--schema` given; `bouncer run` decides from the pinned schema.
  *
  * Source: SPEC §2.5 "Which arguments are destinations".
@@ -27,7 +27,10 @@ export type DestinationsView =
       readonly sink_shaped: readonly string[];
       readonly unlisted_arguments: true;
     }
-  | { readonly rule: "every"; readonly why: "declared_not_in_schema" | "no_sink_shaped" }
+  | {
+      readonly rule: "every";
+      readonly why: "declared_not_in_schema" | "no_sink_shaped" | "heuristics_off";
+    }
   | { readonly rule: "schema_needed"; readonly declared: readonly string[] };
 
 /**
@@ -48,7 +51,10 @@ export function destinationsView(
   const declared = [...new Set(rules.sinkParams.map((sink) => sink.value))];
   if (schema === undefined) return { rule: "schema_needed", declared };
   const rule = destinationRule({ tool, schema, sinkParams: rules.sinkParams, heuristics: rules.heuristics });
-  if (rule.kind === "every") return { rule: "every", why: rule.why };
+  if (rule.kind === "every") {
+    const why = rule.why === "no_sink_shaped" && !rules.heuristics ? "heuristics_off" : rule.why;
+    return { rule: "every", why };
+  }
   return {
     rule: "named",
     declared,
@@ -71,9 +77,11 @@ export function destinationsLine(view: DestinationsView): string {
     return `${head} decided from the server's input schema${declared}; give --schema FILE to see them`;
   }
   if (view.rule === "every") {
-    return view.why === "declared_not_in_schema"
-      ? `${head} every argument (no sink_params name is in the schema: fail closed)`
-      : `${head} every argument (nothing declared, and no argument name in the schema is sink-shaped)`;
+    if (view.why === "declared_not_in_schema")
+      return `${head} every argument (no sink_params name is in the schema: fail closed)`;
+    if (view.why === "heuristics_off")
+      return `${head} every argument (nothing declared, and heuristics are off)`;
+    return `${head} every argument (nothing declared, and no argument name in the schema is sink-shaped)`;
   }
   const names = [
     ...view.declared.map(safeName),

@@ -8,13 +8,13 @@
  * @module
  */
 
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
+import { readRegularTextFile } from "../platform/regular-file.ts";
 import {
   COMMAND_LINE_DIRS,
   explainToolRules,
@@ -48,8 +48,9 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 /**
- * Finds the tool's definition in a schema file's content: a `tools/list` result (`{tools:[...]}`),
- * a tool definition (`{name, inputSchema}`), or a bare input schema.
+ * Finds the tool's definition in a schema file's content: a `tools/list` result (`{tools:[...]}`,
+ * also inside a JSON-RPC response), a tool definition (`{name, inputSchema}`), or a bare input
+ * schema.
  *
  * Source: SPEC §5.5 (`--schema FILE`).
  * @param content - The parsed file.
@@ -58,6 +59,10 @@ function isObject(value: unknown): value is JsonObject {
  * @throws {BouncerError} `SCHEMA_INVALID` when the content holds no usable schema for TOOL.
  */
 export function definitionFrom(content: JsonValue, tool: string): ToolDefinition {
+  // A JSON-RPC response as saved from the wire: its result.
+  if (isObject(content) && Object.hasOwn(content, "jsonrpc") && Object.hasOwn(content, "result")) {
+    return definitionFrom(content.result ?? null, tool);
+  }
   if (isObject(content) && Object.hasOwn(content, "tools") && Array.isArray(content.tools)) {
     const found = content.tools.find(
       (item) => isObject(item) && Object.hasOwn(item, "name") && item.name === tool,
@@ -90,7 +95,7 @@ export function definitionFrom(content: JsonValue, tool: string): ToolDefinition
 async function readSchema(file: string, cwd: string): Promise<JsonValue> {
   let text: string;
   try {
-    text = await readFile(resolve(cwd, file), "utf8");
+    text = readRegularTextFile(resolve(cwd, file)); // a FIFO is refused, not waited on
   } catch (error) {
     throw new BouncerError("SCHEMA_INVALID", `Cannot read schema "${file}": ${describeFsError(error)}`, {
       cause: error,

@@ -54,7 +54,7 @@ export function readRegularTextFile(path: string): string {
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   try {
     const stats = fstatSync(fd);
-    if (stats.isDirectory()) throw codedError("EISDIR", "it is a directory");
+    if (stats.isDirectory()) throw codedError("EISDIR", "it is a folder, not a file (EISDIR)");
     if (!stats.isFile()) throw codedError("ENOTREG", "it is not a regular file");
     const bytes = readFileSync(fd);
     try {

@@ -58,7 +58,7 @@ export function checkValue(source: PolicySource, check: ValueCheck): unknown {
   const { node, rule, section, ...context } = check;
   const value = plainValue(source, node);
   if (value === TOO_LARGE) {
-    const message = `value of "${context.key}" ${placePhrase(context, section)} is too large: through YAML aliases it expands past 100,000 items (or the file's values together past 1,000,000)`;
+    const message = `value of "${context.key}" ${placePhrase(context, section)} is too large: through YAML aliases it expands past 100,000 items (or the file's values together past 10,000,000)`;
     addIssue(source, { ...context, at: node, code: "wrong_type", message });
     return undefined;
   }

@@ -155,7 +155,7 @@ export const REPEATED_KEY: unique symbol = Symbol("repeated key");
 const MAX_NODES = 100_000;
 
 /** All values of one file together may expand to at most this many nodes. */
-const MAX_FILE_NODES = 1_000_000;
+const MAX_FILE_NODES = 10_000_000;
 
 /** The nodes each source may still expand to, over all {@link plainValue} calls. */
 const fileBudgets = new WeakMap<PolicySource, { left: number }>();
@@ -163,7 +163,7 @@ const fileBudgets = new WeakMap<PolicySource, { left: number }>();
 /**
  * A node as a plain value for valibot: scalars as their value, lists as arrays, mappings as
  * null-prototype objects (so no key can reach `Object.prototype`). A value that expands past
- * 100,000 nodes through aliases, or past what is left of the file's 1,000,000 (all its values
+ * 100,000 nodes through aliases, or past what is left of the file's 10,000,000 (all its values
  * together), gives {@link TOO_LARGE} instead; one holding a mapping with a key given twice (through
  * an alias, or `1` beside `"1"`), {@link REPEATED_KEY}.
  *

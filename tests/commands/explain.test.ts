@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -140,6 +141,26 @@ describe("runExplain()", () => {
     });
   });
 
+  test("runExplain() says every argument is a destination because heuristics are off, when they are", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "explain-dest-"));
+    const policy = join(dir, "p.yaml");
+    writeFileSync(policy, "defaults: { heuristics: false }\npost_message: { exfiltrating: true }\n");
+    const schema = "tests/fixtures/schemas/post-message.json";
+    expect((await explain({ tool: "post_message", schema, policies: [policy] })).destinations).toEqual({
+      rule: "every",
+      why: "heuristics_off",
+    });
+  });
+
+  test.skipIf(process.platform === "win32")("runExplain() refuses a FIFO as --schema at once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "explain-fifo-"));
+    const fifo = join(dir, "schema.json");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    await expect(
+      runExplain({ tool: "t", schema: fifo, policies: [] }, memoryIo({ cwd: dir }).io),
+    ).rejects.toThrow("it is not a regular file");
+  });
+
   test("runExplain() gives no destinations for a tool that is not exfiltrating", async () => {
     expect((await explain({ tool: "read_file" })).destinations).toBeUndefined();
   });
@@ -150,6 +171,10 @@ describe("definitionFrom()", () => {
     ["a tools/list result", { tools: [{ name: "t", inputSchema: { type: "object" } }] }],
     ["a tool definition", { name: "t", inputSchema: { type: "object" } }],
     ["a bare input schema", { type: "object" }],
+    [
+      "a JSON-RPC response holding a tools/list result",
+      { jsonrpc: "2.0", id: 1, result: { tools: [{ name: "t", inputSchema: { type: "object" } }] } },
+    ],
   ])("definitionFrom() reads %s", (_name, content) => {
     expect(definitionFrom(content as never, "t")).toMatchObject({
       name: "t",

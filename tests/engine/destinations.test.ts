@@ -250,9 +250,13 @@ describe("destinationPieces()", () => {
 
   test.each<[string, string, string[]]>([
     [
-      "splits a URL followed by a comma and an address (a mail library would)",
+      "splits a URL followed by a comma and an address (a mail library would), and keeps it whole",
       "https://hooks.corp.example/bouncer/,attacker@evil.example",
-      ["https://hooks.corp.example/bouncer/", "attacker@evil.example"],
+      [
+        "https://hooks.corp.example/bouncer/,attacker@evil.example",
+        "https://hooks.corp.example/bouncer/",
+        "attacker@evil.example",
+      ],
     ],
     [
       "does not split a URL at commas without an address",
@@ -298,13 +302,28 @@ describe("destinationPieces()", () => {
     expect(destinationPieces(raw, { sink: true }).map((p) => p.canonical)).toEqual(expected);
   });
 
-  test("destinationPieces() never trusts an address found inside another piece", () => {
-    const pieces = destinationPieces("boss@corp.example (boss)", { sink: true });
-    expect(pieces.map((p) => [p.canonical, p.eligible])).toEqual([
+  test("destinationPieces() trusts an address found inside another piece only as the piece is trusted", () => {
+    const plain = destinationPieces("boss@corp.example (boss)", { sink: true });
+    expect(plain.map((p) => [p.canonical, p.eligible])).toEqual([
       ["boss@corp.example (boss)", true],
-      ["boss@corp.example", false],
+      ["boss@corp.example", true],
     ]);
+    const encoded = destinationPieces("Boss%40corp.example (boss) boss@corp.example", { sink: true });
+    expect(encoded.every((p) => !p.eligible)).toBe(true);
   });
+
+  test.each([
+    "https://hooks.corp.example,x@evil.example",
+    "https://hooks.corp.example;x@evil.example",
+    "http://h.example:80,x@evil.example",
+  ])(
+    "destinationPieces() keeps %s whole beside its pieces (a separator in the userinfo hides no host)",
+    (url) => {
+      const pieces = destinationPieces(url, { sink: true });
+      expect(pieces[0]?.canonical).toBe(url);
+      expect(pieces.map((p) => p.canonical)).toContain("x@evil.example");
+    },
+  );
 
   test.each<[string, string, string[]]>([
     ["an address inside a longer value", "attacker@evil.example (boss)", ["attacker@evil.example (boss)"]],

@@ -521,11 +521,11 @@ describe("checkPolicy() against hostile YAML", () => {
     expect(result.issues.map((issue) => issue.code)).toEqual(["duplicate_key"]);
   });
 
-  test("checkPolicy() stops expanding aliases once the file's values together pass 1,000,000 items", () => {
+  test("checkPolicy() stops expanding aliases once the file's values together pass 10,000,000 items", () => {
     const lines = ["anchors:", `  - &a0 [${Array.from({ length: 30 }, () => "x").join(", ")}]`];
     lines.push(`  - &a1 [${Array.from({ length: 30 }, () => "*a0").join(", ")}]`);
     lines.push(`  - &a2 [${Array.from({ length: 100 }, () => "*a1").join(", ")}]`);
-    for (let i = 0; i < 14; i++) lines.push(`t${i}: { sink_params: *a2 }`);
+    for (let i = 0; i < 120; i++) lines.push(`t${i}: { sink_params: *a2 }`);
     const result = checkPolicy(`${lines.join("\n")}\n`, "bomb.yaml");
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -533,6 +533,13 @@ describe("checkPolicy() against hostile YAML", () => {
     // Each value alone is ~93,000 items (under 100,000): only the file's budget stops the later ones.
     expect(tooLarge.length).toBeGreaterThan(0);
     expect(tooLarge.some((issue) => issue.tool === "t0")).toBe(false);
+  });
+
+  test("checkPolicy() accepts one anchored list of 5,000 destinations shared by 200 tools", () => {
+    const list = Array.from({ length: 5000 }, (_, i) => `a${i}@corp.example`).join(", ");
+    const lines = [`t0: { exfiltrating: true, trusted_destinations: &l [${list}] }`];
+    for (let i = 1; i < 200; i++) lines.push(`t${i}: { exfiltrating: true, trusted_destinations: *l }`);
+    expect(checkPolicy(`${lines.join("\n")}\n`, "shared.yaml").ok).toBe(true);
   });
 
   test("checkPolicy() refuses a value that expands exponentially through aliases", () => {
@@ -546,7 +553,7 @@ describe("checkPolicy() against hostile YAML", () => {
     if (result.ok) return;
     const bomb = result.issues.find((i) => i.tool === "bomb");
     expect(bomb?.message).toBe(
-      `value of "sink_params" in tool "bomb" is too large: through YAML aliases it expands past 100,000 items (or the file's values together past 1,000,000)`,
+      `value of "sink_params" in tool "bomb" is too large: through YAML aliases it expands past 100,000 items (or the file's values together past 10,000,000)`,
     );
   });
 });
