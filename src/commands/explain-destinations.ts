@@ -65,6 +65,8 @@ export function destinationsView(
 
 /**
  * The view as one line for people.
+ *
+ * Source: SPEC §2.5 "Which arguments are destinations", §5.5.
  * @param view - From {@link destinationsView}.
  * @returns E.g. `Destinations (sink gate): to, recipient (sink-shaped name), and any argument not in
  *   the schema`.

@@ -42,6 +42,7 @@ function firstInvalid(bytes: Uint8Array): string {
  * Reads a regular file whole as UTF-8 text (a leading BOM kept, as `readFile(path, "utf8")` keeps
  * it).
  *
+ * Source: SPEC §3.3 (never a hang), §4.2 (strict validation).
  * @param path - The file.
  * @returns Its text.
  * @throws {Error} With `code` `EISDIR` (a directory), `ENOTREG` (a FIFO, a device, a socket: not

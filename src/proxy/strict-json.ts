@@ -24,12 +24,16 @@ export interface StrictJsonReport {
 /**
  * The deepest nesting of arrays and objects a request may have (legitimate arguments stay far
  * below; past ~10,000 levels the runtime's own serialisation overflows its stack).
+ *
+ * Source: SPEC §2.1 (an error is a deny), §3.1; brief ("fail closed").
  */
 export const MAX_NESTING = 1000;
 
 /**
  * Whether a valid JSON text nests arrays and objects deeper than `max` levels. Iterative; strings
  * are skipped whole. A text shorter than `2 × max` characters cannot, and is not walked.
+ *
+ * Source: SPEC §2.1, §3.1.
  * @param text - Valid JSON text.
  * @param max - The deepest nesting allowed.
  * @returns True when some container lies deeper than `max`.
