@@ -143,10 +143,9 @@ function isSpace(c: number): boolean {
 
 /**
  * Reports repeated keys, unsafe numbers and nesting past {@link MAX_NESTING} of a JSON text (already
- * valid), at any depth. When the
- * caller already knows whether a key repeats ({@link repeatsAKey}) and the text cannot hold an
- * unsafe number, nothing is walked; otherwise the text is walked once. Iterative, so deep nesting
- * cannot overflow the stack.
+ * valid), at any depth. When the caller already knows whether a key repeats ({@link repeatsAKey})
+ * and the text cannot hold an unsafe number, only its brackets are counted; otherwise the text is
+ * walked once (depth included). Iterative, so deep nesting cannot overflow the stack.
  *
  * Source: SPEC §3.1.
  * @param text - Valid JSON text.
@@ -159,15 +158,16 @@ export function checkStrictJson(
   text: string,
   known?: { readonly repeatsKey: boolean; readonly value?: unknown },
 ): StrictJsonReport {
-  const tooDeep = nestsDeeperThan(text, MAX_NESTING);
   if (known !== undefined && !MAY_HOLD_UNSAFE_NUMBER.test(text)) {
+    const tooDeep = nestsDeeperThan(text, MAX_NESTING);
     return { duplicateKeys: known.repeatsKey, unsafeIntegers: false, tooDeep };
   }
   // No key repeats, so every number literal of the text is in the parsed value, as the same double.
   if (known !== undefined && !known.repeatsKey && known.value !== undefined) {
+    const tooDeep = nestsDeeperThan(text, MAX_NESTING);
     return { duplicateKeys: false, unsafeIntegers: holdsUnsafeNumber(known.value), tooDeep };
   }
-  return { ...walkStrictJson(text), tooDeep };
+  return walkStrictJson(text);
 }
 
 /**
@@ -194,9 +194,10 @@ function holdsUnsafeNumber(value: unknown): boolean {
  * @param text - Valid JSON text.
  * @returns The report.
  */
-function walkStrictJson(text: string): Omit<StrictJsonReport, "tooDeep"> {
+function walkStrictJson(text: string): StrictJsonReport {
   let duplicateKeys = false;
   let unsafeIntegers = false;
+  let tooDeep = false;
   /** One entry per open container: the keys of an object, or null for an array. */
   const stack: (Set<string> | null)[] = [];
   /** True when the next string in the current object is a key. */
@@ -219,10 +220,12 @@ function walkStrictJson(text: string): Omit<StrictJsonReport, "tooDeep"> {
       i = end;
     } else if (c === 0x7b) {
       stack.push(new Set());
+      if (stack.length > MAX_NESTING) tooDeep = true;
       expectKey = true;
       i++;
     } else if (c === 0x5b) {
       stack.push(null);
+      if (stack.length > MAX_NESTING) tooDeep = true;
       expectKey = false;
       i++;
     } else if (c === 0x7d || c === 0x5d) {
@@ -245,5 +248,5 @@ function walkStrictJson(text: string): Omit<StrictJsonReport, "tooDeep"> {
       i++;
     }
   }
-  return { duplicateKeys, unsafeIntegers };
+  return { duplicateKeys, unsafeIntegers, tooDeep };
 }
