@@ -51,10 +51,7 @@ export function destinationsView(
   const declared = [...new Set(rules.sinkParams.map((sink) => sink.value))];
   if (schema === undefined) return { rule: "schema_needed", declared };
   const rule = destinationRule({ tool, schema, sinkParams: rules.sinkParams, heuristics: rules.heuristics });
-  if (rule.kind === "every") {
-    const why = rule.why === "no_sink_shaped" && !rules.heuristics ? "heuristics_off" : rule.why;
-    return { rule: "every", why };
-  }
+  if (rule.kind === "every") return { rule: "every", why: rule.why };
   return {
     rule: "named",
     declared,

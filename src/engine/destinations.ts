@@ -67,8 +67,9 @@ function inSchema(schema: JsonObject | undefined, param: string): boolean {
  * Which arguments of an exfiltrating tool are destinations, decided from the pinned input schema
  * alone (never from the call): `named` — the declared sinks, the sink-shaped argument names and
  * every argument not in the schema; `every` — every argument, because the declared sinks are all
- * absent from the schema (`declared_not_in_schema`: fail closed) or because nothing is declared and
- * the schema has no sink-shaped argument (`no_sink_shaped`).
+ * absent from the schema (`declared_not_in_schema`: fail closed), or because nothing is declared and
+ * the schema has no sink-shaped argument (`no_sink_shaped`) or heuristics are off
+ * (`heuristics_off`).
  *
  * Source: SPEC §2.5 "Which arguments are destinations", §4.4.
  * @param options - The tool, its pinned schema, the declared sinks and whether heuristics apply.
@@ -91,7 +92,9 @@ export function destinationRule(options: SelectOptions): DestinationRule {
       sinkShaped: schemaNames.filter(isSinkShaped),
     };
   }
-  return { kind: "every", why: sinkParams.length > 0 ? "declared_not_in_schema" : "no_sink_shaped" };
+  const why =
+    sinkParams.length > 0 ? "declared_not_in_schema" : heuristics ? "no_sink_shaped" : "heuristics_off";
+  return { kind: "every", why };
 }
 
 /**
@@ -109,7 +112,10 @@ export type DestinationRule =
       /** The schema's sink-shaped property names, in schema order. */
       readonly sinkShaped: readonly string[];
     }
-  | { readonly kind: "every"; readonly why: "declared_not_in_schema" | "no_sink_shaped" };
+  | {
+      readonly kind: "every";
+      readonly why: "declared_not_in_schema" | "no_sink_shaped" | "heuristics_off";
+    };
 
 /**
  * Flattens an argument value: strings as they are, numbers as their JSON text, lists element by

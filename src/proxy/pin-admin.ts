@@ -25,15 +25,21 @@ export interface ListedPins {
   readonly file: PinFile;
 }
 
+/**
+ * One pin file that could not be read: why (a message naming it), and the server it names when its
+ * `server` field can still be read (valid JSON of another hash scheme, a bad hash) — what
+ * `pins forget` may remove.
+ */
+export interface UnreadablePins {
+  readonly path: string;
+  readonly problem: string;
+  readonly server?: string;
+}
+
 /** The result of listing: the files read, and every file that could not be read (named). */
 export interface PinListing {
   readonly servers: readonly ListedPins[];
-  readonly problems: readonly string[];
-  /**
-   * The files that could not be read, each with the server it names when its `server` field can
-   * still be read (valid JSON of another hash scheme, a bad hash): what `pins forget` may remove.
-   */
-  readonly unreadable: readonly { readonly path: string; readonly server?: string }[];
+  readonly unreadable: readonly UnreadablePins[];
 }
 
 /**
@@ -58,7 +64,7 @@ function serverNamedBy(path: string): string | undefined {
  * Source: SPEC §5.7, STYLE #14 (a corrupt file is reported by name, never skipped silently).
  * @param home - Bouncer's home directory.
  * @param server - Only files of this `--upstream-name`.
- * @returns The files, sorted by server name then path, and the problems.
+ * @returns The files, sorted by server name then path, and the files that could not be read.
  */
 export function listPins(home: string, server?: string): PinListing {
   const dir = pinsDir(home);
@@ -66,14 +72,13 @@ export function listPins(home: string, server?: string): PinListing {
   try {
     names = readdirSync(dir).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return { servers: [], problems: [], unreadable: [] };
+    if (hasErrorCode(error, "ENOENT")) return { servers: [], unreadable: [] };
     throw new BouncerError("PINS_UNREADABLE", `Cannot list pins in "${dir}": ${describeFsError(error)}`, {
       cause: error,
     });
   }
   const servers: ListedPins[] = [];
-  const problems: string[] = [];
-  const unreadable: { path: string; server?: string }[] = [];
+  const unreadable: UnreadablePins[] = [];
   for (const name of names.sort()) {
     const path = join(dir, name);
     try {
@@ -82,13 +87,13 @@ export function listPins(home: string, server?: string): PinListing {
         servers.push({ path, file: read.file });
       }
     } catch (error) {
-      problems.push(error instanceof Error ? error.message : String(error));
+      const problem = error instanceof Error ? error.message : String(error);
       const named = serverNamedBy(path);
-      unreadable.push(named === undefined ? { path } : { path, server: named });
+      unreadable.push(named === undefined ? { path, problem } : { path, problem, server: named });
     }
   }
   servers.sort((a, b) => a.file.server.localeCompare(b.file.server) || a.path.localeCompare(b.path));
-  return { servers, problems, unreadable };
+  return { servers, unreadable };
 }
 
 /** One accepted definition: the file it was in, the record, and the pin it replaced (if any). */
@@ -138,7 +143,7 @@ export async function acceptPending(
     });
   }
   if (accepted.length === 0) {
-    const problem = listing.problems[0];
+    const problem = listing.unreadable[0]?.problem;
     if (problem !== undefined) throw new BouncerError("PINS_CORRUPT", problem);
     if (listing.servers.length === 0) {
       throw new BouncerError(
@@ -176,11 +181,11 @@ export function forgetServer(home: string, server: string): string[] {
     ...listing.unreadable.filter((file) => file.server === server).map(({ path }) => path),
   ];
   if (paths.length === 0) {
-    const [problem] = listing.problems;
+    const [first] = listing.unreadable;
     const more =
-      problem === undefined
+      first === undefined
         ? ""
-        : `; ${listing.problems.length} pin file(s) name no server that can be read, remove them by hand: ${problem}`;
+        : `; ${listing.unreadable.length} pin file(s) name no server that can be read, remove them by hand: ${first.problem}`;
     throw new BouncerError("PINS_UNKNOWN_SERVER", `Cannot forget server "${server}": it has no pins${more}`);
   }
   const removed: string[] = [];

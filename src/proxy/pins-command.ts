@@ -28,8 +28,8 @@ export function runPinsList(
   options: { readonly server?: string; readonly json?: boolean; readonly home: string },
   io: CommandIo,
 ): number {
-  const { servers, problems } = listPins(options.home, options.server);
-  for (const problem of problems) io.err(`${problem}\n`);
+  const { servers, unreadable } = listPins(options.home, options.server);
+  for (const { problem } of unreadable) io.err(`${problem}\n`);
   if (options.json === true) {
     const list = servers.map(({ path, file }) => ({
       server: file.server,
@@ -40,7 +40,7 @@ export function runPinsList(
       pending: file.pending.map(({ name, hash, at, kind }) => ({ name, hash, at, kind })),
     }));
     io.out(`${JSON.stringify(list)}\n`);
-    return problems.length > 0 ? 1 : 0;
+    return unreadable.length > 0 ? 1 : 0;
   }
   // A name pinned under several identities (another command or cwd) gets the identity's file id.
   const names = servers.map(({ file }) => file.server);
@@ -57,9 +57,9 @@ export function runPinsList(
   if (rows.length === 0) {
     // With unreadable files (named on stderr above) there may well be pins: none could be read.
     const none =
-      problems.length > 0 ? "No readable pins" : options.server === undefined ? "No pins yet" : "No pins";
+      unreadable.length > 0 ? "No readable pins" : options.server === undefined ? "No pins yet" : "No pins";
     io.out(`${none}${options.server === undefined ? "" : ` for server ${safeName(options.server)}`}\n`);
-    return problems.length > 0 ? 1 : 0;
+    return unreadable.length > 0 ? 1 : 0;
   }
   const cells = rows.map(([server, tool, status, hash, at]) => [
     server ?? "",
@@ -81,7 +81,7 @@ export function runPinsList(
   }
   const pending = servers.some(({ file }) => file.pending.length > 0);
   if (pending) io.out("Accept a pending definition with: bouncer pins accept SERVER TOOL\n");
-  return problems.length > 0 ? 1 : 0;
+  return unreadable.length > 0 ? 1 : 0;
 }
 
 /** What a terminal shows of an accepted definition (more than an ask's form: 20 lines, 200 characters). */
