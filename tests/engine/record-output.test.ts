@@ -220,6 +220,13 @@ describe("recordOutput() free text versus field values", () => {
     expect(kinds(record(textResult(text)), "attacker@evil.example")).toContain("free");
   });
 
+  test.each<[string, string]>([
+    ["a URL followed by an address", '{"url": "https://x.example/,a@b.example"}'],
+    ["an address inside a longer value", '{"sender": "a@b.example (boss)"}'],
+  ])("recordOutput() keeps what is no piece of a field value as free text: %s", (_name, text) => {
+    expect(kinds(record(textResult(text)), "a@b.example")).toContain("free");
+  });
+
   test("recordOutput() treats JSON over 1 MiB as unstructured text", () => {
     const big = JSON.stringify({ sender: "bob@partner.example", pad: "x ".repeat(600_000) });
     expect(kinds(record(textResult(big)), "bob@partner.example")).toEqual(["free"]);

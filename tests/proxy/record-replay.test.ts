@@ -145,10 +145,19 @@ describe("bouncer run --record", () => {
         `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":${path},"head":9007199254740993}}}`,
         `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":${path},"x":${deep}}}}`,
       ];
+      const answers: string[] = [];
       for (const [index, line] of lines.entries()) {
         live.send(line);
-        await live.next((m) => m.id === index + 1, `call ${index + 1} answered`);
+        const answer = await live.next((m) => m.id === index + 1, `call ${index + 1} answered`);
+        answers.push(JSON.stringify(answer));
       }
+      // The live proxy forwarded the plain read only; the other three were blocked.
+      expect(answers.map((answer) => answer.includes("[bouncer blocked]"))).toEqual([
+        false,
+        true,
+        true,
+        true,
+      ]);
       live.child.stdin?.end();
       await live.exited;
       const calls = readFileSync(session, "utf8")
