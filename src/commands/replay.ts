@@ -9,7 +9,6 @@
  * @module
  */
 
-import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
@@ -17,6 +16,7 @@ import { createColors } from "picocolors";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
+import { readRegularTextFile } from "../platform/regular-file.ts";
 import { Gate } from "../proxy/gate.ts";
 import { type ReplayRow, type ReplaySummary, replaySession } from "../proxy/replay.ts";
 import { parseSession } from "../proxy/replay-session.ts";
@@ -109,7 +109,7 @@ export function rowsTable(
  */
 async function readSession(file: string, cwd: string): Promise<string> {
   try {
-    return await readFile(resolve(cwd, file), "utf8");
+    return readRegularTextFile(resolve(cwd, file)); // a FIFO is refused, not waited on
   } catch (error) {
     throw new BouncerError("SESSION_UNREADABLE", `Cannot read session "${file}": ${describeFsError(error)}`, {
       cause: error,

@@ -12,10 +12,12 @@
  */
 
 import { constants } from "node:fs";
-import { copyFile, open, readFile, realpath, stat } from "node:fs/promises";
+import { copyFile, open, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import { BouncerError } from "../platform/errors.ts";
+import { BouncerError, errorCode } from "../platform/errors.ts";
+import { describeFsError } from "../platform/fs-error-text.ts";
+import { decodeUtf8Text, readRegularFile } from "../platform/regular-file.ts";
 
 /** A config file as read. */
 export interface ConfigFileRead {
@@ -48,15 +50,13 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
   let mode: number;
   try {
     realPath = await realpath(file);
-    bytes = new Uint8Array(await readFile(realPath));
-    mode = (await stat(realPath)).mode & 0o7777;
+    ({ bytes, mode } = readRegularFile(realPath)); // a FIFO is refused, not waited on
   } catch (error) {
-    const code = Reflect.get(error as object, "code");
-    if (code === "ENOENT")
+    if (errorCode(error) === "ENOENT")
       throw new BouncerError("CONFIG_NOT_FOUND", `Cannot read client config "${file}": no such file`);
     throw new BouncerError(
       "CONFIG_UNREADABLE",
-      `Cannot read client config "${file}": ${String(code ?? error)}`,
+      `Cannot read client config "${file}": ${describeFsError(error)}`,
       {
         cause: error,
       },
@@ -64,11 +64,15 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    text = decodeUtf8Text(bytes);
   } catch (error) {
-    throw new BouncerError("CONFIG_INVALID", `Cannot read client config "${file}": not valid UTF-8`, {
-      cause: error,
-    });
+    throw new BouncerError(
+      "CONFIG_INVALID",
+      `Cannot read client config "${file}": ${describeFsError(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
   const bom = text.startsWith("\uFEFF");
   return { path: file, realPath, bytes, text: bom ? text.slice(1) : text, bom, mode };
@@ -106,7 +110,7 @@ export async function writeConfigFile(
     });
     await syncDirectory(path.dirname(read.realPath));
   } catch (error) {
-    throw new BouncerError("CONFIG_UNWRITABLE", `Cannot write "${read.path}": ${describe(error)}`, {
+    throw new BouncerError("CONFIG_UNWRITABLE", `Cannot write "${read.path}": ${describeFsError(error)}`, {
       cause: error,
     });
   }
@@ -176,14 +180,4 @@ async function syncDirectory(dir: string): Promise<void> {
  */
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
-}
-
-/**
- * A short description of a file-system error.
- * @param error - Anything thrown.
- * @returns Its code or message.
- */
-function describe(error: unknown): string {
-  const code = typeof error === "object" && error !== null ? Reflect.get(error, "code") : undefined;
-  return typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
 }

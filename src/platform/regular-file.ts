@@ -1,5 +1,6 @@
 /**
- * Reading a whole file that must be a regular file of UTF-8 text (a policy, a pin file): never
+ * Reading a whole file that must be a regular file of UTF-8 text (a policy, a pin file, a session,
+ * a client config): never
  * waits on a FIFO or a device (it is opened without blocking and looked at before any read), and
  * never turns bytes that are not UTF-8 into U+FFFD silently (a tool name `send_\xffemail` would
  * become another name). Edge (file system).
@@ -10,7 +11,7 @@
 
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 
-/** The error codes {@link readRegularTextFile} gives besides the system's own (`ENOENT`, ...). */
+/** The error codes of this module besides the system's own (`ENOENT`, ...). */
 export type RegularFileCode = "EISDIR" | "ENOTREG" | "ENOTUTF8";
 
 /**
@@ -39,17 +40,15 @@ function firstInvalid(bytes: Uint8Array): string {
 }
 
 /**
- * Reads a regular file whole as UTF-8 text (a leading BOM kept, as `readFile(path, "utf8")` keeps
- * it).
+ * Reads a regular file whole, with its permission bits.
  *
- * Source: SPEC §3.3 (never a hang), §4.2 (strict validation).
+ * Source: SPEC §3.3 (never a hang).
  * @param path - The file.
- * @returns Its text.
+ * @returns Its bytes and mode (`& 0o7777`).
  * @throws {Error} With `code` `EISDIR` (a directory), `ENOTREG` (a FIFO, a device, a socket: not
- *   read), `ENOTUTF8` (bytes that are not UTF-8; the message names the line and column), or the
- *   system's code (`ENOENT`, `EACCES`, ...).
+ *   read), or the system's code (`ENOENT`, `EACCES`, ...).
  */
-export function readRegularTextFile(path: string): string {
+export function readRegularFile(path: string): { readonly bytes: Uint8Array; readonly mode: number } {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer (absent on Windows,
   // where there are no FIFOs at a path).
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -57,13 +56,37 @@ export function readRegularTextFile(path: string): string {
     const stats = fstatSync(fd);
     if (stats.isDirectory()) throw codedError("EISDIR", "it is a folder, not a file (EISDIR)");
     if (!stats.isFile()) throw codedError("ENOTREG", "it is not a regular file");
-    const bytes = readFileSync(fd);
-    try {
-      return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    } catch {
-      throw codedError("ENOTUTF8", `it is not UTF-8 text (${firstInvalid(bytes)})`);
-    }
+    return { bytes: new Uint8Array(readFileSync(fd)), mode: stats.mode & 0o7777 };
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Decodes bytes as UTF-8 text, strictly (a leading BOM kept, as `readFile(path, "utf8")` keeps it).
+ *
+ * Source: SPEC §4.2 (strict validation).
+ * @param bytes - A file's bytes.
+ * @returns The text.
+ * @throws {Error} With `code` `ENOTUTF8` for bytes that are not UTF-8 (the message names the line and
+ *   column).
+ */
+export function decodeUtf8Text(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw codedError("ENOTUTF8", `it is not UTF-8 text (${firstInvalid(bytes)})`);
+  }
+}
+
+/**
+ * Reads a regular file whole as UTF-8 text ({@link readRegularFile}, then {@link decodeUtf8Text}).
+ *
+ * Source: SPEC §3.3 (never a hang), §4.2 (strict validation).
+ * @param path - The file.
+ * @returns Its text.
+ * @throws {Error} With `code` `EISDIR`, `ENOTREG`, `ENOTUTF8`, or the system's code.
+ */
+export function readRegularTextFile(path: string): string {
+  return decodeUtf8Text(readRegularFile(path).bytes);
 }

@@ -9,12 +9,12 @@
  * @module
  */
 
-import { readFileSync } from "node:fs";
 import { extname, isAbsolute, resolve } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
+import { readRegularTextFile } from "../platform/regular-file.ts";
 import type { UpstreamLaunch } from "./run-args.ts";
 
 /** The stash key: written by `bouncer init` (SPEC §5.2) and other wrappers, read here (§5.1). */
@@ -117,7 +117,7 @@ export function readUpstreamStash(
   const path = resolve(options.cwd, file);
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readRegularTextFile(path); // a FIFO is refused, not waited on
   } catch (error) {
     throw new BouncerError(
       "CONFIG_UNREADABLE",

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -106,6 +107,17 @@ describe("bouncer replay (subprocess)", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("no such file");
   });
+
+  test.skipIf(process.platform === "win32")(
+    "bouncer replay exits 2 at once for a FIFO as the session file",
+    async () => {
+      const fifo = join(mkdtempSync(join(tmpdir(), "bouncer-replay-fifo-")), "session.jsonl");
+      expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+      const run = await runCli(["replay", fifo]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain("it is not a regular file");
+    },
+  );
 });
 
 describe("runReplay()", () => {

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   mkdtempSync,
@@ -37,7 +38,24 @@ describe("readConfigFile()", () => {
   test("readConfigFile() refuses a file that is not UTF-8", async () => {
     const file = config(new Uint8Array([0x7b, 0xff, 0x7d]));
     await expect(readConfigFile(file)).rejects.toThrow(
-      `Cannot read client config "${file}": not valid UTF-8`,
+      `Cannot read client config "${file}": it is not UTF-8 text (line 1, column 2)`,
+    );
+  });
+
+  test.skipIf(process.platform === "win32")(
+    "readConfigFile() refuses a FIFO at once instead of waiting on it",
+    async () => {
+      const fifo = path.join(root, "fifo.json");
+      expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+      await expect(readConfigFile(fifo)).rejects.toThrow(
+        `Cannot read client config "${fifo}": it is not a regular file`,
+      );
+    },
+  );
+
+  test("readConfigFile() says in plain words why a file cannot be read", async () => {
+    await expect(readConfigFile(root)).rejects.toThrow(
+      `Cannot read client config "${root}": it is a folder, not a file (EISDIR)`,
     );
   });
 

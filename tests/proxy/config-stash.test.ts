@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +21,14 @@ const stash = {
 };
 
 describe("readUpstreamStash", () => {
+  test.skipIf(process.platform === "win32")("readUpstreamStash() refuses a FIFO as --config at once", () => {
+    const fifo = join(mkdtempSync(join(tmpdir(), "bouncer-stash-fifo-")), "mcp.json");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    expect(() => readUpstreamStash(fifo, { name: "x", cwd: "/" })).toThrow(
+      `Cannot read client config "${fifo}": it is not a regular file`,
+    );
+  });
+
   test.each([
     [
       "Claude Desktop JSON (mcpServers)",
