@@ -7,10 +7,11 @@
  * @module
  */
 
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
+import { readRegularFile } from "../platform/regular-file.ts";
 import type { AuditRecord } from "./audit-record.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
 
@@ -185,24 +186,19 @@ export function readAuditLog(path: string): AuditReadResult {
  * @throws The file-system error.
  */
 function readWithIdentity(file: string): { text: string; position: LogPosition; totalBytes: number } {
-  const fd = openSync(file, "r");
-  try {
-    const stats = fstatSync(fd);
-    const bytes = readFileSync(fd);
-    let lines = 0;
-    let lineEnd = 0;
-    for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) {
-      lines++;
-      lineEnd = at + 1;
-    }
-    // The position ends after the last complete line: a line still being written is read again
-    // by `--follow`, whole, once its newline is there.
-    return {
-      text: bytes.toString("utf8"),
-      position: { identity: `${stats.dev}:${stats.ino}`, bytes: lineEnd, lines },
-      totalBytes: bytes.length,
-    };
-  } finally {
-    closeSync(fd);
+  // A FIFO or a device is refused, not waited on.
+  const { bytes, stats } = readRegularFile(file);
+  let lines = 0;
+  let lineEnd = 0;
+  for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) {
+    lines++;
+    lineEnd = at + 1;
   }
+  // The position ends after the last complete line: a line still being written is read again by
+  // `--follow`, whole, once its newline is there.
+  return {
+    text: bytes.toString("utf8"),
+    position: { identity: `${stats.dev}:${stats.ino}`, bytes: lineEnd, lines },
+    totalBytes: bytes.length,
+  };
 }

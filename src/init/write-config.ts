@@ -50,7 +50,9 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
   let mode: number;
   try {
     realPath = await realpath(file);
-    ({ bytes, mode } = readRegularFile(realPath)); // a FIFO is refused, not waited on
+    const read = readRegularFile(realPath); // a FIFO is refused, not waited on
+    bytes = new Uint8Array(read.bytes);
+    mode = read.stats.mode & 0o7777;
   } catch (error) {
     if (errorCode(error) === "ENOENT")
       throw new BouncerError("CONFIG_NOT_FOUND", `Cannot read client config "${file}": no such file`);

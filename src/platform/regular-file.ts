@@ -9,7 +9,7 @@
  * @module
  */
 
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
 
 /** The error codes of this module besides the system's own (`ENOENT`, ...). */
 export type RegularFileCode = "EISDIR" | "ENOTREG" | "ENOTUTF8";
@@ -40,15 +40,15 @@ function firstInvalid(bytes: Uint8Array): string {
 }
 
 /**
- * Reads a regular file whole, with its permission bits.
+ * Reads a regular file whole, through one descriptor.
  *
  * Source: SPEC §3.3 (never a hang).
  * @param path - The file.
- * @returns Its bytes and mode (`& 0o7777`).
+ * @returns Its bytes, and its `fstat` as read (identity, mode, size).
  * @throws {Error} With `code` `EISDIR` (a directory), `ENOTREG` (a FIFO, a device, a socket: not
  *   read), or the system's code (`ENOENT`, `EACCES`, ...).
  */
-export function readRegularFile(path: string): { readonly bytes: Uint8Array; readonly mode: number } {
+export function readRegularFile(path: string): { readonly bytes: Buffer; readonly stats: Stats } {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer (absent on Windows,
   // where there are no FIFOs at a path).
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -56,7 +56,7 @@ export function readRegularFile(path: string): { readonly bytes: Uint8Array; rea
     const stats = fstatSync(fd);
     if (stats.isDirectory()) throw codedError("EISDIR", "it is a folder, not a file (EISDIR)");
     if (!stats.isFile()) throw codedError("ENOTREG", "it is not a regular file");
-    return { bytes: new Uint8Array(readFileSync(fd)), mode: stats.mode & 0o7777 };
+    return { bytes: readFileSync(fd), stats };
   } finally {
     closeSync(fd);
   }

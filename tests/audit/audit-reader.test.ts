@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -110,6 +111,14 @@ describe("readAuditLog()", () => {
     expect((caught as { code: string }).code).toBe("AUDIT_UNREADABLE");
     expect((caught as Error).message).toStartWith(`Cannot read audit log "${log}.1": `);
   });
+
+  test.skipIf(process.platform === "win32")(
+    "readAuditLog() refuses a FIFO at once instead of waiting on it",
+    () => {
+      expect(spawnSync("mkfifo", [log]).status).toBe(0);
+      expect(() => readAuditLog(log)).toThrow(`Cannot read audit log "${log}": it is not a regular file`);
+    },
+  );
 });
 
 describe("parseAuditText()", () => {
