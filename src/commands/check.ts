@@ -21,7 +21,7 @@ import {
 } from "../policy/index.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { checkPolicyPaths, formatIssueLine } from "./policy-files.ts";
-import { rulesLines, safeName } from "./rules-view.ts";
+import { placeholderNotes, rulesLines, safeName } from "./rules-view.ts";
 
 /** What `bouncer check` was asked to do. */
 export interface CheckOptions {
@@ -63,12 +63,13 @@ export function mergedPolicy(policy: Policy): MergedTool[] {
   const merged: MergedTool[] = [...toolNames].sort().map((tool) => ({
     tool,
     packs: [],
-    rules: resolveToolRules(policy, { server: "", tool, packs: [] }),
+    // No command line here: show a pack's `$COMMAND_LINE_DIRS` rather than no confinement at all.
+    rules: resolveToolRules(policy, { server: "", tool, packs: [], showPlaceholders: true }),
   }));
   for (const [server, names] of [...servers].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const packs = matchPacks(policy.packs, { upstreamName: server });
     for (const tool of [...names].sort()) {
-      const rules = resolveToolRules(policy, { server, tool, packs });
+      const rules = resolveToolRules(policy, { server, tool, packs, showPlaceholders: true });
       merged.push({ server, tool, packs: packs.map((matched) => matched.pack.name), rules });
     }
   }
@@ -164,6 +165,7 @@ function mergedText(policy: Policy, merged: readonly MergedTool[]): string {
     const packs = entry.packs.length === 0 ? "" : `  (packs: ${entry.packs.join(", ")})`;
     lines.push("", `${where}${safeName(entry.tool)}:${packs}`, ...rulesLines(entry.rules));
   }
+  lines.push(...placeholderNotes(merged.map((entry) => entry.rules)));
   return `${lines.join("\n")}\n`;
 }
 

@@ -15,17 +15,11 @@ import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
-import {
-  COMMAND_LINE_DIRS,
-  explainToolRules,
-  type MatchedPack,
-  matchPacks,
-  resolveToolRules,
-} from "../policy/index.ts";
+import { explainToolRules, type MatchedPack, matchPacks, resolveToolRules } from "../policy/index.ts";
 import { destinationsLine, destinationsView } from "./explain-destinations.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { loadPolicyPaths } from "./policy-files.ts";
-import { rulesLines, safeName } from "./rules-view.ts";
+import { placeholderNotes, rulesLines, safeName } from "./rules-view.ts";
 
 /** What `bouncer explain` was asked. */
 export interface ExplainOptions {
@@ -179,12 +173,7 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
   const where = options.server === undefined ? "" : ` on server ${safeName(options.server)}`;
   const lines = [`Tool ${safeName(options.tool)}${where}:`, ...rulesLines(rules)];
   if (destinations !== undefined) lines.push("", destinationsLine(destinations));
-  if (rules.allowedPathPrefixes?.value.includes(COMMAND_LINE_DIRS) === true) {
-    lines.push(
-      "",
-      `${COMMAND_LINE_DIRS}: the directories on the server's command line; bouncer run confines writes to them (with none there, writes are not confined)`,
-    );
-  }
+  lines.push(...placeholderNotes([rules]));
   if (definition === undefined) {
     lines.push(
       "",

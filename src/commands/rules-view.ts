@@ -7,7 +7,7 @@
  */
 
 import { type JsonValue, renderUntrusted, type ToolRules } from "../engine/index.ts";
-import { explainToolRules } from "../policy/index.ts";
+import { COMMAND_LINE_DIRS, explainToolRules } from "../policy/index.ts";
 
 /**
  * Shows a name as it is when it is plain printable ASCII, else rendered safely (SPEC §3.4).
@@ -59,4 +59,21 @@ export function rulesLines(rules: ToolRules, indent = "  "): string[] {
     source === undefined ? `${indent}${left}` : `${indent}${left.padEnd(width)}   (${safeName(source)})`,
   );
   return lines;
+}
+
+/**
+ * The note that explains `$COMMAND_LINE_DIRS` when some of the rules shown hold it (views built
+ * without a command line: `explain`, `check`).
+ *
+ * Source: SPEC §4.3 (writes confined to the directories on the upstream's command line), §5.5.
+ * @param shown - The rules shown.
+ * @returns The note's lines (empty when no rule holds the placeholder).
+ */
+export function placeholderNotes(shown: readonly ToolRules[]): string[] {
+  if (!shown.some((rules) => rules.allowedPathPrefixes?.value.includes(COMMAND_LINE_DIRS) === true))
+    return [];
+  return [
+    "",
+    `${COMMAND_LINE_DIRS}: the directories on the server's command line; bouncer run confines writes to them (with none there, writes are not confined)`,
+  ];
 }

@@ -56,6 +56,16 @@ describe("runCheck()", () => {
     ]);
   });
 
+  test("runCheck() shows the filesystem pack's $COMMAND_LINE_DIRS confinement and what it means (write tools looked unconfined)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
+    const policy = join(dir, "p.yaml");
+    writeFileSync(policy, "servers:\n  filesystem:\n    write_file: { action: ask }\n");
+    const out = memoryIo({ cwd: dir });
+    expect(await runCheck({ policies: [policy] }, out.io)).toBe(0);
+    expect(out.stdout()).toMatch(/allowed_path_prefixes: \[\$COMMAND_LINE_DIRS\]\s+\(pack:filesystem\)/);
+    expect(out.stdout()).toContain("$COMMAND_LINE_DIRS: the directories on the server's command line");
+  });
+
   test("runCheck() merges files: a later file wins key by key and trusted destinations are a union", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
     copyFileSync(join(REPO, GOOD), join(dir, "base.yaml"));
