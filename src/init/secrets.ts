@@ -128,8 +128,8 @@ export function literalSecretWarnings(entry: ConfigEntry): string[] {
     entry.wrapped === undefined
       ? [entry.command ?? "", ...(entry.args ?? [])]
       : [entry.wrapped.command, ...entry.wrapped.args];
-  // The same rule that withholds the stash (a value after a secret-named flag included).
-  if (hasSecretArgs(args)) {
+  // The rule that withholds the stash, for literal values (`--api-key ${API_KEY}` is a placeholder).
+  if (hasSecretArgs(args, { literalValues: true })) {
     warnings.push(`Server "${entry.label}": an argument holds a literal secret (value not shown)`);
   }
   return warnings;
@@ -203,17 +203,26 @@ export function isSecretArg(value: string): boolean {
  *
  * Source: SPEC §5.2, field case F11.
  * @param items - The elements of an `args` array, decoded, with their ranges.
+ * @param options - `literalValues`: count a flag's value only when it is literal (not a
+ *   placeholder, path, boolean or short number), for warnings; masking counts every value.
  * @returns The ranges to mask.
  */
-export function secretArgSpans(items: readonly { readonly value: unknown; readonly span: Span }[]): Span[] {
+export function secretArgSpans(
+  items: readonly { readonly value: unknown; readonly span: Span }[],
+  options: { readonly literalValues?: boolean } = {},
+): Span[] {
   const spans: Span[] = [];
+  // Masking takes any value after a secret-named flag; a warning only a literal one.
+  const counts = (value: unknown): boolean =>
+    options.literalValues !== true || (typeof value === "string" && isLiteralSecret(value));
   items.forEach((item, index) => {
     if (typeof item.value !== "string") return;
     const flag = /^--?([A-Za-z][A-Za-z0-9_.-]*)(=.*)?$/s.exec(item.value);
     if (flag?.[1] !== undefined && isSecretName(flag[1])) {
       const next = items[index + 1];
-      if (flag[2] !== undefined) spans.push(item.span);
-      else if (next !== undefined) spans.push(next.span);
+      if (flag[2] !== undefined) {
+        if (counts(flag[2].slice(1))) spans.push(item.span);
+      } else if (next !== undefined && counts(next.value)) spans.push(next.span);
     }
     if (isSecretArg(item.value)) spans.push(item.span);
   });
@@ -269,12 +278,15 @@ export function maskTokens(text: string): string {
  *
  * Source: SPEC §5.2, field case F11.
  * @param args - An entry's command and arguments.
+ * @param options - `literalValues`: a flag's value counts only when literal (for warnings).
  * @returns True when one of them is a secret.
  */
-export function hasSecretArgs(args: readonly string[]): boolean {
-  return (
-    secretArgSpans(args.map((value, index) => ({ value, span: { start: index, end: index + 1 } }))).length > 0
-  );
+export function hasSecretArgs(
+  args: readonly string[],
+  options: { readonly literalValues?: boolean } = {},
+): boolean {
+  const items = args.map((value, index) => ({ value, span: { start: index, end: index + 1 } }));
+  return secretArgSpans(items, options).length > 0;
 }
 
 /**

@@ -91,6 +91,18 @@ describe("literalSecretWarnings()", () => {
     expect(literalSecretWarnings(entry([["GITHUB_TOKEN", "${GITHUB_TOKEN}"]]))).toEqual([]);
   });
 
+  test("literalSecretWarnings() says nothing about a placeholder or a path after a secret-named flag", () => {
+    for (const args of [
+      ["--api-key", "${API_KEY}"],
+      ["--token=${TOKEN}"],
+      ["--key-file", "/home/me/.config/key.pem"],
+    ]) {
+      expect({ args, warnings: literalSecretWarnings(entry([], args)) }).toEqual({ args, warnings: [] });
+    }
+    // Masking and the stash stay as strict: such a value is still withheld.
+    expect(hasSecretArgs(["--api-key", "${API_KEY}"])).toBe(true);
+  });
+
   test("literalSecretWarnings() warns about a token in the arguments", () => {
     expect(literalSecretWarnings(entry([], ["--key", "sk-AAAAAAAAAAAAAAAAAAAAAA"]))).toEqual([
       'Server "s": an argument holds a literal secret (value not shown)',
