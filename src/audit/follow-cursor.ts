@@ -21,6 +21,11 @@ export interface Cursor {
   pending: Buffer;
   /** The byte just before `offset` as it was read (-1 at offset 0): a change means a rewrite. */
   lastByte: number;
+  /**
+   * The position is right after a whole last record that had no newline yet (the read showed it):
+   * the newline that ends it, when it comes, is not a line of its own.
+   */
+  awaitingLineEnd: boolean;
 }
 
 /**
@@ -45,6 +50,7 @@ export function openCursor(path: string, fromStart: boolean): Cursor | undefined
     line: 0,
     pending: Buffer.alloc(0),
     lastByte: -1,
+    awaitingLineEnd: false,
   };
   if (!fromStart) {
     // Skip what is there, counting its lines so that issue line numbers stay right.
@@ -71,6 +77,10 @@ export function drain(
     cursor.offset += read;
     cursor.lastByte = chunk[read - 1] ?? -1;
     cursor.pending = Buffer.concat([cursor.pending, chunk.subarray(0, read)]);
+    if (cursor.awaitingLineEnd) {
+      if (cursor.pending[0] === 0x0a) cursor.pending = cursor.pending.subarray(1);
+      cursor.awaitingLineEnd = false;
+    }
     let newline = cursor.pending.indexOf(0x0a);
     while (newline !== -1) {
       const raw = cursor.pending.subarray(0, newline).toString("utf8");
@@ -116,6 +126,7 @@ export function resumeCursor(path: string, after: LogPosition): { cursor: Cursor
     if (cursor === undefined || cursor.identity !== after.identity) return undefined;
     cursor.offset = after.bytes;
     cursor.lastByte = byteAt(cursor.fd, after.bytes - 1);
+    cursor.awaitingLineEnd = cursor.lastByte !== -1 && cursor.lastByte !== 0x0a;
     cursor.line = after.lines;
     return { cursor, file };
   }
@@ -159,6 +170,7 @@ export function rewindIfTruncated(cursor: Cursor, file: string, onIssue: FollowO
   onIssue?.({ file, line: 0, message: "the log was truncated: reading it again from its start" });
   cursor.offset = 0;
   cursor.lastByte = -1;
+  cursor.awaitingLineEnd = false;
   cursor.line = 0;
   cursor.pending = Buffer.alloc(0);
 }

@@ -128,6 +128,18 @@ test("followAuditLog() after a read that showed a whole last record without its 
   await followed.stop();
   expect(read.records.map((record) => record.seq)).toEqual([1, 2]);
   expect(followed.records.map((record) => record.seq)).toEqual([3]);
+  // The newline that ends record 2 is not a line of its own (no "empty line" issue).
+  expect(followed.issues).toEqual([]);
+});
+
+test("followAuditLog() numbers lines on after a whole last record without its newline", async () => {
+  writeFileSync(log, lineOf(1) + lineOf(2).trimEnd());
+  const read = readAuditLog(log);
+  const followed = follow({ ...(read.end === undefined ? {} : { after: read.end }) });
+  appendFileSync(log, `\n${lineOf(3)}not json\n`);
+  await until(() => followed.issues.length >= 1);
+  await followed.stop();
+  expect(followed.issues.map((issue) => issue.line)).toEqual([4]);
 });
 
 test("followAuditLog() notices a log truncated and written again past the old position between polls", async () => {
