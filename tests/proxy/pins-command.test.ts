@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
 import type { ToolDefinition } from "../../src/engine/index.ts";
 import { createFilePinStore } from "../../src/proxy/file-pin-store.ts";
@@ -152,14 +152,17 @@ describe("bouncer pins", () => {
     await store.setPending(other, [{ definition: CHANGED, kind: "changed" }]);
     const { io, stdout } = memoryIo();
     await runPinsAccept({ home, server: "mail" }, io);
+    // Each line names its own identity: the first 8 hex digits of that identity's pin file.
+    const id = (server: ServerContext): string => basename(store.fileFor(server), ".json").slice(0, 8);
     const accepted = stdout()
       .split("\n")
       .filter((line) => line.startsWith("Accepted"))
-      .map((line) => line.replace(/ \([0-9a-f]{12}\)$/, "").replace(/\[[0-9a-f]{8}\]/, "[id]"))
+      .map((line) => line.replace(/ \([0-9a-f]{12}\)$/, ""))
       .sort();
+    expect(id(MAIL)).not.toBe(id(other));
     expect(accepted).toEqual([
-      "Accepted changed tool send_email of server mail [id]",
-      "Accepted new tool send_email of server mail [id]",
+      `Accepted changed tool send_email of server mail [${id(other)}]`,
+      `Accepted new tool send_email of server mail [${id(MAIL)}]`,
     ]);
   });
 
