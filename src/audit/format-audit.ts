@@ -9,6 +9,7 @@
  */
 
 import pc from "picocolors";
+// A deep import on purpose (STYLE #9 otherwise): the audit table needs no engine but this.
 import { escapeControls } from "../engine/render.ts";
 import type { AuditRecord } from "./audit-record.ts";
 import { type AuditSummary, type Counts, reportedVerdict } from "./summarize-audit.ts";

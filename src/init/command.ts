@@ -17,7 +17,7 @@
  */
 
 import { type ArgsDef, defineCommand, renderUsage } from "citty";
-import { escapeControls } from "../engine/render.ts";
+import { escapeControls } from "../engine/index.ts";
 import { assertKnownArgs, repeatedFlag } from "../platform/args.ts";
 import { BouncerError, exitCodeFor, isBouncerError } from "../platform/errors.ts";
 import { runCheck } from "./check-run.ts";

@@ -12,7 +12,7 @@
 import path from "node:path";
 import pc from "picocolors";
 import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
-import { escapeControls } from "../engine/render.ts";
+import { escapeControls } from "../engine/index.ts";
 import { BouncerError, isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { findLauncher } from "./launcher.ts";

@@ -8,6 +8,7 @@
  * @module
  */
 
+// A deep import on purpose (STYLE #9 otherwise): loaded by every command at start-up: not the whole engine.
 import { escapeControls } from "../engine/render.ts";
 
 /**

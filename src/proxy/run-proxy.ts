@@ -15,6 +15,7 @@
  */
 
 import type { Readable, Writable } from "node:stream";
+// A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
 import { escapeControls } from "../engine/render.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
