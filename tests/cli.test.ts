@@ -62,6 +62,27 @@ describe("bouncer (subprocess)", () => {
     });
   }, 60_000);
 
+  test("bouncer COMMAND --FLAG= (an empty value) exits 2 naming the flag, for every string flag of the commands", async () => {
+    const argvs = [
+      ["check", "--policy="],
+      ["explain", "send_email", "--schema="],
+      ["explain", "send_email", "--server", ""],
+      ["replay", "s.jsonl", "--policy="],
+      ["audit", "--audit-log="],
+      ["audit", "--tail="],
+      ["init", "--config=", "--dry-run"],
+      ["init", "--client", "", "--dry-run"],
+      ["doctor", "--config="],
+    ];
+    const runs = await Promise.all(argvs.map((argv) => runCli(argv)));
+    runs.forEach((run, index) => {
+      const argv = argvs[index]?.join(" ");
+      expect({ argv, code: run.code }).toEqual({ argv, code: 2 });
+      expect(run.stderr).toContain("needs a value, not an empty one");
+      expect(run.stdout).toBe("");
+    });
+  }, 60_000);
+
   test("bouncer COMMAND -- WORDS... exits 2 naming the word no positional takes, except run", async () => {
     const words = ["/tmp/a.jsonl", "/tmp/b.jsonl", "/tmp/c.jsonl"];
     const subcommands: Record<string, readonly string[]> = {

@@ -145,12 +145,6 @@ export const auditCommand = defineCommand({
   run(context): Promise<number> {
     const io = commandIo(context.data);
     const args = context.args;
-    if (args["audit-log"] === "") {
-      throw new BouncerError(
-        "USAGE",
-        'Cannot run "bouncer audit": flag "--audit-log" needs a file name, not an empty value',
-      );
-    }
     const named = typeof args["audit-log"] === "string";
     const data: unknown = context.data;
     const signal: unknown =

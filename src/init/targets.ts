@@ -56,8 +56,6 @@ export function resolveTargets(
     throw new BouncerError("USAGE", `Cannot run "${request.command}": give --config or --client, not both`);
   }
   if (request.config !== undefined) {
-    if (request.config === "")
-      throw new BouncerError("USAGE", `Cannot run "${request.command}": --config needs a file`);
     return { targets: [{ path: path.resolve(environment.io.cwd, request.config) }], explicit: true };
   }
   let clients: readonly ClientInfo[] = CLIENTS;

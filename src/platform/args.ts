@@ -67,7 +67,7 @@ function isFlagToken(token: string): boolean {
 
 /**
  * Rejects what citty would silently accept: unknown flags (also `--no-x` for a non-boolean `x`), a
- * string flag without a value, a value given to a boolean flag other than `true`/`false`, and more
+ * string flag without a value or with an empty one (`--schema=`, `--policy ""`), a value given to a boolean flag other than `true`/`false`, and more
  * positional arguments than the command declares, or fewer than it requires. Words after `--` are
  * positional arguments, never flags (a tool named `--x`), and count as such, unless
  * `passThrough`.
@@ -143,6 +143,13 @@ export function assertKnownArgs(
       );
     }
     const value = eq === -1 ? (next ?? "") : body.slice(eq + 1);
+    if (value === "") {
+      // No string flag of Bouncer's means anything when empty: `--schema=` would read the folder.
+      throw new BouncerError(
+        "MISSING_ARGUMENT",
+        `Cannot run "${command}": flag "--${rawName}" needs a value, not an empty one: ${hint}`,
+      );
+    }
     const allowed = def.type === "enum" ? def.options : undefined;
     if (allowed !== undefined && !allowed.includes(value)) {
       throw new BouncerError(

@@ -153,10 +153,6 @@ describe("auditCommand", () => {
     await expect(run(["--audit-log", log, flag, value])).rejects.toMatchObject({ code: "USAGE" });
   });
 
-  test("auditCommand --audit-log with an empty value is a usage error, not the default log", async () => {
-    await expect(run(["--audit-log", ""])).rejects.toMatchObject({ code: "USAGE" });
-  });
-
   test("auditCommand --summary --follow is a usage error", async () => {
     await expect(run(["--audit-log", log, "--summary", "--follow"])).rejects.toMatchObject({ code: "USAGE" });
   });

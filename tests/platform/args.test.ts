@@ -56,6 +56,9 @@ describe("assertKnownArgs()", () => {
     ["an enum flag with another value", ["s.jsonl", "--ask", "maybe"], "USAGE"],
     ["an enum flag with another =value", ["s.jsonl", "--ask=Allow"], "USAGE"],
     ["an enum flag at the end", ["s.jsonl", "--ask"], "MISSING_ARGUMENT"],
+    ["an empty string value", ["s.jsonl", "--policy", ""], "MISSING_ARGUMENT"],
+    ["an empty string =value", ["s.jsonl", "--policy="], "MISSING_ARGUMENT"],
+    ["an empty enum =value", ["s.jsonl", "--ask="], "MISSING_ARGUMENT"],
   ])("assertKnownArgs() rejects %s", (_name, argv, code) => {
     expect(codeOf(() => assertKnownArgs(argv, ARGS, { command: "bouncer replay" }))).toBe(code);
   });
