@@ -12,18 +12,8 @@
  * @module
  */
 
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  statSync,
-  writeSync,
-} from "node:fs";
-import { ensureParentDir } from "../platform/parent-dir.ts";
-import { keepPrivate } from "../platform/private-file.ts";
+import { closeSync, fstatSync, fsyncSync, statSync, writeSync } from "node:fs";
+import { openPrivateAppend } from "../platform/private-file.ts";
 import { lineEncoder } from "./audit-line.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
 
@@ -113,17 +103,7 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
   };
 
   const open = (at: number): number => {
-    ensureParentDir(path);
-    const flags = constants.O_WRONLY | constants.O_APPEND;
-    let handle: number;
-    try {
-      handle = openSync(path, flags | constants.O_CREAT | constants.O_EXCL, 0o600);
-      fchmodSync(handle, 0o600);
-    } catch (error) {
-      if (!hasErrorCode(error, "EEXIST")) throw error;
-      handle = openSync(path, flags | constants.O_CREAT, 0o600);
-      keepPrivate(handle);
-    }
+    const handle = openPrivateAppend(path);
     const stats = fstatSync(handle);
     if (stats.isDirectory()) {
       closeSync(handle);

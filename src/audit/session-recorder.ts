@@ -11,15 +11,13 @@
  * @module
  */
 
-import { closeSync, constants, fchmodSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, writeSync } from "node:fs";
 import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
-import { ensureParentDir } from "../platform/parent-dir.ts";
-import { keepPrivate } from "../platform/private-file.ts";
+import { openPrivateAppend } from "../platform/private-file.ts";
 import type { AskOutcome } from "./audit-record.ts";
 import { redactTokens } from "./redact.ts";
-import { hasErrorCode } from "./rotation-lock.ts";
 
 /** What a `server` event says about the upstream (SPEC §5.9). Env values are never recorded. */
 export interface RecordedServer {
@@ -117,27 +115,6 @@ export function callEvent(call: RecordedCall): JsonObject {
 }
 
 /**
- * Opens (creating with mode 0600, its folder with mode 0700) a session file for appending; an
- * existing one that group or others may read is narrowed to 0600 (it holds tool outputs).
- * @param path - The file.
- * @returns The descriptor.
- */
-function openForAppend(path: string): number {
-  ensureParentDir(path);
-  const flags = constants.O_WRONLY | constants.O_APPEND;
-  try {
-    const fd = openSync(path, flags | constants.O_CREAT | constants.O_EXCL, 0o600);
-    fchmodSync(fd, 0o600);
-    return fd;
-  } catch (error) {
-    if (!hasErrorCode(error, "EEXIST")) throw error;
-    const fd = openSync(path, flags, 0o600);
-    keepPrivate(fd);
-    return fd;
-  }
-}
-
-/**
  * Creates the session recorder for `--record FILE`. The file is opened at once, so an unwritable path
  * fails at start-up.
  *
@@ -157,14 +134,14 @@ export function createSessionRecorder(path: string): SessionRecorder {
     );
   let fd: number | undefined;
   try {
-    fd = openForAppend(path);
+    fd = openPrivateAppend(path);
   } catch (error) {
     throw fail(error);
   }
   const append = (event: JsonObject): void => {
     const line = Buffer.from(`${JSON.stringify(event)}\n`, "utf8");
     try {
-      if (fd === undefined) fd = openForAppend(path);
+      if (fd === undefined) fd = openPrivateAppend(path);
       const written = writeSync(fd, line);
       if (written !== line.length) throw new Error(`short write of ${written} of ${line.length} bytes`);
     } catch (error) {

@@ -6,7 +6,9 @@
  * @module
  */
 
-import { fchmodSync, fstatSync } from "node:fs";
+import { constants, fchmodSync, fstatSync, openSync } from "node:fs";
+import { errorCode } from "./errors.ts";
+import { ensureParentDir } from "./parent-dir.ts";
 
 /**
  * Removes the group and other permission bits of an open file when it has any (POSIX only; Windows
@@ -27,5 +29,33 @@ export function keepPrivate(fd: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Opens a file that holds secrets for appending: created with mode 0600 (its missing folders with
+ * mode 0700), or, when it exists, opened as it is and narrowed by {@link keepPrivate}. Used by the
+ * audit log and the session recorder.
+ *
+ * Source: SPEC §3.5 ("mode 0600"), §3.6 ("mode 0600").
+ * @param path - The file.
+ * @returns The open descriptor (write-only, append).
+ * @throws {Error} The file system's error (`EACCES`, `EISDIR`, `ENOTDIR` from {@link ensureParentDir}...).
+ * @example const fd = openPrivateAppend("/home/me/.bouncer/audit.jsonl")
+ */
+export function openPrivateAppend(path: string): number {
+  ensureParentDir(path);
+  const flags = constants.O_WRONLY | constants.O_APPEND;
+  try {
+    const fd = openSync(path, flags | constants.O_CREAT | constants.O_EXCL, 0o600);
+    // The umask may have taken bits the file should keep (0600 exactly, whatever the umask).
+    fchmodSync(fd, 0o600);
+    return fd;
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") throw error;
+    // O_CREAT again: the file may have been rotated away since the first open.
+    const fd = openSync(path, flags | constants.O_CREAT, 0o600);
+    keepPrivate(fd);
+    return fd;
   }
 }
