@@ -6,7 +6,7 @@
  * @module
  */
 
-import { constants, fchmodSync, fstatSync, openSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, openSync } from "node:fs";
 import { errorCode } from "./errors.ts";
 import { ensureParentDir } from "./parent-dir.ts";
 
@@ -32,15 +32,21 @@ export function keepPrivate(fd: number): boolean {
   }
 }
 
+/** `O_NONBLOCK` where the platform has it (not on Windows): an open that cannot wait on a FIFO. */
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
 /**
  * Opens a file that holds secrets for appending: created with mode 0600 (its missing folders with
- * mode 0700), or, when it exists, opened as it is and narrowed by {@link keepPrivate}. Used by the
- * audit log and the session recorder.
+ * mode 0700), or, when it exists, opened as it is and narrowed by {@link keepPrivate}. The open never
+ * waits: a FIFO that nobody reads is refused (`ENXIO`) instead of blocking the process, signals
+ * included; one that is read is reopened for ordinary (blocking) writes. Used by the audit log and
+ * the session recorder.
  *
- * Source: SPEC §3.5 ("mode 0600"), §3.6 ("mode 0600").
+ * Source: SPEC §3.5 ("mode 0600"), §3.6 ("mode 0600"); the brief ("never a hang").
  * @param path - The file.
  * @returns The open descriptor (write-only, append).
- * @throws {Error} The file system's error (`EACCES`, `EISDIR`, `ENOTDIR` from {@link ensureParentDir}...).
+ * @throws {Error} The file system's error (`EACCES`, `EISDIR`, `ENXIO` for a FIFO without a reader,
+ *   `ENOTDIR` from {@link ensureParentDir}...).
  * @example const fd = openPrivateAppend("/home/me/.bouncer/audit.jsonl")
  */
 export function openPrivateAppend(path: string): number {
@@ -53,9 +59,17 @@ export function openPrivateAppend(path: string): number {
     return fd;
   } catch (error) {
     if (errorCode(error) !== "EEXIST") throw error;
-    // O_CREAT again: the file may have been rotated away since the first open.
-    const fd = openSync(path, flags | constants.O_CREAT, 0o600);
-    keepPrivate(fd);
-    return fd;
   }
+  // O_CREAT again: the file may have been rotated away since the first open.
+  const fd = openSync(path, flags | constants.O_CREAT | NONBLOCK, 0o600);
+  if (NONBLOCK !== 0 && fstatSync(fd).isFIFO()) {
+    // Someone reads it (else ENXIO): writes to it should wait for that reader, not fail.
+    try {
+      return openSync(path, flags);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  keepPrivate(fd);
+  return fd;
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -34,6 +35,13 @@ function directoryAsFile(root: string): string {
 function fileUnderAFile(root: string): string {
   writeFileSync(join(root, "f"), "");
   return join(root, "f", "s.jsonl");
+}
+
+/** Makes a FIFO that nobody reads where the session file should be (POSIX only). */
+function fifoWithoutReader(root: string): string {
+  const path = join(root, "s.jsonl");
+  if (spawnSync("mkfifo", [path]).status !== 0) throw new Error("mkfifo failed");
+  return path;
 }
 
 describe("createSessionRecorder()", () => {
@@ -144,6 +152,9 @@ describe("createSessionRecorder()", () => {
   test.each([
     ["the path is a directory", directoryAsFile],
     ["the parent is a file", fileUnderAFile],
+    ...(process.platform === "win32"
+      ? []
+      : [["a FIFO nobody reads (at once, not by blocking)", fifoWithoutReader] as const]),
   ])("createSessionRecorder() throws RECORD_WRITE_FAILED when %s", (_why, make) => {
     const path = make(dir);
     let caught: unknown;

@@ -6,13 +6,15 @@ import {
   constants,
   mkdtempSync,
   openSync,
+  readFileSync,
   rmSync,
   statSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { keepPrivate } from "../../src/platform/private-file.ts";
+import { keepPrivate, openPrivateAppend } from "../../src/platform/private-file.ts";
 
 const posix = process.platform !== "win32";
 let dir = "";
@@ -45,3 +47,50 @@ test.if(posix)(
     expect(statSync(fifo).mode & 0o777).toBe(0o644);
   },
 );
+
+test.if(posix)("openPrivateAppend() creates a missing file with mode 0600 and its folder with 0700", () => {
+  const file = join(dir, "new", "audit.jsonl");
+  const fd = openPrivateAppend(file);
+  closeSync(fd);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(statSync(join(dir, "new")).mode & 0o777).toBe(0o700);
+});
+
+test.if(posix)("openPrivateAppend() appends to an existing file and narrows it to its owner", () => {
+  const file = join(dir, "audit.jsonl");
+  writeFileSync(file, "first\n");
+  chmodSync(file, 0o644);
+  const fd = openPrivateAppend(file);
+  writeSync(fd, "second\n");
+  closeSync(fd);
+  expect(readFileSync(file, "utf8")).toBe("first\nsecond\n");
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+});
+
+test.if(posix)("openPrivateAppend() refuses a FIFO that nobody reads at once (ENXIO), not by blocking", () => {
+  const fifo = join(dir, "audit.jsonl");
+  expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+  expect(() => openPrivateAppend(fifo)).toThrow(expect.objectContaining({ code: "ENXIO" }));
+});
+
+test.if(posix)("openPrivateAppend() writes to a FIFO that is read, with writes that wait for the reader", async () => {
+  const fifo = join(dir, "audit.jsonl");
+  const out = join(dir, "read.txt");
+  expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+  const reader = Bun.spawn(["sh", "-c", 'cat "$1" > "$2"', "sh", fifo, out]);
+  let fd: number | undefined;
+  for (let tries = 0; fd === undefined && tries < 500; tries++) {
+    try {
+      fd = openPrivateAppend(fifo);
+    } catch {
+      await Bun.sleep(10); // cat has not opened its end yet
+    }
+  }
+  if (fd === undefined) throw new Error("the FIFO never opened");
+  // 1 MiB is 16 pipe buffers: a non-blocking descriptor would fail with EAGAIN or write part of it.
+  const big = Buffer.alloc(1024 * 1024, 0x61);
+  expect(writeSync(fd, big)).toBe(big.length);
+  closeSync(fd);
+  expect(await reader.exited).toBe(0);
+  expect(statSync(out).size).toBe(big.length);
+});
