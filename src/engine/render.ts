@@ -24,6 +24,35 @@ export function renderUntrusted(value: string): string {
 }
 
 /**
+ * Whether {@link renderUntrusted} shows a string whole (it is not cut at 200 characters).
+ *
+ * Source: SPEC §3.4 "Rendering untrusted strings".
+ * @param value - Any untrusted text.
+ * @returns True when the rendering holds every character.
+ */
+export function rendersWhole(value: string): boolean {
+  if (value.length <= MAX_RENDERED) return true;
+  let count = 0;
+  for (const _ of value) if (++count > MAX_RENDERED) return false;
+  return true;
+}
+
+/**
+ * The end of an untrusted string as {@link renderUntrusted} renders it (trailing whitespace dropped),
+ * for a value cut at 200 characters whose end matters (where a destination's padding hid it).
+ *
+ * Source: SPEC §3.4 "Rendering untrusted strings".
+ * @param value - Any untrusted text.
+ * @param codePoints - How many code points to keep (default 60).
+ * @returns e.g. `"…<x1@evil.example>"`, or the whole trimmed value rendered when it is short.
+ */
+export function renderUntrustedEnd(value: string, codePoints = 60): string {
+  const chars = [...value.trimEnd()];
+  if (chars.length <= codePoints) return renderUntrusted(chars.join(""));
+  return `"…${renderUntrusted(chars.slice(-codePoints).join("")).slice(1)}`;
+}
+
+/**
  * {@link renderUntrusted} with another limit (a terminal can show more than a client's form).
  *
  * Source: SPEC §3.4 "Rendering untrusted strings".

@@ -6,7 +6,7 @@
  */
 
 import type { Identity } from "./identity.ts";
-import { renderUntrusted } from "./render.ts";
+import { renderUntrusted, renderUntrustedEnd, rendersWhole } from "./render.ts";
 import type { Evidence } from "./types.ts";
 
 /**
@@ -37,18 +37,26 @@ export function renderName(name: string): string {
 }
 
 /**
- * Renders a destination: the value as written, and for a URL its parsed host (ASCII/punycode).
+ * Renders a destination so that what the data would reach is always in view: the value as written
+ * (cut at 200 characters), then for a URL its parsed host (ASCII/punycode), for an email address
+ * written otherwise (`Name <addr>`, padding) the address, and for a value too long to show whole its
+ * end — padding or a long local part cannot push the real recipient out of the question.
  *
- * Source: SPEC §2.1 (reasons and evidence), §3.4 (rendering untrusted strings).
+ * Source: SPEC §2.1 (reasons and evidence), §2.5 "Identity", §3.4 (rendering untrusted strings).
  * @param subject - The destination.
- * @returns e.g. `"https://exаmple.com/x" (host "xn--exmple-4nf.com")`.
+ * @returns e.g. `"https://exаmple.com/x" (host "xn--exmple-4nf.com")`,
+ *   `"Boss <x@evil.example>" (address "x@evil.example")`.
  */
 export function renderDestination(subject: MessageSubject): string {
   if (subject.shown !== undefined) return subject.shown;
-  const shown = renderUntrusted(subject.raw);
-  return subject.identity.kind === "url"
-    ? `${shown} (host ${renderUntrusted(subject.identity.host)})`
-    : shown;
+  const { raw, identity } = subject;
+  const notes: string[] = [];
+  if (identity.kind === "url") notes.push(`host ${renderUntrusted(identity.host)}`);
+  else if (identity.kind === "email" && raw.trim().toLowerCase() !== identity.id.toLowerCase())
+    notes.push(`address ${renderUntrusted(identity.id)}`);
+  if (!rendersWhole(raw)) notes.push(`ending ${renderUntrustedEnd(raw)}`);
+  const shown = renderUntrusted(raw);
+  return notes.length === 0 ? shown : `${shown} (${notes.join(", ")})`;
 }
 
 function outputOf(evidence: Evidence, server: string): string {

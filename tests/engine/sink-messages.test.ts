@@ -28,8 +28,31 @@ describe("renderName()", () => {
 });
 
 describe("renderDestination()", () => {
-  test("renderDestination() quotes and escapes the value as written", () => {
-    expect(renderDestination(subject("bob\u200b@x.example"))).toBe('"bob\\u{200b}@x.example"');
+  test("renderDestination() quotes and escapes the value as written, with the address it reaches", () => {
+    expect(renderDestination(subject("bob\u200b@x.example"))).toBe(
+      '"bob\\u{200b}@x.example" (address "bob@x.example")',
+    );
+  });
+
+  test("renderDestination() shows an address as written alone, whatever its case", () => {
+    expect(renderDestination(subject("Bob@Partner.example"))).toBe('"Bob@Partner.example"');
+  });
+
+  test("renderDestination() names the address behind a display name", () => {
+    expect(renderDestination(subject("Boss <x1@evil.example>"))).toBe(
+      '"Boss <x1@evil.example>" (address "x1@evil.example")',
+    );
+  });
+
+  test("renderDestination() keeps the real recipient in view when padding pushes it past the cut", () => {
+    const shown = renderDestination(subject(`boss@corp.example${" ".repeat(200)}<x1@evil2.example>`));
+    expect(shown).toContain('(address "x1@evil2.example", ending "');
+    expect(shown).toEndWith('<x1@evil2.example>")');
+  });
+
+  test("renderDestination() shows the end of an address too long to show whole (its domain)", () => {
+    const shown = renderDestination(subject(`boss.corp.example.${"x".repeat(190)}@evil2.example`));
+    expect(shown).toEndWith('(ending "…xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx@evil2.example")');
   });
 
   test("renderDestination() adds a URL's host in punycode", () => {
