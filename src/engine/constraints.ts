@@ -3,6 +3,7 @@
  * @module
  */
 
+import { canonicalJson } from "./canonical-json.ts";
 import { collectParamValues } from "./param-paths.ts";
 import { checkPathConfinement } from "./paths.ts";
 import { renderUntrusted } from "./render.ts";
@@ -126,9 +127,40 @@ function firstPatternDenial(input: CallInput): Reason | undefined {
 }
 
 /**
+ * Start of the approval-key identity of an `action: ask` question; the call's canonical arguments
+ * follow.
+ *
+ * Source: SPEC §2.4 (`action: ask` asks on every call), §2.5 ("a repeat of a declined question").
+ */
+export const ACTION_IDENTITY = "action:";
+
+/** Arguments shown beyond this many are counted, not listed. */
+const MAX_ARGUMENT_LINES = 40;
+
+/**
+ * The arguments of a call for a question, one line per top-level argument (each value as an
+ * untrusted string cut at 200 characters), so that no argument hides behind a long one; beyond 40
+ * arguments, the rest are counted.
+ *
+ * Source: SPEC §2.4 (`action: ask`), §3.4 ("Rendering untrusted strings").
+ * @param args - The call's arguments.
+ * @returns The lines, each starting with a line feed and two spaces (`\n  "repo": "\"x\""`).
+ */
+export function argumentLines(args: Readonly<Record<string, JsonValue>>): string {
+  const keys = Object.keys(args);
+  if (keys.length === 0) return "\n  (no arguments)";
+  const lines = keys
+    .slice(0, MAX_ARGUMENT_LINES)
+    .map((key) => `\n  ${renderUntrusted(key)}: ${renderUntrusted(JSON.stringify(args[key]))}`);
+  const more = keys.length - MAX_ARGUMENT_LINES;
+  return lines.join("") + (more > 0 ? `\n  … and ${more} more arguments not shown` : "");
+}
+
+/**
  * Evaluates the constraint contract: `action: deny` blocks the tool; path confinement and argument
- * patterns deny on the first failing constraint; `action: ask` asks on every call (approval key
- * identity `"action"`, never remembered as an approval).
+ * patterns deny on the first failing constraint; `action: ask` asks on every call, listing each
+ * argument (approval key identity {@link ACTION_IDENTITY} and the canonical arguments: never
+ * remembered as an approval; a decline is remembered for the same arguments only).
  *
  * Source: SPEC §2.4.
  * @param input - The call, its rules and its path context.
@@ -147,7 +179,6 @@ export function evaluateConstraints(input: CallInput): ContractResult {
   const denial = firstPathDenial(input) ?? firstPatternDenial(input);
   if (denial !== undefined) return deny(denial);
   if (action.value === "ask") {
-    const args = renderUntrusted(JSON.stringify(input.arguments));
     const reason: Reason = {
       code: "action_ask",
       message: `Tool ${name} asks before every call (action: ask)`,
@@ -155,8 +186,9 @@ export function evaluateConstraints(input: CallInput): ContractResult {
     };
     const question = {
       kind: "action" as const,
-      message: `Run ${name} on server ${renderUntrusted(server)} with arguments ${args}?`,
-      key: { server, tool, param: "", identity: "action" },
+      message: `Run ${name} on server ${renderUntrusted(server)} with these arguments?${argumentLines(input.arguments)}`,
+      // The question names these arguments: a decline is remembered for them, not for the tool.
+      key: { server, tool, param: "", identity: `${ACTION_IDENTITY}${canonicalJson(input.arguments)}` },
     };
     return { denies: [], asks: [{ reason, question }] };
   }

@@ -10,7 +10,12 @@ export { evaluateBudget } from "./budget.ts";
 export type { CanonicalOptions } from "./canonical.ts";
 export { canonicalize } from "./canonical.ts";
 export { canonicalJson } from "./canonical-json.ts";
-export { evaluateConstraints, MAX_PATTERN_VALUE_BYTES } from "./constraints.ts";
+export {
+  ACTION_IDENTITY,
+  argumentLines,
+  evaluateConstraints,
+  MAX_PATTERN_VALUE_BYTES,
+} from "./constraints.ts";
 export { decide } from "./decide.ts";
 export type {
   DestinationPiece,

@@ -6,7 +6,7 @@
  */
 
 import type { Identity } from "./identity.ts";
-import { renderUntrusted, renderUntrustedEnd, rendersWhole } from "./render.ts";
+import { rendersWhole, renderUntrusted, renderUntrustedEnd } from "./render.ts";
 import type { Evidence } from "./types.ts";
 
 /**

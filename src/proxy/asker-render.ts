@@ -8,7 +8,9 @@
  */
 
 import {
+  ACTION_IDENTITY,
   type AskAnswer,
+  argumentLines,
   escapeControls,
   type JsonObject,
   type JsonValue,
@@ -55,15 +57,16 @@ export function renderAskMessage(call: {
   readonly server: string;
   readonly tool: string;
   readonly questions: readonly Question[];
-  /** Shown, as untrusted text cut at 200 characters, when a question confirms the call itself. */
+  /** Shown, one argument a line, when a question confirms the call itself and does not list them. */
   readonly arguments?: JsonObject | undefined;
 }): string {
   const { questions } = call;
-  const perCall = questions.some((question) => question.kind === "action");
+  // An `action: ask` question lists the arguments itself; any other question about the call (an
+  // unclassified tool) is followed by them.
+  const listed = questions.some((question) => question.key.identity.startsWith(ACTION_IDENTITY));
+  const perCall = !listed && questions.some((question) => question.kind === "action");
   const shownArgs =
-    perCall && call.arguments !== undefined
-      ? [`Arguments: ${renderUntrusted(JSON.stringify(call.arguments))}`]
-      : [];
+    perCall && call.arguments !== undefined ? [`Arguments:${argumentLines(call.arguments)}`] : [];
   const head = `${BOUNCER_MARKER} Approval needed: tool ${renderUntrusted(call.tool)} on server ${renderUntrusted(call.server)}.`;
   const lines = questions.map((question, index) =>
     questions.length === 1

@@ -23,7 +23,7 @@ const mailQuestion: Question = {
 const actionQuestion: Question = {
   kind: "action",
   message: "Run delete_repo?",
-  key: { server: "gh", tool: "delete_repo", param: "", identity: "action" },
+  key: { server: "gh", tool: "delete_repo", param: "", identity: 'action:{"repo":"x"}' },
 };
 
 function stored(answer: AskAnswer, questions: readonly Question[]): [string, string][] {

@@ -25,17 +25,36 @@ describe("evaluateConstraints() action", () => {
     expect(codeOf(result)).toBe(code);
   });
 
-  test("evaluateConstraints() keys an action: ask question by identity action", () => {
+  test("evaluateConstraints() keys an action: ask question by its canonical arguments", () => {
     const rules = makeRules({ tool: "delete_repo", action: sourced("ask") });
-    const result = evaluateConstraints(makeInput({ rules, arguments: { repo: "x" } }));
+    const result = evaluateConstraints(makeInput({ rules, arguments: { repo: "x", force: true } }));
     expect(result.asks[0]?.question.key).toEqual({
       server: "srv",
       tool: "delete_repo",
       param: "",
-      identity: "action",
+      identity: 'action:{"force":true,"repo":"x"}',
     });
     expect(result.asks[0]?.question.kind).toBe("action");
-    expect(result.asks[0]?.question.message).toContain("repo");
+  });
+
+  test("evaluateConstraints() lists every argument of an action: ask on its own line, past a long one", () => {
+    const rules = makeRules({ tool: "run_job", action: sourced("ask") });
+    const args = { repo: "scratch-test", note: "n".repeat(190), also: "production-main" };
+    const message = evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message;
+    expect(message?.split("\n")).toEqual([
+      'Run "run_job" on server "srv" with these arguments?',
+      '  "repo": "\\"scratch-test\\""',
+      `  "note": "\\"${"n".repeat(190)}\\""`,
+      '  "also": "\\"production-main\\""',
+    ]);
+  });
+
+  test("evaluateConstraints() counts the arguments of an action: ask beyond 40", () => {
+    const rules = makeRules({ tool: "run_job", action: sourced("ask") });
+    const args = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`a${i}`, i]));
+    const message = evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message;
+    expect(message?.split("\n")).toHaveLength(42);
+    expect(message).toEndWith("… and 5 more arguments not shown");
   });
 
   test("evaluateConstraints() names the action rule's source", () => {

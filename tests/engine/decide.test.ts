@@ -3,7 +3,6 @@ import fc from "fast-check";
 import {
   answerKey,
   applyAnswer,
-  approvalKeyString,
   budgetKey,
   type CallInput,
   createEngineState,
@@ -147,13 +146,15 @@ describe("decide() approvals and declines", () => {
     expect(decide(makeInput({ rules: askRules }), state).verdict).toBe("ask");
   });
 
-  test("decide() denies a repeat of a declined action: ask", () => {
+  test("decide() denies a repeat of a declined action: ask, and asks again for other arguments", () => {
     const state = createEngineState();
-    state.approvals.set(
-      approvalKeyString({ server: "srv", tool: "delete_repo", param: "", identity: "action" }),
-      "declined",
+    const first = decide(makeInput({ rules: askRules, arguments: { repo: "a" } }), state);
+    if (first.verdict !== "ask") throw new Error("expected an ask");
+    applyAnswer(state, first.questions, { accepted: false, remember: true });
+    expect(summary(decide(makeInput({ rules: askRules, arguments: { repo: "a" } }), state))).toBe(
+      "deny/constraint/ask_declined",
     );
-    expect(summary(decide(makeInput({ rules: askRules }), state))).toBe("deny/constraint/ask_declined");
+    expect(decide(makeInput({ rules: askRules, arguments: { repo: "b" } }), state).verdict).toBe("ask");
   });
 });
 

@@ -67,30 +67,36 @@ test.if(posix)("openPrivateAppend() appends to an existing file and narrows it t
   expect(statSync(file).mode & 0o777).toBe(0o600);
 });
 
-test.if(posix)("openPrivateAppend() refuses a FIFO that nobody reads at once (ENXIO), not by blocking", () => {
-  const fifo = join(dir, "audit.jsonl");
-  expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
-  expect(() => openPrivateAppend(fifo)).toThrow(expect.objectContaining({ code: "ENXIO" }));
-});
+test.if(posix)(
+  "openPrivateAppend() refuses a FIFO that nobody reads at once (ENXIO), not by blocking",
+  () => {
+    const fifo = join(dir, "audit.jsonl");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    expect(() => openPrivateAppend(fifo)).toThrow(expect.objectContaining({ code: "ENXIO" }));
+  },
+);
 
-test.if(posix)("openPrivateAppend() writes to a FIFO that is read, with writes that wait for the reader", async () => {
-  const fifo = join(dir, "audit.jsonl");
-  const out = join(dir, "read.txt");
-  expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
-  const reader = Bun.spawn(["sh", "-c", 'cat "$1" > "$2"', "sh", fifo, out]);
-  let fd: number | undefined;
-  for (let tries = 0; fd === undefined && tries < 500; tries++) {
-    try {
-      fd = openPrivateAppend(fifo);
-    } catch {
-      await Bun.sleep(10); // cat has not opened its end yet
+test.if(posix)(
+  "openPrivateAppend() writes to a FIFO that is read, with writes that wait for the reader",
+  async () => {
+    const fifo = join(dir, "audit.jsonl");
+    const out = join(dir, "read.txt");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    const reader = Bun.spawn(["sh", "-c", 'cat "$1" > "$2"', "sh", fifo, out]);
+    let fd: number | undefined;
+    for (let tries = 0; fd === undefined && tries < 500; tries++) {
+      try {
+        fd = openPrivateAppend(fifo);
+      } catch {
+        await Bun.sleep(10); // cat has not opened its end yet
+      }
     }
-  }
-  if (fd === undefined) throw new Error("the FIFO never opened");
-  // 1 MiB is 16 pipe buffers: a non-blocking descriptor would fail with EAGAIN or write part of it.
-  const big = Buffer.alloc(1024 * 1024, 0x61);
-  expect(writeSync(fd, big)).toBe(big.length);
-  closeSync(fd);
-  expect(await reader.exited).toBe(0);
-  expect(statSync(out).size).toBe(big.length);
-});
+    if (fd === undefined) throw new Error("the FIFO never opened");
+    // 1 MiB is 16 pipe buffers: a non-blocking descriptor would fail with EAGAIN or write part of it.
+    const big = Buffer.alloc(1024 * 1024, 0x61);
+    expect(writeSync(fd, big)).toBe(big.length);
+    closeSync(fd);
+    expect(await reader.exited).toBe(0);
+    expect(statSync(out).size).toBe(big.length);
+  },
+);

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { type Question, renderUntrusted } from "../../src/engine/index.ts";
+import { evaluateConstraints, type Question, renderUntrusted } from "../../src/engine/index.ts";
 import { renderAskMessage } from "../../src/proxy/asker-render.ts";
+import { makeInput, makeRules, sourced } from "../engine/core-input.ts";
 
 describe("renderAskMessage()", () => {
   test("renderAskMessage() keeps the engine's rendering of an untrusted value: one backslash per escape", () => {
@@ -23,5 +24,25 @@ describe("renderAskMessage()", () => {
     };
     const message = renderAskMessage({ server: "gh", tool: "delete_repo", questions: [question] });
     expect(message).toContain("Run it\\u{1b}[2J now\\u{2066}?");
+  });
+
+  test("renderAskMessage() lists an action: ask call's arguments once (the question lists them)", () => {
+    const rules = makeRules({ tool: "run_job", action: sourced("ask") });
+    const args = { repo: "scratch-test" };
+    const asked = evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question;
+    if (asked === undefined) throw new Error("expected a question");
+    const message = renderAskMessage({ server: "srv", tool: "run_job", questions: [asked], arguments: args });
+    expect(message.split('"repo"')).toHaveLength(2);
+    expect(message).not.toContain("Arguments:");
+  });
+
+  test("renderAskMessage() follows another question about the call (an unclassified tool) with its arguments", () => {
+    const question: Question = {
+      kind: "action",
+      message: "Allow tool x, which no policy classifies, for this session?",
+      key: { server: "s", tool: "x", param: "", identity: "unclassified" },
+    };
+    const message = renderAskMessage({ server: "s", tool: "x", questions: [question], arguments: { a: 1 } });
+    expect(message).toContain('Arguments:\n  "a": "1"');
   });
 });
