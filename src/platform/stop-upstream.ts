@@ -19,6 +19,14 @@ export interface StopUpstreamOptions {
   readonly killAfterMs?: number;
   /** Poll interval while waiting for the tree to disappear (default 50 ms). */
   readonly pollMs?: number;
+  /**
+   * Aborted when Bouncer is signalled during the stop (a client closing as the SDK does: stdin end,
+   * SIGTERM 2 s later, SIGKILL 2 s after that): the grace ends at once, and SIGKILL comes at most
+   * {@link StopUpstreamOptions.hurryKillMs} after the abort, before the client's own SIGKILL.
+   */
+  readonly hurry?: AbortSignal;
+  /** SIGKILL at most this long after a hurry (default 1,000 ms). */
+  readonly hurryKillMs?: number;
   readonly platform?: "posix" | "win32";
 }
 
@@ -39,12 +47,13 @@ function sleep(ms: number): Promise<void> {
  */
 async function waitFor(
   done: () => boolean,
-  options: { readonly ms: number; readonly pollMs: number },
+  options: { readonly ms: number; readonly pollMs: number; readonly deadline?: () => number },
 ): Promise<boolean> {
-  const deadline = performance.now() + options.ms;
+  const start = performance.now();
+  const deadline = options.deadline ?? (() => start + options.ms);
   while (!done()) {
-    if (performance.now() >= deadline) return false;
-    await sleep(Math.min(options.pollMs, Math.max(1, deadline - performance.now())));
+    if (performance.now() >= deadline()) return false;
+    await sleep(Math.min(options.pollMs, Math.max(1, deadline() - performance.now())));
   }
   return true;
 }
@@ -64,16 +73,34 @@ export async function stopUpstream(
   const graceMs = options.graceMs ?? 2000;
   const killAfterMs = options.killAfterMs ?? 2000;
   const pollMs = options.pollMs ?? 50;
+  const hurryKillMs = options.hurryKillMs ?? 1000;
   const tree = { platform: options.platform ?? (process.platform === "win32" ? "win32" : "posix") } as const;
+  let hurriedAt = options.hurry?.aborted === true ? performance.now() : undefined;
+  const onHurry = (): void => {
+    hurriedAt ??= performance.now();
+  };
+  options.hurry?.addEventListener("abort", onHurry, { once: true });
   try {
     upstream.stdin.end();
   } catch {
     // Already closed.
   }
-  if (graceMs > 0) await waitFor(upstream.hasExited, { ms: graceMs, pollMs });
-  if (!isProcessTreeAlive(upstream.pid, tree)) return true;
-  signalProcessTree(upstream.pid, "SIGTERM", tree);
-  if (await waitFor(() => !isProcessTreeAlive(upstream.pid, tree), { ms: killAfterMs, pollMs })) return true;
+  try {
+    if (graceMs > 0)
+      await waitFor(() => upstream.hasExited() || hurriedAt !== undefined, { ms: graceMs, pollMs });
+    if (!isProcessTreeAlive(upstream.pid, tree)) return true;
+    signalProcessTree(upstream.pid, "SIGTERM", tree);
+    const termAt = performance.now();
+    const killAt = (): number =>
+      Math.min(
+        termAt + killAfterMs,
+        hurriedAt === undefined ? Number.POSITIVE_INFINITY : hurriedAt + hurryKillMs,
+      );
+    const gone = (): boolean => !isProcessTreeAlive(upstream.pid, tree);
+    if (await waitFor(gone, { ms: killAfterMs, pollMs, deadline: killAt })) return true;
+  } finally {
+    options.hurry?.removeEventListener("abort", onHurry);
+  }
   signalProcessTree(upstream.pid, "SIGKILL", tree);
   return waitFor(() => !isProcessTreeAlive(upstream.pid, tree), { ms: 500, pollMs });
 }

@@ -158,6 +158,8 @@ export async function runProxy(
   let clientWriter: MessageWriter | undefined;
   let relay: Relay | undefined;
   let stopping = false;
+  /** Aborted by a signal that arrives while the session is already shutting down. */
+  const hurry = new AbortController();
   let resolveExit: (code: number) => void = noop;
   const exited = new Promise<number>((resolve) => {
     resolveExit = resolve;
@@ -170,7 +172,12 @@ export async function runProxy(
    * @param code - The exit status.
    */
   async function shutdown(reason: ShutdownReason, code: number): Promise<void> {
-    if (stopping) return;
+    if (stopping) {
+      // A signal during a shutdown already under way (the SDK's close: stdin end, then SIGTERM 2 s
+      // later, then SIGKILL): the upstream tree is stopped before Bouncer can be killed (SPEC §3.3).
+      if (reason === "signal") hurry.abort();
+      return;
+    }
     stopping = true;
     log(`Shutting down (${reason.replace("_", " ")})`);
     const current = relay;
@@ -188,6 +195,7 @@ export async function runProxy(
       await stopUpstream(upstream, {
         graceMs: reason === "signal" ? 0 : (options.graceMs ?? 2000),
         killAfterMs: options.killAfterMs ?? 2000,
+        hurry: hurry.signal,
       });
     }
     if (clientWriter !== undefined) await bounded(clientWriter.flush(), FLUSH_LIMIT_MS);

@@ -54,4 +54,31 @@ describe("stopUpstream", () => {
     },
     E2E_TIMEOUT,
   );
+
+  test(
+    "stopUpstream() hurried mid-grace kills a stubborn tree long before its own grace and kill delays end",
+    async () => {
+      const pidFile = join(mkdtempSync(join(tmpdir(), "bouncer-tree-")), "pids");
+      const upstream = spawnUpstream(
+        { name: "tree", command: STUBBORN, args: [pidFile], cwd: tmpdir() },
+        { writeStderr: () => {} },
+      );
+      await until(() => existsSync(pidFile), "the fixture wrote its pids");
+      const pids = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+      const hurry = new AbortController();
+      // Ten minutes of grace and ten of kill delay: only the hurry can end this within the guard.
+      const stopped = stopUpstream(upstream, {
+        graceMs: 600_000,
+        killAfterMs: 600_000,
+        hurry: hurry.signal,
+        hurryKillMs: 200,
+      });
+      setTimeout(() => hurry.abort(), 100);
+      expect(await Promise.race([stopped, new Promise((r) => setTimeout(() => r("hang"), 20_000))])).toBe(
+        true,
+      );
+      await until(() => pids.every((pid) => !alive(pid)), "the tree is gone");
+    },
+    E2E_TIMEOUT,
+  );
 });

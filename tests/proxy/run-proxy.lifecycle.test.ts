@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describeExit } from "../../src/proxy/run-proxy.ts";
 import {
   BUN,
@@ -218,6 +219,30 @@ describe("bouncer run life cycle", () => {
       expect((await deadline(session.exited, 30_000, "bouncer exits after stdin EOF")).code).toBe(0);
       await waitUntil(() => !pids.some(isAlive), 10_000, "no upstream process remains");
       expect(session.lines).toEqual([]);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run stops the whole upstream tree when the SDK's client transport closes it (stdin end, SIGTERM 2 s later, SIGKILL 2 s after)",
+    async () => {
+      const pidFile = join(mkdtempSync(join(tmpdir(), "bouncer-tree-")), "pids");
+      const { command, args } = bouncerCommand("cli", [
+        "--upstream-name",
+        "tree",
+        "--",
+        STUBBORN_TREE,
+        pidFile,
+      ]);
+      const env = { ...(process.env as Record<string, string>), BOUNCER_HOME: home };
+      const transport = new StdioClientTransport({ command, args, env, stderr: "ignore" });
+      await transport.start();
+      await waitUntil(() => existsSync(pidFile), 20_000, "the upstream tree started");
+      const pids = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+      expect(pids.every(isAlive)).toBe(true);
+      // The SDK's own close: it SIGKILLs Bouncer 4 s after ending its stdin if it is still there.
+      await transport.close();
+      await waitUntil(() => !pids.some(isAlive), 10_000, "no upstream process remains");
     },
     E2E_TIMEOUT,
   );
