@@ -7,7 +7,7 @@
  */
 
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
-import { redactJson, redactText } from "./redact.ts";
+import { redactJson, redactText, redactTextOf, secretValues } from "./redact.ts";
 
 /**
  * Builds the line object in the field order of SPEC §3.5, redacting `args`, `reason` and `evidence`.
@@ -26,11 +26,14 @@ export function toRecord(
   record.server = entry.server;
   if (entry.tool !== undefined) record.tool = entry.tool;
   if (entry.args !== undefined) record.args = redactJson(entry.args);
+  // A reason or evidence that quotes a secret-named argument must not show it either.
+  const secrets = entry.args === undefined ? [] : secretValues(entry.args);
   if (entry.verdict !== undefined) record.verdict = entry.verdict;
   if (entry.contract !== undefined) record.contract = entry.contract;
-  if (entry.reason !== undefined) record.reason = redactText(entry.reason);
+  if (entry.reason !== undefined)
+    record.reason = secrets.length === 0 ? redactText(entry.reason) : redactTextOf(entry.reason, secrets);
   if (entry.source !== undefined) record.source = entry.source;
-  if (entry.evidence !== undefined) record.evidence = redactJson(entry.evidence);
+  if (entry.evidence !== undefined) record.evidence = redactJson(entry.evidence, secrets);
   if (entry.outcome !== undefined) record.outcome = entry.outcome;
   if (entry.mode !== undefined) record.mode = entry.mode;
   record.bouncer = stamp.bouncer;

@@ -152,6 +152,26 @@ describe("createAuditWriter()", () => {
     expect(readFileSync(log, "utf8")).not.toContain(token);
   });
 
+  test("createAuditWriter() hides a secret-named argument's value where the reason or evidence quotes it", () => {
+    const log = join(dir, "audit.jsonl");
+    const secret = "hunter2-correct-horse";
+    const long = `p${"w".repeat(300)}`;
+    createAuditWriter(log).write({
+      ...entry(1),
+      args: { password: secret, auth: { pin: 48151623 }, note: long, credentials: [long] },
+      reason: `Destination "${secret}" in password is not trusted; "${long.slice(0, 200)}…" in note; pin 48151623`,
+      evidence: [{ server: "mail", tool: "read_inbox", seq: 1, kind: "free_text", excerpt: `saw ${secret}` }],
+    });
+    const text = readFileSync(log, "utf8");
+    const record = JSON.parse(text);
+    expect(record.reason).toBe(
+      'Destination "[redacted]" in password is not trusted; "[redacted]…" in note; pin [redacted]',
+    );
+    expect(record.evidence[0].excerpt).toBe("saw [redacted]");
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain("48151623");
+  });
+
   test("createAuditWriter() appends after existing content without parsing it", () => {
     const log = join(dir, "audit.jsonl");
     writeFileSync(log, "not json at all\n", { mode: 0o600 });
