@@ -12,7 +12,7 @@
  */
 
 import { constants } from "node:fs";
-import { copyFile, open, readFile, realpath } from "node:fs/promises";
+import { copyFile, open, readFile, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { BouncerError, errorCode } from "../platform/errors.ts";
@@ -86,7 +86,8 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
  * Source: SPEC §5.2.
  * @param read - The file as read (its bytes must still be on disk).
  * @param text - The new text (without a byte-order mark; the old one is restored).
- * @param options - The clock value for the backup's name.
+ * @param options - `now`: the clock value for the backup's name; `afterBackup`: runs between the
+ *   backup and the last look at the file (a test seam for a write that lands in that moment).
  * @returns The backup's path.
  * @throws {BouncerError} `CONFIG_CHANGED` when the file changed since it was read (nothing written),
  *   `CONFIG_UNWRITABLE` when the backup or the write fails.
@@ -94,29 +95,54 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
 export async function writeConfigFile(
   read: ConfigFileRead,
   text: string,
-  options: { readonly now: Date },
+  options: { readonly now: Date; readonly afterBackup?: () => Promise<void> },
 ): Promise<{ backup: string }> {
-  const current = await readFile(read.realPath).catch(() => undefined);
-  if (current === undefined || !sameBytes(new Uint8Array(current), read.bytes)) {
-    throw new BouncerError(
+  const changed = (): BouncerError =>
+    new BouncerError(
       "CONFIG_CHANGED",
       `Cannot write "${read.path}": it changed since it was read: run bouncer init again`,
     );
-  }
+  if (!(await stillHolds(read))) throw changed();
   let backup: string;
   try {
     backup = await writeBackup(read, options.now);
-    await writeFileAtomic(read.realPath, `${read.bom ? "\uFEFF" : ""}${text}`, {
-      mode: read.mode,
-      fsync: true,
-    });
-    await syncDirectory(path.dirname(read.realPath));
   } catch (error) {
     throw new BouncerError("CONFIG_UNWRITABLE", `Cannot write "${read.path}": ${describeFsError(error)}`, {
       cause: error,
     });
   }
+  await options.afterBackup?.();
+  // Looked at again once the backup is written, right before the replace: a client that saved the
+  // file meanwhile (Claude Code rewrites ~/.claude.json often) keeps its write. What is left is the
+  // temp file's write and rename, which no reader-writer check can close.
+  if (!(await stillHolds(read))) {
+    await rm(backup, { force: true }).catch(() => undefined);
+    throw changed();
+  }
+  try {
+    await writeFileAtomic(read.realPath, `${read.bom ? "\uFEFF" : ""}${text}`, {
+      mode: read.mode,
+      fsync: true,
+    });
+  } catch (error) {
+    // Nothing was replaced: a backup of an untouched file would only be clutter beside it.
+    await rm(backup, { force: true }).catch(() => undefined);
+    throw new BouncerError("CONFIG_UNWRITABLE", `Cannot write "${read.path}": ${describeFsError(error)}`, {
+      cause: error,
+    });
+  }
+  await syncDirectory(path.dirname(read.realPath));
   return { backup };
+}
+
+/**
+ * Whether the file still holds exactly the bytes it held when read.
+ * @param read - The file as read.
+ * @returns True when unchanged; false when changed, gone or unreadable.
+ */
+async function stillHolds(read: ConfigFileRead): Promise<boolean> {
+  const current = await readFile(read.realPath).catch(() => undefined);
+  return current !== undefined && sameBytes(new Uint8Array(current), read.bytes);
 }
 
 /**

@@ -101,6 +101,21 @@ describe("writeConfigFile()", () => {
     ).toEqual([]);
   });
 
+  test("writeConfigFile() refuses, keeping the other write and no backup, when the file changes while the backup is written", async () => {
+    const file = config('{"numStartups": 1}');
+    const read = await readConfigFile(file);
+    const afterBackup = async (): Promise<void> => writeFileSync(file, '{"numStartups": 999}');
+    await expect(writeConfigFile(read, '{"wrapped": true}', { now: NOW, afterBackup })).rejects.toMatchObject(
+      {
+        code: "CONFIG_CHANGED",
+      },
+    );
+    expect(readFileSync(file, "utf8")).toBe('{"numStartups": 999}');
+    expect(
+      readdirSync(root).filter((name) => name.startsWith(`${path.basename(file)}.bouncer-backup`)),
+    ).toEqual([]);
+  });
+
   test("writeConfigFile() writes through a symlink to its target and keeps the link", async () => {
     const target = config("old");
     const link = path.join(root, "link.json");
