@@ -33,7 +33,8 @@ export type { ParamMismatch, ParamValue, ParamValues } from "./param-paths.ts";
 export { collectParamValues } from "./param-paths.ts";
 export type { PathCheck } from "./paths.ts";
 export { checkPathConfinement, normalizePath } from "./paths.ts";
-export { describePinDiff, diffToolDefinitions, renderDescriptionLine, summarizePinDiff } from "./pin-diff.ts";
+export { diffToolDefinitions } from "./pin-diff.ts";
+export { describePinDiff, renderDescriptionLine, summarizePinDiff } from "./pin-diff-render.ts";
 export type { ComparePinsOptions, PinComparison, ToolPinResult } from "./pinning.ts";
 export {
   canonicalToolJson,

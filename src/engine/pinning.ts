@@ -7,7 +7,8 @@
 
 import { canonicalJson } from "./canonical-json.ts";
 import { hasSuspiciousInvisible } from "./invisible.ts";
-import { describePinDiff, diffToolDefinitions, summarizePinDiff } from "./pin-diff.ts";
+import { diffToolDefinitions } from "./pin-diff.ts";
+import { describePinDiff, summarizePinDiff } from "./pin-diff-render.ts";
 import { renderUntrusted } from "./render.ts";
 import type { CallInput, ContractResult, PinStatus, Question, Reason, ToolDefinition } from "./types.ts";
 
@@ -147,7 +148,7 @@ export function comparePins(
     if (pin !== undefined && odd === -1) status = { kind: "pinned" };
     else if (pin !== undefined) status = { kind: "changed", diff: diffToolDefinitions(pin, def), hash };
     else if (autoPin && odd === -1 && !suspicious) status = { kind: "pinned" };
-    else status = { kind: "new", hash, suspicious };
+    else status = { kind: "new", hash, suspicious, definition: def };
     if (status.kind === "pinned" && pin === undefined) pinNow.push(def);
     tools.set(name, { current: def, canonical, hash, status });
     if (status.kind === "pinned") visible.push(defs[0]!);
@@ -202,9 +203,15 @@ export function evaluatePinning(input: CallInput): ContractResult {
     message: `Tool ${name} is not pinned${invisible}; ${acceptHint(input)}`,
     source: "default",
   };
+  // The whole definition is new: shown as a change from nothing (SPEC §2.2: a description never
+  // reaches the model unapproved, so the human approving it must see it).
+  const shown =
+    pin.definition === undefined
+      ? ""
+      : `\n${describePinDiff(diffToolDefinitions({ name: tool }, pin.definition)).replace(/^Changed: /, "New: ")}`;
   const question: Question = {
     kind: "new_tool",
-    message: `Accept the new tool ${name} ${where}${pin.suspicious ? `, whose definition contains invisible or bidi control characters` : ""}?`,
+    message: `Accept the new tool ${name} ${where}${pin.suspicious ? `, whose definition contains invisible or bidi control characters` : ""}?${shown}`,
     key,
   };
   return { denies: [], asks: [{ reason, question }] };

@@ -145,7 +145,13 @@ export interface ToolDefinition {
 export type PinStatus =
   | { readonly kind: "pinned" }
   | { readonly kind: "changed"; readonly diff: PinDiff; readonly hash: string }
-  | { readonly kind: "new"; readonly hash: string; readonly suspicious: boolean }
+  | {
+      readonly kind: "new";
+      readonly hash: string;
+      readonly suspicious: boolean;
+      /** The definition the upstream lists, shown when the question is asked. */
+      readonly definition?: ToolDefinition;
+    }
   | { readonly kind: "unknown" };
 
 /** A description of how a tool definition changed (SPEC §2.2, STYLE #7). */
@@ -159,6 +165,8 @@ export interface PinDiff {
   readonly annotationsChanged: boolean;
   /** The description's changed lines, removed (pinned) and added (current), in order. */
   readonly descriptionLines?: readonly PinDiffLine[];
+  /** The input schema's changed lines, as indented JSON with sorted keys, in order. */
+  readonly schemaLines?: readonly PinDiffLine[];
   /** Annotation keys added, removed or changed, sorted. */
   readonly annotationKeys?: readonly string[];
 }
