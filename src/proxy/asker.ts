@@ -60,9 +60,19 @@ interface Entry {
   readonly waiters: Set<Waiter>;
   /** The gated call's arguments, shown when a question confirms the call itself. */
   readonly args: JsonObject | undefined;
-  readonly controller: AbortController;
+  /** Replaced when the entry is asked again for the calls an answer did not cover. */
+  controller: AbortController;
   active: boolean;
   timedOut: boolean;
+}
+
+/**
+ * Whether an answer covers only the call it was asked for: an approval or decline the human chose
+ * not to remember ("Accept to allow this call") — identical calls merged into the question are
+ * asked again.
+ */
+function coversOneCall(outcome: AskOutcome): boolean {
+  return (outcome.kind === "approved" || outcome.kind === "declined") && outcome.answer?.remember === false;
 }
 
 /**
@@ -163,7 +173,17 @@ export function createAsker(options: AskerOptions): Asker {
       stopTimer();
     }
     active = undefined;
-    settle(entry, outcome);
+    if (coversOneCall(outcome) && entry.waiters.size > 1) {
+      // The first call is the one the question was sent for; the rest wait for their own answer.
+      const [first] = entry.waiters;
+      if (first !== undefined) {
+        entry.waiters.delete(first);
+        first.finish(outcome);
+      }
+      entry.active = false;
+      entry.controller = new AbortController();
+      queue.unshift(entry);
+    } else settle(entry, outcome);
     pump();
   }
 

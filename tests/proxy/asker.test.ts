@@ -248,6 +248,22 @@ describe("createAsker() queue", () => {
     expect(r.asker.asked).toBe(1);
   });
 
+  test("ask() answers only the first merged call with an answer not to remember, and asks again for the others", async () => {
+    const r = rig();
+    const a = ask(r, await senderAsk());
+    const b = ask(r, await senderAsk());
+    const c = ask(r, await senderAsk());
+    await answer(r, 0, { action: "accept", content: { remember: false } });
+    expect(await a).toEqual({ kind: "approved", answer: { accepted: true, remember: false } });
+    expect(r.client.sent).toHaveLength(2);
+    await answer(r, 1, { action: "decline", content: { remember: false } });
+    expect((await b).kind).toBe("declined");
+    expect(r.client.sent).toHaveLength(3);
+    await answer(r, 2, { action: "accept", content: { remember: true } });
+    expect((await c).kind).toBe("approved");
+    expect(r.asker.asked).toBe(3);
+  });
+
   test("ask() never merges action asks whose arguments differ, and shows each call's arguments", async () => {
     const r = rig();
     const reason = {
