@@ -160,7 +160,8 @@ export function createAsker(options: AskerOptions): Asker {
       if (entry.timedOut) {
         outcome = {
           kind: "timeout",
-          reason: askReasons.timeout(Math.round(askTimeoutMs / 1000), entry.remedy),
+          // Whole seconds as such; `--ask-timeout 1.5` is not rounded to "2 s" (three decimals at most).
+          reason: askReasons.timeout(Math.round(askTimeoutMs) / 1000, entry.remedy),
         };
       } else if (entry.controller.signal.aborted) {
         outcome = { kind: "cancelled", reason: askReasons.cancelled() };

@@ -345,6 +345,14 @@ describe("createAsker() queue", () => {
     expect(r.client.sent).toHaveLength(0);
   });
 
+  test("ask() names a timeout that is not whole seconds as it was given, not rounded", async () => {
+    const r = rig({ askTimeoutMs: 1500 });
+    const first = ask(r, await senderAsk());
+    await flush();
+    r.time.advance(1500);
+    expect(((await first) as { reason: string }).reason).toContain("within 1.5 s (--ask-timeout)");
+  });
+
   test("ask() times out after askTimeoutMs, withdraws the elicitation and sends the next ask", async () => {
     const r = rig({ askTimeoutMs: 60_000 });
     const first = ask(r, await senderAsk());
