@@ -17,7 +17,7 @@ import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-re
 import type { InitEnvironment } from "./init-environment.ts";
 import { expandPlaceholders } from "./placeholders.ts";
 import { readConfig } from "./plan.ts";
-import { isPlaceholder, maskValues } from "./secrets.ts";
+import { isPlaceholder, isSecretName, maskValues, secretArgValues } from "./secrets.ts";
 import {
   type LoadedTarget,
   loadFailureMessage,
@@ -154,9 +154,15 @@ async function checkEntry(
   try {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(environment.env)) if (value !== undefined) env[key] = value;
-    for (const [key, value] of entry.env) env[key] = expand(value);
+    for (const [key, value] of entry.env) {
+      env[key] = expand(value);
+      // A secret kept out of the file as `${VAR}` is as secret once filled in.
+      if (isPlaceholder(value) && isSecretName(key)) secrets.push(env[key]);
+    }
     const cwd = entry.cwd === undefined ? workspace : path.resolve(workspace, expand(entry.cwd));
-    spec = { command: expand(entry.command ?? ""), args: (entry.args ?? []).map(expand), env, cwd };
+    const args = (entry.args ?? []).map(expand);
+    secrets.push(...secretArgValues(args));
+    spec = { command: expand(entry.command ?? ""), args, env, cwd };
   } catch (error) {
     return { ...base, status: "skipped", detail: maskValues(String((error as Error).message), secrets) };
   }

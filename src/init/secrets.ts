@@ -290,6 +290,29 @@ export function hasSecretArgs(
 }
 
 /**
+ * The secret values an argument list holds, to hide wherever they may be echoed (a server's
+ * stderr): each argument {@link secretArgSpans} marks, and within it the part a server would print
+ * alone — the value of a `NAME=value` assignment or a `Name: value` header, a URL's password.
+ *
+ * Source: SPEC §5.2 ("secrets masked"), field case F11.
+ * @param args - An entry's arguments, placeholders filled in.
+ * @returns The values (possibly overlapping; {@link maskValues} masks the longest first).
+ */
+export function secretArgValues(args: readonly string[]): string[] {
+  const items = args.map((value, index) => ({ value, span: { start: index, end: index + 1 } }));
+  const values: string[] = [];
+  for (const { start } of secretArgSpans(items)) {
+    const arg = args[start] ?? "";
+    values.push(arg);
+    const assigned = /^[^=:\s]+\s*[=:]\s*(.+)$/s.exec(arg)?.[1];
+    if (assigned !== undefined) values.push(assigned);
+    const password = USERINFO.exec(arg)?.[1];
+    if (password !== undefined) values.push(password);
+  }
+  return values;
+}
+
+/**
  * Masks every occurrence of known secret values (at least 4 characters, longest first) and tokens,
  * e.g. in a server's stderr before it is shown.
  *

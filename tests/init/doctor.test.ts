@@ -106,6 +106,42 @@ describe("doctorCommand", () => {
     expect(result.stdout).toContain("skipped: ${input:token} can only be filled in by the client");
   });
 
+  test("doctorCommand masks in a server's stderr a secret filled in from ${VAR} and secrets in its arguments", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    const echoAll =
+      "console.error(process.argv.slice(1).join(' ') + ' ' + process.env.API_KEY); process.exit(3)";
+    const config = {
+      mcpServers: {
+        leaky: {
+          command: process.execPath,
+          args: [
+            "-e",
+            echoAll,
+            "--api-key",
+            "hunter2hunter2",
+            "postgresql://user:S3cretPass@db.example/app",
+            "OPENAI_API_KEY=plainsecretvalue",
+          ],
+          env: { API_KEY: "${MY_KEY}" },
+        },
+      },
+    };
+    writeFileSync(file, JSON.stringify(config));
+    const result = await runBouncer("doctor", ["--config", file], {
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", HOME: dir, MY_KEY: "expanded-secret-from-env" },
+      doctor: { timeoutMs: 20_000 },
+    });
+    expect(result.code).toBe(1);
+    const shown = result.stdout + result.stderr;
+    expect(shown).toContain("  | ********");
+    for (const secret of ["expanded-secret-from-env", "hunter2hunter2", "S3cretPass", "plainsecretvalue"]) {
+      expect(shown).not.toContain(secret);
+    }
+  });
+
   test.each([
     [["--bogus"], 'unknown flag "--bogus"'],
     [["--client", "nope"], 'Unknown client "nope"'],
