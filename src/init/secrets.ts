@@ -230,6 +230,18 @@ export function secretArgSpans(
 }
 
 /**
+ * The ranges not already inside one of `known` (so a range is masked once).
+ *
+ * Source: SPEC §5.2 ("secrets masked").
+ * @param spans - Candidate ranges.
+ * @param known - Ranges already marked.
+ * @returns The candidates no known range contains.
+ */
+export function outside(spans: readonly Span[], known: readonly Span[]): Span[] {
+  return spans.filter((span) => !known.some((k) => k.start <= span.start && span.end <= k.end));
+}
+
+/**
  * Replaces the given ranges of a text by {@link MASK} (keeping surrounding quotes), then masks every
  * token-shaped substring.
  *

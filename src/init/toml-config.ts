@@ -12,7 +12,7 @@ import { parse, TomlError } from "smol-toml";
 import { STASH_KEY } from "../proxy/config-stash.ts";
 import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields } from "./entry-shape.ts";
-import { isSecretArg, secretArgSpans } from "./secrets.ts";
+import { isPlaceholder, isSecretArg, isSecretName, outside, secretArgSpans } from "./secrets.ts";
 import { scanToml, type TomlKeyValue, type TomlNode } from "./toml-cst.ts";
 import { type TomlHandle, tomlEditMakers } from "./toml-edits.ts";
 import type { ConfigEntry, ParsedConfig, Span } from "./types.ts";
@@ -64,6 +64,8 @@ export function readTomlConfig(text: string): ParsedConfig {
     secretSpans.push(...read.secrets);
     if (read.handle !== undefined) handles.set(read.entry, read.handle);
   }
+  // Secrets elsewhere in the file (a model provider's bearer token) show in the diff's context lines.
+  secretSpans.push(...outside(fileSecretSpans(text, leaves), secretSpans));
   return {
     format: "toml",
     sections: servers === undefined ? [] : [[SECTION]],
@@ -148,6 +150,31 @@ function collectLeaves(text: string): Leaf[] {
     for (const kv of table.entries) visit(table.path, kv, undefined);
   }
   return leaves;
+}
+
+/**
+ * Secret ranges anywhere in a TOML config: a literal string under a secret-named key (an array's
+ * strings inherit its key), and any string that holds a secret itself ({@link isSecretArg}).
+ *
+ * Source: SPEC §5.2 ("A unified diff is shown with secrets masked"), field case F11.
+ * @param text - The config text.
+ * @param leaves - Every key/value of the file.
+ * @returns The ranges.
+ */
+function fileSecretSpans(text: string, leaves: readonly Leaf[]): Span[] {
+  const spans: Span[] = [];
+  for (const leaf of leaves) {
+    const key = leaf.path.at(-1) ?? "";
+    const value = leaf.kv.value;
+    const strings = value.kind === "array" ? value.items : [value];
+    for (const item of strings) {
+      if (item.kind !== "string") continue;
+      const decoded = String(decodeValue(text, item));
+      const named = isSecretName(key) && !isPlaceholder(decoded);
+      if (named || isSecretArg(decoded)) spans.push({ start: item.start, end: item.end });
+    }
+  }
+  return spans;
 }
 
 /**

@@ -37,6 +37,47 @@ describe("initCommand writes only when allowed", () => {
     expect(backupsOf(file)).toEqual([]);
   });
 
+  test("initCommand --dry-run masks secrets in the diff's unchanged lines too (client tokens, remote servers' URLs)", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, ".claude.json");
+    const config = {
+      oauthAccount: { accessToken: "abcdef0123456789abcdef0123456789" },
+      password: "hunter2hunter2",
+      mcpServers: {
+        remote: { url: "https://mcp.example.com/mcp?api_key=abc123def456ghi" },
+        sse: { type: "sse", url: "https://user:pa55word@x.example/sse" },
+        local: { command: "npx", args: ["-y", "some-server"] },
+      },
+    };
+    writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+    const result = await runBouncer("init", ["--config", file, "--dry-run"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("+++");
+    for (const secret of [
+      "abcdef0123456789abcdef0123456789",
+      "hunter2hunter2",
+      "abc123def456ghi",
+      "pa55word",
+    ]) {
+      expect(result.stdout).not.toContain(secret);
+    }
+  });
+
+  test("initCommand --dry-run masks a model provider's bearer token beside the servers of a Codex config", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, "config.toml");
+    writeFileSync(
+      file,
+      '[model_providers.azure]\nexperimental_bearer_token = "azkey0123456789abcdef"\n\n[mcp_servers.local]\ncommand = "npx"\nargs = ["-y", "some-server"]\n',
+    );
+    const result = await runBouncer("init", ["--config", file, "--dry-run"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("experimental_bearer_token");
+    expect(result.stdout).not.toContain("azkey0123456789abcdef");
+  });
+
   test("initCommand without --yes and without a terminal writes nothing and exits 2", async () => {
     const { dir, file, before } = desktopConfig();
     const result = await runBouncer("init", ["--config", file], { cwd: dir });
