@@ -34,7 +34,8 @@ export interface ClientInfo {
 }
 
 const MCP_SERVERS: JsonSections = { keys: ["mcpServers"], projects: false };
-const OUT_OF_BAND = "no: asks go out of band (bouncer approve)";
+// SPEC §3.4 channel 3 (out of band, `bouncer approve`) is not built: such a client gets a deny.
+const OUT_OF_BAND = "no: asks deny (no elicitation; bouncer approve is not built yet)";
 
 /** The known clients, in the order `init` lists them. */
 export const CLIENTS: readonly ClientInfo[] = [

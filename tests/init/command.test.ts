@@ -254,6 +254,31 @@ describe("initCommand refuses what it cannot edit safely", () => {
     ]);
   });
 
+  test("initCommand --policy on a server already wrapped with other policies says it is not applied and exits 1", async () => {
+    const { dir, file } = desktopConfig();
+    writeFileSync(path.join(dir, "bouncer.yaml"), "version: 1\n");
+    expect((await runBouncer("init", ["--config", file, "--yes"], { cwd: dir })).code).toBe(0);
+    const wrapped = readFileSync(file, "utf8");
+    const again = await runBouncer("init", ["--config", file, "--policy", "bouncer.yaml", "--yes"], {
+      cwd: dir,
+    });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      'refused: "filesystem" is already wrapped, with no --policy: --policy is not applied to it',
+    );
+    expect(readFileSync(file, "utf8")).toBe(wrapped);
+  });
+
+  test("initCommand --policy run twice with the same policy keeps the server as it is and exits 0", async () => {
+    const { dir, file } = desktopConfig();
+    writeFileSync(path.join(dir, "bouncer.yaml"), "version: 1\n");
+    const args = ["--config", file, "--policy", "bouncer.yaml", "--yes"];
+    expect((await runBouncer("init", args, { cwd: dir })).code).toBe(0);
+    const second = await runBouncer("init", args, { cwd: dir });
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('"filesystem" is already wrapped');
+  });
+
   test("initCommand --help prints the flags and exits 0", async () => {
     const result = await runBouncer("init", ["--help"], { cwd: tempDir() });
     expect(result.code).toBe(0);
