@@ -73,9 +73,17 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
   const launcher = request.undo ? undefined : (environment.launcher ?? findLauncher(environment));
   const planned: Planned[] = [];
   let failed = false;
+  const seen = new Map<string, string>();
   for (const candidate of set.targets) {
     try {
       const target = await loadTarget(candidate);
+      // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): planned and written once.
+      const first = seen.get(target.read.realPath);
+      if (first !== undefined) {
+        io.err(escapeControls(`${target.path}: the same file as ${first}, skipped\n`));
+        continue;
+      }
+      seen.set(target.read.realPath, target.path);
       const plan = planInit(target.read.text, {
         client: target.client,
         mode: request.undo ? "undo" : "wrap",

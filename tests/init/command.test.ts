@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -317,6 +317,19 @@ describe("initCommand finds client files", () => {
     expect(result.stderr.indexOf("Wrote")).toBeGreaterThan(result.stderr.indexOf(userFile));
     expect(backupsOf(projectFile)).toHaveLength(1);
     expect(backupsOf(userFile)).toEqual([]);
+  });
+
+  test("initCommand writes a config reached by two paths (a symlink) once, and exits 0", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const shared = placeSample("cursor.mcp.json", { dir, relative: ".mcp.json" });
+    mkdirSync(path.join(dir, ".cursor"));
+    symlinkSync("../.mcp.json", path.join(dir, ".cursor", "mcp.json"));
+    const result = await runBouncer("init", ["--yes"], { cwd: dir, home: path.join(dir, "home") });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("the same file as");
+    expect(result.stderr.split("Wrote ")).toHaveLength(2);
+    expect(backupsOf(shared)).toHaveLength(1);
   });
 
   test("initCommand lists the files it found before refusing one that does not parse, and writes none", async () => {
