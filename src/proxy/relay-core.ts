@@ -82,6 +82,12 @@ export interface RelayOptions {
    * into nothing.
    */
   readonly upstreamOpen?: () => boolean;
+  /**
+   * How long a request that finds the upstream's input closed waits for the upstream's exit to be
+   * reported, so that it gets the exit code and stderr tail rather than a bare error (default
+   * 2,000 ms; an upstream that closed its input and lives on gets the bare error then).
+   */
+  readonly failureWaitMs?: number;
 }
 
 /** What noise kinds are called in logs. */
@@ -179,8 +185,13 @@ export class RelayCore {
       return;
     }
     if (this.options.upstreamOpen?.() === false) {
-      const message = "Session ended before the request could be forwarded";
-      this.answerError(pending, { code: RPC_ERROR.internalError, message });
+      // The upstream's input closed, usually because it is exiting: its exit, reported in a moment,
+      // answers every pending request with the exit code (SPEC §3.3). Only if none comes, a bare error.
+      const timer = setTimeout(() => {
+        const message = "Session ended before the request could be forwarded";
+        this.answerError(pending, this.#failure ?? { code: RPC_ERROR.internalError, message });
+      }, this.options.failureWaitMs ?? 2000);
+      timer.unref?.();
       return;
     }
     const legId = this.upstream.relay(pending, pending.key);

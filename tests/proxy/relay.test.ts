@@ -313,14 +313,31 @@ describe("Relay upstream failure", () => {
 });
 
 describe("Relay after the upstream's input ended", () => {
-  test("Relay answers a request it can no longer forward with an error, and writes nothing upstream", () => {
+  test("Relay answers a request it can no longer forward with the upstream's exit once that is reported, writing nothing upstream", async () => {
     let open = true;
-    const r = memoryRelay(() => ({}), { upstreamOpen: () => open });
+    const r = memoryRelay(() => ({}), { upstreamOpen: () => open, failureWaitMs: 60_000 });
     r.fromClient(ping(1));
     expect(r.toUpstream).toHaveLength(1);
     open = false;
     r.fromClient(ping(2));
+    await settle();
+    expect(r.toClient).toHaveLength(0);
+    const failure = {
+      message: 'Upstream "fs" exited (code 3)',
+      data: { exitCode: 3, signal: null, stderrTail: "fatal" },
+    };
+    await r.relay.upstreamGone(failure);
     expect(r.toUpstream).toHaveLength(1);
+    const answers = r.toClient.map((text) => JSON.parse(text) as { id: number; error: { message: string } });
+    expect(answers.find((answer) => answer.id === 2)?.error.message).toBe('Upstream "fs" exited (code 3)');
+  });
+
+  test("Relay answers such a request with a bare error when no exit is reported in time", async () => {
+    const r = memoryRelay(() => ({}), { upstreamOpen: () => false, failureWaitMs: 1 });
+    r.fromClient(ping(2));
+    const deadline = Date.now() + 10_000;
+    while (r.toClient.length === 0 && Date.now() < deadline) await Bun.sleep(5);
+    expect(r.toUpstream).toHaveLength(0);
     expect(r.lastClient()).toEqual({
       jsonrpc: "2.0",
       id: 2,
