@@ -71,7 +71,14 @@ export function definitionFrom(content: JsonValue, tool: string): ToolDefinition
   if (!isObject(content))
     throw new BouncerError("SCHEMA_INVALID", `Cannot explain "${tool}": the schema is not a JSON object`);
   if (Object.hasOwn(content, "inputSchema")) {
-    const { inputSchema, annotations } = content;
+    const { inputSchema, annotations, name } = content;
+    // A definition of another tool would explain the wrong tool's arguments.
+    if (typeof name === "string" && name !== tool) {
+      throw new BouncerError(
+        "SCHEMA_INVALID",
+        `Cannot explain "${tool}": the schema file defines the tool ${JSON.stringify(name)}, not "${tool}"`,
+      );
+    }
     if (!isObject(inputSchema))
       throw new BouncerError("SCHEMA_INVALID", `Cannot explain "${tool}": "inputSchema" is not an object`);
     return { name: tool, inputSchema, ...(isObject(annotations) ? { annotations } : {}) };

@@ -186,6 +186,7 @@ describe("definitionFrom()", () => {
     ["a list without the tool", { tools: [{ name: "other" }] }],
     ["a list", [1]],
     ["a non-object inputSchema", { inputSchema: "x" }],
+    ["a definition of another tool", { name: "other_tool", inputSchema: { type: "object" } }],
   ])("definitionFrom() rejects %s with SCHEMA_INVALID", (_name, content) => {
     expect(() => definitionFrom(content as never, "t")).toThrow(BouncerError);
   });
