@@ -83,3 +83,4 @@ export type {
   ToolRules,
   Verdict,
 } from "./types.ts";
+export { forEachYamlNode } from "./yaml-walk.ts";

@@ -4,9 +4,10 @@
  * @module
  */
 
-import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument, visit } from "yaml";
+import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
 import { isDestinationShapedKey } from "./key-shapes.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
+import { forEachYamlNode } from "./yaml-walk.ts";
 
 /**
  * A text block is structured only up to this size (SPEC §2.5: 1 MiB).
@@ -170,7 +171,7 @@ function yamlComments(doc: Document): string[] {
   for (const prefix of Object.values(doc.directives?.tags ?? {})) {
     if (!prefix.startsWith(YAML_TAGS)) comments.push(prefix);
   }
-  visit(doc, { Node: (_key, node) => add(node) });
+  forEachYamlNode(doc, add);
   return comments;
 }
 

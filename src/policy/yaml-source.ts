@@ -20,8 +20,8 @@ import {
   LineCounter,
   type Node,
   parseDocument,
-  visit,
 } from "yaml";
+import { forEachYamlNode } from "../engine/index.ts";
 import { addIssue, type PolicySource, type SourceTree } from "./policy-source.ts";
 
 /** Aliases are followed at most this deep. */
@@ -39,8 +39,15 @@ export function readYamlSource(text: string, file: string): PolicySource {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const source: PolicySource = { file, tree: yamlTree(doc, lines), issues: [] };
+  let tooDeep = false;
   for (const error of [...doc.errors, ...doc.warnings]) {
-    const detail = error.message.split("\n")[0]?.replace(/\.$/, "") ?? "invalid YAML";
+    let detail = error.message.split("\n")[0]?.replace(/\.$/, "") ?? "invalid YAML";
+    // The parser's own stack ran out: a nesting no policy has, said once in words.
+    if (/maximum call stack/i.test(detail)) {
+      if (tooDeep) continue;
+      tooDeep = true;
+      detail = "values nest too deeply to read";
+    }
     addIssue(source, { at: error.pos[0], code: "yaml_syntax", message: `YAML syntax error: ${detail}` });
   }
   return source;
@@ -105,11 +112,9 @@ function yamlTree(doc: Document.Parsed, lines: LineCounter): SourceTree {
 function aliasTargets(doc: Document.Parsed): Map<Alias, unknown> {
   const anchors = new Map<string, unknown>();
   const targets = new Map<Alias, unknown>();
-  visit(doc, {
-    Node: (_key, node) => {
-      if (isAlias(node)) targets.set(node, anchors.get(node.source));
-      else if ((isScalar(node) || isCollection(node)) && node.anchor) anchors.set(node.anchor, node);
-    },
+  forEachYamlNode(doc, (node) => {
+    if (isAlias(node)) targets.set(node, anchors.get(node.source));
+    else if ((isScalar(node) || isCollection(node)) && node.anchor) anchors.set(node.anchor, node);
   });
   return targets;
 }

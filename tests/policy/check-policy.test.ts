@@ -521,6 +521,15 @@ describe("checkPolicy() against hostile YAML", () => {
     expect(result.issues.map((issue) => issue.code)).toEqual(["duplicate_key"]);
   });
 
+  test("checkPolicy() says once, in words, that a file nests too deeply for the parser's stack", () => {
+    const result = checkPolicy(`a: ${"[".repeat(200_000)}${"]".repeat(200_000)}\n`, "deep.yaml");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map((issue) => [issue.code, issue.message])).toEqual([
+      ["yaml_syntax", "YAML syntax error: values nest too deeply to read"],
+    ]);
+  });
+
   test("checkPolicy() stops expanding aliases once the file's values together pass 10,000,000 items", () => {
     const lines = ["anchors:", `  - &a0 [${Array.from({ length: 30 }, () => "x").join(", ")}]`];
     lines.push(`  - &a1 [${Array.from({ length: 30 }, () => "*a0").join(", ")}]`);
