@@ -2,7 +2,8 @@
  * `bouncer run --record FILE`: writes a replayable session file in the format of SPEC §5.9 — `server`
  * events (command, cwd, serverInfo), `tools` events (each walk of `tools/list`), and `call` events with
  * their arguments, their result or error, and an ask's outcome as `"ask"` (`approved` or `declined`;
- * every other outcome is a decline). The file is created with mode 0600 and appended to (several
+ * every other outcome is a decline) with what the answer applied beside it (`"remember"`, and
+ * `"scope"` for a URL answer), so replay remembers exactly what the live session remembered. The file is created with mode 0600 and appended to (several
  * instances of one client session may record into one file: one file is one client session). Each
  * event is one `O_APPEND` write. Tool outputs are stored as they are (opt-in, SPEC §3.6); only
  * token-shaped strings in the upstream command line are redacted (they never matter to replay). Edge.
@@ -43,6 +44,14 @@ export interface RecordedCall {
   readonly error?: JsonValue;
   /** The outcome of an ask on this call, when one was put; only `approved` is recorded as approved. */
   readonly ask?: AskOutcome;
+  /**
+   * With `ask`: whether the answer was remembered for the session (false for an outcome that was no
+   * answer, e.g. a timeout or a dismissal: nothing was remembered). Absent: replay remembers (files
+   * written before this field).
+   */
+  readonly remember?: boolean;
+  /** With `ask`: the URL scope the human chose (`url`: this URL, `site`: the whole site). */
+  readonly scope?: "url" | "site";
   /**
    * Why the call's JSON was ambiguous, when it was: the arguments above are as parsed (the repeated
    * key's last value, the rounded integer), so replay must deny it as the live proxy did.
@@ -109,7 +118,11 @@ export function callEvent(call: RecordedCall): JsonObject {
   event.arguments = call.ambiguousJson === "too_deep" ? {} : call.arguments;
   if (call.result !== undefined) event.result = call.result;
   else if (call.error !== undefined) event.error = call.error;
-  if (call.ask !== undefined) event.ask = call.ask === "approved" ? "approved" : "declined";
+  if (call.ask !== undefined) {
+    event.ask = call.ask === "approved" ? "approved" : "declined";
+    if (call.remember !== undefined) event.remember = call.remember;
+    if (call.scope !== undefined) event.scope = call.scope;
+  }
   if (call.ambiguousJson !== undefined) event.ambiguous_json = call.ambiguousJson;
   return event;
 }

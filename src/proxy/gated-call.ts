@@ -12,7 +12,7 @@
  */
 
 import type { AmbiguousJson, AskOutcome as AuditAskOutcome } from "../audit/index.ts";
-import type { Decision, JsonObject, Reason } from "../engine/index.ts";
+import type { AskAnswer, Decision, JsonObject, Reason } from "../engine/index.ts";
 import type { Asker, AskOutcome } from "./asker.ts";
 import type { Gate } from "./gate.ts";
 import type { ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
@@ -38,6 +38,11 @@ export interface CallRecord {
   readonly args: JsonObject;
   /** The ask's outcome, when one was put. */
   readonly ask?: AuditAskOutcome;
+  /**
+   * The human's answer that was applied (remembered or not, URL scope), when the ask ended in one: an
+   * approval or an explicit decline. Other outcomes applied nothing (SPEC §2.5, §3.4).
+   */
+  readonly answer?: AskAnswer;
   /** Why the call's JSON was ambiguous, when it was (it was denied for it, whatever the policy). */
   readonly ambiguous?: AmbiguousJson;
 }
@@ -232,7 +237,8 @@ async function askAndDecide(
     ...(call.progressToken === undefined ? {} : { progressToken: call.progressToken }),
   });
   const auditOutcome: AuditAskOutcome = outcome.kind === "limit" ? "no_channel" : outcome.kind;
-  const record: CallRecord = { seq, args, ask: auditOutcome };
+  const answer = outcome.kind === "approved" || outcome.kind === "declined" ? outcome.answer : undefined;
+  const record: CallRecord = { seq, args, ask: auditOutcome, ...(answer === undefined ? {} : { answer }) };
   const blocked = (reason: string): GatedCall => ({
     decision: { kind: "result", result: blockedResult(reason) },
     record,

@@ -13,6 +13,7 @@
  * @module
  */
 
+import type { RecordedCall } from "../audit/index.ts";
 import type { JsonValue } from "../engine/index.ts";
 import { flagMarkedElicitation } from "./bouncer-marker.ts";
 import type { ServerContext } from "./gate.ts";
@@ -221,9 +222,24 @@ function recordCall(
     arguments: record.args,
     seq: record.seq,
     ...answer,
-    ...(record.ask === undefined ? {} : { ask: record.ask }),
+    ...(record.ask === undefined ? {} : askFields(record)),
     ...(record.ambiguous === undefined ? {} : { ambiguousJson: record.ambiguous }),
   });
+}
+
+/**
+ * A recorded ask: its outcome and what its answer applied — `remember` (false when the outcome was no
+ * answer, so nothing was remembered) and the URL scope (SPEC §5.9 "remembered as in a live session").
+ * @param record - A call whose ask was put.
+ * @returns The `ask`, `remember` and `scope` fields of its session event.
+ */
+function askFields(record: CallRecord): Pick<RecordedCall, "ask" | "remember" | "scope"> {
+  const { ask, answer } = record;
+  return {
+    ...(ask === undefined ? {} : { ask }),
+    remember: answer?.remember ?? false,
+    ...(answer?.scope === undefined ? {} : { scope: answer.scope }),
+  };
 }
 
 /**

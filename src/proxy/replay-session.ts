@@ -46,6 +46,10 @@ export interface CallEvent {
   readonly error?: JsonValue;
   /** The recorded answer to an ask on this call: only `approved` approves (SPEC §5.9). */
   readonly ask?: string;
+  /** With `ask`: whether the answer was remembered (absent: remembered, as files before the field). */
+  readonly remember?: boolean;
+  /** With `ask`: the URL scope of the answer, `url` (this URL, the default) or `site` (whole site). */
+  readonly scope?: "url" | "site";
   /** The live proxy denied the call for ambiguous JSON (`ambiguous_json` in the file). */
   readonly ambiguousJson?: AmbiguousJson;
 }
@@ -67,6 +71,8 @@ const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
       "result",
       "error",
       "ask",
+      "remember",
+      "scope",
       "ambiguous_json",
       "ts",
       "seq",
@@ -216,6 +222,14 @@ function callEvent(value: JsonObject, server: string, line: number): CallEvent {
     throw new LineProblem('a call has "result" or "error", not both');
   const ask = own(value, "ask");
   if (ask !== undefined && typeof ask !== "string") throw new LineProblem('"ask" is not a string');
+  const remember = own(value, "remember");
+  const scope = own(value, "scope");
+  if (remember !== undefined && typeof remember !== "boolean")
+    throw new LineProblem('"remember" is not true or false');
+  if (scope !== undefined && scope !== "url" && scope !== "site")
+    throw new LineProblem('"scope" is not "url" or "site"');
+  if (ask === undefined && (remember !== undefined || scope !== undefined))
+    throw new LineProblem(`"${remember === undefined ? "scope" : "remember"}" without "ask"`);
   const ambiguousJson = own(value, "ambiguous_json");
   if (ambiguousJson !== undefined && !isAmbiguousJson(ambiguousJson))
     throw new LineProblem(
@@ -230,6 +244,8 @@ function callEvent(value: JsonObject, server: string, line: number): CallEvent {
     ...(result === undefined ? {} : { result }),
     ...(error === undefined ? {} : { error }),
     ...(ask === undefined ? {} : { ask }),
+    ...(remember === undefined ? {} : { remember }),
+    ...(scope === undefined ? {} : { scope }),
     ...(ambiguousJson === undefined ? {} : { ambiguousJson }),
   };
 }

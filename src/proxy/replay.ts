@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { Contract, Evidence, RuleSource, Verdict } from "../engine/index.ts";
+import type { AskAnswer, Contract, Evidence, RuleSource, Verdict } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny } from "./gated-call.ts";
 import type { CallEvent, SessionEvent } from "./replay-session.ts";
@@ -51,9 +51,29 @@ export interface ReplayOptions {
 }
 
 /**
+ * The answer to an ask of a replayed call, applied as the live asker applied it: the recorded `ask`
+ * with its `remember` and URL `scope` (a file without `remember` remembers, as before the field), or
+ * `--ask`, remembered.
+ *
+ * Source: SPEC §5.9 ("approvals and declines are remembered as in a live session"), §2.5.
+ * @param event - The call.
+ * @param options - The default ask answer.
+ * @returns The answer.
+ */
+function recordedAnswer(event: CallEvent, options: ReplayOptions): AskAnswer {
+  if (event.ask === undefined) return { accepted: options.ask === "allow", remember: true };
+  return {
+    accepted: event.ask === "approved",
+    remember: event.remember ?? true,
+    ...(event.scope === undefined ? {} : { scope: event.scope }),
+  };
+}
+
+/**
  * Replays one call event: decide (a call the live proxy denied for ambiguous JSON is denied again,
- * after its budget slot was counted, as live); on an ask, answer it (remembered, as in a live
- * session) and decide again with the approval in place; record the output when it was forwarded.
+ * after its budget slot was counted, as live); on an ask, answer it (remembered or not, for the URL or
+ * its site, as the recorded answer says) and decide again with the approval in place; record the
+ * output when it was forwarded.
  * @param gate - The session's gate.
  * @param event - The call.
  * @param options - The default ask answer.
@@ -69,9 +89,9 @@ async function replayCall(gate: Gate, event: CallEvent, options: ReplayOptions):
       : { ...decided, decision: ambiguousJsonDeny(event.ambiguousJson) };
   let forwarded = first.decision.verdict === "allow";
   if (first.decision.verdict === "ask") {
-    const accepted = event.ask === undefined ? options.ask === "allow" : event.ask === "approved";
-    const answered = await gate.answer(first.decision.questions, { accepted, remember: true });
-    if (accepted) {
+    const answer = recordedAnswer(event, options);
+    const answered = await gate.answer(first.decision.questions, answer);
+    if (answer.accepted) {
       const again = await gate.decideCall(server, tool, event.arguments, {
         countAttempt: false,
         oneTimeApprovals: answered.oneTimeApprovals,

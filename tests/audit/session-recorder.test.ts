@@ -182,6 +182,29 @@ describe("callEvent()", () => {
     expect(callEvent({ server: "m", tool: "t", arguments: {}, ask: outcome }).ask).toBe(recorded);
   });
 
+  test("callEvent() writes an ask's remember and scope beside it, and neither without an ask", () => {
+    const asked = callEvent({
+      server: "m",
+      tool: "t",
+      arguments: {},
+      ask: "approved",
+      remember: false,
+      scope: "site",
+    });
+    expect(asked).toEqual({
+      event: "call",
+      server: "m",
+      tool: "t",
+      arguments: {},
+      ask: "approved",
+      remember: false,
+      scope: "site",
+    });
+    expect(
+      Object.keys(callEvent({ server: "m", tool: "t", arguments: {}, remember: true, scope: "url" })),
+    ).toEqual(["event", "server", "tool", "arguments"]);
+  });
+
   test("callEvent() writes result in preference to error and omits absent fields", () => {
     const event = callEvent({
       server: "m",

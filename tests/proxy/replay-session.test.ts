@@ -53,6 +53,13 @@ describe("parseSession()", () => {
     expect(event).toMatchObject({ event: "call", ambiguousJson: "unsafe_integers" });
   });
 
+  test("parseSession() reads an ask's remember and scope", () => {
+    const [event] = parseSession(
+      '{"event":"call","server":"s","tool":"t","ask":"approved","remember":false,"scope":"site"}\n',
+    );
+    expect(event).toMatchObject({ event: "call", ask: "approved", remember: false, scope: "site" });
+  });
+
   test("parseSession() keeps a __proto__ key of arguments as data", () => {
     const [event] = parseSession(
       '{"event":"call","server":"s","tool":"t","arguments":{"__proto__":{"x":1}}}',
@@ -91,6 +98,26 @@ describe("parseSession()", () => {
     ],
     ["a result and an error", '{"event":"call","server":"s","tool":"t","result":{},"error":{}}', "not both"],
     ["a non-string ask", '{"event":"call","server":"s","tool":"t","ask":true}', '"ask" is not a string'],
+    [
+      "a non-boolean remember",
+      '{"event":"call","server":"s","tool":"t","ask":"approved","remember":"no"}',
+      '"remember" is not true or false',
+    ],
+    [
+      "an unknown scope",
+      '{"event":"call","server":"s","tool":"t","ask":"approved","scope":"whole site"}',
+      '"scope" is not "url" or "site"',
+    ],
+    [
+      "a remember without ask",
+      '{"event":"call","server":"s","tool":"t","remember":true}',
+      '"remember" without "ask"',
+    ],
+    [
+      "a scope without ask",
+      '{"event":"call","server":"s","tool":"t","scope":"site"}',
+      '"scope" without "ask"',
+    ],
     [
       "an unknown ambiguous_json",
       '{"event":"call","server":"s","tool":"t","ambiguous_json":"maybe"}',

@@ -68,6 +68,43 @@ describe("replaySession()", () => {
     ]);
   });
 
+  test("replaySession() applies a recorded answer's remember and scope; without them it remembers for the URL", async () => {
+    const url = "https://hooks.beta.example/a";
+    const other = "https://hooks.beta.example/b";
+    const rows = async (...lines: string[]): Promise<string[][]> =>
+      (await replaySession(parseSession([TOOLS, ...lines].join("\n")), gate())).rows.map((row) => [
+        row.verdict,
+        row.outcome,
+      ]);
+    // Approved without remembering: the same URL asks again (and is declined by --ask deny).
+    expect(await rows(call(url, { ask: "approved", remember: false }), call(url))).toEqual([
+      ["ask", "forwarded"],
+      ["ask", "blocked"],
+    ]);
+    // Approved for the whole site: another path of the site is allowed.
+    expect(await rows(call(url, { ask: "approved", remember: true, scope: "site" }), call(other))).toEqual([
+      ["ask", "forwarded"],
+      ["allow", "forwarded"],
+    ]);
+    // Declined without remembering: the next ask is answered by its own record.
+    expect(
+      await rows(call(url, { ask: "declined", remember: false }), call(url, { ask: "approved" })),
+    ).toEqual([
+      ["ask", "blocked"],
+      ["ask", "forwarded"],
+    ]);
+    // A file without the fields: remembered, for this URL only.
+    expect(await rows(call(url, { ask: "approved" }), call(url), call(other))).toEqual([
+      ["ask", "forwarded"],
+      ["allow", "forwarded"],
+      ["ask", "blocked"],
+    ]);
+    expect(await rows(call(url, { ask: "declined" }), call(url, { ask: "approved" }))).toEqual([
+      ["ask", "blocked"],
+      ["deny", "blocked"],
+    ]);
+  });
+
   test("replaySession() denies a call to a server whose tools were never listed", async () => {
     const { rows } = await replaySession(parseSession(call("boss@corp.example")), gate());
     expect(rows[0]).toMatchObject({ verdict: "deny", contract: "pinning", outcome: "blocked" });
