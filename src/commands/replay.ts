@@ -16,6 +16,7 @@ import { createColors } from "picocolors";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
+import { resolvePathSteps } from "../platform/path-walk.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import { Gate } from "../proxy/gate.ts";
 import { type ReplayRow, type ReplaySummary, replaySession } from "../proxy/replay.ts";
@@ -139,6 +140,8 @@ export async function runReplay(options: ReplayCommandOptions, io: CommandIo): P
   const json = options.json === true;
   const { rows, summary } = await replaySession(events, gate, {
     ask: options.ask ?? "deny",
+    // A server with a `server` event resolves its paths as live (SPEC §5.9), on today's file system.
+    resolvePath: resolvePathSteps,
     ...(json ? { onRow: (row: ReplayRow): void => io.out(`${rowJson(row)}\n`) } : {}),
   });
   io.out(json ? `${JSON.stringify({ summary })}\n` : rowsTable(rows, { summary, color: io.color }));

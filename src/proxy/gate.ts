@@ -26,6 +26,7 @@ import {
   type IndexEntry,
   type JsonObject,
   type JsonValue,
+  type PathResolver,
   type PinStatus,
   type Question,
   type RecordOptions,
@@ -102,16 +103,26 @@ export class Gate {
    * Registers (or re-registers) an upstream: its command, working directory and `serverInfo` select
    * the packs (SPEC §4.3). Calls and walks of an unregistered server register it by name only.
    * @param context - The server's name (`--upstream-name`) and facts.
+   * @param options - `resolvePath`: this server's path walk, in place of the gate's (replay walks the
+   *   paths of a server it has a `server` event of, SPEC §5.9).
    * @returns The packs that matched, strongest first.
    */
-  registerServer(context: ServerContext): readonly MatchedPack[] {
+  registerServer(
+    context: ServerContext,
+    options: { readonly resolvePath?: PathResolver } = {},
+  ): readonly MatchedPack[] {
     const serverInfoName = context.serverInfo?.name;
     const packs = matchPacks(this.#policy.packs, {
       upstreamName: context.name,
       ...(context.command === undefined ? {} : { command: context.command }),
       ...(typeof serverInfoName === "string" ? { serverInfoName } : {}),
     });
-    const entry = serverState(context, packs, this.#options);
+    const { resolvePath } = options;
+    const entry = serverState(
+      context,
+      packs,
+      resolvePath === undefined ? this.#options : { ...this.#options, resolvePath },
+    );
     const previous = this.#servers.get(context.name);
     if (previous?.listed !== undefined) entry.listed = previous.listed;
     this.#servers.set(context.name, entry);

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { AskAnswer, Contract, Evidence, RuleSource, Verdict } from "../engine/index.ts";
+import type { AskAnswer, Contract, Evidence, PathResolver, RuleSource, Verdict } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny } from "./gated-call.ts";
 import type { CallEvent, SessionEvent } from "./replay-session.ts";
@@ -48,6 +48,12 @@ export interface ReplayOptions {
   readonly ask?: "deny" | "allow";
   /** Called with each row as soon as it is decided (for streaming output). */
   readonly onRow?: (row: ReplayRow) => void;
+  /**
+   * The path walk (SPEC §2.4) for the servers the file has a `server` event of: their paths resolve
+   * as the live session's did (`bouncer replay` walks the file system as it is now). Other servers,
+   * and every server when absent, resolve lexically (SPEC §5.9).
+   */
+  readonly resolvePath?: PathResolver;
 }
 
 /**
@@ -127,8 +133,9 @@ async function replayCall(gate: Gate, event: CallEvent, options: ReplayOptions):
  *
  * Source: SPEC §5.9.
  * @param events - The session's events in file order.
- * @param gate - A gate with the policy in force and an in-memory pin store, used for nothing else.
- * @param options - The default answer to asks, a per-row callback.
+ * @param gate - A gate with the policy in force and an in-memory pin store, used for nothing else
+ *   (built without a `resolvePath`: pass it in the options, for the servers with a `server` event).
+ * @param options - The default answer to asks, a per-row callback, the path walk.
  * @returns A row per call and the summary of first verdicts.
  * @example const { summary } = await replaySession(parseSession(text), new Gate(policy, paths));
  */
@@ -140,12 +147,15 @@ export async function replaySession(
   const rows: ReplayRow[] = [];
   for (const event of events) {
     if (event.event === "server") {
-      gate.registerServer({
-        name: event.server,
-        ...(event.command === undefined ? {} : { command: event.command }),
-        ...(event.cwd === undefined ? {} : { cwd: event.cwd }),
-        ...(event.serverInfo === undefined ? {} : { serverInfo: event.serverInfo }),
-      });
+      gate.registerServer(
+        {
+          name: event.server,
+          ...(event.command === undefined ? {} : { command: event.command }),
+          ...(event.cwd === undefined ? {} : { cwd: event.cwd }),
+          ...(event.serverInfo === undefined ? {} : { serverInfo: event.serverInfo }),
+        },
+        options.resolvePath === undefined ? {} : { resolvePath: options.resolvePath },
+      );
     } else if (event.event === "tools") {
       await gate.walkTools(event.server, event.tools);
     } else {

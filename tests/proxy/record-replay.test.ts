@@ -6,7 +6,16 @@
 
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -22,6 +31,32 @@ import {
 } from "./support/harness.ts";
 
 const E2E_TIMEOUT = 120_000;
+
+/**
+ * The first `decision` record of each call in an audit log, as [seq, tool, verdict, contract].
+ * @param file - The audit log.
+ * @returns One row per seq, in log order.
+ */
+function decisions(file: string): (string | number | undefined)[][] {
+  const seen = new Set<number | undefined>();
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          event: string;
+          seq?: number;
+          tool?: string;
+          verdict?: string;
+          contract?: string;
+        },
+    )
+    .filter(
+      (record) => record.event === "decision" && !seen.has(record.seq) && seen.add(record.seq) !== undefined,
+    )
+    .map((record) => [record.seq, record.tool, record.verdict, record.contract]);
+}
 const clients: Connected[] = [];
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.client.close()));
@@ -111,6 +146,57 @@ describe("bouncer run --record", () => {
       expect(replayed).toEqual(audited);
       // Budgets count attempts (SPEC §2.3): the denied write used one of the two slots.
       expect(replayed.map((row) => row[2])).toEqual(["allow", "deny", "allow", "allow", "deny"]);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test.if(process.platform !== "win32")(
+    "bouncer replay of a session with a server event resolves symbolic links as the live session did",
+    async () => {
+      const root = realpathSync(mkdtempSync(join(tmpdir(), "bouncer-rec-")));
+      const data = join(root, "data");
+      const outside = join(root, "outside");
+      mkdirSync(data);
+      mkdirSync(outside);
+      symlinkSync(outside, join(data, "link"));
+      const home = tempHome();
+      const policy = join(home, "policy.yaml");
+      writeFileSync(policy, `write_file:\n  allowed_path_prefixes: [${JSON.stringify(data)}]\n`);
+      const session = join(home, "session.jsonl");
+      const { command, args } = bouncerCommand("cli", [
+        ...["--upstream-name", "fs", "--policy", policy, "--record", session],
+        ...["--", FS_SERVER, data],
+      ]);
+      const proxied = await connect(command, { args, env: { BOUNCER_HOME: home } });
+      clients.push(proxied);
+      await proxied.client.callTool({
+        name: "write_file",
+        arguments: { path: join(data, "a.txt"), content: "a" },
+      });
+      // Inside the prefix as written, outside it once the link is followed.
+      const through = join(data, "link", "b.txt");
+      await proxied.client.callTool({ name: "write_file", arguments: { path: through, content: "b" } });
+      await proxied.client.close();
+      expect(existsSync(join(outside, "b.txt"))).toBe(false);
+      const audited = decisions(join(home, "audit.jsonl"));
+      expect(audited.map((row) => row[2])).toEqual(["allow", "deny"]);
+      const replay = spawnSync(
+        BUN,
+        [join(ROOT, "src/cli.ts"), "replay", session, "--policy", policy, "--json"],
+        { cwd: ROOT, encoding: "utf8", env: { ...process.env, BOUNCER_HOME: home } },
+      );
+      expect(replay.stderr).toBe("");
+      const rows = replay.stdout
+        .split("\n")
+        .filter((line) => line.startsWith('{"seq"'))
+        .map((line) => JSON.parse(line) as { seq: number; tool: string; verdict: string; contract: string });
+      const replayed: (string | number | undefined)[][] = rows.map((row) => [
+        row.seq,
+        row.tool,
+        row.verdict,
+        row.contract,
+      ]);
+      expect(replayed).toEqual(audited);
     },
     E2E_TIMEOUT,
   );

@@ -105,6 +105,39 @@ describe("replaySession()", () => {
     ]);
   });
 
+  test("replaySession() walks paths with resolvePath only on servers that have a server event", async () => {
+    const policy = parsePolicyFiles(
+      [{ text: "write_file:\n  allowed_path_prefixes: [/data]\n", fileName: "p.yaml" }],
+      builtinPacks(),
+    );
+    const fsTools = (server: string): string =>
+      JSON.stringify({
+        event: "tools",
+        server,
+        tools: [{ name: "write_file", inputSchema: { type: "object" } }],
+      });
+    const write = (server: string): string =>
+      JSON.stringify({ event: "call", server, tool: "write_file", arguments: { path: "/data/link/x" } });
+    const walked: string[] = [];
+    // /data/link is a link to /etc, as a real walk would find.
+    const resolvePath = (path: string): readonly string[] => {
+      walked.push(path);
+      return path.startsWith("/data/link/") ? [`/etc/${path.slice("/data/link/".length)}`] : [path];
+    };
+    const server = JSON.stringify({ event: "server", server: "fs", command: ["fs-server"], cwd: "/w" });
+    const events = parseSession(
+      [server, fsTools("fs"), write("fs"), fsTools("bare"), write("bare")].join("\n"),
+    );
+    const { rows } = await replaySession(events, new Gate(policy, { home: "/h", cwd: "/w" }), {
+      resolvePath,
+    });
+    expect(rows.map((row) => [row.server, row.verdict])).toEqual([
+      ["fs", "deny"],
+      ["bare", "allow"],
+    ]);
+    expect(walked).toContain("/data/link/x");
+  });
+
   test("replaySession() denies a call to a server whose tools were never listed", async () => {
     const { rows } = await replaySession(parseSession(call("boss@corp.example")), gate());
     expect(rows[0]).toMatchObject({ verdict: "deny", contract: "pinning", outcome: "blocked" });
