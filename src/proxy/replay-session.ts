@@ -40,6 +40,8 @@ export interface CallEvent {
   readonly server: string;
   readonly tool: string;
   readonly arguments: JsonObject;
+  /** The live decision's sequence number (the instance's counter, the audit log's `seq`), if recorded. */
+  readonly seq?: number;
   /** The `tools/call` result, when the upstream answered with one. */
   readonly result?: JsonObject;
   /** The JSON-RPC error (message and data), when the upstream answered with one. */
@@ -57,7 +59,7 @@ export interface CallEvent {
 /** One event of a session file. */
 export type SessionEvent = ServerEvent | ToolsEvent | CallEvent;
 
-/** Keys allowed per event; `ts` and `seq` are accepted (and ignored) so recorders may add them. */
+/** Keys allowed per event; `ts` (and `seq` but on a call) are accepted and ignored, so recorders may add them. */
 const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["server", new Set(["event", "server", "command", "cwd", "serverInfo", "ts", "seq"])],
   ["tools", new Set(["event", "server", "tools", "ts", "seq"])],
@@ -220,6 +222,9 @@ function callEvent(value: JsonObject, server: string, line: number): CallEvent {
   if (result !== undefined && !isObject(result)) throw new LineProblem('"result" is not an object');
   if (result !== undefined && error !== undefined)
     throw new LineProblem('a call has "result" or "error", not both');
+  const seq = own(value, "seq");
+  if (seq !== undefined && !(Number.isSafeInteger(seq) && (seq as number) >= 0))
+    throw new LineProblem('"seq" is not a whole number');
   const ask = own(value, "ask");
   if (ask !== undefined && typeof ask !== "string") throw new LineProblem('"ask" is not a string');
   const remember = own(value, "remember");
@@ -241,6 +246,7 @@ function callEvent(value: JsonObject, server: string, line: number): CallEvent {
     server,
     tool,
     arguments: args,
+    ...(seq === undefined ? {} : { seq: seq as number }),
     ...(result === undefined ? {} : { result }),
     ...(error === undefined ? {} : { error }),
     ...(ask === undefined ? {} : { ask }),

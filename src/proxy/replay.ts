@@ -1,7 +1,8 @@
 /**
  * Replays a recorded session through the gate (SPEC §5.9): no upstream, no client, no timers, no ask
  * limits. All servers of the file form one client session; the first `tools` event of a server pins
- * it (in memory), later ones are re-walks; each call is decided, its ask answered from the file (or
+ * it (in memory), later ones are re-walks; each call is decided (an instance's calls in their live
+ * `seq` order, see `replay-order.ts`), its ask answered from the file (or
  * `--ask`), and the output of every call that was forwarded is recorded as untrusted. Edge (no I/O:
  * the command reads the file and prints the rows).
  *
@@ -12,6 +13,7 @@
 import type { AskAnswer, Contract, Evidence, PathResolver, RuleSource, Verdict } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny } from "./gated-call.ts";
+import { decisionOrder } from "./replay-order.ts";
 import type { CallEvent, SessionEvent } from "./replay-session.ts";
 
 /** One replayed call: the engine's first verdict and what became of the call. */
@@ -129,7 +131,8 @@ async function replayCall(gate: Gate, event: CallEvent, options: ReplayOptions):
 }
 
 /**
- * Replays a parsed session file through a fresh gate (one client session).
+ * Replays a parsed session file through a fresh gate (one client session), each instance's calls in
+ * their live decision order (`seq`, see `decisionOrder`).
  *
  * Source: SPEC §5.9.
  * @param events - The session's events in file order.
@@ -145,7 +148,7 @@ export async function replaySession(
   options: ReplayOptions = {},
 ): Promise<{ readonly rows: readonly ReplayRow[]; readonly summary: ReplaySummary }> {
   const rows: ReplayRow[] = [];
-  for (const event of events) {
+  for (const event of decisionOrder(events)) {
     if (event.event === "server") {
       gate.registerServer(
         {

@@ -45,6 +45,11 @@ describe("parseSession()", () => {
     expect(parseSession(text)).toHaveLength(2);
   });
 
+  test("parseSession() reads a call's seq", () => {
+    const [event] = parseSession('{"event":"call","server":"s","tool":"t","seq":7}\n');
+    expect(event).toMatchObject({ event: "call", seq: 7 });
+  });
+
   test("parseSession() reads a call's ambiguous_json mark", () => {
     const [event] = parseSession(
       '{"event":"call","server":"s","tool":"t","ambiguous_json":"unsafe_integers"}\n',
@@ -98,6 +103,8 @@ describe("parseSession()", () => {
     ],
     ["a result and an error", '{"event":"call","server":"s","tool":"t","result":{},"error":{}}', "not both"],
     ["a non-string ask", '{"event":"call","server":"s","tool":"t","ask":true}', '"ask" is not a string'],
+    ["a fractional seq", '{"event":"call","server":"s","tool":"t","seq":1.5}', '"seq" is not a whole number'],
+    ["a string seq", '{"event":"call","server":"s","tool":"t","seq":"1"}', '"seq" is not a whole number'],
     [
       "a non-boolean remember",
       '{"event":"call","server":"s","tool":"t","ask":"approved","remember":"no"}',
