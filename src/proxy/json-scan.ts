@@ -21,6 +21,8 @@ export interface TopLevel {
   readonly members: ReadonlyMap<string, Span>;
   /** Whether some top-level key occurs twice. */
   readonly duplicateKey: boolean;
+  /** The first top-level key found a second time (decoded), when one was. */
+  readonly repeatedKey?: string;
   /** False when the text ended before the object did (only with `partial`). */
   readonly complete: boolean;
 }
@@ -125,12 +127,16 @@ export function scanTopLevel(
 ): TopLevel | undefined {
   const members = new Map<string, Span>();
   let duplicateKey = false;
-  const cut = (): TopLevel | undefined =>
-    options.partial === true ? { members, duplicateKey, complete: false } : undefined;
+  let repeatedKey: string | undefined;
+  const result = (complete: boolean): TopLevel =>
+    repeatedKey === undefined
+      ? { members, duplicateKey, complete }
+      : { members, duplicateKey, repeatedKey, complete };
+  const cut = (): TopLevel | undefined => (options.partial === true ? result(false) : undefined);
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== 0x7b) return undefined;
   i = skipSpace(text, i + 1);
-  if (text.charCodeAt(i) === 0x7d) return { members, duplicateKey, complete: true };
+  if (text.charCodeAt(i) === 0x7d) return result(true);
   for (;;) {
     if (text.charCodeAt(i) !== 0x22) return cut();
     const keyEnd = stringEnd(text, i);
@@ -141,11 +147,14 @@ export function scanTopLevel(
     const start = skipSpace(text, i + 1);
     const end = start >= text.length ? -1 : valueEnd(text, start);
     if (end === -1) return cut();
-    if (members.has(key)) duplicateKey = true;
+    if (members.has(key)) {
+      duplicateKey = true;
+      repeatedKey ??= key;
+    }
     members.set(key, { start, end });
     i = skipSpace(text, end);
     const c = text.charCodeAt(i);
-    if (c === 0x7d) return { members, duplicateKey, complete: true };
+    if (c === 0x7d) return result(true);
     if (c !== 0x2c) return cut();
     i = skipSpace(text, i + 1);
   }

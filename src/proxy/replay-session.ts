@@ -10,54 +10,10 @@
 import { AMBIGUOUS_JSON, type AmbiguousJson, isAmbiguousJson } from "../audit/index.ts";
 import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
+import type { CallEvent, ServerEvent, SessionEvent } from "./replay-session-types.ts";
+import { strictLine } from "./session-strict.ts";
 
-/** `{"event":"server",...}`: what pack matching and path resolution need about one server. */
-export interface ServerEvent {
-  readonly event: "server";
-  readonly line: number;
-  readonly server: string;
-  /** The upstream command line, command first. */
-  readonly command?: readonly string[];
-  /** The upstream's working directory. */
-  readonly cwd?: string;
-  /** The upstream's `initialize` `serverInfo`. */
-  readonly serverInfo?: JsonObject;
-}
-
-/** `{"event":"tools",...}`: one full `tools/list` walk of a server (the first pins it). */
-export interface ToolsEvent {
-  readonly event: "tools";
-  readonly line: number;
-  readonly server: string;
-  /** The tools as listed (each keeps every field the upstream sent). */
-  readonly tools: readonly (ToolDefinition & JsonObject)[];
-}
-
-/** `{"event":"call",...}`: one client `tools/call` with what the upstream answered. */
-export interface CallEvent {
-  readonly event: "call";
-  readonly line: number;
-  readonly server: string;
-  readonly tool: string;
-  readonly arguments: JsonObject;
-  /** The live decision's sequence number (the instance's counter, the audit log's `seq`), if recorded. */
-  readonly seq?: number;
-  /** The `tools/call` result, when the upstream answered with one. */
-  readonly result?: JsonObject;
-  /** The JSON-RPC error (message and data), when the upstream answered with one. */
-  readonly error?: JsonValue;
-  /** The recorded answer to an ask on this call: only `approved` approves (SPEC §5.9). */
-  readonly ask?: string;
-  /** With `ask`: whether the answer was remembered (absent: remembered, as files before the field). */
-  readonly remember?: boolean;
-  /** With `ask`: the URL scope of the answer, `url` (this URL, the default) or `site` (whole site). */
-  readonly scope?: "url" | "site";
-  /** The live proxy denied the call for ambiguous JSON (`ambiguous_json` in the file). */
-  readonly ambiguousJson?: AmbiguousJson;
-}
-
-/** One event of a session file. */
-export type SessionEvent = ServerEvent | ToolsEvent | CallEvent;
+export type { CallEvent, ServerEvent, SessionEvent, ToolsEvent } from "./replay-session-types.ts";
 
 /** Keys allowed per event; `ts` (and `seq` but on a call) are accepted and ignored, so recorders may add them. */
 const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
@@ -151,7 +107,7 @@ function checkTool(value: JsonValue, index: number): ToolDefinition & JsonObject
  * @returns The event.
  * @throws {LineProblem} For a malformed value.
  */
-function toEvent(value: JsonValue, line: number): SessionEvent {
+function toEvent(value: JsonValue, line: number, found?: AmbiguousJson): SessionEvent {
   if (!isObject(value)) throw new LineProblem("an event must be a JSON object");
   const kind = own(value, "event");
   if (typeof kind !== "string") throw new LineProblem('missing "event"');
@@ -170,7 +126,7 @@ function toEvent(value: JsonValue, line: number): SessionEvent {
     if (!Array.isArray(tools)) throw new LineProblem('"tools" is not a list');
     return { event: "tools", line, server, tools: tools.map(checkTool) };
   }
-  return callEvent(value, server, line);
+  return callEvent(value, server, { line, found });
 }
 
 /**
@@ -212,7 +168,12 @@ function serverEvent(value: JsonObject, server: string, line: number): ServerEve
  * @returns The event.
  * @throws {LineProblem} For a malformed field.
  */
-function callEvent(value: JsonObject, server: string, line: number): CallEvent {
+function callEvent(
+  value: JsonObject,
+  server: string,
+  where: { readonly line: number; readonly found: AmbiguousJson | undefined },
+): CallEvent {
+  const { line } = where;
   const tool = own(value, "tool");
   if (typeof tool !== "string" || tool === "") throw new LineProblem('"call" event without a "tool" string');
   const args = own(value, "arguments") ?? {};
@@ -235,11 +196,13 @@ function callEvent(value: JsonObject, server: string, line: number): CallEvent {
     throw new LineProblem('"scope" is not "url" or "site"');
   if (ask === undefined && (remember !== undefined || scope !== undefined))
     throw new LineProblem(`"${remember === undefined ? "scope" : "remember"}" without "ask"`);
-  const ambiguousJson = own(value, "ambiguous_json");
-  if (ambiguousJson !== undefined && !isAmbiguousJson(ambiguousJson))
+  const recorded = own(value, "ambiguous_json");
+  if (recorded !== undefined && !isAmbiguousJson(recorded))
     throw new LineProblem(
       `"ambiguous_json" is not ${AMBIGUOUS_JSON.map((kind) => `"${kind}"`).join(" or ")}`,
     );
+  // As recorded (the live proxy's finding), else what the strict look at this line found.
+  const ambiguousJson = recorded ?? where.found;
   return {
     event: "call",
     line,
@@ -285,7 +248,9 @@ export function parseSession(text: string, options: { readonly file?: string } =
       );
     }
     try {
-      events.push(toEvent(value, line));
+      const strict = strictLine(source, value);
+      if (strict.kind === "malformed") throw new LineProblem(strict.problem);
+      events.push(toEvent(value, line, strict.ambiguous));
     } catch (problem) {
       if (!(problem instanceof LineProblem)) throw problem;
       throw new BouncerError(

@@ -59,6 +59,11 @@ describe("json-scan", () => {
     expect(scanTopLevel(text)?.duplicateKey).toBe(true);
   });
 
+  test("scanTopLevel() names the first top-level key written twice (decoded), and none when none is", () => {
+    expect(scanTopLevel('{"a":1,"b":{"x":1,"x":2},"\\u0062":3,"a":4}')?.repeatedKey).toBe("b");
+    expect(scanTopLevel('{"a":1,"b":{"x":1,"x":2}}')?.repeatedKey).toBeUndefined();
+  });
+
   test("scanTopLevel() reports members of a truncated head with partial", () => {
     const head = '{"jsonrpc":"2.0","id":41,"result":{"content":[{"type":"te';
     const top = scanTopLevel(head, { partial: true });

@@ -65,6 +65,17 @@ describe("parseSession()", () => {
     expect(event).toMatchObject({ event: "call", ask: "approved", remember: false, scope: "site" });
   });
 
+  test("parseSession() marks a call whose arguments repeat a key, unless the file already marks it", () => {
+    const [found, marked] = parseSession(
+      [
+        '{"event":"call","server":"s","tool":"t","arguments":{"to":"a@x.example","to":"b@x.example"}}',
+        '{"event":"call","server":"s","tool":"t","arguments":{"n":1,"n":2},"ambiguous_json":"unsafe_integers"}',
+      ].join("\n"),
+    );
+    expect(found).toMatchObject({ arguments: { to: "b@x.example" }, ambiguousJson: "duplicate_keys" });
+    expect(marked).toMatchObject({ ambiguousJson: "unsafe_integers" });
+  });
+
   test("parseSession() keeps a __proto__ key of arguments as data", () => {
     const [event] = parseSession(
       '{"event":"call","server":"s","tool":"t","arguments":{"__proto__":{"x":1}}}',
@@ -76,6 +87,11 @@ describe("parseSession()", () => {
   test.each<[string, string, string]>([
     ["invalid JSON", `${TOOLS}\n{"event":`, "line 2: invalid JSON: Unexpected EOF"],
     ["a non-object line", `${TOOLS}\n[1,2]`, "line 2: an event must be a JSON object"],
+    [
+      "a repeated event key",
+      `${TOOLS}\n{"event":"call","event":"tools","server":"s"}`,
+      'line 2: repeats the key "event"',
+    ],
     ["an unknown event", '{"event":"cal","server":"s"}', 'line 1: unknown event "cal"'],
     ["a missing event", '{"server":"s"}', 'line 1: missing "event"'],
     [

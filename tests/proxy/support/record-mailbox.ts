@@ -34,6 +34,8 @@ export interface RecordedMailbox {
   readonly replayed: readonly (readonly [number, string, string])[];
   /** The replay's stderr. */
   readonly replayStderr: string;
+  /** The policy file the session ran and replayed under. */
+  readonly policyFile: string;
 }
 
 /**
@@ -82,19 +84,7 @@ export async function recordMailbox(policy: string, calls: readonly MailCall[]):
   } finally {
     await connected.client.close();
   }
-  const replay = spawnSync(
-    BUN,
-    [join(ROOT, "src/cli.ts"), "replay", sessionFile, "--policy", policyFile, "--json"],
-    {
-      cwd: ROOT,
-      encoding: "utf8",
-      env: { ...process.env, BOUNCER_HOME: home },
-    },
-  );
-  const rows = replay.stdout
-    .split("\n")
-    .filter((line) => line.startsWith('{"seq"'))
-    .map((line) => JSON.parse(line) as { seq: number; verdict: string; outcome: string });
+  const replay = replayJson(sessionFile, policyFile, { BOUNCER_HOME: home });
   const seen = new Set<number>();
   const audited: [number, string][] = [];
   const auditLog = join(home, "audit.jsonl");
@@ -109,7 +99,45 @@ export async function recordMailbox(policy: string, calls: readonly MailCall[]):
     session: readFileSync(sessionFile, "utf8"),
     live,
     audited,
-    replayed: rows.map((row) => [row.seq, row.verdict, row.outcome] as const),
+    replayed: replay.rows.map((row) => [row.seq, row.verdict, row.outcome] as const),
     replayStderr: replay.stderr,
+    policyFile,
   };
+}
+
+/** One row of `bouncer replay --json`. */
+export interface ReplayJsonRow {
+  readonly seq: number;
+  readonly tool: string;
+  readonly verdict: string;
+  readonly reason: string | null;
+  readonly outcome: string;
+}
+
+/**
+ * Runs `bouncer replay FILE --policy POLICY --json` as a subprocess.
+ * @param sessionFile - The session file.
+ * @param policyFile - The policy file.
+ * @param env - Environment additions.
+ * @returns The exit status, the call rows and stderr.
+ */
+export function replayJson(
+  sessionFile: string,
+  policyFile: string,
+  env: Record<string, string> = {},
+): { readonly status: number | null; readonly rows: readonly ReplayJsonRow[]; readonly stderr: string } {
+  const replay = spawnSync(
+    BUN,
+    [join(ROOT, "src/cli.ts"), "replay", sessionFile, "--policy", policyFile, "--json"],
+    {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, ...env },
+    },
+  );
+  const rows = replay.stdout
+    .split("\n")
+    .filter((line) => line.startsWith('{"seq"'))
+    .map((line) => JSON.parse(line) as ReplayJsonRow);
+  return { status: replay.status, rows, stderr: replay.stderr };
 }
