@@ -107,6 +107,11 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
     io.err("bouncer: Nothing written\n");
     return 2;
   }
+  if (planned.length === 0) {
+    // Every file found was skipped for having no server section: nothing could be done (SPEC §5.2).
+    io.err("bouncer: None of the client configs found has an MCP server section: nothing written\n");
+    return 2;
+  }
   const missing = request.servers.filter(
     (name) => !planned.some((p) => p.plan.config.entries.some((e) => e.name === name)),
   );

@@ -93,8 +93,9 @@ export function readJsonConfig(
   const sections: string[][] = [];
   for (const [scope, node] of findSections(text, root, options.sections)) {
     if (node.type !== "object" && options.sections.keys.length > 1) continue;
-    sections.push(scope);
+    // `"mcpServers": null` holds no servers and is no section either (SPEC §5.2: say so, exit 2).
     if (node.type === "null") continue;
+    sections.push(scope);
     if (node.type !== "object") {
       // A list or a scalar where the client's servers belong: not "no servers" (nothing would be
       // wrapped). With several candidate keys (a file of unknown client), it is some other key.

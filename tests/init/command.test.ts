@@ -332,6 +332,32 @@ describe("initCommand finds client files", () => {
     expect(backupsOf(shared)).toHaveLength(1);
   });
 
+  test("initCommand --config on a file whose server section is null says it has none and exits 2", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    writeFileSync(file, '{"mcpServers": null}\n');
+    const result = await runBouncer("init", ["--config", file, "--yes"], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("it has no MCP server section");
+  });
+
+  test("initCommand --client whose only file has no server section of that client says so and exits 2", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, ".vscode", "mcp.json");
+    mkdirSync(path.dirname(file));
+    writeFileSync(file, '{"mcpServers": {"a": {"command": "npx"}}}\n');
+    const before = readFileSync(file, "utf8");
+    const result = await runBouncer("init", ["--client", "vscode", "--yes"], {
+      cwd: dir,
+      home: path.join(dir, "home"),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("no MCP server section");
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
   test("initCommand lists the files it found before refusing one that does not parse, and writes none", async () => {
     const dir = tempDir();
     dirs.push(dir);
