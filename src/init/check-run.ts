@@ -17,7 +17,13 @@ import { isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { launcherProblem } from "./launcher.ts";
 import { readConfig } from "./plan.ts";
-import { loadFailureMessage, loadTarget, noConfigMessage, resolveTargets } from "./targets.ts";
+import {
+  loadFailureMessage,
+  loadTarget,
+  noConfigMessage,
+  noServerNamedMessage,
+  resolveTargets,
+} from "./targets.ts";
 import type { ConfigEntry } from "./types.ts";
 
 /** One line of the check's report. */
@@ -88,11 +94,7 @@ export async function runCheck(
   const missing = request.servers.filter((name) => !seen.has(name));
   if (missing.length > 0 && !unreadable) {
     // As `init` does: a --server name no config holds is a mistake, not "everything is wrapped".
-    io.err(
-      escapeControls(`bouncer: No server named "${missing.join('", "')}" in the selected configs\n`, {
-        keepNewlines: true,
-      }),
-    );
+    io.err(noServerNamedMessage(missing));
     return 2;
   }
   if (rows.length > 0 || !unreadable) io.out(renderRows(rows));

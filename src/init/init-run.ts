@@ -24,6 +24,7 @@ import {
   loadFailureMessage,
   loadTarget,
   noConfigMessage,
+  noServerNamedMessage,
   resolveTargets,
 } from "./targets.ts";
 import { writeConfigFile } from "./write-config.ts";
@@ -116,14 +117,7 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
     (name) => !planned.some((p) => p.plan.config.entries.some((e) => e.name === name)),
   );
   if (missing.length > 0) {
-    io.err(
-      escapeControls(
-        `bouncer: No server named "${missing.join('", "')}" in the selected configs: nothing written\n`,
-        {
-          keepNewlines: true,
-        },
-      ),
-    );
+    io.err(noServerNamedMessage(missing, ": nothing written"));
     return 2;
   }
   report(planned, environment);

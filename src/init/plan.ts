@@ -174,7 +174,8 @@ function planWrap(
       const has = entry.wrapped?.policies ?? [];
       // `--policy` for an entry wrapped with other files would silently not apply: say so.
       if (asked.length > 0 && (asked.length !== has.length || asked.some((file, i) => file !== has[i]))) {
-        const now = has.length === 0 ? "no --policy" : `--policy ${has.map((file) => `"${file}"`).join(", ")}`;
+        const now =
+          has.length === 0 ? "no --policy" : `--policy ${has.map((file) => `"${file}"`).join(", ")}`;
         const message = `${name} is already wrapped, with ${now}: --policy is not applied to it (run bouncer init --undo first, then wrap it again)`;
         return { action: { entry, action: "refuse", message } };
       }

@@ -10,6 +10,7 @@
  */
 
 import path from "node:path";
+import { escapeControls } from "../engine/index.ts";
 import { BouncerError, isBouncerError } from "../platform/errors.ts";
 import { candidateFiles, findClientFiles } from "./client-files.ts";
 import { CLIENTS, type ClientInfo, clientByName, detectClient } from "./client-table.ts";
@@ -135,4 +136,22 @@ export function loadFailureMessage(error: unknown, file: string): string {
   if (isConfigSyntaxError(error)) return `Cannot read client config "${file}": ${error.message}`;
   if (isBouncerError(error)) return error.message;
   throw error;
+}
+
+/**
+ * The line for `--server` names no selected config holds (a mistake, not "nothing to do"), control
+ * characters of the names escaped.
+ *
+ * Source: SPEC §5.2.
+ * @param missing - The names not found (at least one).
+ * @param tail - What follows the sentence, e.g. `: nothing written` (default none).
+ * @returns The line, ending in a line feed.
+ */
+export function noServerNamedMessage(missing: readonly string[], tail = ""): string {
+  return escapeControls(
+    `bouncer: No server named "${missing.join('", "')}" in the selected configs${tail}\n`,
+    {
+      keepNewlines: true,
+    },
+  );
 }
