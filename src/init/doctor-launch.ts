@@ -1,6 +1,7 @@
 /**
  * Starts one configured server the way its client would (command, arguments, the full environment
- * plus the entry's `env`, its `cwd`), with the SDK's real `Client` over `StdioClientTransport`:
+ * plus the entry's `env`, its `cwd`), with the SDK's real `Client` over a stdio transport whose server
+ * runs in its own process group (`group-transport.ts`, stopped as a tree):
  * `initialize`, then every page of `tools/list`, then a clean close. Reports the time to `initialize`,
  * the tools, or the error with the tail of the server's stderr. A deadline guards against servers
  * that never answer. Edge.
@@ -10,8 +11,8 @@
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { GroupStdioTransport } from "./group-transport.ts";
 
 /** How to start a server. */
 export interface LaunchSpec {
@@ -56,18 +57,10 @@ const MAX_PAGES = 100;
  */
 export async function launchServer(spec: LaunchSpec, options: LaunchOptions): Promise<LaunchResult> {
   const clock = options.clock ?? (() => performance.now());
-  const transport = new StdioClientTransport({
-    command: spec.command,
-    args: [...spec.args],
-    env: { ...spec.env },
-    cwd: spec.cwd,
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Buffer | string) => {
-    stderr = `${stderr}${chunk.toString()}`.slice(-8192);
-  });
-  const tail = (): string => lastLines(stderr, 12).slice(-2048);
+  // Its own process group, stopped as a tree: a server that ignores stdin EOF and SIGTERM (and its
+  // children) does not outlive doctor, as it did behind the SDK's StdioClientTransport.
+  const transport = new GroupStdioTransport(spec);
+  const tail = (): string => lastLines(transport.stderrTail(), 12).slice(-2048);
   const client = new Client({ name: "bouncer-doctor", version: "1" }, { capabilities: {} });
   const started = clock();
   try {

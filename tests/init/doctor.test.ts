@@ -1,9 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: client placeholders such as ${input:id} are the data under test
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { sourceCliPath } from "../../src/init/launcher.ts";
 import type { Launcher } from "../../src/init/types.ts";
+import { isAlive, STUBBORN_TREE, waitUntil } from "../proxy/support/harness.ts";
 import { runBouncer, tempDir } from "./run-helpers.ts";
 
 const FILESYSTEM_SERVER = new URL(
@@ -141,6 +142,26 @@ describe("doctorCommand", () => {
       expect(shown).not.toContain(secret);
     }
   });
+
+  test("doctorCommand leaves no process behind of a server tree that ignores stdin EOF and SIGTERM", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const pidFile = path.join(dir, "pids");
+    const file = path.join(dir, ".mcp.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { stubborn: { command: STUBBORN_TREE, args: [pidFile] } } }),
+    );
+    const result = await runBouncer("doctor", ["--config", file], {
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", HOME: dir },
+      doctor: { timeoutMs: 1000 },
+    });
+    expect(result.code).toBe(1);
+    const pids = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+    expect(pids).toHaveLength(2);
+    await waitUntil(() => !pids.some(isAlive), 10_000, "no process of the server's tree remains");
+  }, 60_000);
 
   test.each([
     [["--bogus"], 'unknown flag "--bogus"'],

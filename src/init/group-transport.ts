@@ -1,0 +1,113 @@
+/**
+ * An SDK client transport over a server started the way `bouncer run` starts its upstream (its own
+ * process group on POSIX, the full environment given), so that closing it stops the whole tree:
+ * stdin end, a grace, SIGTERM to the group, SIGKILL. The SDK's `StdioClientTransport` signals only
+ * the direct child, and a server that ignores both left its children behind `doctor`. Edge.
+ *
+ * Source: SPEC §3.3 ("No process Bouncer started outlives it"), §5.3; the brief ("never a zombie
+ * process").
+ * @module
+ */
+
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { spawnUpstream, type UpstreamProcess } from "../platform/spawn-upstream.ts";
+import { stopUpstream } from "../platform/stop-upstream.ts";
+
+/** How to start the server. */
+export interface GroupLaunch {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The complete environment of the server. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Absolute working directory. */
+  readonly cwd: string;
+}
+
+/**
+ * A `Transport` whose server runs in its own process group, stopped as a tree on close.
+ *
+ * Source: SPEC §3.3, §5.3.
+ */
+export class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #launch: GroupLaunch;
+  readonly #buffer = new ReadBuffer();
+  #server: UpstreamProcess | undefined;
+  #closed = false;
+
+  /**
+   * @param launch - Command, arguments, environment and working directory.
+   */
+  constructor(launch: GroupLaunch) {
+    this.#launch = launch;
+  }
+
+  /**
+   * Starts the server.
+   * @returns Once it is spawned.
+   * @throws {BouncerError} `UPSTREAM_NOT_FOUND` (naming the PATH searched) or `UPSTREAM_SPAWN_FAILED`.
+   */
+  async start(): Promise<void> {
+    const { command, args, env, cwd } = this.#launch;
+    const server = spawnUpstream(
+      { name: "doctor", command, args, cwd },
+      { writeStderr: () => {}, baseEnv: env },
+    );
+    this.#server = server;
+    server.stdout.on("data", (chunk: Buffer) => {
+      this.#buffer.append(chunk);
+      for (;;) {
+        let message: JSONRPCMessage | null;
+        try {
+          message = this.#buffer.readMessage();
+        } catch (error) {
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          continue;
+        }
+        if (message === null) break;
+        this.onmessage?.(message);
+      }
+    });
+    void server.exited.then(() => this.#finish());
+  }
+
+  /**
+   * Writes one message to the server.
+   * @param message - A JSON-RPC message.
+   * @returns Once written to the pipe.
+   * @throws {Error} When the transport is not started.
+   */
+  async send(message: JSONRPCMessage): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) throw new Error("The transport is not started");
+    await new Promise<void>((resolve) => {
+      if (server.stdin.write(serializeMessage(message))) resolve();
+      else server.stdin.once("drain", resolve);
+    });
+  }
+
+  /**
+   * Stops the server's whole tree (2 s grace after stdin ends, SIGTERM, 2 s, SIGKILL).
+   * @returns Once the tree is gone (or the last signal was sent).
+   */
+  async close(): Promise<void> {
+    const server = this.#server;
+    if (server !== undefined) await stopUpstream(server);
+    this.#finish();
+  }
+
+  /** The last 8 KiB of the server's stderr. */
+  stderrTail(): string {
+    return this.#server?.stderrTail() ?? "";
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+}
