@@ -101,20 +101,31 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
   return 0;
 }
 
+/** The largest `--tail N`. */
+const TAIL_MAX = 999_999_999;
+
 /**
  * Parses `--tail N`.
  * @param value - The flag's value.
  * @returns The count.
- * @throws {BouncerError} `USAGE` when it is not a whole number.
+ * @throws {BouncerError} `USAGE` when it is not a whole number, or one above {@link TAIL_MAX}.
  */
 function parseTail(value: string): number {
-  if (!/^\d{1,9}$/.test(value.trim())) {
+  const text = value.trim();
+  if (!/^\d+$/.test(text)) {
     throw new BouncerError(
       "USAGE",
       `Cannot run "bouncer audit": "--tail" needs a whole number, got "${value}"`,
     );
   }
-  return Number(value.trim());
+  const count = Number(text);
+  if (count > TAIL_MAX) {
+    throw new BouncerError(
+      "USAGE",
+      `Cannot run "bouncer audit": "--tail" is at most ${TAIL_MAX}, got "${value}"`,
+    );
+  }
+  return count;
 }
 
 /**

@@ -153,6 +153,20 @@ describe("auditCommand", () => {
     await expect(run(["--audit-log", log, flag, value])).rejects.toMatchObject({ code: "USAGE" });
   });
 
+  test("auditCommand --tail above the limit is a usage error that names the limit", async () => {
+    await expect(run(["--audit-log", log, "--tail", "99999999999"])).rejects.toMatchObject({
+      code: "USAGE",
+      message: 'Cannot run "bouncer audit": "--tail" is at most 999999999, got "99999999999"',
+    });
+  });
+
+  test("auditCommand --tail 999999999 (the limit) is taken", async () => {
+    seed();
+    const { code, stdout } = await run(["--audit-log", log, "--json", "--tail", "999999999"]);
+    expect(code).toBe(0);
+    expect(stdout.trimEnd().split("\n")).toHaveLength(4);
+  });
+
   test("auditCommand --summary --follow is a usage error", async () => {
     await expect(run(["--audit-log", log, "--summary", "--follow"])).rejects.toMatchObject({ code: "USAGE" });
   });
