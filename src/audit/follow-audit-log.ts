@@ -72,14 +72,31 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
+ * The issue for a followed file that is no longer the log nor any rotated file: what happened, as
+ * far as the files show it.
+ * @param path - The log file.
+ * @returns The issue (line 0).
+ */
+function lostIssue(path: string): AuditIssue {
+  const happened =
+    identityOf(`${path}.1`) !== undefined
+      ? "the log rotated faster than it was read"
+      : identityOf(path) === undefined
+        ? "the log was deleted"
+        : "the log was replaced by another file";
+  return { file: path, line: 0, message: `records may be missing: ${happened}` };
+}
+
+/**
  * After the followed file was rotated away: reads, oldest first, the rotated files that are newer
  * than it (several rotations may happen between two polls), each from its start.
  * @param path - The log file.
  * @param old - The identity of the file that was being followed.
  * @param options - Where records and issues go.
- * @returns The identity of the newest file read (`old` when there was none).
+ * @returns The identity of the newest file read (`old` when there was none), or `undefined` when
+ *   `old` is not among the rotated files (reported once: the log is read from its start next).
  */
-function drainNewerRotations(path: string, old: string, options: FollowOptions): string {
+function drainNewerRotations(path: string, old: string, options: FollowOptions): string | undefined {
   let index = 0;
   for (let i = 1; i <= 1000; i++) {
     const identity = identityOf(`${path}.${i}`);
@@ -90,12 +107,8 @@ function drainNewerRotations(path: string, old: string, options: FollowOptions):
     }
   }
   if (index === 0) {
-    options.onIssue?.({
-      file: path,
-      line: 0,
-      message: "records may be missing: the log rotated faster than it was read",
-    });
-    return old;
+    options.onIssue?.(lostIssue(path));
+    return undefined;
   }
   let newest = old;
   for (let i = index - 1; i >= 1; i--) {
@@ -132,7 +145,8 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
   const lingerMs = options.lingerMs ?? 2000;
   const now = options.now ?? Date.now;
   let cursor: Cursor | undefined;
-  // The newest file already read, while the log itself is absent (between a rotation and the next write).
+  // The newest file already read, while the log itself is absent (between a rotation and the next
+  // write); undefined: the log is read from its start once it is there.
   let last: string | undefined;
   let retired: Retired[] = [];
   if (options.after === undefined) cursor = openCursor(path, options.fromStart === true);
@@ -140,13 +154,8 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
     const resumed = resumeCursor(path, options.after);
     if (resumed?.file === path) cursor = resumed.cursor;
     else {
-      if (resumed === undefined) {
-        options.onIssue?.({
-          file: path,
-          line: 0,
-          message: "records may be missing: the log rotated faster than it was read",
-        });
-      } else {
+      if (resumed === undefined) options.onIssue?.(lostIssue(path));
+      else {
         drain(resumed.cursor, path, options);
         retired.push({ cursor: resumed.cursor, until: now() + lingerMs });
         last = drainNewerRotations(path, options.after.identity, options);

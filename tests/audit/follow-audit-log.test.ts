@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AuditIssue, type LogPosition, readAuditLog } from "../../src/audit/audit-reader.ts";
@@ -247,4 +255,38 @@ test("followAuditLog() stops reading a renamed file after lingerMs and reports i
   await followed.stop();
   expect(followed.records.map((record) => record.seq)).toEqual([0, 1, 3]);
   expect(followed.issues).toEqual([{ file: log, line: 2, message: "unterminated last line" }]);
+});
+
+test("followAuditLog() says once that the log was replaced by another file, and reads the new one from its start", async () => {
+  writeFileSync(log, line(0));
+  const followed = follow({ fromStart: true });
+  await until(() => followed.records.length === 1);
+  // Replaced in one step (no moment without a log), as by a rename over it.
+  writeFileSync(`${dir}/other.jsonl`, line(1) + line(2));
+  renameSync(`${dir}/other.jsonl`, log);
+  await until(() => followed.records.length === 3);
+  appendFileSync(log, line(3));
+  await until(() => followed.records.length === 4);
+  await Bun.sleep(30);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([0, 1, 2, 3]);
+  expect(followed.issues).toEqual([
+    { file: log, line: 0, message: "records may be missing: the log was replaced by another file" },
+  ]);
+});
+
+test("followAuditLog() says once that the log was deleted, and reads a new log from its start", async () => {
+  writeFileSync(log, line(0));
+  const followed = follow({ fromStart: true });
+  await until(() => followed.records.length === 1);
+  unlinkSync(log);
+  await until(() => followed.issues.length === 1);
+  writeFileSync(log, line(1));
+  await until(() => followed.records.length === 2);
+  await Bun.sleep(30);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([0, 1]);
+  expect(followed.issues).toEqual([
+    { file: log, line: 0, message: "records may be missing: the log was deleted" },
+  ]);
 });
