@@ -1,8 +1,9 @@
 /**
  * `bouncer audit --follow`: polls the audit log and hands over each new record as it is appended,
- * following the log across rotations (the rest of the renamed file is read, then the new log from its
- * start; the renamed file is still read for a while, since a writer may append to it until it next
- * looks at the path). Bad lines are reported like the reader does. Edge (file system, timers).
+ * following the log across rotations (the rest of the renamed file is read, then every newer rotated
+ * file and the new log from their start, all opened as they stood at one moment; each file passed is
+ * still read for a while, since a writer may append to it until it next looks at the path). Bad lines
+ * are reported like the reader does. Edge (file system, timers).
  *
  * Source: SPEC §5.6 (`--follow`), §3.5.
  * @module
@@ -11,14 +12,8 @@
 import { closeSync } from "node:fs";
 import type { AuditIssue, LogPosition } from "./audit-reader.ts";
 import type { AuditRecord } from "./audit-record.ts";
-import {
-  type Cursor,
-  drain,
-  identityOf,
-  openCursor,
-  resumeCursor,
-  rewindIfTruncated,
-} from "./follow-cursor.ts";
+import { openChain } from "./follow-chain.ts";
+import { type Cursor, drain, identityOf, openCursor, rewindIfTruncated } from "./follow-cursor.ts";
 
 /** Options of {@link followAuditLog}. */
 export interface FollowOptions {
@@ -49,6 +44,8 @@ export interface FollowOptions {
 /** A file rotated away that is still read until `until`. */
 interface Retired {
   readonly cursor: Cursor;
+  /** Its name when it was opened, for issues. */
+  readonly file: string;
   readonly until: number;
 }
 
@@ -87,52 +84,52 @@ function lostIssue(path: string): AuditIssue {
   return { file: path, line: 0, message: `records may be missing: ${happened}` };
 }
 
+/** The file read last while no log is followed, and where to resume in it (after a read of the log). */
+interface Pending {
+  readonly identity: string;
+  readonly position?: LogPosition;
+}
+
 /**
- * After the followed file was rotated away: reads, oldest first, the rotated files that are newer
- * than it (several rotations may happen between two polls), each from its start.
+ * Opens the files after the one read last (rotated files newer than it, then the log), as they all
+ * stood at one moment (follow-chain.ts): each rotated file is read now and then kept being read for
+ * a while (`linger`), and the log, when it is there, is the file to follow.
  * @param path - The log file.
- * @param old - The identity of the file that was being followed.
- * @param options - Where records and issues go.
- * @returns The identity of the newest file read (`old` when there was none), or `undefined` when
- *   `old` is not among the rotated files (reported once: the log is read from its start next).
+ * @param from - The file read last.
+ * @param options - Where issues go.
+ * @param linger - Reads a file that is no longer the log and keeps reading it for a while.
+ * @returns The log to follow, or what to wait on (the same file when rotations kept moving the
+ *   files; none when the file is lost, reported: the log is read from its start once it is there).
  */
-function drainNewerRotations(path: string, old: string, options: FollowOptions): string | undefined {
-  let index = 0;
-  for (let i = 1; i <= 1000; i++) {
-    const identity = identityOf(`${path}.${i}`);
-    if (identity === undefined) break;
-    if (identity === old) {
-      index = i;
-      break;
-    }
-  }
-  if (index === 0) {
+function catchUp(
+  path: string,
+  from: Pending,
+  options: FollowOptions,
+  linger: (cursor: Cursor, file: string) => void,
+): { cursor: Cursor | undefined; pending: Pending | undefined } {
+  const step = openChain(path, from.identity, from.position);
+  if (step.kind === "unsettled") return { cursor: undefined, pending: from };
+  if (step.kind === "lost") {
     options.onIssue?.(lostIssue(path));
-    return undefined;
+    return { cursor: openCursor(path, true), pending: undefined };
   }
-  let newest = old;
-  for (let i = index - 1; i >= 1; i--) {
-    const cursor = openCursor(`${path}.${i}`, true);
-    if (cursor === undefined) continue;
-    try {
-      drain(cursor, `${path}.${i}`, options);
-      newest = cursor.identity;
-    } finally {
-      closeSync(cursor.fd);
-    }
-  }
-  return newest;
+  const rotated = step.live ? step.cursors.slice(0, -1) : step.cursors;
+  for (const { cursor, file } of rotated) linger(cursor, file);
+  if (step.live) return { cursor: step.cursors.at(-1)?.cursor, pending: undefined };
+  return { cursor: undefined, pending: { identity: step.newest } };
 }
 
 /**
  * Follows the audit log until the signal aborts: every record appended after the call (or from the
  * start, with `fromStart`) is delivered once, in order of appending to each file. When the log is
- * rotated, the rest of the renamed file is read, then any newer rotated file, then the new log; the
- * renamed file is read on every poll for `lingerMs` more (a line a writer appends to it meanwhile is
- * delivered then, after newer lines of the new log), and an unterminated last line of it is reported
- * as an issue once it is no longer read. A log that does not exist yet is waited for. With `after`,
- * following starts exactly where a read of the log ended; a log truncated in place is read again
- * from its start, with an issue.
+ * rotated, the rest of the renamed file is read, then every newer rotated file, then the new log —
+ * none skipped when writers rotate again meanwhile (follow-chain.ts); each of these rotated files is
+ * read on every poll for `lingerMs` more (a line a writer appends to it meanwhile is delivered then,
+ * after newer lines of the new log), and an unterminated last line of it is reported as an issue once
+ * it is no longer read. When a file not read to its end is gone (rotated out, the log deleted or
+ * replaced), an issue says records may be missing. A log that does not exist yet is waited for. With
+ * `after`, following starts exactly where a read of the log ended; a log truncated in place is read
+ * again from its start, with an issue.
  *
  * Source: SPEC §5.6, §3.5.
  * @param path - The log file.
@@ -145,28 +142,20 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
   const lingerMs = options.lingerMs ?? 2000;
   const now = options.now ?? Date.now;
   let cursor: Cursor | undefined;
-  // The newest file already read, while the log itself is absent (between a rotation and the next
-  // write); undefined: the log is read from its start once it is there.
-  let last: string | undefined;
+  // While no log is followed: the file read last, whose successors are opened next; undefined: the
+  // log is read from its start once it is there.
+  let pending: Pending | undefined;
   let retired: Retired[] = [];
   if (options.after === undefined) cursor = openCursor(path, options.fromStart === true);
-  else {
-    const resumed = resumeCursor(path, options.after);
-    if (resumed?.file === path) cursor = resumed.cursor;
-    else {
-      if (resumed === undefined) options.onIssue?.(lostIssue(path));
-      else {
-        drain(resumed.cursor, path, options);
-        retired.push({ cursor: resumed.cursor, until: now() + lingerMs });
-        last = drainNewerRotations(path, options.after.identity, options);
-      }
-      cursor = openCursor(path, true);
-    }
-  }
+  else pending = { identity: options.after.identity, position: options.after };
+  const linger = (old: Cursor, file: string): void => {
+    drain(old, file, options);
+    retired.push({ cursor: old, file, until: now() + lingerMs });
+  };
   const retire = (old: Retired): void => {
-    drain(old.cursor, path, options);
+    drain(old.cursor, old.file, options);
     if (old.cursor.pending.length > 0) {
-      options.onIssue?.({ file: path, line: old.cursor.line + 1, message: "unterminated last line" });
+      options.onIssue?.({ file: old.file, line: old.cursor.line + 1, message: "unterminated last line" });
     }
     closeSync(old.cursor.fd);
   };
@@ -175,23 +164,23 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
       const at = now();
       for (const old of retired) {
         if (old.until <= at) retire(old);
-        else drain(old.cursor, path, options);
+        else drain(old.cursor, old.file, options);
       }
       retired = retired.filter((old) => old.until > at);
-      if (cursor === undefined && identityOf(path) !== undefined) {
-        if (last !== undefined) last = drainNewerRotations(path, last, options);
-        cursor = openCursor(path, true);
+      if (cursor === undefined) {
+        if (pending === undefined) cursor = openCursor(path, true);
+        else ({ cursor, pending } = catchUp(path, pending, options, linger));
       }
       if (cursor !== undefined) {
         rewindIfTruncated(cursor, path, options.onIssue);
         drain(cursor, path, options);
-        const identity = identityOf(path);
-        if (identity !== cursor.identity) {
-          drain(cursor, path, options);
-          retired.push({ cursor, until: at + lingerMs });
-          last = drainNewerRotations(path, cursor.identity, options);
+        if (identityOf(path) !== cursor.identity) {
+          // Rotated away (or replaced): the rest of it, then the files after it.
+          const left = cursor;
           cursor = undefined;
-          continue;
+          linger(left, path);
+          ({ cursor, pending } = catchUp(path, { identity: left.identity }, options, linger));
+          if (cursor !== undefined) drain(cursor, path, options);
         }
       }
       await pause(intervalMs, options.signal);

@@ -110,27 +110,16 @@ export function identityOf(path: string): string | undefined {
 }
 
 /**
- * A cursor on the file with the given identity at the given position: the log itself, or a rotated
- * file `path.N` (the log was rotated after it was read), or undefined when neither is it any more.
- * @param path - The log file.
- * @param after - Identity and position.
- * @returns The cursor and the file it reads.
+ * Moves a cursor opened at the start of a file to where a read of that file ended.
+ * @param cursor - The cursor (its file is the one the position is in).
+ * @param position - Bytes and lines read (`readAuditLog`'s `end`).
  */
-export function resumeCursor(path: string, after: LogPosition): { cursor: Cursor; file: string } | undefined {
-  for (let i = 0; i <= 1000; i++) {
-    const file = i === 0 ? path : `${path}.${i}`;
-    const identity = identityOf(file);
-    if (identity === undefined && i > 0) return undefined;
-    if (identity !== after.identity) continue;
-    const cursor = openCursor(file, true);
-    if (cursor === undefined || cursor.identity !== after.identity) return undefined;
-    cursor.offset = after.bytes;
-    cursor.lastByte = byteAt(cursor.fd, after.bytes - 1);
-    cursor.awaitingLineEnd = cursor.lastByte !== -1 && cursor.lastByte !== 0x0a;
-    cursor.line = after.lines;
-    return { cursor, file };
-  }
-  return undefined;
+export function positionCursor(cursor: Cursor, position: LogPosition): void {
+  cursor.offset = position.bytes;
+  cursor.lastByte = byteAt(cursor.fd, position.bytes - 1);
+  cursor.awaitingLineEnd = cursor.lastByte !== -1 && cursor.lastByte !== 0x0a;
+  cursor.line = position.lines;
+  cursor.pending = Buffer.alloc(0);
 }
 
 /**

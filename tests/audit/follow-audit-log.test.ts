@@ -26,8 +26,8 @@ afterEach(() => {
 });
 
 /** Waits until a condition holds; the deadline only guards against a hang. */
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
+async function until(condition: () => boolean, guardMs = 10_000): Promise<void> {
+  const deadline = Date.now() + guardMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error("condition not reached before the hang guard");
     await Bun.sleep(5);
@@ -290,3 +290,96 @@ test("followAuditLog() says once that the log was deleted, and reads a new log f
     { file: log, line: 0, message: "records may be missing: the log was deleted" },
   ]);
 });
+
+test("followAuditLog() still delivers a line appended to a rotated file it read past (a writer that has not looked at the path yet)", async () => {
+  writeFileSync(log, line(0));
+  let clock = 0;
+  const followed = follow({ fromStart: true, lingerMs: 1000, now: () => clock, intervalMs: 300 });
+  await until(() => followed.records.length === 1);
+  // Two rotations before the next poll: the followed file is log.2, log.1 came and went as the log.
+  renameSync(log, `${log}.2`);
+  writeFileSync(`${log}.1`, line(1));
+  writeFileSync(log, line(2));
+  await until(() => followed.records.length === 3);
+  clock = 999;
+  appendFileSync(`${log}.1`, line(3));
+  appendFileSync(log, line(4));
+  await until(() => followed.records.length >= 4 && followed.records.some((record) => record.seq === 4));
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([0, 1, 2, 3, 4]);
+  expect(followed.issues).toEqual([]);
+});
+
+test("followAuditLog() passes over the gap a rotation under way leaves among the rotated files", async () => {
+  writeFileSync(log, line(0));
+  const followed = follow({ fromStart: true, intervalMs: 300 });
+  await until(() => followed.records.length === 1);
+  // Halfway through a rotation: log.2 moved to log.3 and log.1 not yet to log.2.
+  renameSync(log, `${log}.3`);
+  writeFileSync(`${log}.1`, line(1));
+  writeFileSync(log, line(2));
+  await until(() => followed.records.length + followed.issues.length >= 3);
+  await Bun.sleep(30);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([0, 1, 2]);
+  expect(followed.issues).toEqual([]);
+});
+
+/**
+ * Starts the appender fixture (tests/fixtures/audit-appender.ts), resolving once it has opened the log.
+ * @param args - LOG SESSION COUNT MAX_BYTES KEEP.
+ */
+async function startAppender(args: readonly string[]): Promise<Bun.Subprocess<"pipe", "pipe", "pipe">> {
+  const fixture = join(import.meta.dir, "..", "fixtures", "audit-appender.ts");
+  const child = Bun.spawn([process.execPath, fixture, ...args], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const reader = child.stdout.getReader();
+  let seen = "";
+  while (!seen.includes("ready\n")) {
+    const { value, done } = await reader.read();
+    if (done)
+      throw new Error(`appender exited before it was ready: ${await new Response(child.stderr).text()}`);
+    seen += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return child;
+}
+
+test("followAuditLog() delivers every record once while two processes append fast and rotate every few hundred records", async () => {
+  writeFileSync(log, "");
+  const read = readAuditLog(log);
+  const records: AuditRecord[] = [];
+  const issues: AuditIssue[] = [];
+  const controller = new AbortController();
+  // As `bouncer audit --follow` runs it (after its first read), polling often and printing to a slow
+  // terminal (1 ms every 20 records): writers rotate while the rotated files are being read.
+  const done = followAuditLog(log, {
+    signal: controller.signal,
+    ...(read.end === undefined ? {} : { after: read.end }),
+    onRecord: (record) => {
+      if (records.push(record) % 20 === 0) Bun.sleepSync(1);
+    },
+    onIssue: (issue) => issues.push(issue),
+    intervalMs: 20,
+  });
+  const children = await Promise.all(
+    ["A", "B"].map((session) => startAppender([log, session, "3000", "100000", "200"])),
+  );
+  for (const child of children) {
+    child.stdin.write("go\n");
+    child.stdin.end();
+  }
+  expect(await Promise.all(children.map((child) => child.exited))).toEqual([0, 0]);
+  // Written after both appenders are done: once it is delivered, so is everything before it.
+  appendFileSync(log, `${JSON.stringify({ ts: "t", event: "noise", session: "end" })}\n`);
+  await until(() => records.some((record) => record.session === "end"), 60_000);
+  controller.abort();
+  await done;
+  expect(readAuditLog(log).records).toHaveLength(6001);
+  const seen = records.map((record) => `${record.session}:${record.seq}`);
+  expect(new Set(seen).size).toBe(seen.length);
+  expect({ delivered: seen.length, issues }).toEqual({ delivered: 6001, issues: [] });
+}, 90_000);
