@@ -1,7 +1,8 @@
 /**
  * The audit log reader: the rotated files oldest first (`audit.jsonl.5` … `audit.jsonl.1`), then the
  * log itself, one record per line. A line that is not a JSON object with string `ts` and `event` is
- * skipped and reported with its file and line number, never fatal. Edge (file system).
+ * skipped and reported with its file and line number, never fatal; so is a rotated file that is not a
+ * regular file (a FIFO, a folder: never waited on). Edge (file system).
  *
  * Source: SPEC §3.5 ("readers skip a bad line and report it"), §5.6 ("rotated files included").
  * @module
@@ -134,12 +135,15 @@ export function parseAuditText(text: string, file: string): { records: AuditReco
 
 /**
  * Reads the whole audit log, rotated files included, oldest first. Bad lines are skipped and listed in
- * `issues`; a file that disappears between listing and reading (rotated meanwhile) is skipped.
+ * `issues`; a file that disappears between listing and reading (rotated meanwhile) is skipped; a
+ * rotated file that is not a regular file (a FIFO, a folder: never waited on) is skipped with an
+ * issue (line 0).
  *
  * Source: SPEC §3.5, §5.6.
  * @param path - The log file.
  * @returns Records, issues and the files read.
- * @throws {BouncerError} `AUDIT_UNREADABLE` for a file that exists but cannot be read.
+ * @throws {BouncerError} `AUDIT_UNREADABLE` for a file that exists but cannot be read, and for a log
+ *   (not a rotated file) that is not a regular file.
  */
 export function readAuditLog(path: string): AuditReadResult {
   const records: AuditRecord[] = [];
@@ -162,6 +166,11 @@ export function readAuditLog(path: string): AuditReadResult {
       }
     } catch (error) {
       if (hasErrorCode(error, "ENOENT")) continue;
+      // A rotated name that is a FIFO or a folder holds no records: said, and the others read.
+      if (file !== log && (hasErrorCode(error, "ENOTREG") || hasErrorCode(error, "EISDIR"))) {
+        issues.push({ file, line: 0, message: `skipped: ${(error as Error).message}` });
+        continue;
+      }
       throw new BouncerError(
         "AUDIT_UNREADABLE",
         `Cannot read audit log "${file}": ${describeFsError(error)}`,

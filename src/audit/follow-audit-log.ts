@@ -10,6 +10,8 @@
  */
 
 import { closeSync } from "node:fs";
+import { BouncerError } from "../platform/errors.ts";
+import { describeFsError } from "../platform/fs-error-text.ts";
 import type { AuditIssue, LogPosition } from "./audit-reader.ts";
 import type { AuditRecord } from "./audit-record.ts";
 import { openChain } from "./follow-chain.ts";
@@ -113,6 +115,8 @@ function catchUp(
     options.onIssue?.(lostIssue(path));
     return { cursor: openCursor(path, true), pending: undefined };
   }
+  for (const { file, reason } of step.skipped)
+    options.onIssue?.({ file, line: 0, message: `skipped: ${reason}` });
   const rotated = step.live ? step.cursors.slice(0, -1) : step.cursors;
   for (const { cursor, file } of rotated) linger(cursor, file);
   if (step.live) return { cursor: step.cursors.at(-1)?.cursor, pending: undefined };
@@ -135,7 +139,9 @@ function catchUp(
  * @param path - The log file.
  * @param options - Signal, sinks, poll interval, linger time and its clock.
  * @returns A promise that resolves once the signal aborts.
- * @throws {Error} A file-system error other than "not found" (e.g. `EACCES`).
+ * @throws {BouncerError} `AUDIT_UNREADABLE` when the log cannot be read: a file-system error other
+ *   than "not found" (e.g. `EACCES`), or the log is not a regular file (a folder, a FIFO: never
+ *   waited on). A rotated file that is not a regular file is passed over with an issue instead.
  */
 export async function followAuditLog(path: string, options: FollowOptions): Promise<void> {
   const intervalMs = options.intervalMs ?? 250;
@@ -146,8 +152,6 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
   // log is read from its start once it is there.
   let pending: Pending | undefined;
   let retired: Retired[] = [];
-  if (options.after === undefined) cursor = openCursor(path, options.fromStart === true);
-  else pending = { identity: options.after.identity, position: options.after };
   const linger = (old: Cursor, file: string): void => {
     drain(old, file, options);
     retired.push({ cursor: old, file, until: now() + lingerMs });
@@ -160,6 +164,8 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
     closeSync(old.cursor.fd);
   };
   try {
+    if (options.after === undefined) cursor = openCursor(path, options.fromStart === true);
+    else pending = { identity: options.after.identity, position: options.after };
     while (!options.signal.aborted) {
       const at = now();
       for (const old of retired) {
@@ -185,6 +191,15 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
       }
       await pause(intervalMs, options.signal);
     }
+  } catch (error) {
+    if (error instanceof BouncerError) throw error;
+    throw new BouncerError(
+      "AUDIT_UNREADABLE",
+      `Cannot follow audit log "${path}": ${describeFsError(error)}`,
+      {
+        cause: error,
+      },
+    );
   } finally {
     if (cursor !== undefined) closeSync(cursor.fd);
     for (const old of retired) closeSync(old.cursor.fd);

@@ -11,6 +11,7 @@
 
 import { closeSync, statSync } from "node:fs";
 import { basename } from "node:path";
+import { notRegularReason } from "../platform/regular-file.ts";
 import { type LogPosition, listAuditFiles } from "./audit-reader.ts";
 import { type Cursor, openCursor, positionCursor } from "./follow-cursor.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
@@ -23,6 +24,8 @@ interface Link {
   readonly file: string;
   /** `dev:ino`. */
   readonly identity: string;
+  /** Why it is not read (a folder, a FIFO, ...); undefined for a regular file. */
+  readonly refused: string | undefined;
 }
 
 /** Where a file stood among the log's files, and the files after it, oldest first. */
@@ -46,6 +49,8 @@ export type ChainStep =
       readonly live: boolean;
       /** The identity of the newest of these files (the file looked for when there is none). */
       readonly newest: string;
+      /** Rotated files passed over unread, as they are not regular files (a FIFO, a folder). */
+      readonly skipped: readonly { readonly file: string; readonly reason: string }[];
     }
   /** The file is neither the log nor a rotated file any more (rotated out, deleted, replaced). */
   | { readonly kind: "lost" }
@@ -61,7 +66,7 @@ export type ChainStep =
 function linkOf(file: string): Link | undefined {
   try {
     const stats = statSync(file);
-    return { file, identity: `${stats.dev}:${stats.ino}` };
+    return { file, identity: `${stats.dev}:${stats.ino}`, refused: notRegularReason(stats)?.reason };
   } catch (error) {
     if (hasErrorCode(error, "ENOENT")) return undefined;
     throw error;
@@ -105,6 +110,49 @@ function sameChain(a: Chain, b: Chain): boolean {
 }
 
 /**
+ * Opens the files of links, oldest first, passing over rotated files that are not regular files.
+ * @param path - The log file (a log that is not a regular file is not passed over: its error is thrown).
+ * @param links - The files, as looked at.
+ * @returns The open files and those passed over, or `undefined` when a name no longer stood for the
+ *   file looked at (everything opened is closed then).
+ * @throws {Error} A file-system error other than "not found"; `EISDIR` or `ENOTREG` for the log.
+ */
+function openLinks(
+  path: string,
+  links: readonly Link[],
+): { cursors: { cursor: Cursor; file: string }[]; skipped: { file: string; reason: string }[] } | undefined {
+  const cursors: { cursor: Cursor; file: string }[] = [];
+  const skipped: { file: string; reason: string }[] = [];
+  const rotated = (error: unknown, file: string): boolean =>
+    file !== path && (hasErrorCode(error, "EISDIR") || hasErrorCode(error, "ENOTREG"));
+  try {
+    for (const link of links) {
+      if (link.refused !== undefined && link.file !== path) {
+        skipped.push({ file: link.file, reason: link.refused });
+        continue;
+      }
+      let cursor: Cursor | undefined;
+      try {
+        cursor = openCursor(link.file, true);
+      } catch (error) {
+        // A rotated name that became a FIFO or a folder since it was looked at: it moved.
+        if (rotated(error, link.file)) cursor = undefined;
+        else throw error;
+      }
+      if (cursor !== undefined) cursors.push({ cursor, file: link.file });
+      if (cursor?.identity !== link.identity) {
+        for (const open of cursors) closeSync(open.cursor.fd);
+        return undefined;
+      }
+    }
+  } catch (error) {
+    for (const open of cursors) closeSync(open.cursor.fd);
+    throw error;
+  }
+  return { cursors, skipped };
+}
+
+/**
  * Opens the files after a file of the log, as they all stood at one moment: the names are looked at,
  * the files opened, and the names looked at again; when anything moved in between (a rotation), all
  * is closed and done again. Each name stood for the same file at both looks, and files only move up
@@ -129,29 +177,25 @@ export function openChain(path: string, identity: string, position?: LogPosition
       continue;
     }
     misses = 0;
-    const wanted = position === undefined ? before.newer : [{ file: before.at, identity }, ...before.newer];
-    const cursors: { cursor: Cursor; file: string }[] = [];
-    for (const link of wanted) {
-      const cursor = openCursor(link.file, true);
-      if (cursor === undefined) break;
-      cursors.push({ cursor, file: link.file });
-      if (cursor.identity !== link.identity) break;
-    }
-    const opened =
-      cursors.length === wanted.length &&
-      cursors.every(({ cursor }, i) => cursor.identity === wanted[i]?.identity);
-    if (opened && sameChain(before, scanChain(path, identity))) {
-      const first = cursors[0];
+    const wanted =
+      position === undefined
+        ? before.newer
+        : [{ file: before.at, identity, refused: undefined }, ...before.newer];
+    const opened = openLinks(path, wanted);
+    if (opened === undefined) continue;
+    if (sameChain(before, scanChain(path, identity))) {
+      const first = opened.cursors[0];
       if (position !== undefined && first !== undefined) positionCursor(first.cursor, position);
-      const last = cursors.at(-1);
+      const last = opened.cursors.at(-1);
       return {
         kind: "settled",
-        cursors,
+        cursors: opened.cursors,
         live: last?.file === path,
-        newest: last?.cursor.identity ?? identity,
+        newest: wanted.at(-1)?.identity ?? identity,
+        skipped: opened.skipped,
       };
     }
-    for (const { cursor } of cursors) closeSync(cursor.fd);
+    for (const { cursor } of opened.cursors) closeSync(cursor.fd);
   }
   return { kind: "unsettled" };
 }

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { fstatSync, openSync, readSync, statSync } from "node:fs";
+import { fstatSync, readSync, type Stats, statSync } from "node:fs";
+import { openRegularFile } from "../platform/regular-file.ts";
 import { type LogPosition, parseAuditLine } from "./audit-reader.ts";
 import type { FollowOptions } from "./follow-audit-log.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
@@ -29,20 +30,23 @@ export interface Cursor {
 }
 
 /**
- * Opens the log for following, or returns `undefined` when it does not exist (yet).
+ * Opens the log for following, or returns `undefined` when it does not exist (yet). A FIFO is
+ * opened without waiting for a writer, and refused.
  * @param path - The log file.
  * @param fromStart - Start at offset 0 rather than at the end.
  * @returns The cursor.
+ * @throws {Error} With `code` `EISDIR` or `ENOTREG` for a folder, a FIFO, a device or a socket
+ *   (see `openRegularFile`), or another file-system error.
  */
 export function openCursor(path: string, fromStart: boolean): Cursor | undefined {
-  let fd: number;
+  let opened: { readonly fd: number; readonly stats: Stats };
   try {
-    fd = openSync(path, "r");
+    opened = openRegularFile(path);
   } catch (error) {
     if (hasErrorCode(error, "ENOENT")) return undefined;
     throw error;
   }
-  const stats = fstatSync(fd);
+  const { fd, stats } = opened;
   const cursor: Cursor = {
     fd,
     identity: `${stats.dev}:${stats.ino}`,

@@ -40,7 +40,51 @@ function firstInvalid(bytes: Uint8Array): string {
 }
 
 /**
- * Reads a regular file whole, through one descriptor.
+ * Why a file is not read as a regular file, in the words of the errors of this module.
+ * @param stats - Its `stat` or `fstat`.
+ * @returns The code and the reason (e.g. `it is not a regular file (a FIFO)`), or `undefined` for a
+ *   regular file.
+ */
+export function notRegularReason(stats: Stats): { code: RegularFileCode; reason: string } | undefined {
+  if (stats.isFile()) return undefined;
+  if (stats.isDirectory()) return { code: "EISDIR", reason: "it is a folder, not a file (EISDIR)" };
+  const kind = stats.isFIFO()
+    ? " (a FIFO)"
+    : stats.isSocket()
+      ? " (a socket)"
+      : stats.isCharacterDevice() || stats.isBlockDevice()
+        ? " (a device)"
+        : "";
+  return { code: "ENOTREG", reason: `it is not a regular file${kind}` };
+}
+
+/**
+ * Opens a regular file for reading without ever waiting: a FIFO is opened without blocking and
+ * refused, as are a folder and a device. The caller closes the descriptor.
+ *
+ * Source: SPEC §3.3 (never a hang).
+ * @param path - The file.
+ * @returns The open descriptor (opened with `O_NONBLOCK`, which regular files ignore) and its `fstat`.
+ * @throws {Error} With `code` `EISDIR` (a directory), `ENOTREG` (a FIFO, a device, a socket; the
+ *   message names which), or the system's code (`ENOENT`, `EACCES`, ...); nothing is left open then.
+ */
+export function openRegularFile(path: string): { readonly fd: number; readonly stats: Stats } {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer (absent on Windows,
+  // where there are no FIFOs at a path).
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stats = fstatSync(fd);
+    const refused = notRegularReason(stats);
+    if (refused !== undefined) throw codedError(refused.code, refused.reason);
+    return { fd, stats };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * Reads a regular file whole, through one descriptor ({@link openRegularFile}).
  *
  * Source: SPEC §3.3 (never a hang).
  * @param path - The file.
@@ -49,13 +93,8 @@ function firstInvalid(bytes: Uint8Array): string {
  *   read), or the system's code (`ENOENT`, `EACCES`, ...).
  */
 export function readRegularFile(path: string): { readonly bytes: Buffer; readonly stats: Stats } {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer (absent on Windows,
-  // where there are no FIFOs at a path).
-  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  const { fd, stats } = openRegularFile(path);
   try {
-    const stats = fstatSync(fd);
-    if (stats.isDirectory()) throw codedError("EISDIR", "it is a folder, not a file (EISDIR)");
-    if (!stats.isFile()) throw codedError("ENOTREG", "it is not a regular file");
     return { bytes: readFileSync(fd), stats };
   } finally {
     closeSync(fd);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -100,7 +100,8 @@ describe("readAuditLog()", () => {
   });
 
   test("readAuditLog() throws AUDIT_UNREADABLE for a log that cannot be read", () => {
-    mkdirSync(`${log}.1`);
+    // A symbolic link to itself: listed, and no read gets through it (ELOOP).
+    symlinkSync(`${log}.1`, `${log}.1`);
     let caught: unknown;
     try {
       readAuditLog(log);
@@ -117,6 +118,23 @@ describe("readAuditLog()", () => {
     () => {
       expect(spawnSync("mkfifo", [log]).status).toBe(0);
       expect(() => readAuditLog(log)).toThrow(`Cannot read audit log "${log}": it is not a regular file`);
+    },
+  );
+
+  test.skipIf(process.platform === "win32")(
+    "readAuditLog() skips a rotated file that is a FIFO or a folder, says so, and reads the others",
+    () => {
+      writeFileSync(`${log}.3`, `${line(1)}\n`);
+      mkdirSync(`${log}.2`);
+      expect(spawnSync("mkfifo", [`${log}.1`]).status).toBe(0);
+      writeFileSync(log, `${line(2)}\n`);
+      const read = readAuditLog(log);
+      expect(read.records.map((record) => record.seq)).toEqual([1, 2]);
+      expect(read.issues).toEqual([
+        { file: `${log}.2`, line: 0, message: "skipped: it is a folder, not a file (EISDIR)" },
+        { file: `${log}.1`, line: 0, message: "skipped: it is not a regular file (a FIFO)" },
+      ]);
+      expect(read.files).toEqual([`${log}.3`, log]);
     },
   );
 });

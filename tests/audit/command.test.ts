@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCommand } from "citty";
@@ -48,6 +49,52 @@ async function run(args: string[], data: Record<string, unknown> = {}) {
   const { result } = await runCommand(auditCommand, { rawArgs: args, data: { io: memory.io, ...data } });
   return { code: result, stdout: memory.stdout(), stderr: memory.stderr() };
 }
+
+/** Waits until a condition holds or a deadline passes (only a guard: the assertions after it tell). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition() && Date.now() < deadline) await Bun.sleep(5);
+}
+
+/**
+ * Runs `bouncer audit ARGS` as a real process (an open that blocks cannot hang the tests then),
+ * collecting its output as it comes.
+ */
+function spawnAudit(args: readonly string[]): {
+  readonly child: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  readonly output: { stdout: string; stderr: string };
+  readonly stop: () => Promise<number | null>;
+} {
+  const cli = join(import.meta.dir, "..", "..", "src", "cli.ts");
+  const child = Bun.spawn([process.execPath, cli, "audit", ...args], {
+    cwd: dir,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const output = { stdout: "", stderr: "" };
+  const collect = async (stream: ReadableStream<Uint8Array>, key: "stdout" | "stderr"): Promise<void> => {
+    const decoder = new TextDecoder();
+    const reader = stream.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      output[key] += decoder.decode(read.value, { stream: true });
+    }
+  };
+  const collected = Promise.all([collect(child.stdout, "stdout"), collect(child.stderr, "stderr")]);
+  return {
+    child,
+    output,
+    stop: async () => {
+      child.kill();
+      await collected;
+      await child.exited;
+      return child.exitCode;
+    },
+  };
+}
+
+/** A record's line. */
+const recordLine = (seq: number): string => `${JSON.stringify({ ts: "t", event: "decision", seq })}\n`;
 
 describe("auditCommand", () => {
   test("auditCommand is also the default export", () => {
@@ -187,6 +234,50 @@ describe("auditCommand", () => {
     expect(await running).toBe(0);
     expect(memory.stdout()).toContain("late");
   });
+
+  test.skipIf(process.platform === "win32")(
+    "auditCommand --follow passes over a FIFO at audit.jsonl.1 after a rotation, saying so, and goes on",
+    async () => {
+      writeFileSync(log, recordLine(0));
+      const follow = spawnAudit(["--follow", "--json", "--audit-log", log]);
+      try {
+        await waitFor(() => follow.output.stdout.includes('"seq":0'));
+        renameSync(log, `${log}.2`);
+        expect(spawnSync("mkfifo", [`${log}.1`]).status).toBe(0);
+        writeFileSync(log, recordLine(1));
+        await waitFor(() => follow.output.stdout.includes('"seq":1'));
+      } finally {
+        await follow.stop();
+      }
+      const shown = follow.output.stdout.trimEnd().split("\n");
+      expect(shown.map((text) => JSON.parse(text).seq)).toEqual([0, 1]);
+      expect(follow.output.stderr).toBe(
+        `bouncer: Audit log "${log}.1": skipped: it is not a regular file (a FIFO)\n`,
+      );
+    },
+    20_000,
+  );
+
+  test.skipIf(process.platform === "win32")(
+    "auditCommand --follow refuses a log that appears as a FIFO at once (exit 1), instead of waiting on it",
+    async () => {
+      const follow = spawnAudit(["--follow", "--json", "--audit-log", log]);
+      let code: number | null = null;
+      try {
+        await waitFor(() => follow.output.stderr.includes("waiting for it"));
+        expect(spawnSync("mkfifo", [log]).status).toBe(0);
+        await waitFor(() => follow.child.exitCode !== null);
+        code = follow.child.exitCode;
+      } finally {
+        await follow.stop();
+      }
+      expect(code).toBe(1);
+      expect(follow.output.stderr).toContain(
+        `bouncer: Cannot follow audit log "${log}": it is not a regular file (a FIFO)\n`,
+      );
+    },
+    20_000,
+  );
 
   test("auditCommand --follow prints the last records, then new ones, until stopped", async () => {
     seed();

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import {
   appendFileSync,
+  mkdirSync,
   mkdtempSync,
   renameSync,
   rmSync,
@@ -323,6 +324,29 @@ test("followAuditLog() passes over the gap a rotation under way leaves among the
   await followed.stop();
   expect(followed.records.map((record) => record.seq)).toEqual([0, 1, 2]);
   expect(followed.issues).toEqual([]);
+});
+
+test("followAuditLog() refuses a log that became a folder with AUDIT_UNREADABLE, in words", async () => {
+  writeFileSync(log, line(0));
+  const controller = new AbortController();
+  const records: AuditRecord[] = [];
+  const done = followAuditLog(log, {
+    signal: controller.signal,
+    onRecord: (record) => records.push(record),
+    fromStart: true,
+    intervalMs: 5,
+  });
+  await until(() => records.length === 1);
+  renameSync(log, `${log}.1`);
+  mkdirSync(log);
+  try {
+    await expect(done).rejects.toMatchObject({
+      code: "AUDIT_UNREADABLE",
+      message: `Cannot follow audit log "${log}": it is a folder, not a file (EISDIR)`,
+    });
+  } finally {
+    controller.abort();
+  }
 });
 
 /**
