@@ -326,6 +326,17 @@ function report(error: unknown, options: { readonly io: CommandIo; readonly comm
   return 1;
 }
 
+/** How long a finished command may wait for handles it left open before it is ended (ms). */
+const EXIT_FALLBACK_MS = 3000;
+
 if (import.meta.main) {
-  process.exit(await main(process.argv.slice(2)));
+  const argv = process.argv.slice(2);
+  const code = await main(argv);
+  if (argv[0] === "run") process.exit(code);
+  // Output to a pipe whose reader is slow is still inside the process: `process.exit` would drop
+  // it (`audit --json | slow` lost most of its lines), so the process ends on its own once it is
+  // written. Something left open would keep it alive: ended after a moment then. `run` flushes its
+  // own output and ends at once (SPEC §3.3).
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), EXIT_FALLBACK_MS).unref();
 }

@@ -1,8 +1,11 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { lazyCommand, main, rootCommand } from "../src/cli.ts";
 import { memoryIo } from "../src/commands/io.ts";
-import { runCli } from "./run-cli.ts";
+import { REPO, runCli } from "./run-cli.ts";
 
 /** The commands the root help lists (only commands this build has). */
 async function listedCommands(): Promise<string[]> {
@@ -101,6 +104,30 @@ describe("bouncer (subprocess)", () => {
       expect(run.stderr).toContain("unexpected argument");
       expect(run.stdout).toBe("");
     });
+  }, 60_000);
+
+  test("bouncer audit --json writes every record to a pipe whose reader is slow (nothing dropped at exit)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-slow-pipe-"));
+    const log = join(dir, "audit.jsonl");
+    const record = (seq: number): string =>
+      JSON.stringify({
+        ts: "2026-12-01T00:00:00.000Z",
+        event: "decision",
+        session: "s",
+        seq,
+        server: "mail",
+        tool: "t",
+        verdict: "allow",
+        bouncer: "0",
+      });
+    writeFileSync(log, `${Array.from({ length: 6000 }, (_, i) => record(i)).join("\n")}\n`);
+    const cli = `"${process.execPath}" "${join(REPO, "src", "cli.ts")}" audit --json --audit-log "${log}"`;
+    const child = Bun.spawn(["sh", "-c", `${cli} | (sleep 0.5; wc -l)`], {
+      stdout: "pipe",
+      env: { ...process.env, BOUNCER_HOME: dir },
+    });
+    expect((await new Response(child.stdout).text()).trim()).toBe("6000");
+    expect(await child.exited).toBe(0);
   }, 60_000);
 
   test("bouncer with an unknown command exits 2, also for names of Object.prototype", async () => {
