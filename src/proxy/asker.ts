@@ -15,7 +15,7 @@
  * @module
  */
 
-import type { JsonObject, JsonValue, Question } from "../engine/index.ts";
+import { ACTION_IDENTITY, type JsonObject, type JsonValue, type Question } from "../engine/index.ts";
 import { askReasons, type RemedyContext } from "./ask-reasons.ts";
 import { askSchema, offersScope, readAskAnswer, renderAskMessage } from "./asker-render.ts";
 import type { Asker, AskerOptions, AskOutcome, AskRequest } from "./asker-types.ts";
@@ -67,12 +67,20 @@ interface Entry {
 }
 
 /**
- * Whether an answer covers only the call it was asked for: an approval or decline the human chose
- * not to remember ("Accept to allow this call") — identical calls merged into the question are
- * asked again.
+ * Whether an answer covers only the call it was asked for — identical calls merged into the question
+ * are asked again: an approval or decline the human chose not to remember ("Accept to allow this
+ * call"), and any approval of an `action: ask` question, which confirms one call whatever `remember`
+ * says (SPEC §2.4: it asks on every call; its decline is remembered, so it covers them all).
  */
-function coversOneCall(outcome: AskOutcome): boolean {
-  return (outcome.kind === "approved" || outcome.kind === "declined") && outcome.answer?.remember === false;
+function coversOneCall(outcome: AskOutcome, questions: readonly Question[]): boolean {
+  if (outcome.kind !== "approved" && outcome.kind !== "declined") return false;
+  if (outcome.answer?.remember === false) return true;
+  return (
+    outcome.kind === "approved" &&
+    questions.some(
+      (question) => question.kind === "action" && question.key.identity.startsWith(ACTION_IDENTITY),
+    )
+  );
 }
 
 /**
@@ -174,7 +182,7 @@ export function createAsker(options: AskerOptions): Asker {
       stopTimer();
     }
     active = undefined;
-    if (coversOneCall(outcome) && entry.waiters.size > 1) {
+    if (coversOneCall(outcome, entry.questions) && entry.waiters.size > 1) {
       // The first call is the one the question was sent for; the rest wait for their own answer.
       const [first] = entry.waiters;
       if (first !== undefined) {

@@ -264,6 +264,37 @@ describe("createAsker() queue", () => {
     expect(r.asker.asked).toBe(3);
   });
 
+  test("ask() answers only the first of identical merged action: ask calls with an approval, even one to remember", async () => {
+    const r = rig();
+    const question = {
+      kind: "action" as const,
+      message: "Run send_email?",
+      key: { server: "mail", tool: "send_email", param: "", identity: 'action:{"to":"x"}' },
+    };
+    const reason = { code: "action_ask", message: "asks", source: "user:p.yaml" as const };
+    const decision: AskDecision = {
+      verdict: "ask",
+      contract: "constraint",
+      reasons: [reason],
+      questions: [question],
+    };
+    const call = () =>
+      r.asker.ask({
+        server: "mail",
+        tool: "send_email",
+        decision,
+        signal: new AbortController().signal,
+        arguments: { to: "x" },
+      });
+    const a = call();
+    const b = call();
+    await answer(r, 0, { action: "accept", content: { remember: true } });
+    expect((await a).kind).toBe("approved");
+    expect(r.client.sent).toHaveLength(2);
+    await answer(r, 1, { action: "decline" });
+    expect((await b).kind).toBe("declined");
+  });
+
   test("ask() never merges action asks whose arguments differ, and shows each call's arguments", async () => {
     const r = rig();
     const reason = {
