@@ -7,7 +7,8 @@
  */
 
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
-import { redactJson, redactText, redactTextOf, secretValues } from "./redact.ts";
+import { redactJson, redactText } from "./redact.ts";
+import { redactTextOf, secretValues } from "./redact-values.ts";
 
 /**
  * Builds the line object in the field order of SPEC §3.5, redacting `args`, `reason` and `evidence`.
@@ -30,10 +31,11 @@ export function toRecord(
   const secrets = entry.args === undefined ? [] : secretValues(entry.args);
   if (entry.verdict !== undefined) record.verdict = entry.verdict;
   if (entry.contract !== undefined) record.contract = entry.contract;
-  if (entry.reason !== undefined)
-    record.reason = secrets.length === 0 ? redactText(entry.reason) : redactTextOf(entry.reason, secrets);
+  const redactString =
+    secrets.length === 0 ? redactText : (text: string): string => redactTextOf(text, secrets);
+  if (entry.reason !== undefined) record.reason = redactString(entry.reason);
   if (entry.source !== undefined) record.source = entry.source;
-  if (entry.evidence !== undefined) record.evidence = redactJson(entry.evidence, secrets);
+  if (entry.evidence !== undefined) record.evidence = redactJson(entry.evidence, redactString);
   if (entry.outcome !== undefined) record.outcome = entry.outcome;
   if (entry.mode !== undefined) record.mode = entry.mode;
   record.bouncer = stamp.bouncer;

@@ -8,7 +8,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { type JsonValue, renderUntrusted } from "../engine/index.ts";
+import type { JsonValue } from "../engine/index.ts";
 
 /** What a redacted value or token becomes. */
 export const REDACTED = "[redacted]";
@@ -207,85 +207,37 @@ export function redactText(text: string): string {
  *
  * Source: SPEC §3.5.
  * @param value - Tool arguments, evidence, or any JSON value.
- * @param secrets - Secret values to hide in every string too ({@link secretValues} of the call's
- *   arguments, for evidence); default none.
+ * @param redactString - How each string value is redacted (default {@link redactText}; the audit
+ *   line passes one that also hides the call's secret-named values, `redact-values.ts`).
  * @returns A redacted deep copy.
  */
-export function redactJson(value: unknown, secrets: readonly string[] = []): JsonValue {
-  return redactAt(value, 0, secrets) ?? null;
-}
-
-/** Values under secret-named keys shorter than this are not searched for in other text. */
-const MIN_SECRET_VALUE = 4;
-
-/**
- * The scalar values that {@link redactJson} hides because of their key (`password`, `api_key`...),
- * at any depth, as text: what a reason or evidence may quote and must not show either.
- *
- * Source: SPEC §3.5 ("Redaction applies to `args`, `reason` and `evidence`: values of arguments
- * named like secrets … become `[redacted]`").
- * @param value - Tool arguments.
- * @returns The secret values (strings, numbers as text) of at least 4 characters, longest first.
- */
-export function secretValues(value: unknown): string[] {
-  const found = new Set<string>();
-  const visit = (item: unknown, under: boolean, depth: number): void => {
-    if (depth > MAX_DEPTH) return;
-    if (typeof item === "string" || typeof item === "number") {
-      const text = String(item);
-      if (under && text.length >= MIN_SECRET_VALUE) found.add(text);
-      return;
-    }
-    if (typeof item !== "object" || item === null) return;
-    if (Array.isArray(item)) {
-      for (const element of item) visit(element, under, depth + 1);
-      return;
-    }
-    for (const key of Object.keys(item)) visit(Reflect.get(item, key), under || isSecretName(key), depth + 1);
-  };
-  visit(value, false, 0);
-  return [...found].sort((a, b) => b.length - a.length);
-}
-
-/**
- * Replaces each secret value in a text with `"[redacted]"`, as written and as a question or reason
- * renders it (SPEC §3.4: escaped, cut at 200 characters), then redacts tokens as {@link redactText}.
- *
- * Source: SPEC §3.5 (redaction of `reason`), §3.4 (rendering).
- * @param text - A reason, or any text that may quote the arguments.
- * @param secrets - From {@link secretValues}.
- * @returns The text with no secret value left in it.
- */
-export function redactTextOf(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    const rendered = renderUntrusted(secret).slice(1, -1).replace(/…$/, "");
-    for (const form of new Set([secret, rendered, JSON.stringify(secret).slice(1, -1)])) {
-      if (form.length >= MIN_SECRET_VALUE) out = out.replaceAll(form, REDACTED);
-    }
-  }
-  return redactText(out);
+export function redactJson(value: unknown, redactString: (text: string) => string = redactText): JsonValue {
+  return redactAt(value, 0, redactString) ?? null;
 }
 
 /**
  * Recursive step of {@link redactJson}.
  * @param value - The value at this depth.
  * @param depth - Nesting depth so far.
- * @param secrets - Secret values to hide in strings.
+ * @param redactString - How a string value is redacted.
  * @returns The redacted value, or `undefined` for a value JSON cannot hold.
  */
-function redactAt(value: unknown, depth: number, secrets: readonly string[]): JsonValue | undefined {
+function redactAt(
+  value: unknown,
+  depth: number,
+  redactString: (text: string) => string,
+): JsonValue | undefined {
   if (value === null || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value === "string")
-    return secrets.length === 0 ? redactText(value) : redactTextOf(value, secrets);
+  if (typeof value === "string") return redactString(value);
   if (typeof value !== "object") return undefined;
   if (depth >= MAX_DEPTH) return "[too deep]";
-  if (Array.isArray(value)) return value.map((item: unknown) => redactAt(item, depth + 1, secrets) ?? null);
+  if (Array.isArray(value))
+    return value.map((item: unknown) => redactAt(item, depth + 1, redactString) ?? null);
   const out: { [key: string]: JsonValue } = Object.create(null);
   for (const key of Object.keys(value)) {
     const item: unknown = Reflect.get(value, key);
-    const redacted = isSecretName(key) ? REDACTED : redactAt(item, depth + 1, secrets);
+    const redacted = isSecretName(key) ? REDACTED : redactAt(item, depth + 1, redactString);
     if (redacted === undefined) continue;
     const clean = redactKey(key);
     let outKey = clean;

@@ -44,7 +44,7 @@ export {
   PIN_HASH_SCHEME,
 } from "./pinning.ts";
 export { type RecordOptions, recordCallOutput, recordOutput } from "./record-output.ts";
-export { escapeControls, renderHost, renderUntrusted } from "./render.ts";
+export { escapeControls, renderHost, renderUntrusted, renderUntrustedEnd } from "./render.ts";
 export { evaluateSinkGate } from "./sink-gate.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";
 export { approvalKeyString, budgetKey, createEngineState } from "./state.ts";

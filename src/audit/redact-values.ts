@@ -1,0 +1,98 @@
+/**
+ * The values of a call's secret-named arguments, hidden wherever an audit record's text quotes them:
+ * a reason names a destination as written, its address or host, its end, or one piece of a value
+ * split at commas (SPEC §2.5, §3.4), so each of those forms is redacted, not only the whole value.
+ * Edge (pure apart from `node:crypto` through `redact.ts`).
+ *
+ * Source: SPEC §3.5 ("Redaction applies to `args`, `reason` and `evidence`: values of arguments
+ * named like secrets … become `[redacted]`").
+ * @module
+ */
+
+import { renderUntrusted, renderUntrustedEnd } from "../engine/index.ts";
+import { isSecretName, REDACTED, redactText } from "./redact.ts";
+
+/** Values under secret-named keys shorter than this are not searched for in other text. */
+const MIN_SECRET_VALUE = 4;
+/** Pieces of a secret value shorter than this are not searched for on their own. */
+const MIN_SECRET_PIECE = 8;
+/** Nesting walked at most (as `redactJson`). */
+const MAX_DEPTH = 64;
+
+/**
+ * The scalar values that `redactJson` hides because of their key (`password`, `api_key`...), at any
+ * depth, as text: what a reason or evidence may quote and must not show either.
+ *
+ * Source: SPEC §3.5.
+ * @param value - Tool arguments.
+ * @returns The secret values (strings, numbers as text) of at least 4 characters.
+ */
+export function secretValues(value: unknown): string[] {
+  const found = new Set<string>();
+  const visit = (item: unknown, under: boolean, depth: number): void => {
+    if (depth > MAX_DEPTH) return;
+    if (typeof item === "string" || typeof item === "number") {
+      const text = String(item);
+      if (under && text.length >= MIN_SECRET_VALUE) found.add(text);
+      return;
+    }
+    if (typeof item !== "object" || item === null) return;
+    if (Array.isArray(item)) {
+      for (const element of item) visit(element, under, depth + 1);
+      return;
+    }
+    for (const key of Object.keys(item)) visit(Reflect.get(item, key), under || isSecretName(key), depth + 1);
+  };
+  visit(value, false, 0);
+  return [...found];
+}
+
+/**
+ * Every form in which a message may show a secret value: as written, as JSON, as rendered (escaped,
+ * cut at 200 characters), its rendered end, and each piece of at least 8 characters between
+ * separators (an address behind a display name, one of several recipients, a URL's host or query).
+ */
+function formsOf(secret: string): string[] {
+  const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1)]);
+  forms.add(renderUntrusted(secret).slice(1, -1).replace(/…$/, ""));
+  forms.add(renderUntrustedEnd(secret).slice(1, -1).replace(/^…/, ""));
+  for (const piece of secret.split(/[\s,;<>()"'|[\]{}/?&=#]+/)) {
+    const trimmed = piece.replace(/^[.:@-]+|[.:@-]+$/g, "");
+    if (trimmed.length >= MIN_SECRET_PIECE) forms.add(trimmed);
+  }
+  return [...forms].filter((form) => form.length >= MIN_SECRET_VALUE).sort((a, b) => b.length - a.length);
+}
+
+/** A word character: a form is replaced only where it does not continue a word (`date` in `update`). */
+const WORD = /[\p{L}\p{N}_]/u;
+
+function replaceWhole(text: string, form: string): string {
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
+    const before = text[at - 1] ?? "";
+    const after = text[at + form.length] ?? "";
+    const glued =
+      (WORD.test(form[0] ?? "") && WORD.test(before)) || (WORD.test(form.at(-1) ?? "") && WORD.test(after));
+    if (glued || at < from) continue;
+    out += `${text.slice(from, at)}${REDACTED}`;
+    from = at + form.length;
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * Replaces each secret value in a text with `"[redacted]"` — as written, as a question or reason
+ * renders it, and by its pieces (see {@link secretValues}) — where it does not continue a word, then
+ * redacts tokens as `redactText` does.
+ *
+ * Source: SPEC §3.5 (redaction of `reason` and `evidence`), §3.4 (rendering).
+ * @param text - A reason, an excerpt, or any text that may quote the arguments.
+ * @param secrets - From {@link secretValues}.
+ * @returns The text with no form of a secret value left in it.
+ */
+export function redactTextOf(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) for (const form of formsOf(secret)) out = replaceWhole(out, form);
+  return redactText(out);
+}

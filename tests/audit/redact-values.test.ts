@@ -1,0 +1,51 @@
+import { describe, expect, test } from "bun:test";
+import { redactTextOf, secretValues } from "../../src/audit/redact-values.ts";
+import { canonicalize, identify } from "../../src/engine/index.ts";
+import { renderDestination } from "../../src/engine/sink-messages.ts";
+
+/** The reason the sink gate would write for a destination in `path`. */
+function reasonFor(raw: string, path: string): string {
+  const identity = identify(raw.trim(), canonicalize(raw, { destination: true }));
+  const shown = renderDestination({ server: "mail", tool: "send_email", path, raw, identity });
+  return `Destination ${shown} in ${path} is not trusted and was not seen in this session's output`;
+}
+
+describe("secretValues()", () => {
+  test("secretValues() lists the values under secret-named keys at any depth, numbers as text", () => {
+    const found = secretValues({
+      to: "bob@x.example",
+      api_key: "k-12345",
+      auth: { pin: 48151623 },
+      list: ["a"],
+    });
+    expect(found.sort()).toEqual(["48151623", "k-12345"]);
+  });
+});
+
+describe("redactTextOf()", () => {
+  test.each([
+    [
+      "the end of a value cut at 200 characters",
+      `https://h.example/${"p".repeat(220)}?k=TOPSECRET0123456789`,
+      "TOPSECRET0123456789",
+    ],
+    [
+      "the address behind a display name",
+      "Mallory <privaterecipient@evil.example>",
+      "privaterecipient@evil.example",
+    ],
+    ["one of several recipients", "alice@evil.example, bob.secret@evil.example", "bob.secret@evil.example"],
+  ])("redactTextOf() hides %s where a reason quotes it", (_name, value, piece) => {
+    const reason = reasonFor(value, "api_key");
+    expect(reason).toContain(piece);
+    const redacted = redactTextOf(reason, secretValues({ api_key: value }));
+    expect(redacted).not.toContain(piece);
+    expect(redacted).toContain("[redacted]");
+  });
+
+  test("redactTextOf() replaces a short secret only where it does not continue a word", () => {
+    expect(redactTextOf("update_record sorted by date", secretValues({ sort_key: "date" }))).toBe(
+      "update_record sorted by [redacted]",
+    );
+  });
+});
