@@ -4,9 +4,11 @@
  */
 
 import { canonicalJson } from "./canonical-json.ts";
+import { jsonLeaves } from "./json-leaves.ts";
 import { collectParamValues } from "./param-paths.ts";
 import { checkPathConfinement } from "./paths.ts";
-import { renderUntrusted } from "./render.ts";
+import { rendersWhole, renderUntrusted, renderUntrustedEnd } from "./render.ts";
+import { renderName } from "./sink-messages.ts";
 import type { CallInput, ContractResult, JsonValue, Reason, RuleSource } from "./types.ts";
 
 /** The largest argument value `arg_patterns` matches, in UTF-8 bytes (SPEC §2.4). */
@@ -134,25 +136,32 @@ function firstPatternDenial(input: CallInput): Reason | undefined {
  */
 export const ACTION_IDENTITY = "action:";
 
-/** Arguments shown beyond this many are counted, not listed. */
+/** Argument leaves shown beyond this many are counted, not listed. */
 const MAX_ARGUMENT_LINES = 40;
 
 /**
- * The arguments of a call for a question, one line per top-level argument (each value as an
- * untrusted string cut at 200 characters), so that no argument hides behind a long one; beyond 40
- * arguments, the rest are counted.
+ * A leaf value on one line: a string as an untrusted string (with its end when cut); a number,
+ * boolean, null or empty list or object as its JSON, unquoted (`5` is not `"5"`).
+ */
+function renderArgumentValue(value: JsonValue): string {
+  if (typeof value !== "string") return JSON.stringify(value);
+  const shown = renderUntrusted(value);
+  return rendersWhole(value) ? shown : `${shown} (ending ${renderUntrustedEnd(value)})`;
+}
+
+/**
+ * The arguments of a call for a question, one line per leaf (`options.target: "production"`), so
+ * that no argument, nested or not, hides behind a long one; a string cut at 200 characters shows its
+ * end too; beyond 40 leaves, the rest are counted.
  *
  * Source: SPEC §2.4 (`action: ask`), §3.4 ("Rendering untrusted strings").
  * @param args - The call's arguments.
- * @returns The lines, each starting with a line feed and two spaces (`\n  "repo": "\"x\""`).
+ * @returns The lines, each starting with a line feed and two spaces (`\n  repo: "x"`).
  */
 export function argumentLines(args: Readonly<Record<string, JsonValue>>): string {
-  const keys = Object.keys(args);
-  if (keys.length === 0) return "\n  (no arguments)";
-  const lines = keys
-    .slice(0, MAX_ARGUMENT_LINES)
-    .map((key) => `\n  ${renderUntrusted(key)}: ${renderUntrusted(JSON.stringify(args[key]))}`);
-  const more = keys.length - MAX_ARGUMENT_LINES;
+  if (Object.keys(args).length === 0) return "\n  (no arguments)";
+  const { leaves, more } = jsonLeaves(args as JsonValue, MAX_ARGUMENT_LINES);
+  const lines = leaves.map(({ path, value }) => `\n  ${renderName(path)}: ${renderArgumentValue(value)}`);
   return lines.join("") + (more > 0 ? `\n  … and ${more} more arguments not shown` : "");
 }
 

@@ -1,7 +1,7 @@
 /**
  * A {@link PinDiff} as human text (SPEC §2.2 "saying what changed", §3.4 rendering): a one-line
- * summary, and the changed lines of the description and the input schema with whitespace runs and
- * invisible characters made visible. Pure.
+ * summary, and the changed lines of the description and of the other fields (title, schemas,
+ * annotations) with whitespace runs and invisible characters made visible. Pure.
  * @module
  */
 
@@ -26,6 +26,7 @@ export interface RenderLimits {
   /** Code points of one piece shown at most (default 200); a longer piece shows its start and end. */
   readonly maxChars?: number;
 }
+/** Names from a definition, each rendered as an untrusted string, joined by commas. */
 function quoteList(names: readonly string[]): string {
   return names.map(renderUntrusted).join(", ");
 }
@@ -148,6 +149,7 @@ interface LineRun {
   readonly count: number;
 }
 
+/** Consecutive changed lines grouped into runs of the same operation and text, in order. */
 function runsOf(lines: readonly PinDiffLine[]): LineRun[] {
   const runs: LineRun[] = [];
   for (const line of lines) {
@@ -190,9 +192,9 @@ function renderSection(lines: readonly PinDiffLine[], maxLines: number, limits: 
 /**
  * Describes a {@link PinDiff} for a human: the one-line summary; then, when not every changed line
  * fits, a line saying how many are not shown (before the lines, where it cannot be overlooked);
- * then the changed description lines and the changed leaves of the input schema (`path: value`;
- * `- ` removed, `+ ` added; identical consecutive lines once with their count; at most 20 of each
- * part by default, added lines first).
+ * then the changed description lines and the changed leaves of the title, schemas and annotations
+ * (`path: value`; `- ` removed, `+ ` added; identical consecutive lines once with their count; at
+ * most 20 of each part by default, added lines first).
  *
  * Source: SPEC §2.2 ("saying what changed"), §3.4 (line diff, whitespace runs made visible).
  * @param diff - The diff.
@@ -204,9 +206,9 @@ function renderSection(lines: readonly PinDiffLine[], maxLines: number, limits: 
 export function describePinDiff(diff: PinDiff, options: RenderLimits = {}): string {
   const maxLines = options.maxLines ?? MAX_SHOWN_LINES;
   const description = renderSection(diff.descriptionLines ?? [], maxLines, options);
-  const schema = renderSection(diff.schemaLines ?? [], maxLines, options);
-  const hiddenAdded = description.hiddenAdded + schema.hiddenAdded;
-  const hiddenRemoved = description.hiddenRemoved + schema.hiddenRemoved;
+  const fields = renderSection(diff.fieldLines ?? [], maxLines, options);
+  const hiddenAdded = description.hiddenAdded + fields.hiddenAdded;
+  const hiddenRemoved = description.hiddenRemoved + fields.hiddenRemoved;
   const rest = hiddenAdded + hiddenRemoved;
   const out = [`Changed: ${summarizePinDiff(diff)}`];
   if (rest > 0) {
@@ -215,6 +217,6 @@ export function describePinDiff(diff: PinDiff, options: RenderLimits = {}): stri
     );
   }
   out.push(...description.shown);
-  if (schema.shown.length > 0) out.push("Input schema:", ...schema.shown);
+  if (fields.shown.length > 0) out.push("Title, schemas and annotations:", ...fields.shown);
   return out.join("\n");
 }

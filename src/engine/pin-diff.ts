@@ -5,6 +5,7 @@
  */
 
 import { canonicalJson } from "./canonical-json.ts";
+import { jsonLeaves } from "./json-leaves.ts";
 import type { JsonObject, JsonValue, PinDiff, PinDiffLine, ToolDefinition } from "./types.ts";
 
 /** Above this many cells the line diff falls back to "all removed, all added" (bounded work). */
@@ -122,43 +123,29 @@ export function diffToolDefinitions(pinned: ToolDefinition, current: ToolDefinit
     descriptionLines: descriptionChanged
       ? diffLines(splitLines(pinned.description), splitLines(current.description))
       : [],
-    schemaLines: same(pinned.inputSchema, current.inputSchema)
-      ? []
-      : diffLines(schemaText(pinned.inputSchema), schemaText(current.inputSchema)),
+    fieldLines: diffLines(fieldText(pinned), fieldText(current)),
     annotationKeys: keys,
   };
 }
 
-/** Leaves of a schema listed at most (a hostile upstream's schema can be huge). */
-const MAX_SCHEMA_LINES = 10_000;
+/** Leaves of a definition compared at most (a hostile upstream's schema can be huge). */
+const MAX_FIELD_LINES = 10_000;
 
 /**
- * An input schema as one line per leaf, `path: JSON value` with keys sorted
- * (`properties.to.description: "The recipient."`), so that a line diff names what changed inside it.
+ * A definition's fields other than its name and description — title, input and output schema,
+ * annotations — as one line per leaf, `path: JSON value` with keys sorted
+ * (`inputSchema.properties.to.description: "The recipient."`), so that a line diff names what
+ * changed inside them; past 10,000 leaves, a first line says how many more were not compared.
  */
-function schemaText(schema: JsonValue | undefined): string[] {
-  if (schema === undefined) return [];
-  const lines: string[] = [];
-  const visit = (value: JsonValue, path: string): void => {
-    if (lines.length >= MAX_SCHEMA_LINES) return;
-    const entries: [string, JsonValue][] = Array.isArray(value)
-      ? value.map((item, index): [string, JsonValue] => [`${path}[${index}]`, item])
-      : typeof value === "object" && value !== null
-        ? Object.keys(value).map((key): [string, JsonValue] => [
-            /^[A-Za-z_$][\w$-]*$/.test(key)
-              ? path === ""
-                ? key
-                : `${path}.${key}`
-              : `${path}[${JSON.stringify(key)}]`,
-            value[key] as JsonValue,
-          ])
-        : [];
-    if (entries.length === 0) {
-      lines.push(`${path === "" ? "(schema)" : path}: ${JSON.stringify(value)}`);
-      return;
-    }
-    for (const [childPath, child] of entries) visit(child, childPath);
-  };
-  visit(JSON.parse(canonicalJson(schema)) as JsonValue, "");
+function fieldText(def: ToolDefinition): string[] {
+  const fields: JsonObject = {};
+  for (const key of ["title", "inputSchema", "outputSchema", "annotations"] as const) {
+    const value = (def as unknown as JsonObject)[key];
+    if (value !== undefined) fields[key] = JSON.parse(canonicalJson(value)) as JsonValue;
+  }
+  const { leaves, more } = jsonLeaves(fields, MAX_FIELD_LINES);
+  const lines = leaves.map(({ path, value }) => `${path}: ${JSON.stringify(value)}`);
+  // First, where a reader of the first lines sees it.
+  if (more > 0) lines.unshift(`(${more} more leaves not compared)`);
   return lines;
 }

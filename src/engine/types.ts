@@ -165,8 +165,11 @@ export interface PinDiff {
   readonly annotationsChanged: boolean;
   /** The description's changed lines, removed (pinned) and added (current), in order. */
   readonly descriptionLines?: readonly PinDiffLine[];
-  /** The input schema's changed lines, as indented JSON with sorted keys, in order. */
-  readonly schemaLines?: readonly PinDiffLine[];
+  /**
+   * The changed leaves of the title, input and output schema and annotations (`path: JSON value`,
+   * keys sorted), in order.
+   */
+  readonly fieldLines?: readonly PinDiffLine[];
   /** Annotation keys added, removed or changed, sorted. */
   readonly annotationKeys?: readonly string[];
 }

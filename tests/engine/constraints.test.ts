@@ -43,10 +43,27 @@ describe("evaluateConstraints() action", () => {
     const message = evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message;
     expect(message?.split("\n")).toEqual([
       'Run "run_job" on server "srv" with these arguments?',
-      '  "repo": "\\"scratch-test\\""',
-      `  "note": "\\"${"n".repeat(190)}\\""`,
-      '  "also": "\\"production-main\\""',
+      '  repo: "scratch-test"',
+      `  note: "${"n".repeat(190)}"`,
+      '  also: "production-main"',
     ]);
+  });
+
+  test("evaluateConstraints() lists nested arguments leaf by leaf, and the end of a padded string", () => {
+    const rules = makeRules({ tool: "run_job", action: sourced("ask") });
+    const args = {
+      options: { note: "x".repeat(250), target: "production" },
+      repo: `scratch${" ".repeat(250)}production`,
+      n: 5,
+    };
+    const lines =
+      evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message.split("\n") ?? [];
+    expect(lines[1]).toStartWith('  options.note: "xxx');
+    expect(lines[1]).toEndWith(`…" (ending "…${"x".repeat(60)}")`);
+    expect(lines[2]).toBe('  options.target: "production"');
+    expect(lines[3]).toContain(' (ending "…');
+    expect(lines[3]).toEndWith(' production")');
+    expect(lines[4]).toBe("  n: 5");
   });
 
   test("evaluateConstraints() counts the arguments of an action: ask beyond 40", () => {

@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test";
+import { describePinDiff, diffToolDefinitions } from "../../src/engine/index.ts";
+import { jsonLeaves } from "../../src/engine/json-leaves.ts";
+
+describe("jsonLeaves()", () => {
+  test("jsonLeaves() lists every leaf in order with its path, unusual keys in brackets", () => {
+    const { leaves, more } = jsonLeaves({ a: [1, { b: "x" }], "c d": null, e: {}, f: [] }, 100);
+    expect(leaves).toEqual([
+      { path: "a[0]", value: 1 },
+      { path: "a[1].b", value: "x" },
+      { path: '["c d"]', value: null },
+      { path: "e", value: {} },
+      { path: "f", value: [] },
+    ]);
+    expect(more).toBe(0);
+  });
+
+  test("jsonLeaves() counts the leaves beyond its limit", () => {
+    const { leaves, more } = jsonLeaves(
+      Array.from({ length: 12 }, (_, i) => i),
+      10,
+    );
+    expect(leaves).toHaveLength(10);
+    expect(more).toBe(2);
+  });
+
+  test("jsonLeaves() walks a value nested 20,000 levels deep without running out of stack", () => {
+    let value: unknown = "leaf";
+    for (let i = 0; i < 20_000; i++) value = [value];
+    expect(jsonLeaves(value as never, 10).leaves).toHaveLength(1);
+  });
+});
+
+describe("describePinDiff() of a huge schema", () => {
+  test("describePinDiff() says when a definition has more leaves than are compared", () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 10_050 }, (_, i) => [`p${i}`, { type: "string" }]),
+    );
+    const text = describePinDiff(
+      diffToolDefinitions({ name: "f" }, { name: "f", inputSchema: { properties } }),
+    );
+    expect(text).toContain("more leaves not compared");
+  });
+});
