@@ -12,8 +12,8 @@
  * @module
  */
 
-import { closeSync, fstatSync, fsyncSync, statSync, writeSync } from "node:fs";
-import { openPrivateAppend } from "../platform/private-file.ts";
+import { closeSync, fstatSync, statSync, writeSync } from "node:fs";
+import { openPrivateAppend, syncWhereSupported } from "../platform/private-file.ts";
 import { lineEncoder } from "./audit-line.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
 
@@ -183,8 +183,8 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
       // The open file first: it holds this writer's latest lines even when another process has
       // rotated it away since; then, if the path names another file now (lines written again
       // there after a deletion), that one.
-      fsyncSync(fd);
-      if (!check(at) && fd !== undefined) fsyncSync(fd);
+      syncWhereSupported(fd);
+      if (!check(at) && fd !== undefined) syncWhereSupported(fd);
     },
     close,
     get size() {

@@ -12,11 +12,11 @@
  * @module
  */
 
-import { closeSync, fsyncSync, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
-import { openPrivateAppend } from "../platform/private-file.ts";
+import { openPrivateAppend, syncWhereSupported } from "../platform/private-file.ts";
 import type { AskOutcome } from "./audit-record.ts";
 import { redactTokens } from "./redact.ts";
 
@@ -182,7 +182,7 @@ export function createSessionRecorder(path: string): SessionRecorder {
     flush(): void {
       if (fd === undefined) return;
       try {
-        fsyncSync(fd);
+        syncWhereSupported(fd);
       } catch (error) {
         throw fail(error);
       }

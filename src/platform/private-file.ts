@@ -6,7 +6,7 @@
  * @module
  */
 
-import { closeSync, constants, fchmodSync, fstatSync, openSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync } from "node:fs";
 import { errorCode } from "./errors.ts";
 import { ensureParentDir } from "./parent-dir.ts";
 
@@ -37,16 +37,16 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /**
  * Opens a file that holds secrets for appending: created with mode 0600 (its missing folders with
- * mode 0700), or, when it exists, opened as it is and narrowed by {@link keepPrivate}. The open never
- * waits: a FIFO that nobody reads is refused (`ENXIO`) instead of blocking the process, signals
- * included; one that is read is reopened for ordinary (blocking) writes. Used by the audit log and
- * the session recorder.
+ * mode 0700), or, when it exists, opened as it is and narrowed by {@link keepPrivate}. A FIFO or a
+ * socket is refused, whether or not something reads it: the open would wait for a reader (past
+ * signals), and every write would stall the proxy once the reader stops reading. A device such as
+ * `/dev/null` is written as a file. Used by the audit log and the session recorder.
  *
  * Source: SPEC §3.5 ("mode 0600"), §3.6 ("mode 0600"); the brief ("never a hang").
  * @param path - The file.
  * @returns The open descriptor (write-only, append).
  * @throws {Error} The file system's error (`EACCES`, `EISDIR`, `ENXIO` for a FIFO without a reader,
- *   `ENOTDIR` from {@link ensureParentDir}...).
+ *   `ENOTDIR` from {@link ensureParentDir}...), or `it is a FIFO, not a file` (`a socket`).
  * @example const fd = openPrivateAppend("/home/me/.bouncer/audit.jsonl")
  */
 export function openPrivateAppend(path: string): number {
@@ -62,14 +62,29 @@ export function openPrivateAppend(path: string): number {
   }
   // O_CREAT again: the file may have been rotated away since the first open.
   const fd = openSync(path, flags | constants.O_CREAT | NONBLOCK, 0o600);
-  if (NONBLOCK !== 0 && fstatSync(fd).isFIFO()) {
-    // Someone reads it (else ENXIO): writes to it should wait for that reader, not fail.
-    try {
-      return openSync(path, flags);
-    } finally {
-      closeSync(fd);
-    }
+  const stats = fstatSync(fd);
+  if (stats.isFIFO() || stats.isSocket()) {
+    closeSync(fd);
+    throw new Error(`it is ${stats.isFIFO() ? "a FIFO" : "a socket"}, not a file`);
   }
   keepPrivate(fd);
   return fd;
+}
+
+/**
+ * Flushes a file to its disk, where it has one: a device such as `/dev/null` cannot be synced
+ * (`EINVAL`), which is no failure to write.
+ *
+ * Source: SPEC §3.5, §3.6 (nothing written is lost).
+ * @param fd - An open descriptor.
+ * @returns Nothing.
+ * @throws {Error} Any other error of `fsync` (`EIO`: the data may be lost).
+ */
+export function syncWhereSupported(fd: number): void {
+  try {
+    fsyncSync(fd);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EROFS") throw error;
+  }
 }
