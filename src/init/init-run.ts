@@ -163,7 +163,9 @@ async function apply(
   const changed = planned.filter((p) => p.plan.changed);
   const base = refused ? 1 : 0;
   if (changed.length === 0) {
-    io.err(request.undo ? "Nothing to restore\n" : "Nothing to change: no stdio server left to wrap\n");
+    // After a refusal, "nothing to change" would read as success.
+    if (refused) io.err("bouncer: Nothing written\n");
+    else io.err(request.undo ? "Nothing to restore\n" : "Nothing to change: no stdio server left to wrap\n");
     return base;
   }
   if (request.dryRun) {

@@ -266,6 +266,8 @@ describe("initCommand refuses what it cannot edit safely", () => {
     expect(again.stderr).toContain(
       'refused: "filesystem" is already wrapped, with no --policy: --policy is not applied to it',
     );
+    expect(again.stderr).toContain("bouncer: Nothing written");
+    expect(again.stderr).not.toContain("Nothing to change");
     expect(readFileSync(file, "utf8")).toBe(wrapped);
   });
 
