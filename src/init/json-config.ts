@@ -13,7 +13,8 @@ import { STASH_KEY } from "../proxy/config-stash.ts";
 import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields, type EntryShape } from "./entry-shape.ts";
 import { jsonEditMakers } from "./json-edits.ts";
-import { isPlaceholder, isSecretArg, isSecretName, outside, secretArgSpans } from "./secrets.ts";
+import { jsonSecretSpans } from "./leaf-secrets.ts";
+import { isSecretArg, outside, secretArgSpans } from "./secrets.ts";
 import type { ConfigEntry, ConfigFormat, ParsedConfig, Span } from "./types.ts";
 
 /** Where a JSON client keeps its servers. */
@@ -116,7 +117,7 @@ export function readJsonConfig(
   }
   // Secrets elsewhere in the file (an OAuth token of the client, a remote server's URL key) show in
   // the diff's context lines: masked too.
-  secretSpans.push(...outside(fileSecretSpans(root), secretSpans));
+  secretSpans.push(...outside(jsonSecretSpans(root, sections), secretSpans));
   const makers = jsonEditMakers(text, handles);
   return { format: options.format, sections, entries, secretSpans, value: nodeValue(root), ...makers };
 }
@@ -227,36 +228,6 @@ function fieldsOf(
     stash: value(props, STASH_KEY),
     stashPresent: props.has(STASH_KEY),
   };
-}
-
-/**
- * Ranges of secrets anywhere in a JSON config: a literal string under a secret-named key (a list
- * inherits its key: `"tokens": ["…"]`), and any string that holds a secret itself ({@link isSecretArg}:
- * a token shape, a URL's password or secret query parameter, `NAME=value`).
- *
- * Source: SPEC §5.2 ("A unified diff is shown with secrets masked"), field case F11.
- * @param root - The parsed file.
- * @returns The ranges.
- */
-function fileSecretSpans(root: Node): Span[] {
-  const spans: Span[] = [];
-  const stack: { readonly node: Node; readonly key: string | undefined }[] = [{ node: root, key: undefined }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { node, key } = item;
-    if (node.type === "object") {
-      for (const property of node.children ?? []) {
-        const [name, value] = property.children ?? [];
-        if (name !== undefined && value !== undefined) stack.push({ node: value, key: String(name.value) });
-      }
-    } else if (node.type === "array") {
-      for (const child of node.children ?? []) stack.push({ node: child, key });
-    } else if (node.type === "string") {
-      const value = String(node.value);
-      const named = key !== undefined && isSecretName(key) && !isPlaceholder(value);
-      if (named || isSecretArg(value)) spans.push({ start: node.offset, end: node.offset + node.length });
-    }
-  }
-  return spans;
 }
 
 /**

@@ -12,7 +12,8 @@ import { parse, TomlError } from "smol-toml";
 import { STASH_KEY } from "../proxy/config-stash.ts";
 import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields } from "./entry-shape.ts";
-import { isPlaceholder, isSecretArg, isSecretName, outside, secretArgSpans } from "./secrets.ts";
+import { isSecretLeaf, withoutServerNames } from "./leaf-secrets.ts";
+import { isSecretArg, outside, secretArgSpans } from "./secrets.ts";
 import { scanToml, type TomlKeyValue, type TomlNode } from "./toml-cst.ts";
 import { type TomlHandle, tomlEditMakers } from "./toml-edits.ts";
 import type { ConfigEntry, ParsedConfig, Span } from "./types.ts";
@@ -153,8 +154,8 @@ function collectLeaves(text: string): Leaf[] {
 }
 
 /**
- * Secret ranges anywhere in a TOML config: a literal string under a secret-named key (an array's
- * strings inherit its key), and any string that holds a secret itself ({@link isSecretArg}).
+ * Secret ranges anywhere in a TOML config ({@link isSecretLeaf}: under a secret-named key at any
+ * depth, numbers included; an array's items inherit its key).
  *
  * Source: SPEC §5.2 ("A unified diff is shown with secrets masked"), field case F11.
  * @param text - The config text.
@@ -164,14 +165,15 @@ function collectLeaves(text: string): Leaf[] {
 function fileSecretSpans(text: string, leaves: readonly Leaf[]): Span[] {
   const spans: Span[] = [];
   for (const leaf of leaves) {
-    const key = leaf.path.at(-1) ?? "";
     const value = leaf.kv.value;
     const strings = value.kind === "array" ? value.items : [value];
     for (const item of strings) {
-      if (item.kind !== "string") continue;
-      const decoded = String(decodeValue(text, item));
-      const named = isSecretName(key) && !isPlaceholder(decoded);
-      if (named || isSecretArg(decoded)) spans.push({ start: item.start, end: item.end });
+      if (item.kind !== "string" && item.kind !== "scalar") continue;
+      // A bare number is a secret only by its key (its value does not matter, only that it is one).
+      const raw = text.slice(item.start, item.end);
+      const decoded = item.kind === "string" ? decodeValue(text, item) : /^[+-]?\d/.test(raw) ? 0 : undefined;
+      if (isSecretLeaf(withoutServerNames(leaf.path, [[SECTION]]), decoded))
+        spans.push({ start: item.start, end: item.end });
     }
   }
   return spans;

@@ -64,6 +64,23 @@ describe("initCommand writes only when allowed", () => {
     }
   });
 
+  test("initCommand --dry-run masks values nested under a secret-named key and secret numbers, not a server named auth", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    const config = {
+      credentials: { github: "plainsecretvalue8" },
+      apiKey: 987654321,
+      mcpServers: { auth: { command: "npx", args: ["-y", "auth-server"] } },
+    };
+    writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+    const result = await runBouncer("init", ["--config", file, "--dry-run"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain("plainsecretvalue8");
+    expect(result.stdout).not.toContain("987654321");
+    expect(result.stdout).toContain('"auth-server"');
+  });
+
   test("initCommand --dry-run masks a model provider's bearer token beside the servers of a Codex config", async () => {
     const dir = tempDir();
     dirs.push(dir);
