@@ -156,8 +156,9 @@ async function checkEntry(
     for (const [key, value] of Object.entries(environment.env)) if (value !== undefined) env[key] = value;
     for (const [key, value] of entry.env) {
       env[key] = expand(value);
-      // A secret kept out of the file as `${VAR}` is as secret once filled in.
-      if (isPlaceholder(value) && isSecretName(key)) secrets.push(env[key]);
+      // A secret kept out of the file as `${VAR}` is as secret once filled in: by the entry's key,
+      // the variable's name (`${GH_TOKEN}`) or a credential scheme around it (`Bearer ${T}`).
+      if (env[key] !== value && (isSecretName(key) || holdsSecretPlaceholder(value))) secrets.push(env[key]);
     }
     const cwd = entry.cwd === undefined ? workspace : path.resolve(workspace, expand(entry.cwd));
     const args = (entry.args ?? []).map(expand);
@@ -209,4 +210,18 @@ function workspaceFolder(file: string, cwd: string): string {
     return path.dirname(dir);
   if (path.basename(file) === ".mcp.json") return dir;
   return cwd;
+}
+
+/**
+ * Whether a config value fills in a secret: a placeholder whose variable is secret-named
+ * (`${GH_TOKEN}`, `$env:API_KEY`), or a credential scheme in front of one (`Bearer ${T}`).
+ * @param value - An `env` value as written.
+ * @returns True when its filled-in form is to be masked.
+ */
+function holdsSecretPlaceholder(value: string): boolean {
+  if (/\b(?:Bearer|Basic|token)\s+\$/i.test(value)) return true;
+  for (const match of value.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g)) {
+    if (isSecretName(match[1] ?? match[2] ?? "")) return true;
+  }
+  return false;
 }
