@@ -112,7 +112,7 @@ describe("doctorCommand", () => {
     dirs.push(dir);
     const file = path.join(dir, ".mcp.json");
     const echoAll =
-      "console.error(process.argv.slice(1).join(' ') + ' ' + process.env.API_KEY); process.exit(3)";
+      "console.error(process.argv.slice(1).join(' ') + ' ' + process.env.API_KEY + ' ' + process.env.HEADER + ' ' + process.env.OTHER); process.exit(3)";
     const config = {
       mcpServers: {
         leaky: {
@@ -125,20 +125,33 @@ describe("doctorCommand", () => {
             "postgresql://user:S3cretPass@db.example/app",
             "OPENAI_API_KEY=plainsecretvalue",
           ],
-          env: { API_KEY: "${MY_KEY}" },
+          env: { API_KEY: "${MY_KEY}", HEADER: "Bearer ${MY_T}", OTHER: "${GH_TOKEN_X}" },
         },
       },
     };
     writeFileSync(file, JSON.stringify(config));
     const result = await runBouncer("doctor", ["--config", file], {
       cwd: dir,
-      env: { PATH: "/usr/bin:/bin", HOME: dir, MY_KEY: "expanded-secret-from-env" },
+      env: {
+        PATH: "/usr/bin:/bin",
+        HOME: dir,
+        MY_KEY: "expanded-secret-from-env",
+        MY_T: "bearer-secret-xyz-123",
+        GH_TOKEN_X: "token-from-named-var-456",
+      },
       doctor: { timeoutMs: 20_000 },
     });
     expect(result.code).toBe(1);
     const shown = result.stdout + result.stderr;
     expect(shown).toContain("  | ********");
-    for (const secret of ["expanded-secret-from-env", "hunter2hunter2", "S3cretPass", "plainsecretvalue"]) {
+    for (const secret of [
+      "expanded-secret-from-env",
+      "bearer-secret-xyz-123",
+      "token-from-named-var-456",
+      "hunter2hunter2",
+      "S3cretPass",
+      "plainsecretvalue",
+    ]) {
       expect(shown).not.toContain(secret);
     }
   });
