@@ -6,7 +6,8 @@
  * absolute path is written because clients start servers with a short PATH (field case F10); on
  * Windows only a real `bouncer.exe` counts (a `.cmd` shim would need `cmd /c`, F09) — else the running
  * executable when it is the compiled Bouncer binary; else, running from source, the absolute path of
- * the Bun (or Node) executable with the absolute path of `src/cli.ts` as the first argument.
+ * the Bun (or Node) executable with the absolute path of `src/cli.ts` as the script, after the flags
+ * that keep Bun from reading the client's working folder ({@link sourceRuntimeFlags}).
  *
  * Source: SPEC §5.2 ("`command` = the Bouncer launcher"), field cases F09, F10.
  * @module
@@ -49,7 +50,31 @@ export function findLauncher(context: LauncherContext): Launcher {
     .toLowerCase()
     .replace(/\.exe$/, "");
   if (!RUNTIMES.has(base)) return { command: context.execPath, prefixArgs: [] };
-  return { command: context.execPath, prefixArgs: [context.cliPath ?? sourceCliPath()] };
+  const cli = context.cliPath ?? sourceCliPath();
+  return { command: context.execPath, prefixArgs: [...sourceRuntimeFlags(base, cli, context.platform), cli] };
+}
+
+/**
+ * The flags that keep Bun from reading the client's working folder when it starts Bouncer from a
+ * checkout: a project's `.env` (it could move `BOUNCER_HOME`), its `bunfig.toml` (a `preload` runs
+ * code before Bouncer) and its `tsconfig.json` (its `paths` could redirect Bouncer's imports). The
+ * checkout's own files are used instead — what the compiled binary does by not reading them at all.
+ *
+ * Source: SPEC §5.2 (the launcher), §6 (what the executable reads); the brief ("fail closed").
+ * @param runtime - The runtime's base name (`bun`, `node`...); only Bun reads these files.
+ * @param cli - The absolute path of the checkout's `src/cli.ts`.
+ * @param platform - For path handling.
+ * @returns The flags, before the script.
+ */
+export function sourceRuntimeFlags(runtime: string, cli: string, platform: NodeJS.Platform): string[] {
+  if (runtime !== "bun" && runtime !== "bunx") return [];
+  const root = pathFor(platform).dirname(pathFor(platform).dirname(cli));
+  const paths = pathFor(platform);
+  return [
+    "--no-env-file",
+    `--config=${paths.join(root, "bunfig.toml")}`,
+    `--tsconfig-override=${paths.join(root, "tsconfig.json")}`,
+  ];
 }
 
 /**

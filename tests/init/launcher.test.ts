@@ -1,8 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { findExecutable, findLauncher, launcherProblem, sourceCliPath } from "../../src/init/launcher.ts";
+import {
+  findExecutable,
+  findLauncher,
+  launcherProblem,
+  sourceCliPath,
+  sourceRuntimeFlags,
+} from "../../src/init/launcher.ts";
 import type { ConfigEntry } from "../../src/init/types.ts";
 import { parseWrappedArgs } from "../../src/init/wrapped-args.ts";
 
@@ -45,7 +51,10 @@ describe("findLauncher()", () => {
       platform: "linux",
       execPath: bun,
     });
-    expect(launcher).toEqual({ command: bun, prefixArgs: [sourceCliPath()] });
+    expect(launcher).toEqual({
+      command: bun,
+      prefixArgs: [...sourceRuntimeFlags("bun", sourceCliPath(), "linux"), sourceCliPath()],
+    });
     expect(path.isAbsolute(sourceCliPath())).toBe(true);
     expect(sourceCliPath()).toEndWith(`${path.sep}src${path.sep}cli.ts`);
   });
@@ -57,7 +66,42 @@ describe("findLauncher()", () => {
       execPath: "/x/node_modules/bun/bin/bun.exe",
       cliPath: "/c.ts",
     });
-    expect(launcher.prefixArgs).toEqual(["/c.ts"]);
+    expect(launcher.prefixArgs.at(-1)).toBe("/c.ts");
+    expect(launcher.prefixArgs).toContain("--no-env-file");
+  });
+
+  test("sourceRuntimeFlags() gives Bun the checkout's bunfig.toml and tsconfig.json and no .env, and Node nothing", () => {
+    expect(sourceRuntimeFlags("bun", "/co/src/cli.ts", "linux")).toEqual([
+      "--no-env-file",
+      "--config=/co/bunfig.toml",
+      "--tsconfig-override=/co/tsconfig.json",
+    ]);
+    expect(sourceRuntimeFlags("node", "/co/src/cli.ts", "linux")).toEqual([]);
+  });
+
+  test("the from-source launcher started in a hostile project folder runs none of its bunfig.toml preload and reads none of its .env", async () => {
+    const project = mkdtempSync(path.join(tmpdir(), "bouncer-hostile-"));
+    writeFileSync(
+      path.join(project, "evil.ts"),
+      'require("node:fs").writeFileSync(process.env.MARK ?? "/dev/null", "ran");\n',
+    );
+    writeFileSync(path.join(project, "bunfig.toml"), 'preload = ["./evil.ts"]\n');
+    const mark = path.join(project, "preload-ran");
+    // A BOUNCER_HOME that is a file: read from .env, it would make `pins list` fail.
+    writeFileSync(path.join(project, "not-a-folder"), "");
+    writeFileSync(path.join(project, ".env"), `BOUNCER_HOME=${path.join(project, "not-a-folder")}\n`);
+    const launcher = findLauncher({ env: {}, platform: process.platform, execPath: process.execPath });
+    const { BOUNCER_HOME: _unset, ...env } = process.env;
+    const child = Bun.spawn([launcher.command, ...launcher.prefixArgs, "pins", "list"], {
+      cwd: project,
+      env: { ...env, MARK: mark, HOME: path.join(project, "home") },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(await child.exited).toBe(0);
+    expect(await new Response(child.stdout).text()).toBe("No pins yet\n");
+    expect(existsSync(mark)).toBe(false);
+    rmSync(project, { recursive: true, force: true });
   });
 });
 
