@@ -159,7 +159,8 @@ export function comparePins(
 }
 
 function acceptHint(input: CallInput): string {
-  return `accept it with: bouncer pins accept ${renderUntrusted(input.server)} ${renderUntrusted(input.tool)}`;
+  const server = renderUntrusted(input.server);
+  return `review it with: bouncer pins list ${server}; accept it with: bouncer pins accept ${server} ${renderUntrusted(input.tool)}`;
 }
 
 /**

@@ -37,7 +37,16 @@ export function runPinsList(
       cwd: file.cwd,
       file: path,
       tools: file.tools.map(({ name, hash, at }) => ({ name, hash, at })),
-      pending: file.pending.map(({ name, hash, at, kind }) => ({ name, hash, at, kind })),
+      pending: file.pending.map((record) => ({
+        name: record.name,
+        hash: record.hash,
+        at: record.at,
+        kind: record.kind,
+        change: acceptedChange(
+          record,
+          file.tools.find((tool) => tool.name === record.name),
+        ),
+      })),
     }));
     io.out(`${JSON.stringify(list)}\n`);
     return unreadable.length > 0 ? 1 : 0;
@@ -79,8 +88,19 @@ export function runPinsList(
   if (shared.size > 0) {
     io.out("[id]: one server name pinned for several commands or working directories (--json shows each)\n");
   }
+  // What accepting would change, shown before anything is accepted (a client that cannot ask
+  // leaves `pins accept` as the only way through: the person reviews here first).
+  for (const { file } of servers) {
+    for (const record of file.pending) {
+      const pinned = file.tools.find((tool) => tool.name === record.name);
+      io.out(
+        `\nPending ${pinned === undefined ? "new" : "changed"} tool ${safeName(record.name)} of server ${safeName(file.server)}:\n`,
+      );
+      io.out(`${indent(acceptedChange(record, pinned))}\n`);
+    }
+  }
   const pending = servers.some(({ file }) => file.pending.length > 0);
-  if (pending) io.out("Accept a pending definition with: bouncer pins accept SERVER TOOL\n");
+  if (pending) io.out("\nAccept a pending definition with: bouncer pins accept SERVER TOOL\n");
   return unreadable.length > 0 ? 1 : 0;
 }
 
@@ -88,9 +108,9 @@ export function runPinsList(
 const TERMINAL_LIMITS = { maxLines: 200, maxChars: 2000 } as const;
 
 /**
- * What accepting a definition changed, as an ask shows it: the difference from the pin it replaced,
- * or for a new tool the difference from no definition at all (its description lines, properties
- * and annotations, all as added).
+ * What accepting a definition changes (or changed), as an ask shows it, with a terminal's limits:
+ * the difference from the pin it replaces, or for a new tool the difference from no definition at
+ * all (its description lines, properties and annotations, all as added).
  * @param record - The accepted definition.
  * @param replaced - The pin it replaced, if any.
  * @returns Multi-line text, untrusted text rendered safely.
