@@ -13,6 +13,7 @@ import {
   checkToolsSection,
   checkVersion,
 } from "./check-sections.ts";
+import { editDistance } from "./closest-key.ts";
 import { addIssue, describeNode, mappingEntries, type PolicySource } from "./policy-source.ts";
 import type {
   CheckPolicyResult,
@@ -69,14 +70,45 @@ export function checkPolicySource(source: PolicySource): CheckPolicyResult {
             message: `key "match" is only for packs (use "tools: { match: ... }" for a tool named "match")`,
           });
           break;
-        default:
-          addToolEntry(source, entry, scope);
+        default: {
+          // `default:` for `defaults:` would pass as a tool whose keys all happen to be valid: a
+          // top-level name one or two letters from a section is refused, naming both readings.
+          const section = misspeltSection(entry.name);
+          if (section !== undefined) {
+            addIssue(source, {
+              key: entry.name,
+              at: entry.keyNode,
+              code: "unknown_key",
+              message: `top-level key "${entry.name}" would be read as a tool: did you mean "${section}"? (a tool of that name goes under "tools:")`,
+              suggestion: section,
+            });
+          } else addToolEntry(source, entry, scope);
+        }
       }
     }
   }
   const issues = sortIssues(source.issues);
   if (issues) return { ok: false, issues };
   return { ok: true, policy: { file: fileName, defaults, servers, tools } };
+}
+
+/** The sections of a policy file: a top-level key close to one of them is a typo, not a tool. */
+const SECTIONS = ["version", "defaults", "servers", "tools"] as const;
+
+/**
+ * The section a top-level key was probably meant to be: at most one edit from a section name, or two
+ * for names of seven letters or more (`default`, `server`, `tool`, `defualts`).
+ *
+ * Source: SPEC §4.2 (strict validation, "closest key suggested").
+ * @param name - A top-level key that is no section.
+ * @returns The section, or undefined.
+ */
+function misspeltSection(name: string): string | undefined {
+  const key = name.toLowerCase();
+  for (const section of SECTIONS) {
+    if (key === section || editDistance(key, section) <= (section.length >= 7 ? 2 : 1)) return section;
+  }
+  return undefined;
 }
 
 /**

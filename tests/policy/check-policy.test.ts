@@ -521,6 +521,25 @@ describe("checkPolicy() against hostile YAML", () => {
     expect(result.issues.map((issue) => issue.code)).toEqual(["duplicate_key"]);
   });
 
+  test.each([
+    ["default", "defaults"],
+    ["Defaults", "defaults"],
+    ["defualts", "defaults"],
+    ["server", "servers"],
+    ["tool", "tools"],
+    ["verison", "version"],
+  ])("checkPolicy() refuses a top-level %p that would be read as a tool, suggesting %p", (name, section) => {
+    const result = checkPolicy(`${name}:\n  on_tainted: ask\n`, "p.yaml");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues[0]).toMatchObject({ code: "unknown_key", suggestion: section, line: 1, column: 1 });
+    expect(result.issues[0]?.message).toContain(`did you mean "${section}"?`);
+  });
+
+  test("checkPolicy() still takes such a name as a tool under tools:", () => {
+    expect(checkPolicy("tools:\n  server: { action: deny }\n", "p.yaml").ok).toBe(true);
+  });
+
   test("checkPolicy() says once, in words, that a file nests too deeply for the parser's stack", () => {
     const result = checkPolicy(`a: ${"[".repeat(200_000)}${"]".repeat(200_000)}\n`, "deep.yaml");
     expect(result.ok).toBe(false);
