@@ -158,6 +158,8 @@ export async function runProxy(
   let clientWriter: MessageWriter | undefined;
   let relay: Relay | undefined;
   let stopping = false;
+  /** Set once the upstream has exited or could not start. */
+  let upstreamFailed = false;
   /** Aborted by a signal that arrives while the session is already shutting down. */
   const hurry = new AbortController();
   let resolveExit: (code: number) => void = noop;
@@ -286,6 +288,7 @@ export async function runProxy(
    */
   async function upstreamGone(failure: UpstreamFailure): Promise<void> {
     if (stopping) return;
+    upstreamFailed = true;
     log(failure.message);
     const told = await live.upstreamGone(failure);
     // With nothing pending, a client past its handshake learns it from the closed pipe; before the
@@ -334,7 +337,8 @@ export async function runProxy(
   const onData = (chunk: Uint8Array): void => clientFramer.push(chunk);
   const onEnd = (): void => {
     clientFramer.end();
-    void shutdown("client_closed", 0);
+    // A session whose upstream died ends non-zero, told or not (SPEC §3.3).
+    void shutdown("client_closed", upstreamFailed ? 1 : 0);
   };
   io.stdin.on("data", onData);
   io.stdin.on("end", onEnd);

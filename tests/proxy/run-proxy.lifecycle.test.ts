@@ -166,6 +166,22 @@ describe("bouncer run life cycle", () => {
   );
 
   test(
+    "bouncer run exits 1 when its upstream died before the client said anything and the client then leaves",
+    async () => {
+      const { command, args } = bouncerCommand("cli", ["--upstream-name", "die", "--", "sh", "-c", "exit 3"]);
+      const session = startLines(command, args, { BOUNCER_HOME: home });
+      await waitUntil(
+        () => session.stderr().includes('Upstream "die" exited (code 3)'),
+        20_000,
+        "the exit is logged",
+      );
+      session.child.stdin?.end();
+      expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(1);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
     "bouncer run --config starts the upstream stashed in the client config and relays its initialize answer",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "bouncer-config-"));
