@@ -75,7 +75,10 @@ export async function runDoctor(
     }
   }
   const rows = await checkAll(jobs, { environment, options });
-  io.out(request.json ? renderDoctorJson(rows) : renderDoctorTable(rows));
+  // "No MCP servers" after a file could not be read would only repeat the error, less exactly.
+  if (request.json || rows.length > 0 || !unreadable) {
+    io.out(request.json ? renderDoctorJson(rows) : renderDoctorTable(rows));
+  }
   if (unreadable) return 2;
   return rows.some((row) => row.status === "error") ? 1 : 0;
 }

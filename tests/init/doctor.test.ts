@@ -176,6 +176,15 @@ describe("doctorCommand", () => {
     await waitUntil(() => !pids.some(isAlive), 10_000, "no process of the server's tree remains");
   }, 60_000);
 
+  test("doctorCommand --config on a missing file prints only the error and exits 2", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const result = await runBouncer("doctor", ["--config", path.join(dir, "nope.json")], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("no such file");
+    expect(result.stdout).toBe("");
+  });
+
   test.each([
     [["--bogus"], 'unknown flag "--bogus"'],
     [["--client", "nope"], 'Unknown client "nope"'],
