@@ -9,6 +9,7 @@
  */
 
 import type { ArgDef, ArgsDef } from "citty";
+import { closestKey } from "../policy/closest-key.ts";
 import { BouncerError } from "./errors.ts";
 
 /** Options of {@link assertKnownArgs}. */
@@ -120,9 +121,11 @@ export function assertKnownArgs(
       def = undefined;
     }
     if (def === undefined) {
+      const near = closestKey(name, [...table.keys()].filter((flag) => flag.length > 1));
+      const guess = near === undefined ? "" : ` (did you mean "--${near}"?)`;
       throw new BouncerError(
         "UNKNOWN_FLAG",
-        `Cannot run "${command}": unknown flag "${token.split("=")[0] ?? token}": ${hint}`,
+        `Cannot run "${command}": unknown flag "${token.split("=")[0] ?? token}"${guess}: ${hint}`,
       );
     }
     if (def.type === "boolean") {

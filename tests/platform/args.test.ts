@@ -69,6 +69,15 @@ describe("assertKnownArgs()", () => {
     );
   });
 
+  test("assertKnownArgs() suggests the closest flag for a misspelt one, and none for a word far from all", () => {
+    expect(() =>
+      assertKnownArgs(["s.jsonl", "--polcy", "p.yaml"], ARGS, { command: "bouncer replay" }),
+    ).toThrow('unknown flag "--polcy" (did you mean "--policy"?)');
+    expect(() => assertKnownArgs(["s.jsonl", "--zzzzzz"], ARGS, { command: "bouncer replay" })).toThrow(
+      'unknown flag "--zzzzzz": run',
+    );
+  });
+
   test("assertKnownArgs() names an enum flag's accepted values, in the style of every other usage error", () => {
     expect(() => assertKnownArgs(["s.jsonl", "--ask", "maybe"], ARGS, { command: "bouncer replay" })).toThrow(
       'Cannot run "bouncer replay": flag "--ask" must be one of deny, allow, got "maybe": run "bouncer replay --help" for the accepted flags',
