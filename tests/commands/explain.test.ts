@@ -80,6 +80,17 @@ describe("runExplain()", () => {
     );
   });
 
+  test("runExplain() says when no policy file or pack names the tool (a misspelt name), and not otherwise", async () => {
+    const named = memoryIo({ cwd: REPO });
+    await runExplain({ policies: [POLICY], tool: "send_emial" }, named.io);
+    expect(named.stdout()).toContain(
+      "No policy file or pack names send_emial: every rule above is a default",
+    );
+    const known = memoryIo({ cwd: REPO });
+    await runExplain({ policies: [POLICY], tool: "send_email" }, known.io);
+    expect(known.stdout()).not.toContain("No policy file or pack names");
+  });
+
   test("runExplain() without --server applies no pack", async () => {
     const result = await explain({ tool: "send_email" });
     expect(result.packs).toEqual([]);
