@@ -136,8 +136,10 @@ function firstPatternDenial(input: CallInput): Reason | undefined {
  */
 export const ACTION_IDENTITY = "action:";
 
-/** Argument leaves shown beyond this many are counted, not listed. */
-const MAX_ARGUMENT_LINES = 40;
+/** Top-level arguments listed at most; the rest are counted. */
+const MAX_ARGUMENTS = 40;
+/** Leaves listed at most per top-level argument; the rest of it are counted on a line of their own. */
+const MAX_LEAVES_PER_ARGUMENT = 8;
 
 /**
  * A leaf value on one line: a string as an untrusted string (with its end when cut); a number,
@@ -150,19 +152,29 @@ function renderArgumentValue(value: JsonValue): string {
 }
 
 /**
- * The arguments of a call for a question, one line per leaf (`options.target: "production"`), so
- * that no argument, nested or not, hides behind a long one; a string cut at 200 characters shows its
- * end too; beyond 40 leaves, the rest are counted.
+ * The arguments of a call for a question, one line per leaf (`options.target: "production"`):
+ * every top-level argument gets its own lines (at most 8 leaves each, the rest of it counted), so
+ * no argument, nested or not, hides behind a long one; a string cut at 200 characters shows its end
+ * too; beyond 40 top-level arguments, the rest are counted.
  *
  * Source: SPEC §2.4 (`action: ask`), §3.4 ("Rendering untrusted strings").
  * @param args - The call's arguments.
  * @returns The lines, each starting with a line feed and two spaces (`\n  repo: "x"`).
  */
 export function argumentLines(args: Readonly<Record<string, JsonValue>>): string {
-  if (Object.keys(args).length === 0) return "\n  (no arguments)";
-  const { leaves, more } = jsonLeaves(args as JsonValue, MAX_ARGUMENT_LINES);
-  const lines = leaves.map(({ path, value }) => `\n  ${renderName(path)}: ${renderArgumentValue(value)}`);
-  return lines.join("") + (more > 0 ? `\n  … and ${more} more arguments not shown` : "");
+  const keys = Object.keys(args);
+  if (keys.length === 0) return "\n  (no arguments)";
+  const lines: string[] = [];
+  for (const key of keys.slice(0, MAX_ARGUMENTS)) {
+    const { leaves, more } = jsonLeaves({ [key]: args[key] as JsonValue }, MAX_LEAVES_PER_ARGUMENT);
+    for (const { path, value } of leaves)
+      lines.push(`\n  ${renderName(path)}: ${renderArgumentValue(value)}`);
+    if (more > 0)
+      lines.push(`\n  … and ${more} more ${more === 1 ? "value" : "values"} of ${renderName(key)} not shown`);
+  }
+  const rest = keys.length - MAX_ARGUMENTS;
+  if (rest > 0) lines.push(`\n  … and ${rest} more ${rest === 1 ? "argument" : "arguments"} not shown`);
+  return lines.join("");
 }
 
 /**

@@ -66,6 +66,14 @@ describe("evaluateConstraints() action", () => {
     expect(lines[4]).toBe("  n: 5");
   });
 
+  test("evaluateConstraints() shows every top-level argument of an action: ask, after a long list too", () => {
+    const rules = makeRules({ tool: "echo", action: sourced("ask") });
+    const args = { padding: Array.from({ length: 40 }, () => 0), text: "DROP DATABASE prod" };
+    const message = evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message ?? "";
+    expect(message).toContain("  … and 32 more values of padding not shown");
+    expect(message).toContain('  text: "DROP DATABASE prod"');
+  });
+
   test("evaluateConstraints() counts the arguments of an action: ask beyond 40", () => {
     const rules = makeRules({ tool: "run_job", action: sourced("ask") });
     const args = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`a${i}`, i]));
