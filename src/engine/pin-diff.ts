@@ -123,29 +123,52 @@ export function diffToolDefinitions(pinned: ToolDefinition, current: ToolDefinit
     descriptionLines: descriptionChanged
       ? diffLines(splitLines(pinned.description), splitLines(current.description))
       : [],
-    fieldLines: diffLines(fieldText(pinned), fieldText(current)),
+    fieldLines: fieldLines(pinned, current),
     annotationKeys: keys,
   };
 }
 
-/** Leaves of a definition compared at most (a hostile upstream's schema can be huge). */
+/** Leaves of one field compared at most (a hostile upstream's schema can be huge). */
 const MAX_FIELD_LINES = 10_000;
+/** The fields compared leaf by leaf, each with its own budget. */
+const FIELDS = ["title", "inputSchema", "outputSchema", "annotations"] as const;
 
 /**
- * A definition's fields other than its name and description — title, input and output schema,
- * annotations — as one line per leaf, `path: JSON value` with keys sorted
- * (`inputSchema.properties.to.description: "The recipient."`), so that a line diff names what
- * changed inside them; past 10,000 leaves, a first line says how many more were not compared.
+ * One field of a definition (title, input or output schema, annotations) as one line per leaf,
+ * `path: JSON value` with keys sorted (`inputSchema.properties.to.description: "The recipient."`),
+ * so that a line diff names what changed inside it; at most 10,000 leaves.
  */
-function fieldText(def: ToolDefinition): string[] {
-  const fields: JsonObject = {};
-  for (const key of ["title", "inputSchema", "outputSchema", "annotations"] as const) {
-    const value = (def as unknown as JsonObject)[key];
-    if (value !== undefined) fields[key] = JSON.parse(canonicalJson(value)) as JsonValue;
+function fieldText(def: ToolDefinition, field: (typeof FIELDS)[number]): { lines: string[]; cut: boolean } {
+  const value = (def as unknown as JsonObject)[field];
+  if (value === undefined) return { lines: [], cut: false };
+  const { leaves, more } = jsonLeaves(
+    { [field]: JSON.parse(canonicalJson(value)) as JsonValue },
+    MAX_FIELD_LINES,
+  );
+  return { lines: leaves.map(({ path, value: leaf }) => `${path}: ${JSON.stringify(leaf)}`), cut: more > 0 };
+}
+
+/**
+ * The changed leaves of every field but the name and description. A field that changed where no
+ * leaf was compared (past 10,000) gets a line saying so, first: a change is never shown as nothing.
+ */
+function fieldLines(pinned: ToolDefinition, current: ToolDefinition): PinDiffLine[] {
+  const lines: PinDiffLine[] = [];
+  for (const field of FIELDS) {
+    const before = fieldText(pinned, field);
+    const after = fieldText(current, field);
+    const changed = diffLines(before.lines, after.lines);
+    const differs = !same(
+      (pinned as unknown as JsonObject)[field],
+      (current as unknown as JsonObject)[field],
+    );
+    if (differs && (changed.length === 0 || before.cut || after.cut)) {
+      lines.push({
+        op: "added",
+        text: `(${field} has more than ${MAX_FIELD_LINES} leaves: its change is not all shown)`,
+      });
+    }
+    lines.push(...changed);
   }
-  const { leaves, more } = jsonLeaves(fields, MAX_FIELD_LINES);
-  const lines = leaves.map(({ path, value }) => `${path}: ${JSON.stringify(value)}`);
-  // First, where a reader of the first lines sees it.
-  if (more > 0) lines.unshift(`(${more} more leaves not compared)`);
   return lines;
 }
