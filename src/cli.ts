@@ -16,6 +16,7 @@
  * @module
  */
 
+import { fstatSync } from "node:fs";
 import type { ArgsDef, CommandDef, CommandMeta } from "citty";
 import packageJson from "../package.json" with { type: "json" };
 import { type CommandIo, processIo } from "./commands/io.ts";
@@ -329,14 +330,29 @@ function report(error: unknown, options: { readonly io: CommandIo; readonly comm
 /** How long a finished command may wait for handles it left open before it is ended (ms). */
 const EXIT_FALLBACK_MS = 3000;
 
+/**
+ * Whether standard output is a pipe or a socket: there, output waits in the process for the
+ * reader, however slow (`| less`), and ending the process early would drop it.
+ * @returns True for a FIFO or a socket.
+ */
+function stdoutIsPipe(): boolean {
+  try {
+    const stats = fstatSync(1);
+    return stats.isFIFO() || stats.isSocket();
+  } catch {
+    return false;
+  }
+}
+
 if (import.meta.main) {
   const argv = process.argv.slice(2);
   const code = await main(argv);
   if (argv[0] === "run") process.exit(code);
   // Output to a pipe whose reader is slow is still inside the process: `process.exit` would drop
   // it (`audit --json | slow` lost most of its lines), so the process ends on its own once it is
-  // written. Something left open would keep it alive: ended after a moment then. `run` flushes its
-  // own output and ends at once (SPEC §3.3).
+  // written. To a terminal or a file, output is written at once: there, anything left open cannot
+  // keep a finished command alive past a moment. `run` flushes its own output and ends at once
+  // (SPEC §3.3).
   process.exitCode = code;
-  setTimeout(() => process.exit(code), EXIT_FALLBACK_MS).unref();
+  if (!stdoutIsPipe()) setTimeout(() => process.exit(code), EXIT_FALLBACK_MS).unref();
 }

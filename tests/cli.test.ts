@@ -122,7 +122,8 @@ describe("bouncer (subprocess)", () => {
       });
     writeFileSync(log, `${Array.from({ length: 6000 }, (_, i) => record(i)).join("\n")}\n`);
     const cli = `"${process.execPath}" "${join(REPO, "src", "cli.ts")}" audit --json --audit-log "${log}"`;
-    const child = Bun.spawn(["sh", "-c", `${cli} | (sleep 0.5; wc -l)`], {
+    // Longer than any fallback a finished command has for handles it left open (3 s).
+    const child = Bun.spawn(["sh", "-c", `${cli} | (sleep 4; wc -l)`], {
       stdout: "pipe",
       env: { ...process.env, BOUNCER_HOME: dir },
     });
