@@ -8,6 +8,7 @@
  */
 
 import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { BouncerError } from "./errors.ts";
 import { type ResolveCommandOptions, resolveCommand } from "./resolve-command.ts";
@@ -92,6 +93,14 @@ export function spawnUpstream(spec: UpstreamSpec, options: SpawnUpstreamOptions)
   const env = upstreamEnvironment(options.baseEnv ?? process.env, spec.envOverrides);
   const resolved = resolveCommand({ command: spec.command, args: spec.args, cwd: spec.cwd, env }, options);
   const platform = options.platform ?? (process.platform === "win32" ? "win32" : "posix");
+  // A missing working folder fails the spawn with the runtime's ENOENT naming the command, not the
+  // folder (and in Bun, as an error event after the call): said in words first.
+  if (!isFolder(spec.cwd)) {
+    throw new BouncerError(
+      "UPSTREAM_SPAWN_FAILED",
+      `Cannot start upstream "${spec.command}": its working folder "${spec.cwd}" does not exist or is not a folder`,
+    );
+  }
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn(resolved.file, [...resolved.args], {
@@ -111,6 +120,8 @@ export function spawnUpstream(spec: UpstreamSpec, options: SpawnUpstreamOptions)
   }
   const { stdin, stdout, stderr } = child;
   if (stdin === null || stdout === null || stderr === null || child.pid === undefined) {
+    // The spawn's own error event follows: without a listener it would end Bouncer.
+    child.on("error", () => {});
     child.kill("SIGKILL");
     throw new BouncerError(
       "UPSTREAM_SPAWN_FAILED",
@@ -143,4 +154,17 @@ export function spawnUpstream(spec: UpstreamSpec, options: SpawnUpstreamOptions)
     hasExited: () => done,
     stderrTail: drain.tail,
   };
+}
+
+/**
+ * Whether a path is an existing folder.
+ * @param path - An absolute path.
+ * @returns True for a folder (a symlink to one included).
+ */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

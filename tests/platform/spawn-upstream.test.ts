@@ -16,6 +16,16 @@ function output(stream: NodeJS.ReadableStream): Promise<string> {
 }
 
 describe("spawnUpstream", () => {
+  test("spawnUpstream() refuses a working folder that does not exist, naming it (no stray error event)", () => {
+    const cwd = `${tmpdir()}/bouncer-no-such-folder-${process.pid}`;
+    expect(() =>
+      spawnUpstream(
+        { name: "x", command: process.execPath, args: ["-e", "1"], cwd },
+        { writeStderr: () => {} },
+      ),
+    ).toThrow(`its working folder "${cwd}" does not exist or is not a folder`);
+  });
+
   test(
     "spawnUpstream() gives the full inherited environment plus overrides, and the configured cwd (F10, F15)",
     async () => {
