@@ -66,14 +66,20 @@ function formsOf(secret: string): string[] {
 /** A word character: a form is replaced only where it does not continue a word (`date` in `update`). */
 const WORD = /[\p{L}\p{N}_]/u;
 
+/**
+ * Replaces a form wherever it occurs; a short one (under 8 characters: `date`) only where it does
+ * not continue a word (`update`), a longer one anywhere (`-ps3cretpass`).
+ */
 function replaceWhole(text: string, form: string): string {
+  const short = form.length < MIN_SECRET_PIECE;
   let out = "";
   let from = 0;
   for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
     const before = text[at - 1] ?? "";
     const after = text[at + form.length] ?? "";
     const glued =
-      (WORD.test(form[0] ?? "") && WORD.test(before)) || (WORD.test(form.at(-1) ?? "") && WORD.test(after));
+      short &&
+      ((WORD.test(form[0] ?? "") && WORD.test(before)) || (WORD.test(form.at(-1) ?? "") && WORD.test(after)));
     if (glued || at < from) continue;
     out += `${text.slice(from, at)}${REDACTED}`;
     from = at + form.length;
@@ -83,8 +89,8 @@ function replaceWhole(text: string, form: string): string {
 
 /**
  * Replaces each secret value in a text with `"[redacted]"` — as written, as a question or reason
- * renders it, and by its pieces (see {@link secretValues}) — where it does not continue a word, then
- * redacts tokens as `redactText` does.
+ * renders it, by its pieces, and by its start where a message cut it (a short one only where it
+ * does not continue a word) — then redacts tokens as `redactText` does.
  *
  * Source: SPEC §3.5 (redaction of `reason` and `evidence`), §3.4 (rendering).
  * @param text - A reason, an excerpt, or any text that may quote the arguments.
@@ -93,6 +99,25 @@ function replaceWhole(text: string, form: string): string {
  */
 export function redactTextOf(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) for (const form of formsOf(secret)) out = replaceWhole(out, form);
+  for (const secret of secrets) {
+    for (const form of formsOf(secret)) out = replaceWhole(out, form);
+    out = redactCutPrefix(out, secret);
+  }
   return redactText(out);
+}
+
+/**
+ * A secret inside a longer value that a message cut at 200 characters shows only the start of
+ * (`…&k=sk_live_ABCD…`): any start of 8 characters or more right before the cut mark is redacted.
+ */
+function redactCutPrefix(text: string, secret: string): string {
+  if (!text.includes("…") || secret.length <= MIN_SECRET_PIECE) return text;
+  let out = text;
+  for (const form of new Set([secret, renderUntrusted(secret).slice(1, -1)])) {
+    for (let length = form.length - 1; length >= MIN_SECRET_PIECE; length -= 1) {
+      const cut = `${form.slice(0, length)}…`;
+      if (out.includes(cut)) out = out.replaceAll(cut, `${REDACTED}…`);
+    }
+  }
+  return out;
 }

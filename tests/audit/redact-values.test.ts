@@ -43,6 +43,21 @@ describe("redactTextOf()", () => {
     expect(redacted).toContain("[redacted]");
   });
 
+  test("redactTextOf() replaces a long secret glued to other text too", () => {
+    const reason = 'Argument "text" = "mysql -uroot -ps3cretpass prod" does not match safe';
+    expect(redactTextOf(reason, secretValues({ password: "s3cretpass" }))).toBe(
+      'Argument "text" = "mysql -uroot -p[redacted] prod" does not match safe',
+    );
+  });
+
+  test("redactTextOf() replaces the start of a secret that a longer value's cut ends in", () => {
+    const secret = "sk_live_ABCDEFGHIJKLMNOPQRSTUVWX";
+    const reason = `Destination "https://pay.example/${"x".repeat(170)}&k=sk_live_ABCDEFGHIJKLMN…" in url`;
+    const redacted = redactTextOf(reason, secretValues({ api_key: secret }));
+    expect(redacted).not.toContain("sk_live_ABCDEFGH");
+    expect(redacted).toContain("&k=[redacted]…");
+  });
+
   test("redactTextOf() replaces a short secret only where it does not continue a word", () => {
     expect(redactTextOf("update_record sorted by date", secretValues({ sort_key: "date" }))).toBe(
       "update_record sorted by [redacted]",
