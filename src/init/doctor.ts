@@ -160,12 +160,19 @@ async function checkEntry(
     for (const [key, value] of entry.env) {
       env[key] = expand(value);
       // A secret kept out of the file as `${VAR}` is as secret once filled in: by the entry's key,
-      // the variable's name (`${GH_TOKEN}`) or a credential scheme around it (`Bearer ${T}`).
-      if (env[key] !== value && (isSecretName(key) || holdsSecretPlaceholder(value))) secrets.push(env[key]);
+      // the variable's name (`${GH_TOKEN}`) or a credential around it (`Bearer ${T}`, a URL's
+      // password): the whole value and each variable's own value, which a server may print alone.
+      if (env[key] !== value && (isSecretName(key) || holdsSecretPlaceholder(value))) {
+        secrets.push(env[key], ...placeholderValues(value, environment.env));
+      }
+      secrets.push(...secretArgValues([env[key]]));
     }
     const cwd = entry.cwd === undefined ? workspace : path.resolve(workspace, expand(entry.cwd));
     const args = (entry.args ?? []).map(expand);
     secrets.push(...secretArgValues(args));
+    for (const arg of entry.args ?? []) {
+      if (holdsSecretPlaceholder(arg)) secrets.push(...placeholderValues(arg, environment.env));
+    }
     spec = { command: expand(entry.command ?? ""), args, env, cwd };
   } catch (error) {
     return { ...base, status: "skipped", detail: maskValues(String((error as Error).message), secrets) };
@@ -223,8 +230,29 @@ function workspaceFolder(file: string, cwd: string): string {
  */
 function holdsSecretPlaceholder(value: string): boolean {
   if (/\b(?:Bearer|Basic|token)\s+\$/i.test(value)) return true;
+  // A URL's password filled in: `postgres://app:${PGPASSWORD}@db/app`.
+  if (/:\/\/[^/\s:@]*:[^/\s@]*\$[^/\s@]*@/.test(value)) return true;
+  return placeholderNames(value).some((name) => isSecretName(name));
+}
+
+/** The variables a value refers to (`${VAR}`, `${env:VAR}`, `$VAR`). */
+function placeholderNames(value: string): string[] {
+  const names: string[] = [];
   for (const match of value.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g)) {
-    if (isSecretName(match[1] ?? match[2] ?? "")) return true;
+    names.push(match[1] ?? match[2] ?? "");
   }
-  return false;
+  return names;
+}
+
+/**
+ * The values the variables of a config value are filled in with.
+ * @param value - An `env` value or argument as written.
+ * @param env - The environment it is filled in from.
+ * @returns The values (unset variables skipped).
+ */
+function placeholderValues(value: string, env: Readonly<Record<string, string | undefined>>): string[] {
+  return placeholderNames(value).flatMap((name) => {
+    const filled = Object.hasOwn(env, name) ? env[name] : undefined;
+    return filled === undefined ? [] : [filled];
+  });
 }

@@ -44,6 +44,7 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
   "secret",
   "password",
   "passwd",
+  "pass",
   "pwd",
   "key",
   "apikey",
@@ -82,7 +83,8 @@ export function isSecretName(name: string): boolean {
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase()
     .split(/[^a-z0-9]+/);
-  return words.some((word) => SECRET_WORDS.has(word));
+  // `PGPASSWORD`, `MYSQL_PWD`-style words: a secret word at the end of a longer one counts too.
+  return words.some((word) => SECRET_WORDS.has(word) || /(?:password|passwd|secret|token)$/.test(word));
 }
 
 /**

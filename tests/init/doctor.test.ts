@@ -112,7 +112,7 @@ describe("doctorCommand", () => {
     dirs.push(dir);
     const file = path.join(dir, ".mcp.json");
     const echoAll =
-      "console.error(process.argv.slice(1).join(' ') + ' ' + process.env.API_KEY + ' ' + process.env.HEADER + ' ' + process.env.OTHER); process.exit(3)";
+      "console.error(process.argv.slice(1).join(' ') + ' ' + process.env.API_KEY + ' ' + process.env.HEADER + ' ' + process.env.OTHER + ' ' + process.env.MY_T + ' ' + process.env.DB_PASSWORD); process.exit(3)";
     const config = {
       mcpServers: {
         leaky: {
@@ -125,7 +125,12 @@ describe("doctorCommand", () => {
             "postgresql://user:S3cretPass@db.example/app",
             "OPENAI_API_KEY=plainsecretvalue",
           ],
-          env: { API_KEY: "${MY_KEY}", HEADER: "Bearer ${MY_T}", OTHER: "${GH_TOKEN_X}" },
+          env: {
+            API_KEY: "${MY_KEY}",
+            HEADER: "Bearer ${MY_T}",
+            OTHER: "${GH_TOKEN_X}",
+            DBURL: "postgres://app:${DB_PASSWORD}@db/app",
+          },
         },
       },
     };
@@ -138,6 +143,7 @@ describe("doctorCommand", () => {
         MY_KEY: "expanded-secret-from-env",
         MY_T: "bearer-secret-xyz-123",
         GH_TOKEN_X: "token-from-named-var-456",
+        DB_PASSWORD: "dbpassword999",
       },
       doctor: { timeoutMs: 20_000 },
     });
@@ -148,6 +154,7 @@ describe("doctorCommand", () => {
       "expanded-secret-from-env",
       "bearer-secret-xyz-123",
       "token-from-named-var-456",
+      "dbpassword999",
       "hunter2hunter2",
       "S3cretPass",
       "plainsecretvalue",
