@@ -21,7 +21,7 @@ import type { ArgsDef, CommandDef, CommandMeta } from "citty";
 import packageJson from "../package.json" with { type: "json" };
 import { type CommandIo, processIo } from "./commands/io.ts";
 import { assertKnownArgs } from "./platform/args.ts";
-import { BouncerError, exitCodeFor, isBouncerError } from "./platform/errors.ts";
+import { BouncerError, errorCode, exitCodeFor, isBouncerError } from "./platform/errors.ts";
 
 /** Any citty command (the argument types differ per command). */
 // biome-ignore lint/suspicious/noExplicitAny: citty's own SubCommandsDef uses CommandDef<any>
@@ -346,6 +346,15 @@ function stdoutIsPipe(): boolean {
 
 if (import.meta.main) {
   const argv = process.argv.slice(2);
+  if (argv[0] !== "run") {
+    // A reader that went away (`audit --follow | head -1`): stop at once and quietly, as a Unix tool
+    // on SIGPIPE does, instead of following into a closed pipe. (`run` handles its own pipes.)
+    process.stdout.on("error", (error) => {
+      if (errorCode(error) !== "EPIPE")
+        process.stderr.write(`bouncer: Cannot write the output: ${String(error)}\n`);
+      process.exit(errorCode(error) === "EPIPE" ? 0 : 1);
+    });
+  }
   const code = await main(argv);
   if (argv[0] === "run") process.exit(code);
   // Output to a pipe whose reader is slow is still inside the process: `process.exit` would drop

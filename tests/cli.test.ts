@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
@@ -128,6 +128,35 @@ describe("bouncer (subprocess)", () => {
       env: { ...process.env, BOUNCER_HOME: dir },
     });
     expect((await new Response(child.stdout).text()).trim()).toBe("6000");
+    expect(await child.exited).toBe(0);
+  }, 60_000);
+
+  test("bouncer audit --follow stops once its reader has gone and a record is written (no following into a closed pipe)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-follow-epipe-"));
+    const log = join(dir, "audit.jsonl");
+    const record = (seq: number): string =>
+      `${JSON.stringify({ ts: "2026-12-01T00:00:00.000Z", event: "noise", session: "s", seq, server: "m", bouncer: "0" })}\n`;
+    writeFileSync(log, record(0));
+    const child = Bun.spawn(
+      [process.execPath, join(REPO, "src", "cli.ts"), "audit", "--follow", "--json", "--audit-log", log],
+      {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { ...process.env, BOUNCER_HOME: dir },
+      },
+    );
+    const reader = child.stdout.getReader();
+    await reader.read();
+    await reader.cancel();
+    let exited = false;
+    void child.exited.then(() => {
+      exited = true;
+    });
+    for (let i = 1; i < 200 && !exited; i++) {
+      appendFileSync(log, record(i));
+      await Bun.sleep(50);
+    }
+    expect(exited).toBe(true);
     expect(await child.exited).toBe(0);
   }, 60_000);
 
