@@ -79,14 +79,23 @@ export class GroupStdioTransport implements Transport {
    * Writes one message to the server.
    * @param message - A JSON-RPC message.
    * @returns Once written to the pipe.
-   * @throws {Error} When the transport is not started.
+   * @throws {Error} When the transport is not started, is closed (`Not connected`), or the write fails.
    */
   async send(message: JSONRPCMessage): Promise<void> {
     const server = this.#server;
     if (server === undefined) throw new Error("The transport is not started");
-    await new Promise<void>((resolve) => {
-      if (server.stdin.write(serializeMessage(message))) resolve();
-      else server.stdin.once("drain", resolve);
+    // After close, or once the server's input is gone, a write would wait for a drain that never comes.
+    if (this.#closed || server.stdin.destroyed || server.stdin.writableEnded)
+      throw new Error("Not connected");
+    await new Promise<void>((resolve, reject) => {
+      const failed = (error: Error): void => reject(error);
+      server.stdin.once("error", failed);
+      const done = (): void => {
+        server.stdin.off("error", failed);
+        resolve();
+      };
+      if (server.stdin.write(serializeMessage(message))) done();
+      else server.stdin.once("drain", done);
     });
   }
 

@@ -16,7 +16,7 @@ const FS_ERROR_WORDS: Readonly<Record<string, string>> = {
   ENOENT: "no such file or folder",
   EROFS: "the file system is read-only",
   ENOSPC: "no space left on the device",
-  ENXIO: "it is a FIFO that nobody reads",
+  ENXIO: "it is a FIFO or a socket that nobody reads",
 };
 
 /**
