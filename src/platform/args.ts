@@ -121,7 +121,10 @@ export function assertKnownArgs(
       def = undefined;
     }
     if (def === undefined) {
-      const near = closestKey(name, [...table.keys()].filter((flag) => flag.length > 1));
+      const near = closestKey(
+        name,
+        [...table.keys()].filter((flag) => flag.length > 1),
+      );
       const guess = near === undefined ? "" : ` (did you mean "--${near}"?)`;
       throw new BouncerError(
         "UNKNOWN_FLAG",

@@ -69,7 +69,8 @@ describe("evaluateConstraints() action", () => {
   test("evaluateConstraints() shows every top-level argument of an action: ask, after a long list too", () => {
     const rules = makeRules({ tool: "echo", action: sourced("ask") });
     const args = { padding: Array.from({ length: 40 }, () => 0), text: "DROP DATABASE prod" };
-    const message = evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message ?? "";
+    const message =
+      evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message ?? "";
     expect(message).toContain("  … and 32 more values of padding not shown");
     expect(message).toContain('  text: "DROP DATABASE prod"');
   });
