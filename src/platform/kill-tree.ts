@@ -58,8 +58,9 @@ export function signalProcessTree(
   try {
     process.kill(-pid, signal);
     return true;
-  } catch (error) {
-    if (errorCode(error) === "ESRCH") return false;
+  } catch {
+    // No such group (yet: a child signalled before it made its own group) or no right to it: the
+    // child itself still gets the signal.
     try {
       process.kill(pid, signal);
       return true;

@@ -85,10 +85,12 @@ export async function stopUpstream(
   } catch {
     // Already closed.
   }
+  // The direct child counts until it has exited: its group may not exist yet.
+  const gone = (): boolean => upstream.hasExited() && !isProcessTreeAlive(upstream.pid, tree);
   try {
     if (graceMs > 0)
       await waitFor(() => upstream.hasExited() || hurriedAt !== undefined, { ms: graceMs, pollMs });
-    if (!isProcessTreeAlive(upstream.pid, tree)) return true;
+    if (gone()) return true;
     signalProcessTree(upstream.pid, "SIGTERM", tree);
     const termAt = performance.now();
     const killAt = (): number =>
@@ -96,13 +98,12 @@ export async function stopUpstream(
         termAt + killAfterMs,
         hurriedAt === undefined ? Number.POSITIVE_INFINITY : hurriedAt + hurryKillMs,
       );
-    const gone = (): boolean => !isProcessTreeAlive(upstream.pid, tree);
     if (await waitFor(gone, { ms: killAfterMs, pollMs, deadline: killAt })) return true;
   } finally {
     options.hurry?.removeEventListener("abort", onHurry);
   }
   signalProcessTree(upstream.pid, "SIGKILL", tree);
-  return waitFor(() => !isProcessTreeAlive(upstream.pid, tree), { ms: 500, pollMs });
+  return waitFor(gone, { ms: 500, pollMs });
 }
 
 /**
