@@ -4,7 +4,7 @@
  */
 
 import { canonicalJson } from "./canonical-json.ts";
-import { jsonLeaves } from "./json-leaves.ts";
+import { type JsonLeaf, jsonLeaves } from "./json-leaves.ts";
 import { collectParamValues } from "./param-paths.ts";
 import { checkPathConfinement } from "./paths.ts";
 import { rendersWhole, renderUntrusted, renderUntrustedEnd } from "./render.ts";
@@ -136,10 +136,8 @@ function firstPatternDenial(input: CallInput): Reason | undefined {
  */
 export const ACTION_IDENTITY = "action:";
 
-/** Top-level arguments listed at most; the rest are counted. */
-const MAX_ARGUMENTS = 40;
-/** Leaves listed at most per top-level argument; the rest of it are counted on a line of their own. */
-const MAX_LEAVES_PER_ARGUMENT = 8;
+/** Values listed at most in one question; beyond, each argument gets its share and the rest are counted. */
+const MAX_ARGUMENT_LINES = 120;
 
 /**
  * A leaf value on one line: a string as an untrusted string (with its end when cut); a number,
@@ -152,10 +150,11 @@ function renderArgumentValue(value: JsonValue): string {
 }
 
 /**
- * The arguments of a call for a question, one line per leaf (`options.target: "production"`):
- * every top-level argument gets its own lines (at most 8 leaves each, the rest of it counted), so
- * no argument, nested or not, hides behind a long one; a string cut at 200 characters shows its end
- * too; beyond 40 top-level arguments, the rest are counted.
+ * The arguments of a call for a question, one line per leaf (`options.target: "production"`), a
+ * string cut at 200 characters with its end, so no argument, nested or not, hides behind a long
+ * one. Up to 120 values are all listed; beyond, every top-level argument gets an equal share (at
+ * least one line) and a first line says how many values are not shown — where a reader sees it
+ * before deciding.
  *
  * Source: SPEC §2.4 (`action: ask`), §3.4 ("Rendering untrusted strings").
  * @param args - The call's arguments.
@@ -164,17 +163,19 @@ function renderArgumentValue(value: JsonValue): string {
 export function argumentLines(args: Readonly<Record<string, JsonValue>>): string {
   const keys = Object.keys(args);
   if (keys.length === 0) return "\n  (no arguments)";
+  const all = jsonLeaves(args as JsonValue, MAX_ARGUMENT_LINES);
+  const render = ({ path, value }: JsonLeaf): string =>
+    `\n  ${renderName(path)}: ${renderArgumentValue(value)}`;
+  if (all.more === 0) return all.leaves.map(render).join("");
+  const share = Math.max(1, Math.floor(MAX_ARGUMENT_LINES / keys.length));
   const lines: string[] = [];
-  for (const key of keys.slice(0, MAX_ARGUMENTS)) {
-    const { leaves, more } = jsonLeaves({ [key]: args[key] as JsonValue }, MAX_LEAVES_PER_ARGUMENT);
-    for (const { path, value } of leaves)
-      lines.push(`\n  ${renderName(path)}: ${renderArgumentValue(value)}`);
-    if (more > 0)
-      lines.push(`\n  … and ${more} more ${more === 1 ? "value" : "values"} of ${renderName(key)} not shown`);
+  let hidden = 0;
+  for (const key of keys) {
+    const { leaves, more } = jsonLeaves({ [key]: args[key] as JsonValue }, share);
+    lines.push(...leaves.map(render));
+    hidden += more;
   }
-  const rest = keys.length - MAX_ARGUMENTS;
-  if (rest > 0) lines.push(`\n  … and ${rest} more ${rest === 1 ? "argument" : "arguments"} not shown`);
-  return lines.join("");
+  return `\n  Not shown here: ${hidden} more ${hidden === 1 ? "value" : "values"}${lines.join("")}`;
 }
 
 /**

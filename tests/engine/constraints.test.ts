@@ -66,21 +66,30 @@ describe("evaluateConstraints() action", () => {
     expect(lines[4]).toBe("  n: 5");
   });
 
-  test("evaluateConstraints() shows every top-level argument of an action: ask, after a long list too", () => {
+  test("evaluateConstraints() lists every value of an action: ask up to 120, the 9th leaf of an argument included", () => {
     const rules = makeRules({ tool: "echo", action: sourced("ask") });
-    const args = { padding: Array.from({ length: 40 }, () => 0), text: "DROP DATABASE prod" };
+    const options = { a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, target: "production" };
+    const args = {
+      text: "hello",
+      options,
+      padding: Array.from({ length: 40 }, () => 0),
+      last: "DROP DATABASE prod",
+    };
     const message =
       evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message ?? "";
-    expect(message).toContain("  … and 32 more values of padding not shown");
-    expect(message).toContain('  text: "DROP DATABASE prod"');
+    expect(message).toContain('  options.target: "production"');
+    expect(message).toContain('  last: "DROP DATABASE prod"');
+    expect(message).not.toContain("Not shown here");
   });
 
-  test("evaluateConstraints() counts the arguments of an action: ask beyond 40", () => {
-    const rules = makeRules({ tool: "run_job", action: sourced("ask") });
-    const args = Object.fromEntries(Array.from({ length: 45 }, (_, i) => [`a${i}`, i]));
-    const message = evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message;
-    expect(message?.split("\n")).toHaveLength(42);
-    expect(message).toEndWith("… and 5 more arguments not shown");
+  test("evaluateConstraints() beyond 120 values gives every argument its share and says first how many are not shown", () => {
+    const rules = makeRules({ tool: "echo", action: sourced("ask") });
+    const args = { padding: Array.from({ length: 500 }, () => 0), text: "DROP DATABASE prod" };
+    const lines =
+      evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message.split("\n") ?? [];
+    expect(lines[1]).toBe("  Not shown here: 440 more values");
+    expect(lines).toContain('  text: "DROP DATABASE prod"');
+    expect(lines).toHaveLength(2 + 60 + 1);
   });
 
   test("evaluateConstraints() names the action rule's source", () => {
