@@ -89,8 +89,9 @@ function replaceWhole(text: string, form: string): string {
 
 /**
  * Replaces each secret value in a text with `"[redacted]"` — as written, as a question or reason
- * renders it, by its pieces, and by its start where a message cut it (a short one only where it
- * does not continue a word) — then redacts tokens as `redactText` does.
+ * renders it, by its pieces, and by any 12 characters of it in any case (a cut start, an ending
+ * window, a lower-cased host; a short one only where it does not continue a word) — then redacts
+ * tokens as `redactText` does.
  *
  * Source: SPEC §3.5 (redaction of `reason` and `evidence`), §3.4 (rendering).
  * @param text - A reason, an excerpt, or any text that may quote the arguments.
@@ -101,23 +102,47 @@ export function redactTextOf(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
     for (const form of formsOf(secret)) out = replaceWhole(out, form);
-    out = redactCutPrefix(out, secret);
+    out = redactWindows(out, secret);
   }
   return redactText(out);
 }
 
+/** Characters of a secret that, found anywhere in a text (any case), are redacted there. */
+const SECRET_WINDOW = 12;
+/** Characters of a secret looked for by windows at most (a longer one: its first part). */
+const MAX_WINDOWED = 256;
+
 /**
- * A secret inside a longer value that a message cut at 200 characters shows only the start of
- * (`…&k=sk_live_ABCD…`): any start of 8 characters or more right before the cut mark is redacted.
+ * Redacts every run of 12 or more characters of a secret found in a text, in any case: what a
+ * message shows of a secret inside a longer value — its start before a cut, its middle in an
+ * ending window, a host lower-cased as the identity writes it. Overlapping finds merge.
  */
-function redactCutPrefix(text: string, secret: string): string {
-  if (!text.includes("…") || secret.length <= MIN_SECRET_PIECE) return text;
-  let out = text;
-  for (const form of new Set([secret, renderUntrusted(secret).slice(1, -1)])) {
-    for (let length = form.length - 1; length >= MIN_SECRET_PIECE; length -= 1) {
-      const cut = `${form.slice(0, length)}…`;
-      if (out.includes(cut)) out = out.replaceAll(cut, `${REDACTED}…`);
+function redactWindows(text: string, secret: string): string {
+  if (secret.length < SECRET_WINDOW) return text;
+  // Lower case must keep every offset (it does not for a few letters, `İ`): else case counts.
+  const folded = text.toLowerCase();
+  const caseless = folded.length === text.length;
+  const lower = caseless ? folded : text;
+  const wanted = caseless ? secret.slice(0, MAX_WINDOWED).toLowerCase() : secret.slice(0, MAX_WINDOWED);
+  const spans: [number, number][] = [];
+  for (let i = 0; i + SECRET_WINDOW <= wanted.length; i += 1) {
+    const window = wanted.slice(i, i + SECRET_WINDOW);
+    for (let at = lower.indexOf(window); at !== -1; at = lower.indexOf(window, at + 1)) {
+      spans.push([at, at + SECRET_WINDOW]);
     }
   }
-  return out;
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let from = 0;
+  let [start, end] = spans[0] as [number, number];
+  for (const [s, e] of spans.slice(1)) {
+    if (s <= end) end = Math.max(end, e);
+    else {
+      out += `${text.slice(from, start)}${REDACTED}`;
+      from = end;
+      [start, end] = [s, e];
+    }
+  }
+  return `${out}${text.slice(from, start)}${REDACTED}${text.slice(end)}`;
 }

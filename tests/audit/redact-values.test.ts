@@ -58,6 +58,21 @@ describe("redactTextOf()", () => {
     expect(redacted).toContain("&k=[redacted]…");
   });
 
+  test("redactTextOf() replaces a secret's middle shown in the ending window of a longer value", () => {
+    const secret = "Zq9Secret0Value1Long2XYZ";
+    const raw = `${"x".repeat(1100)}${secret}${"y".repeat(30)}@evil.example`;
+    const reason = reasonFor(raw, "to");
+    expect(reason).toContain("Long2XYZ");
+    expect(redactTextOf(reason, secretValues({ to: raw, password: secret }))).not.toContain("Long2XYZ");
+  });
+
+  test("redactTextOf() replaces a secret shown lower-cased, as a URL's host is", () => {
+    const secret = "SecretHost123ABC";
+    const reason = reasonFor(`https://${"u".repeat(300)}@${secret}.evil.example/`, "url");
+    expect(reason).toContain("secrethost123abc");
+    expect(redactTextOf(reason, secretValues({ api_key: secret }))).not.toMatch(/secrethost123abc/i);
+  });
+
   test("redactTextOf() replaces a short secret only where it does not continue a word", () => {
     expect(redactTextOf("update_record sorted by date", secretValues({ sort_key: "date" }))).toBe(
       "update_record sorted by [redacted]",
