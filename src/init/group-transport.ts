@@ -100,12 +100,17 @@ export class GroupStdioTransport implements Transport {
   }
 
   /**
-   * Stops the server's whole tree (2 s grace after stdin ends, SIGTERM, 2 s, SIGKILL).
+   * Stops the server's whole tree (2 s grace after stdin ends, SIGTERM, 2 s, SIGKILL), then closes
+   * the pipes to it.
    * @returns Once the tree is gone (or the last signal was sent).
    */
   async close(): Promise<void> {
     const server = this.#server;
-    if (server !== undefined) await stopUpstream(server);
+    if (server !== undefined) {
+      await stopUpstream(server);
+      // A descendant that left the group may hold the pipes: doctor must not wait for it.
+      server.releasePipes();
+    }
     this.#finish();
   }
 

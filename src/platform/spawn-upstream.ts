@@ -48,6 +48,11 @@ export interface UpstreamProcess {
   readonly hasExited: () => boolean;
   /** The last 8 KiB of its stderr. */
   readonly stderrTail: () => string;
+  /**
+   * Closes Bouncer's ends of its stdin, stdout and stderr, once it is stopped: a descendant that
+   * left its process group may hold the other ends open, and open pipes keep this process alive.
+   */
+  readonly releasePipes: () => void;
 }
 
 /** Options of {@link spawnUpstream}. */
@@ -153,6 +158,9 @@ export function spawnUpstream(spec: UpstreamSpec, options: SpawnUpstreamOptions)
     exited,
     hasExited: () => done,
     stderrTail: drain.tail,
+    releasePipes: () => {
+      for (const stream of [stdin, stdout, stderr]) stream.destroy();
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import { sourceCliPath } from "../../src/init/launcher.ts";
 import type { Launcher } from "../../src/init/types.ts";
 import { isAlive, STUBBORN_TREE, waitUntil } from "../proxy/support/harness.ts";
+import { runCli } from "../run-cli.ts";
 import { runBouncer, tempDir } from "./run-helpers.ts";
 
 const FILESYSTEM_SERVER = new URL(
@@ -182,6 +183,22 @@ describe("doctorCommand", () => {
     expect(pids).toHaveLength(2);
     await waitUntil(() => !pids.some(isAlive), 10_000, "no process of the server's tree remains");
   }, 60_000);
+
+  test.if(process.platform === "linux")(
+    "bouncer doctor with piped output ends although a server's descendant left its group holding the pipes",
+    async () => {
+      const dir = tempDir("bouncer-doctor-");
+      dirs.push(dir);
+      const file = path.join(dir, ".mcp.json");
+      const echo = path.join(import.meta.dir, "..", "fixtures", "servers", "echo.ts");
+      const script = `setsid sleep 60 & exec "${process.execPath}" "${echo}"`;
+      writeFileSync(file, JSON.stringify({ mcpServers: { esc: { command: "sh", args: ["-c", script] } } }));
+      const run = runCli(["doctor", "--config", file], { cwd: dir, env: { HOME: dir } });
+      const result = await Promise.race([run, Bun.sleep(20_000).then(() => "hang" as const)]);
+      expect(result === "hang" ? "hang" : result.code).toBe(0);
+    },
+    60_000,
+  );
 
   test("doctorCommand --config on a missing file prints only the error and exits 2", async () => {
     const dir = tempDir("bouncer-doctor-");
