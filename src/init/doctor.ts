@@ -163,7 +163,8 @@ async function checkEntry(
       // the variable's name (`${GH_TOKEN}`) or a credential around it (`Bearer ${T}`, a URL's
       // password): the whole value and each variable's own value, which a server may print alone.
       if (env[key] !== value && (isSecretName(key) || holdsSecretPlaceholder(value))) {
-        secrets.push(env[key], ...placeholderValues(value, environment.env));
+        // Under a secret-named key every variable counts; otherwise only the secret ones.
+        secrets.push(env[key], ...placeholderValues(value, environment.env, { all: isSecretName(key) }));
       }
       secrets.push(...secretArgValues([env[key]]));
     }
@@ -171,7 +172,8 @@ async function checkEntry(
     const args = (entry.args ?? []).map(expand);
     secrets.push(...secretArgValues(args));
     for (const arg of entry.args ?? []) {
-      if (holdsSecretPlaceholder(arg)) secrets.push(...placeholderValues(arg, environment.env));
+      if (holdsSecretPlaceholder(arg))
+        secrets.push(...placeholderValues(arg, environment.env, { all: false }));
     }
     spec = { command: expand(entry.command ?? ""), args, env, cwd };
   } catch (error) {
@@ -245,13 +247,29 @@ function placeholderNames(value: string): string[] {
 }
 
 /**
- * The values the variables of a config value are filled in with.
+ * The values the secret variables of a config value are filled in with: the secret-named ones, the
+ * one after a credential scheme (`Bearer ${T}`) and the one in a URL's password (`:${PW}@`) — not
+ * a URL's user or host — or, with `all`, every one.
  * @param value - An `env` value or argument as written.
  * @param env - The environment it is filled in from.
+ * @param options - `all`: every variable of the value counts (it stands under a secret-named key).
  * @returns The values (unset variables skipped).
  */
-function placeholderValues(value: string, env: Readonly<Record<string, string | undefined>>): string[] {
-  return placeholderNames(value).flatMap((name) => {
+function placeholderValues(
+  value: string,
+  env: Readonly<Record<string, string | undefined>>,
+  options: { readonly all: boolean },
+): string[] {
+  const secret = new Set(
+    options.all ? placeholderNames(value) : placeholderNames(value).filter(isSecretName),
+  );
+  for (const match of value.matchAll(/\b(?:Bearer|Basic|token)\s+\$\{?(?:env:)?([A-Za-z_][A-Za-z0-9_]*)/gi)) {
+    secret.add(match[1] ?? "");
+  }
+  for (const match of value.matchAll(/:\/\/[^/\s:@]*:([^/\s@]*)@/g)) {
+    for (const name of placeholderNames(match[1] ?? "")) secret.add(name);
+  }
+  return [...secret].flatMap((name) => {
     const filled = Object.hasOwn(env, name) ? env[name] : undefined;
     return filled === undefined ? [] : [filled];
   });

@@ -44,7 +44,6 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
   "secret",
   "password",
   "passwd",
-  "pass",
   "pwd",
   "key",
   "apikey",

@@ -97,7 +97,7 @@ const SECTIONS = ["version", "defaults", "servers", "tools"] as const;
 
 /**
  * The section a top-level key was probably meant to be: at most one edit from a section name, or two
- * for names of seven letters or more (`default`, `server`, `tool`, `defualts`).
+ * from `defaults` (`default`, `server`, `tool`, `defualts`; a tool such as `session` stays a tool).
  *
  * Source: SPEC §4.2 (strict validation, "closest key suggested").
  * @param name - A top-level key that is no section.
@@ -106,7 +106,7 @@ const SECTIONS = ["version", "defaults", "servers", "tools"] as const;
 function misspeltSection(name: string): string | undefined {
   const key = name.toLowerCase();
   for (const section of SECTIONS) {
-    if (key === section || editDistance(key, section) <= (section.length >= 7 ? 2 : 1)) return section;
+    if (key === section || editDistance(key, section) <= (section === "defaults" ? 2 : 1)) return section;
   }
   return undefined;
 }

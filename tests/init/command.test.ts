@@ -81,6 +81,19 @@ describe("initCommand writes only when allowed", () => {
     expect(result.stdout).toContain('"auth-server"');
   });
 
+  test("initCommand --dry-run shows the value after a flag that merely contains 'pass' (--pass-environment)", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    const config = {
+      mcpServers: { git: { command: "mcp-proxy", args: ["--pass-environment", "/srv/git-mcp"] } },
+    };
+    writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+    const result = await runBouncer("init", ["--config", file, "--dry-run"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"/srv/git-mcp"');
+  });
+
   test("initCommand --dry-run masks a model provider's bearer token beside the servers of a Codex config", async () => {
     const dir = tempDir();
     dirs.push(dir);

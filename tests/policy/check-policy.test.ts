@@ -536,6 +536,13 @@ describe("checkPolicy() against hostile YAML", () => {
     expect(result.issues[0]?.message).toContain(`did you mean "${section}"?`);
   });
 
+  test.each(["session", "vision", "senders", "surveys"])(
+    "checkPolicy() takes a top-level %p as the tool it is (two edits from a section but defaults)",
+    (name) => {
+      expect(checkPolicy(`${name}: { action: ask }\n`, "p.yaml").ok).toBe(true);
+    },
+  );
+
   test("checkPolicy() still takes such a name as a tool under tools:", () => {
     expect(checkPolicy("tools:\n  server: { action: deny }\n", "p.yaml").ok).toBe(true);
   });
