@@ -123,7 +123,9 @@ export function findExecutable(
 
 /**
  * Why a wrapped entry's launcher can no longer start Bouncer, if it cannot: its command is missing
- * or not executable, not on PATH, or a launcher script in its prefix is gone.
+ * or not executable, not on PATH, or a launcher script in its prefix is gone — or should not: a
+ * from-source launcher without {@link sourceRuntimeFlags} (an older init wrote it) lets Bun read the
+ * project folder's `.env` and `bunfig.toml`.
  *
  * Source: SPEC §5.2 (`--check` lists "a launcher that no longer exists").
  * @param entry - A wrapped entry.
@@ -142,8 +144,22 @@ export function launcherProblem(
   } else if (findExecutable(command, context) === undefined) {
     return `launcher "${command}" is not on PATH`;
   }
-  for (const arg of entry.wrapped?.prefixArgs ?? []) {
+  const prefix = entry.wrapped?.prefixArgs ?? [];
+  for (const arg of prefix) {
     if (paths.isAbsolute(arg) && !existsSync(arg)) return `launcher script "${arg}" does not exist`;
+  }
+  // From source, written by an older init: Bun reads the project's .env and bunfig.toml preload.
+  const runtime = paths
+    .basename(command)
+    .toLowerCase()
+    .replace(/\.exe$/, "");
+  const script = prefix.find((arg) => /[\\/]src[\\/]cli\.ts$/.test(arg));
+  if (
+    (runtime === "bun" || runtime === "bunx") &&
+    script !== undefined &&
+    !prefix.includes("--no-env-file")
+  ) {
+    return "launcher lets Bun read the project folder's .env and bunfig.toml (an older init wrote it): run bouncer init --undo, then bouncer init";
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { sourceCliPath } from "../../src/init/launcher.ts";
+import { sourceCliPath, sourceRuntimeFlags } from "../../src/init/launcher.ts";
 import type { Launcher } from "../../src/init/types.ts";
 import { placeSample, runBouncer, tempDir } from "./run-helpers.ts";
 
@@ -9,7 +9,10 @@ const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-const SOURCE: Launcher = { command: process.execPath, prefixArgs: [sourceCliPath()] };
+const SOURCE: Launcher = {
+  command: process.execPath,
+  prefixArgs: [...sourceRuntimeFlags("bun", sourceCliPath(), process.platform), sourceCliPath()],
+};
 
 /** A temporary Claude Desktop config from a sample. */
 function setup(sample = "claude-desktop.claude_desktop_config.json"): { dir: string; file: string } {
@@ -85,6 +88,17 @@ describe("runCheck()", () => {
     const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/\nlost its wrapping +filesystem +/);
+  });
+
+  test("init --check reports a from-source launcher an older init wrote, which lets Bun read the project's .env and bunfig.toml", async () => {
+    const { dir, file } = setup();
+    const older: Launcher = { command: process.execPath, prefixArgs: [sourceCliPath()] };
+    expect((await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: older })).code).toBe(
+      0,
+    );
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("lets Bun read the project folder's .env and bunfig.toml");
   });
 
   test("init --check reports a launcher that no longer exists", async () => {

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { sourceCliPath } from "../../src/init/launcher.ts";
+import { sourceCliPath, sourceRuntimeFlags } from "../../src/init/launcher.ts";
 import type { Launcher } from "../../src/init/types.ts";
 import { isAlive, STUBBORN_TREE, waitUntil } from "../proxy/support/harness.ts";
 import { runCli } from "../run-cli.ts";
@@ -12,7 +12,10 @@ const FILESYSTEM_SERVER = new URL(
   "../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
   import.meta.url,
 ).pathname;
-const SOURCE: Launcher = { command: process.execPath, prefixArgs: [sourceCliPath()] };
+const SOURCE: Launcher = {
+  command: process.execPath,
+  prefixArgs: [...sourceRuntimeFlags("bun", sourceCliPath(), process.platform), sourceCliPath()],
+};
 const PROXY_MISSING = !existsSync(new URL("../../src/proxy/command.ts", import.meta.url).pathname);
 const SECRET = "s3cr3t-doctor-value";
 
