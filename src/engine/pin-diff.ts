@@ -8,7 +8,7 @@ import { canonicalJson } from "./canonical-json.ts";
 import { jsonLeaves } from "./json-leaves.ts";
 import type { JsonObject, JsonValue, PinDiff, PinDiffLine, ToolDefinition } from "./types.ts";
 
-/** Above this many cells the line diff falls back to "all removed, all added" (bounded work). */
+/** Above this many cells the line diff falls back to a count of lines per side (bounded work). */
 const MAX_DIFF_CELLS = 250_000;
 
 /** A definition's field as read from an upstream or a pin file: any JSON, whatever the type says. */
@@ -51,9 +51,8 @@ function diffLines(before: readonly string[], after: readonly string[]): PinDiff
   const a = after.slice(start, endA);
   const removedAll = b.map((text): PinDiffLine => ({ op: "removed", text }));
   const addedAll = a.map((text): PinDiffLine => ({ op: "added", text }));
-  if (b.length === 0 || a.length === 0 || (b.length + 1) * (a.length + 1) > MAX_DIFF_CELLS) {
-    return [...removedAll, ...addedAll];
-  }
+  if (b.length === 0 || a.length === 0) return [...removedAll, ...addedAll];
+  if ((b.length + 1) * (a.length + 1) > MAX_DIFF_CELLS) return multisetDiff(b, a);
   const width = a.length + 1;
   const lcs = new Uint32Array((b.length + 1) * width);
   for (let i = b.length - 1; i >= 0; i -= 1) {
@@ -80,6 +79,31 @@ function diffLines(before: readonly string[], after: readonly string[]): PinDiff
     }
   }
   return out;
+}
+
+/**
+ * The lines only one side has, counting repeats, each side in its order: the bounded-work stand-in
+ * for a line diff of long inputs (exact for lines that are unique, such as schema leaves with their
+ * paths), so unchanged lines are never shown as changed and a change is never lost among them.
+ */
+function multisetDiff(before: readonly string[], after: readonly string[]): PinDiffLine[] {
+  const count = new Map<string, number>();
+  for (const line of after) count.set(line, (count.get(line) ?? 0) + 1);
+  const removed: PinDiffLine[] = [];
+  for (const line of before) {
+    const left = count.get(line) ?? 0;
+    if (left > 0) count.set(line, left - 1);
+    else removed.push({ op: "removed", text: line });
+  }
+  const kept = new Map<string, number>();
+  for (const line of before) kept.set(line, (kept.get(line) ?? 0) + 1);
+  const added: PinDiffLine[] = [];
+  for (const line of after) {
+    const left = kept.get(line) ?? 0;
+    if (left > 0) kept.set(line, left - 1);
+    else added.push({ op: "added", text: line });
+  }
+  return [...removed, ...added];
 }
 
 function annotationKeys(beforeValue: JsonObject | undefined, afterValue: JsonObject | undefined): string[] {
