@@ -181,9 +181,11 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
   const lines = [`Tool ${safeName(options.tool)}${where}:`, ...rulesLines(rules)];
   if (destinations !== undefined) lines.push("", destinationsLine(destinations));
   lines.push(...placeholderNotes([rules]));
-  // A misspelt tool name looks like a tool with every rule at its default: say it plainly.
+  // A misspelt tool name looks like a tool with every rule at its default: say it plainly (only
+  // what was looked at: without --server, servers.<name> entries and packs were not).
   if (explainToolRules(rules).every((row) => row.source === "default") && packs.length === 0) {
-    lines.push("", `No policy file or pack names ${safeName(options.tool)}: every rule above is a default`);
+    const looked = options.server === undefined ? "No top-level rule" : "No policy file or pack";
+    lines.push("", `${looked} names ${safeName(options.tool)}: every rule above is a default`);
   }
   if (definition === undefined) {
     lines.push(

@@ -88,7 +88,7 @@ describe("runExplain()", () => {
     );
     const known = memoryIo({ cwd: REPO });
     await runExplain({ policies: [POLICY], tool: "send_email" }, known.io);
-    expect(known.stdout()).not.toContain("No policy file or pack names");
+    expect(known.stdout()).not.toContain("names send_email: every rule above is a default");
   });
 
   test("runExplain() without --server applies no pack", async () => {
