@@ -84,7 +84,7 @@ describe("runExplain()", () => {
     const named = memoryIo({ cwd: REPO });
     await runExplain({ policies: [POLICY], tool: "send_emial" }, named.io);
     expect(named.stdout()).toContain(
-      "No policy file or pack names send_emial: every rule above is a default",
+      "No top-level rule names send_emial: every rule above is a default",
     );
     const known = memoryIo({ cwd: REPO });
     await runExplain({ policies: [POLICY], tool: "send_email" }, known.io);
