@@ -83,9 +83,7 @@ describe("runExplain()", () => {
   test("runExplain() says when no policy file or pack names the tool (a misspelt name), and not otherwise", async () => {
     const named = memoryIo({ cwd: REPO });
     await runExplain({ policies: [POLICY], tool: "send_emial" }, named.io);
-    expect(named.stdout()).toContain(
-      "No top-level rule names send_emial: every rule above is a default",
-    );
+    expect(named.stdout()).toContain("No top-level rule names send_emial: every rule above is a default");
     const known = memoryIo({ cwd: REPO });
     await runExplain({ policies: [POLICY], tool: "send_email" }, known.io);
     expect(known.stdout()).not.toContain("names send_email: every rule above is a default");
