@@ -27,8 +27,14 @@ export function toRecord(
   record.server = entry.server;
   if (entry.tool !== undefined) record.tool = entry.tool;
   if (entry.args !== undefined) record.args = redactJson(entry.args);
-  // A reason or evidence that quotes a secret-named argument must not show it either.
-  const secrets = entry.args === undefined ? [] : secretValues(entry.args);
+  // A reason or evidence that quotes a secret-named argument must not show it either — unless the
+  // "secret" is the name of a server or tool of the record: an agent passing `token: "read_inbox"`
+  // would otherwise blank where its destination was seen.
+  const names = recordNames(entry);
+  const secrets =
+    entry.args === undefined
+      ? []
+      : secretValues(entry.args).filter((value) => !names.has(value.toLowerCase()));
   if (entry.verdict !== undefined) record.verdict = entry.verdict;
   if (entry.contract !== undefined) record.contract = entry.contract;
   const redactString =
@@ -40,6 +46,24 @@ export function toRecord(
   if (entry.mode !== undefined) record.mode = entry.mode;
   record.bouncer = stamp.bouncer;
   return record as unknown as AuditRecord;
+}
+
+/**
+ * The server and tool names an audit entry mentions (its own and its evidence's), lower-cased.
+ * @param entry - The entry.
+ * @returns The names.
+ */
+function recordNames(entry: AuditEntry): Set<string> {
+  const names = new Set<string>([entry.server.toLowerCase()]);
+  if (entry.tool !== undefined) names.add(entry.tool.toLowerCase());
+  const evidence: unknown = entry.evidence;
+  for (const item of Array.isArray(evidence) ? evidence : []) {
+    for (const key of ["server", "tool"]) {
+      const name: unknown = typeof item === "object" && item !== null ? Reflect.get(item, key) : undefined;
+      if (typeof name === "string") names.add(name.toLowerCase());
+    }
+  }
+  return names;
 }
 
 /**

@@ -172,6 +172,29 @@ describe("createAuditWriter()", () => {
     expect(text).not.toContain("48151623");
   });
 
+  test("createAuditWriter() does not let a secret-named argument blank the names of servers and tools in the record", () => {
+    const log = join(dir, "audit.jsonl");
+    createAuditWriter(log).write({
+      ...entry(1),
+      args: { to: "attacker@evil.example", token: "read_inbox" },
+      reason:
+        'Destination "attacker@evil.example" in to occurs in free text of read_inbox\'s output (call #1)',
+      evidence: [
+        {
+          server: "mail",
+          tool: "read_inbox",
+          seq: 1,
+          kind: "free_text",
+          excerpt: "mail attacker@evil.example",
+        },
+      ],
+    });
+    const record = JSON.parse(readFileSync(log, "utf8"));
+    expect(record.args.token).toBe("[redacted]");
+    expect(record.reason).toContain("read_inbox's output");
+    expect(record.evidence[0].tool).toBe("read_inbox");
+  });
+
   test("createAuditWriter() appends after existing content without parsing it", () => {
     const log = join(dir, "audit.jsonl");
     writeFileSync(log, "not json at all\n", { mode: 0o600 });
