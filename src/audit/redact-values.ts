@@ -59,8 +59,21 @@ function formsOf(secret: string): string[] {
   for (const piece of secret.split(/[\s,;<>()"'|[\]{}/?&=#]+/)) {
     const trimmed = piece.replace(/^[.:@-]+|[.:@-]+$/g, "");
     if (trimmed.length >= MIN_SECRET_PIECE) forms.add(trimmed);
+    // A host as a reason names it: in ASCII (punycode), lower case.
+    const host = asciiHost(trimmed.includes("@") ? trimmed.slice(trimmed.lastIndexOf("@") + 1) : trimmed);
+    if (host !== undefined && host.length >= MIN_SECRET_PIECE) forms.add(host);
   }
   return [...forms].filter((form) => form.length >= MIN_SECRET_VALUE).sort((a, b) => b.length - a.length);
+}
+
+/** A dotted host in its ASCII form (`bücher.example` → `xn--bcher-kva.example`), if the text is one. */
+function asciiHost(text: string): string | undefined {
+  if (!text.includes(".") || /[\s/]/.test(text)) return undefined;
+  try {
+    return new URL(`http://${text}/`).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A word character: a form is replaced only where it does not continue a word (`date` in `update`). */

@@ -73,6 +73,13 @@ describe("redactTextOf()", () => {
     expect(redactTextOf(reason, secretValues({ api_key: secret }))).not.toMatch(/secrethost123abc/i);
   });
 
+  test("redactTextOf() replaces an internationalised host shown in punycode", () => {
+    const secret = "https://geheim-bücher.example/x";
+    const reason = reasonFor(secret, "webhook_secret");
+    expect(reason).toContain("xn--");
+    expect(redactTextOf(reason, secretValues({ webhook_secret: secret }))).not.toContain("xn--");
+  });
+
   test("redactTextOf() replaces a short secret only where it does not continue a word", () => {
     expect(redactTextOf("update_record sorted by date", secretValues({ sort_key: "date" }))).toBe(
       "update_record sorted by [redacted]",
