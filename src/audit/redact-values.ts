@@ -21,19 +21,25 @@ const MAX_DEPTH = 64;
 
 /**
  * The scalar values that `redactJson` hides because of their key (`password`, `api_key`...), at any
- * depth, as text: what a reason or evidence may quote and must not show either.
+ * depth, as text: what a reason or evidence may quote and must not show either — except a value
+ * that another, not secret-named, argument holds (the record's `args` show it there anyway; an agent
+ * passing the recipient again as `token` would otherwise blank it out of the reason).
  *
  * Source: SPEC §3.5.
  * @param value - Tool arguments.
- * @returns The secret values (strings, numbers as text) of at least 4 characters.
+ * @returns The secret values (strings, numbers as text) of at least 4 characters that no other
+ *   argument shows.
  */
 export function secretValues(value: unknown): string[] {
   const found = new Set<string>();
+  const shown: string[] = [];
   const visit = (item: unknown, under: boolean, depth: number): void => {
     if (depth > MAX_DEPTH) return;
     if (typeof item === "string" || typeof item === "number") {
       const text = String(item);
       if (under && text.length >= MIN_SECRET_VALUE) found.add(text);
+      // As `args` show it: token-redacted and cut at 1 KiB.
+      else if (!under) shown.push(redactText(text).toLowerCase());
       return;
     }
     if (typeof item !== "object" || item === null) return;
@@ -44,7 +50,9 @@ export function secretValues(value: unknown): string[] {
     for (const key of Object.keys(item)) visit(Reflect.get(item, key), under || isSecretName(key), depth + 1);
   };
   visit(value, false, 0);
-  return [...found];
+  // A value the record's `args` show anyway under another key (the recipient passed again as
+  // `token`) hides nothing by being redacted: it would only blank what the reason says.
+  return [...found].filter((secret) => !shown.some((text) => text.includes(secret.toLowerCase())));
 }
 
 /**

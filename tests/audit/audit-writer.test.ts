@@ -158,7 +158,7 @@ describe("createAuditWriter()", () => {
     const long = `p${"w".repeat(300)}`;
     createAuditWriter(log).write({
       ...entry(1),
-      args: { password: secret, auth: { pin: 48151623 }, note: long, credentials: [long] },
+      args: { password: secret, auth: { pin: 48151623 }, credentials: [long] },
       reason: `Destination "${secret}" in password is not trusted; "${long.slice(0, 200)}…" in note; pin 48151623`,
       evidence: [{ server: "mail", tool: "read_inbox", seq: 1, kind: "free_text", excerpt: `saw ${secret}` }],
     });

@@ -22,6 +22,24 @@ describe("secretValues()", () => {
   });
 });
 
+describe("secretValues() and what args show anyway", () => {
+  test.each([
+    ["the recipient again", "attacker@evil.example"],
+    ["its domain", "evil.example"],
+    ["its local part", "attacker"],
+  ])("secretValues() leaves out a secret-named value that another argument holds (%s)", (_name, value) => {
+    const args = { to: "attacker@evil.example", token: value };
+    const reason = reasonFor("attacker@evil.example", "to");
+    expect(redactTextOf(reason, secretValues(args))).toBe(reason);
+  });
+
+  test("secretValues() still hides a value another argument holds only past what args show (1 KiB)", () => {
+    const secret = "Zq9Secret0Value1Long2XYZ";
+    const to = `${"x".repeat(1100)}${secret}@evil.example`;
+    expect(secretValues({ to, password: secret })).toEqual([secret]);
+  });
+});
+
 describe("redactTextOf()", () => {
   test.each([
     [
