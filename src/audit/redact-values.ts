@@ -32,14 +32,13 @@ const MAX_DEPTH = 64;
  */
 export function secretValues(value: unknown): string[] {
   const found = new Set<string>();
-  const shown: string[] = [];
+  const others: string[] = [];
   const visit = (item: unknown, under: boolean, depth: number): void => {
     if (depth > MAX_DEPTH) return;
     if (typeof item === "string" || typeof item === "number") {
       const text = String(item);
       if (under && text.length >= MIN_SECRET_VALUE) found.add(text);
-      // As `args` show it: token-redacted and cut at 1 KiB.
-      else if (!under) shown.push(redactText(text).toLowerCase());
+      else if (!under) others.push(text);
       return;
     }
     if (typeof item !== "object" || item === null) return;
@@ -50,9 +49,18 @@ export function secretValues(value: unknown): string[] {
     for (const key of Object.keys(item)) visit(Reflect.get(item, key), under || isSecretName(key), depth + 1);
   };
   visit(value, false, 0);
+  if (found.size === 0) return [];
   // A value the record's `args` show anyway under another key (the recipient passed again as
-  // `token`) hides nothing by being redacted: it would only blank what the reason says.
-  return [...found].filter((secret) => !shown.some((text) => text.includes(secret.toLowerCase())));
+  // `token`) hides nothing by being redacted: it would only blank what the reason says. `args` show
+  // values token-redacted and cut at 1 KiB; a short secret counts as shown only as a whole value
+  // (`date` inside `update` shows nothing).
+  const shown = others.map((text) => redactText(text).toLowerCase());
+  return [...found].filter((secret) => {
+    const lower = secret.toLowerCase();
+    return !shown.some(
+      (text) => text === lower || (lower.length >= MIN_SECRET_PIECE && text.includes(lower)),
+    );
+  });
 }
 
 /**

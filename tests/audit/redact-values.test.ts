@@ -33,6 +33,11 @@ describe("secretValues() and what args show anyway", () => {
     expect(redactTextOf(reason, secretValues(args))).toBe(reason);
   });
 
+  test("secretValues() still hides a short value another argument holds only inside a word", () => {
+    expect(secretValues({ note: "update", secret: "date" })).toEqual(["date"]);
+    expect(secretValues({ note: "date", secret: "date" })).toEqual([]);
+  });
+
   test("secretValues() still hides a value another argument holds only past what args show (1 KiB)", () => {
     const secret = "Zq9Secret0Value1Long2XYZ";
     const to = `${"x".repeat(1100)}${secret}@evil.example`;
