@@ -4,7 +4,7 @@
  * @module
  */
 
-import { ACTION_IDENTITY } from "./constraints.ts";
+import { confirmsOneCall } from "./constraints.ts";
 import { approvalKeyString, type EngineState } from "./state.ts";
 import type { ApprovalKey, AskAnswer, Question } from "./types.ts";
 
@@ -16,7 +16,7 @@ export type RememberedAnswer = "approved" | "declined" | undefined;
  * (SPEC §2.4), so its approvals are for the one request only; its declines are remembered.
  */
 function remembersApproval(question: Pick<Question, "kind" | "key">): boolean {
-  return !(question.kind === "action" && question.key.identity.startsWith(ACTION_IDENTITY));
+  return !confirmsOneCall(question);
 }
 
 /** Every key a question may be answered under: its own, and its URL origin ("whole site"). */

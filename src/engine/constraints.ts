@@ -9,7 +9,7 @@ import { collectParamValues } from "./param-paths.ts";
 import { checkPathConfinement } from "./paths.ts";
 import { rendersWhole, renderUntrusted, renderUntrustedEnd } from "./render.ts";
 import { renderName } from "./sink-messages.ts";
-import type { CallInput, ContractResult, JsonValue, Reason, RuleSource } from "./types.ts";
+import type { CallInput, ContractResult, JsonValue, Question, Reason, RuleSource } from "./types.ts";
 
 /** The largest argument value `arg_patterns` matches, in UTF-8 bytes (SPEC §2.4). */
 export const MAX_PATTERN_VALUE_BYTES = 64 * 1024;
@@ -135,6 +135,18 @@ function firstPatternDenial(input: CallInput): Reason | undefined {
  * Source: SPEC §2.4 (`action: ask` asks on every call), §2.5 ("a repeat of a declined question").
  */
 export const ACTION_IDENTITY = "action:";
+
+/**
+ * Whether a question is an `action: ask` confirmation of one call (its key names the call's
+ * arguments): its approval covers that call only, and it lists the arguments itself.
+ *
+ * Source: SPEC §2.4 (`action: ask` asks on every call).
+ * @param question - A question (its kind and key).
+ * @returns True for an `action: ask` question.
+ */
+export function confirmsOneCall(question: Pick<Question, "kind" | "key">): boolean {
+  return question.kind === "action" && question.key.identity.startsWith(ACTION_IDENTITY);
+}
 
 /** Values listed at most in one question; beyond, each argument gets its share and the rest are counted. */
 const MAX_ARGUMENT_LINES = 120;

@@ -13,6 +13,7 @@ export { canonicalJson } from "./canonical-json.ts";
 export {
   ACTION_IDENTITY,
   argumentLines,
+  confirmsOneCall,
   evaluateConstraints,
   MAX_PATTERN_VALUE_BYTES,
 } from "./constraints.ts";

@@ -8,9 +8,9 @@
  */
 
 import {
-  ACTION_IDENTITY,
   type AskAnswer,
   argumentLines,
+  confirmsOneCall,
   escapeControls,
   type JsonObject,
   type JsonValue,
@@ -63,9 +63,7 @@ export function renderAskMessage(call: {
   const { questions } = call;
   // An `action: ask` question lists the arguments itself; any other question about the call (an
   // unclassified tool) is followed by them.
-  const listed = questions.some(
-    (question) => question.kind === "action" && question.key.identity.startsWith(ACTION_IDENTITY),
-  );
+  const listed = questions.some(confirmsOneCall);
   const perCall = !listed && questions.some((question) => question.kind === "action");
   const shownArgs =
     perCall && call.arguments !== undefined ? [`Arguments:${argumentLines(call.arguments)}`] : [];

@@ -15,7 +15,7 @@
  * @module
  */
 
-import { ACTION_IDENTITY, type JsonObject, type JsonValue, type Question } from "../engine/index.ts";
+import { confirmsOneCall, type JsonObject, type JsonValue, type Question } from "../engine/index.ts";
 import { askReasons, type RemedyContext } from "./ask-reasons.ts";
 import { askSchema, offersScope, readAskAnswer, renderAskMessage } from "./asker-render.ts";
 import type { Asker, AskerOptions, AskOutcome, AskRequest } from "./asker-types.ts";
@@ -75,12 +75,7 @@ interface Entry {
 function coversOneCall(outcome: AskOutcome, questions: readonly Question[]): boolean {
   if (outcome.kind !== "approved" && outcome.kind !== "declined") return false;
   if (outcome.answer?.remember === false) return true;
-  return (
-    outcome.kind === "approved" &&
-    questions.some(
-      (question) => question.kind === "action" && question.key.identity.startsWith(ACTION_IDENTITY),
-    )
-  );
+  return outcome.kind === "approved" && questions.some(confirmsOneCall);
 }
 
 /**
