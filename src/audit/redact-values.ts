@@ -10,14 +10,12 @@
  */
 
 import { renderUntrusted, renderUntrustedEnd } from "../engine/index.ts";
-import { isSecretName, REDACTED, redactText } from "./redact.ts";
+import { isSecretName, MAX_DEPTH, REDACTED, redactText } from "./redact.ts";
 
 /** Values under secret-named keys shorter than this are not searched for in other text. */
 const MIN_SECRET_VALUE = 4;
 /** Pieces of a secret value shorter than this are not searched for on their own. */
 const MIN_SECRET_PIECE = 8;
-/** Nesting walked at most (as `redactJson`). */
-const MAX_DEPTH = 64;
 
 /**
  * The scalar values that `redactJson` hides because of their key (`password`, `api_key`...), at any
@@ -34,7 +32,7 @@ export function secretValues(value: unknown): string[] {
   const found = new Set<string>();
   const others: string[] = [];
   const visit = (item: unknown, under: boolean, depth: number): void => {
-    if (depth > MAX_DEPTH) return;
+    if (depth >= MAX_DEPTH) return; // deeper, `redactJson` shows a marker only
     if (typeof item === "string" || typeof item === "number") {
       const text = String(item);
       if (under && text.length >= MIN_SECRET_VALUE) found.add(text);

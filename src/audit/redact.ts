@@ -17,7 +17,7 @@ export const REDACTED = "[redacted]";
 export const MAX_STRING_BYTES = 1024;
 
 /** Nesting deeper than this is replaced by a marker rather than walked. */
-const MAX_DEPTH = 64;
+export const MAX_DEPTH = 64;
 
 /**
  * Words that make an argument name secret-like when they occur as a word of the name (SPEC §3.5:
