@@ -32,7 +32,7 @@ export function secretValues(value: unknown): string[] {
   const found = new Set<string>();
   const others: string[] = [];
   const visit = (item: unknown, under: boolean, depth: number): void => {
-    if (depth >= MAX_DEPTH) return; // deeper, `redactJson` shows a marker only
+    if (depth > MAX_DEPTH) return; // deeper, `redactJson` shows only a marker
     if (typeof item === "string" || typeof item === "number") {
       const text = String(item);
       if (under && text.length >= MIN_SECRET_VALUE) found.add(text);
