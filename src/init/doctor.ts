@@ -15,6 +15,7 @@ import { analyzeServer } from "./doctor-analysis.ts";
 import { launchServer } from "./doctor-launch.ts";
 import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-render.ts";
 import type { InitEnvironment } from "./init-environment.ts";
+import { filledValues, secretPlaceholderNames } from "./placeholder-secrets.ts";
 import { expandPlaceholders } from "./placeholders.ts";
 import { readConfig } from "./plan.ts";
 import { isPlaceholder, isSecretName, maskValues, secretArgValues } from "./secrets.ts";
@@ -162,9 +163,10 @@ async function checkEntry(
       // A secret kept out of the file as `${VAR}` is as secret once filled in: by the entry's key,
       // the variable's name (`${GH_TOKEN}`) or a credential around it (`Bearer ${T}`, a URL's
       // password): the whole value and each variable's own value, which a server may print alone.
-      if (env[key] !== value && (isSecretName(key) || holdsSecretPlaceholder(value))) {
+      const names = secretPlaceholderNames(value, { all: isSecretName(key) });
+      if (env[key] !== value && (isSecretName(key) || names.length > 0)) {
         // Under a secret-named key every variable counts; otherwise only the secret ones.
-        secrets.push(env[key], ...placeholderValues(value, environment.env, { all: isSecretName(key) }));
+        secrets.push(env[key], ...filledValues(names, environment.env));
       }
       secrets.push(...secretArgValues([env[key]]));
     }
@@ -172,8 +174,7 @@ async function checkEntry(
     const args = (entry.args ?? []).map(expand);
     secrets.push(...secretArgValues(args));
     for (const arg of entry.args ?? []) {
-      if (holdsSecretPlaceholder(arg))
-        secrets.push(...placeholderValues(arg, environment.env, { all: false }));
+      secrets.push(...filledValues(secretPlaceholderNames(arg), environment.env));
     }
     spec = { command: expand(entry.command ?? ""), args, env, cwd };
   } catch (error) {
@@ -222,55 +223,4 @@ function workspaceFolder(file: string, cwd: string): string {
     return path.dirname(dir);
   if (path.basename(file) === ".mcp.json") return dir;
   return cwd;
-}
-
-/**
- * Whether a config value fills in a secret: a placeholder whose variable is secret-named
- * (`${GH_TOKEN}`, `$env:API_KEY`), or a credential scheme in front of one (`Bearer ${T}`).
- * @param value - An `env` value as written.
- * @returns True when its filled-in form is to be masked.
- */
-function holdsSecretPlaceholder(value: string): boolean {
-  if (/\b(?:Bearer|Basic|token)\s+\$/i.test(value)) return true;
-  // A URL's password filled in: `postgres://app:${PGPASSWORD}@db/app`.
-  if (/:\/\/[^/\s:@]*:[^/\s@]*\$[^/\s@]*@/.test(value)) return true;
-  return placeholderNames(value).some((name) => isSecretName(name));
-}
-
-/** The variables a value refers to (`${VAR}`, `${env:VAR}`, `$VAR`). */
-function placeholderNames(value: string): string[] {
-  const names: string[] = [];
-  for (const match of value.matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g)) {
-    names.push(match[1] ?? match[2] ?? "");
-  }
-  return names;
-}
-
-/**
- * The values the secret variables of a config value are filled in with: the secret-named ones, the
- * one after a credential scheme (`Bearer ${T}`) and the one in a URL's password (`:${PW}@`) — not
- * a URL's user or host — or, with `all`, every one.
- * @param value - An `env` value or argument as written.
- * @param env - The environment it is filled in from.
- * @param options - `all`: every variable of the value counts (it stands under a secret-named key).
- * @returns The values (unset variables skipped).
- */
-function placeholderValues(
-  value: string,
-  env: Readonly<Record<string, string | undefined>>,
-  options: { readonly all: boolean },
-): string[] {
-  const secret = new Set(
-    options.all ? placeholderNames(value) : placeholderNames(value).filter(isSecretName),
-  );
-  for (const match of value.matchAll(/\b(?:Bearer|Basic|token)\s+\$\{?(?:env:)?([A-Za-z_][A-Za-z0-9_]*)/gi)) {
-    secret.add(match[1] ?? "");
-  }
-  for (const match of value.matchAll(/:\/\/[^/\s:@]*:([^/\s@]*)@/g)) {
-    for (const name of placeholderNames(match[1] ?? "")) secret.add(name);
-  }
-  return [...secret].flatMap((name) => {
-    const filled = Object.hasOwn(env, name) ? env[name] : undefined;
-    return filled === undefined ? [] : [filled];
-  });
 }
