@@ -56,7 +56,7 @@ describe("describePinDiff() of a huge schema", () => {
     );
   });
 
-  test("describePinDiff() says so when a field changed past the leaves it compares", () => {
+  test("describePinDiff() says a change is not all shown when the changed field has more leaves than it compares", () => {
     const properties = Object.fromEntries(
       Array.from({ length: 10_001 }, (_, i) => [`p${i}`, { type: "string" }]),
     );
