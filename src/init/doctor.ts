@@ -18,7 +18,8 @@ import type { InitEnvironment } from "./init-environment.ts";
 import { filledValues, secretPlaceholderNames } from "./placeholder-secrets.ts";
 import { expandPlaceholders } from "./placeholders.ts";
 import { readConfig } from "./plan.ts";
-import { isPlaceholder, isSecretName, maskValues, secretArgValues } from "./secrets.ts";
+import { secretArgValues } from "./secret-args.ts";
+import { isPlaceholder, isSecretName, maskValues } from "./secrets.ts";
 import {
   type LoadedTarget,
   loadFailureMessage,

@@ -14,7 +14,8 @@ import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields, type EntryShape } from "./entry-shape.ts";
 import { jsonEditMakers } from "./json-edits.ts";
 import { jsonSecretSpans } from "./leaf-secrets.ts";
-import { isSecretArg, outside, secretArgSpans } from "./secrets.ts";
+import { isSecretArg, secretArgSpans } from "./secret-args.ts";
+import { outside } from "./secrets.ts";
 import type { ConfigEntry, ConfigFormat, ParsedConfig, Span } from "./types.ts";
 
 /** Where a JSON client keeps its servers. */

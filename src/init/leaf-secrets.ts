@@ -8,7 +8,8 @@
  */
 
 import type { Node } from "jsonc-parser";
-import { isPlaceholder, isSecretArg, isSecretName } from "./secrets.ts";
+import { isSecretArg } from "./secret-args.ts";
+import { isPlaceholder, isSecretName } from "./secrets.ts";
 import type { Span } from "./types.ts";
 
 /**

@@ -10,7 +10,7 @@
 
 import type { ClientInfo } from "./client-table.ts";
 import { readJsonConfig } from "./json-config.ts";
-import { hasSecretArgs, literalSecretWarnings } from "./secrets.ts";
+import { hasSecretArgs, literalSecretWarnings } from "./secret-args.ts";
 import { readTomlConfig } from "./toml-config.ts";
 import type { Assignment, ConfigEntry, Edit, Launcher, ParsedConfig } from "./types.ts";
 import { deepEqual, verifyRewrite } from "./verify-rewrite.ts";

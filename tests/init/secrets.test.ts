@@ -1,12 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: client placeholders such as ${VAR} are the data under test
 import { describe, expect, test } from "bun:test";
+import { hasSecretArgs, isSecretArg, literalSecretWarnings } from "../../src/init/secret-args.ts";
 import {
-  hasSecretArgs,
   hasTokenShape,
   isPlaceholder,
-  isSecretArg,
   isSecretName,
-  literalSecretWarnings,
   maskText,
   maskTokens,
   maskValues,
