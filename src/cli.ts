@@ -17,21 +17,15 @@
  */
 
 import { fstatSync } from "node:fs";
-import type { ArgsDef, CommandDef, CommandMeta } from "citty";
+import type { ArgsDef, CommandMeta } from "citty";
 import packageJson from "../package.json" with { type: "json" };
 import { type CommandIo, processIo } from "./commands/io.ts";
+import { type AnyCommand, isStandIn, lazyCommand } from "./commands/lazy-command.ts";
 import { assertKnownArgs } from "./platform/args.ts";
 import { BouncerError, errorCode, exitCodeFor, isBouncerError } from "./platform/errors.ts";
 
-/** Any citty command (the argument types differ per command). */
-// biome-ignore lint/suspicious/noExplicitAny: citty's own SubCommandsDef uses CommandDef<any>
-type AnyCommand = CommandDef<any>;
-
 /** Bouncer's version, from package.json (embedded by the compiler). */
 export const VERSION: string = packageJson.version;
-
-/** Commands standing in for ones this build cannot load (run at once, whatever the arguments). */
-const STAND_INS = new WeakSet<AnyCommand>();
 
 /**
  * Commands that parse their own raw arguments (after the strict flag check), called without citty:
@@ -53,74 +47,6 @@ const NOT_BUILT: ReadonlyMap<string, string> = new Map([
 
 const HELP_FLAGS: ReadonlySet<string> = new Set(["--help", "-h"]);
 const VERSION_FLAGS: ReadonlySet<string> = new Set(["--version", "-v"]);
-
-/**
- * A lazily imported subcommand. When the module is absent from this build (or fails to load), the
- * command resolves to a hidden stand-in that fails with `Command "NAME" is not available in this
- * build` and the reason (exit 1); the other commands and `--help` keep working.
- *
- * Source: SPEC §1 (subcommands lazily imported), §5.
- * @param name - The subcommand name.
- * @param load - Imports the command module.
- * @param exportName - The named export holding the command (the default export is the fallback).
- * @returns A citty resolvable command.
- */
-export function lazyCommand(
-  name: string,
-  load: () => Promise<unknown>,
-  exportName: string,
-): () => Promise<AnyCommand> {
-  return async (): Promise<AnyCommand> => {
-    let module: unknown;
-    try {
-      module = await load();
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      return unavailable(
-        name,
-        isModuleNotFound(error) ? "its command file is missing" : `it failed to load: ${detail}`,
-      );
-    }
-    for (const key of [exportName, "default"]) {
-      if (typeof module === "object" && module !== null && Object.hasOwn(module, key)) {
-        const command: unknown = Reflect.get(module, key);
-        if (typeof command === "object" && command !== null) return command as AnyCommand;
-      }
-    }
-    return unavailable(name, `its module exports no "${exportName}"`);
-  };
-}
-
-/**
- * Whether an import failed because a module file does not exist.
- * @param error - The import's rejection.
- * @returns True for a missing module.
- */
-function isModuleNotFound(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = Reflect.get(error, "code");
-  return code === "ERR_MODULE_NOT_FOUND" || /Cannot find module/i.test(error.message);
-}
-
-/**
- * A hidden command standing in for one that is not in this build.
- * @param name - The command name.
- * @param why - Why it is unavailable (for the message).
- * @returns A command whose run fails with exit 1.
- */
-function unavailable(name: string, why: string): AnyCommand {
-  const command: AnyCommand = {
-    meta: { name, hidden: true, description: "Not available in this build" },
-    run: (): never => {
-      throw new BouncerError(
-        "COMMAND_UNAVAILABLE",
-        `Command "${name}" is not available in this build: ${why}`,
-      );
-    },
-  };
-  STAND_INS.add(command);
-  return command;
-}
 
 /**
  * The root command. The import specifiers are typed as `string` so that type checking does not
@@ -174,7 +100,7 @@ async function selectCommand(argv: readonly string[]): Promise<Target> {
   const path = ["bouncer"];
   let args = argv;
   for (;;) {
-    if (STAND_INS.has(command)) break;
+    if (isStandIn(command)) break;
     const subCommands = command.subCommands === undefined ? undefined : await resolve(command.subCommands);
     if (subCommands === undefined || Object.keys(subCommands).length === 0) break;
     const index = args.findIndex((arg) => !arg.startsWith("-") || arg === "-");
@@ -257,7 +183,7 @@ export async function main(argv: readonly string[], io: CommandIo = processIo())
       return 0;
     }
     target = await selectCommand(argv);
-    if (STAND_INS.has(target.command)) {
+    if (isStandIn(target.command)) {
       await (await import("citty")).runCommand(target.command, { rawArgs: [] });
     }
     const dash = target.args.indexOf("--");

@@ -3,8 +3,9 @@ import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
-import { lazyCommand, main, rootCommand } from "../src/cli.ts";
+import { main, rootCommand } from "../src/cli.ts";
 import { memoryIo } from "../src/commands/io.ts";
+import { lazyCommand } from "../src/commands/lazy-command.ts";
 import { REPO, runCli } from "./run-cli.ts";
 
 /** The commands the root help lists (only commands this build has). */
