@@ -26,20 +26,31 @@ function isProblem(value: Parsed): value is { readonly problem: string } {
   return Object.hasOwn(value, "problem");
 }
 
-function collapse(segments: readonly string[]): string[] {
+/**
+ * How `..` is treated: `collapse` removes it with the component before (the lexical form, SPEC §2.4),
+ * `keep` leaves it for the walk (a POSIX kernel applies `..` after the link before it: `out/link/..`
+ * is the parent of the link's target, not `out`).
+ */
+type Parents = "collapse" | "keep";
+
+function collapse(segments: readonly string[], parents: Parents = "collapse"): string[] {
   const out: string[] = [];
   for (const segment of segments) {
     if (segment === "" || segment === ".") continue;
-    if (segment === "..") out.pop();
+    if (segment === ".." && parents === "collapse") out.pop();
     else out.push(segment);
   }
   return out;
 }
 
 /** Parses an absolute path; `undefined` when it is not absolute for the platform. */
-function parseAbsolute(path: string, platform: PathContext["platform"]): ParsedPath | undefined {
+function parseAbsolute(
+  path: string,
+  platform: PathContext["platform"],
+  parents: Parents = "collapse",
+): ParsedPath | undefined {
   if (platform === "posix") {
-    return path.startsWith("/") ? { root: "/", parts: collapse(path.split("/")) } : undefined;
+    return path.startsWith("/") ? { root: "/", parts: collapse(path.split("/"), parents) } : undefined;
   }
   let p = path.replaceAll("/", "\\");
   if (/^\\\\\?\\UNC\\/i.test(p)) p = `\\\\${p.slice(8)}`;
@@ -83,8 +94,11 @@ function decodeFileUri(value: string, platform: PathContext["platform"]): string
   return /^\/[A-Za-z]:/.test(decoded) ? decoded.slice(1) : decoded;
 }
 
-/** Lexically resolves one path value to an absolute path (steps 1–4 of SPEC §2.4). */
-function toAbsolute(value: string, ctx: PathContext): Parsed {
+/**
+ * Lexically resolves one path value to an absolute path (steps 1–4 of SPEC §2.4); with `keep`, the
+ * `..` components stay (POSIX only: Windows applies `..` lexically before the file system).
+ */
+function toAbsolute(value: string, ctx: PathContext, parents: Parents = "collapse"): Parsed {
   const { platform } = ctx;
   if (value.includes("\0")) return { problem: "contains a NUL character" };
   let v = value;
@@ -102,7 +116,7 @@ function toAbsolute(value: string, ctx: PathContext): Parsed {
   } else if (v.startsWith("~")) {
     return { problem: "uses the ~user form, which is not supported" };
   }
-  const absolute = parseAbsolute(v, platform);
+  const absolute = parseAbsolute(v, platform, parents);
   if (absolute !== undefined) return absolute;
   const cwd = parseAbsolute(ctx.cwd, platform);
   if (cwd === undefined) return { problem: "is relative but the working directory is not absolute" };
@@ -119,17 +133,24 @@ function toAbsolute(value: string, ctx: PathContext): Parsed {
     }
     return { root: cwd.root, parts: collapse([...cwd.parts, ...w.split("\\")]) };
   }
-  return { root: cwd.root, parts: collapse([...cwd.parts, ...v.split("/")]) };
+  return { root: cwd.root, parts: collapse([...cwd.parts, ...v.split("/")], parents) };
 }
 
-/** Every form of a path: its lexical form first, then each step the resolver lands on. */
+/**
+ * Every form of a path: its lexical form first, then each step the resolver lands on. On POSIX the
+ * resolver walks the path with its `..` components still in place, as the kernel does: a link
+ * followed by `..` (`out/link/../x`) leads to the parent of the link's target, which the lexical
+ * form (`out/x`) alone would never show.
+ */
 function resolveSteps(value: string, ctx: PathContext): ParsedPath[] | { problem: string } {
   const lexical = toAbsolute(value, ctx);
   if (isProblem(lexical)) return lexical;
   const resolver = ctx.resolve ?? lexicalResolver;
+  const walkable = ctx.platform === "posix" ? toAbsolute(value, ctx, "keep") : lexical;
+  if (isProblem(walkable)) return walkable;
   let walked: readonly string[];
   try {
-    walked = resolver(serialise(lexical, ctx.platform));
+    walked = resolver(serialise(walkable, ctx.platform));
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     return { problem: `could not be resolved: ${JSON.stringify(detail.slice(0, 200))}` };

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { MAX_LINKS, walkPath } from "../../src/platform/path-walk.ts";
+import { checkPathConfinement } from "../../src/engine/index.ts";
+import { MAX_LINKS, resolvePathSteps, walkPath } from "../../src/platform/path-walk.ts";
 
 function tree(): { root: string; inside: string; outside: string } {
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), "bouncer-walk-")));
@@ -82,5 +83,28 @@ describe("walkPath()", () => {
       readLink: (candidate) => links.get(candidate) ?? "",
     });
     expect(steps).toEqual(["D:\\elsewhere\\file.txt", "D:\\elsewhere\\file.txt"]);
+  });
+});
+
+describe("checkPathConfinement() with the real walk", () => {
+  test("checkPathConfinement() denies a link followed by .. that leads out of the prefix (the kernel applies .. after the link)", () => {
+    const { root, inside, outside } = tree();
+    mkdirSync(path.join(outside, "inner"));
+    symlinkSync(path.join(outside, "inner"), path.join(inside, "link"));
+    const ctx = { cwd: root, home: root, platform: "posix" as const, resolve: resolvePathSteps };
+    const check = checkPathConfinement(`${inside}/link/../x.txt`, [inside], ctx);
+    expect(check.kind).toBe("outside");
+    expect(check.kind === "outside" ? check.step : "").toBe(path.join(outside, "x.txt"));
+    // Relative, the same: `link/../x.txt` against the prefix's folder.
+    const relative = checkPathConfinement("inside/link/../x.txt", ["inside"], ctx);
+    expect(relative.kind).toBe("outside");
+  });
+
+  test("checkPathConfinement() keeps a .. that does not follow a link inside the prefix", () => {
+    const { root, inside } = tree();
+    mkdirSync(path.join(inside, "sub"));
+    const ctx = { cwd: root, home: root, platform: "posix" as const, resolve: resolvePathSteps };
+    expect(checkPathConfinement(`${inside}/sub/../x.txt`, [inside], ctx).kind).toBe("inside");
+    expect(checkPathConfinement(`${inside}/../outside/x`, [inside], ctx).kind).toBe("outside");
   });
 });

@@ -179,12 +179,16 @@ describe("bouncer run gating the real filesystem server", () => {
   );
 
   test(
-    "bouncer run blocks a write through a symlink or a dangling symlink that leaves the allowed folder",
+    "bouncer run blocks a write through a symlink, a dangling symlink, or a symlink followed by .., that leaves the allowed folder",
     async () => {
       const w = world(confined);
       symlinkSync(w.outside, join(w.out, "escape"));
       const danglingTarget = join(w.outside, "created-by-dangling.txt");
       symlinkSync(danglingTarget, join(w.out, "dangling"));
+      // `out/deep/..` is the parent of the link's target (outside), not `out`, for any upstream that
+      // opens the path as given: the check walks `..` after the link, as the kernel does.
+      mkdirSync(join(w.outside, "inner"));
+      symlinkSync(join(w.outside, "inner"), join(w.out, "deep"));
       const proxied = await through(w);
       const viaLink = await proxied.client.callTool({
         name: "write_file",
@@ -194,12 +198,17 @@ describe("bouncer run gating the real filesystem server", () => {
         name: "write_file",
         arguments: { path: join(w.out, "dangling"), content: "x" },
       });
-      for (const result of [viaLink, viaDangling]) {
+      const viaParentOfLink = await proxied.client.callTool({
+        name: "write_file",
+        arguments: { path: `${w.out}/deep/../evil.txt`, content: "x" },
+      });
+      for (const result of [viaLink, viaDangling, viaParentOfLink]) {
         expect(result.isError).toBe(true);
         expect(text(result)).toContain("[bouncer blocked]");
         expect(text(result)).toContain(w.outside);
       }
-      expect(readdirSync(w.outside)).toEqual([]);
+      expect(readdirSync(w.outside)).toEqual(["inner"]);
+      expect(readdirSync(w.out).sort()).toEqual(["dangling", "deep", "escape"]);
     },
     E2E_TIMEOUT,
   );
