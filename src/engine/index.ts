@@ -48,7 +48,7 @@ export { type RecordOptions, recordCallOutput, recordOutput } from "./record-out
 export { escapeControls, renderHost, renderUntrusted, renderUntrustedEnd } from "./render.ts";
 export { evaluateSinkGate } from "./sink-gate.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";
-export { approvalKeyString, budgetKey, createEngineState } from "./state.ts";
+export { approvalKeyString, budgetKey, createEngineState, forgetServer } from "./state.ts";
 export type {
   IndexEntry,
   RecordedOutput,

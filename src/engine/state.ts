@@ -67,3 +67,23 @@ export function uniqueAsks<T extends { readonly question: { readonly key: Approv
 export function budgetKey(server: string, tool: string): string {
   return JSON.stringify([server, tool]);
 }
+
+/**
+ * Forgets what a session remembers of one server's calls — its budget counters and its remembered
+ * approvals and declines — as a restart of that server does live (a new `bouncer run` process
+ * starts with none). The taint index is kept: replay treats all servers of a file as one client
+ * session (SPEC §5.9), so output seen before the restart still counts (stricter, never milder).
+ *
+ * Source: SPEC §8 ("Budgets, approvals and in-process taint reset when the client restarts a
+ * server"), §5.9.
+ * @param state - The session state (changed in place).
+ * @param server - The upstream name.
+ */
+export function forgetServer(state: EngineState, server: string): void {
+  for (const key of [...state.budgets.keys()]) {
+    if ((JSON.parse(key) as unknown[])[0] === server) state.budgets.delete(key);
+  }
+  for (const key of [...state.approvals.keys()]) {
+    if ((JSON.parse(key) as unknown[])[0] === server) state.approvals.delete(key);
+  }
+}

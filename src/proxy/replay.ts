@@ -11,6 +11,7 @@
  */
 
 import type { AskAnswer, Contract, Evidence, PathResolver, RuleSource, Verdict } from "../engine/index.ts";
+import { forgetServer } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny } from "./gated-call.ts";
 import { decisionOrder } from "./replay-order.ts";
@@ -132,7 +133,8 @@ async function replayCall(gate: Gate, event: CallEvent, options: ReplayOptions):
 
 /**
  * Replays a parsed session file through a fresh gate (one client session), each instance's calls in
- * their live decision order (`seq`, see `decisionOrder`).
+ * their live decision order (`seq`, see `decisionOrder`). A server's second `server` event (a new
+ * `bouncer run` of it) forgets that server's budget counts and remembered answers, as live.
  *
  * Source: SPEC §5.9.
  * @param events - The session's events in file order.
@@ -148,8 +150,13 @@ export async function replaySession(
   options: ReplayOptions = {},
 ): Promise<{ readonly rows: readonly ReplayRow[]; readonly summary: ReplaySummary }> {
   const rows: ReplayRow[] = [];
+  const started = new Set<string>();
   for (const event of decisionOrder(events)) {
     if (event.event === "server") {
+      // A second `server` event is a new `bouncer run` of that server: live, it started with no
+      // budgets counted and no answers remembered (SPEC §8).
+      if (started.has(event.server)) forgetServer(gate.state, event.server);
+      started.add(event.server);
       gate.registerServer(
         {
           name: event.server,

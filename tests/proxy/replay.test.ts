@@ -167,6 +167,33 @@ describe("replaySession()", () => {
     ]);
   });
 
+  test("replaySession() starts a server's budgets and remembered answers again at its second server event (a new bouncer run)", async () => {
+    const policy = `${POLICY}  max_calls: 1\n`;
+    const fresh = new Gate(parsePolicyFiles([{ text: policy, fileName: "p.yaml" }], builtinPacks()), {
+      home: "/h",
+      cwd: "/w",
+    });
+    const server = JSON.stringify({ event: "server", server: "mail", command: ["mail-server"], cwd: "/w" });
+    const approved = call("friend@other.example", { ask: "approved" });
+    const lines = [
+      server,
+      TOOLS,
+      approved,
+      call("friend@other.example"),
+      server,
+      TOOLS,
+      call("friend@other.example"),
+    ];
+    const { rows } = await replaySession(parseSession(lines.join("\n")), fresh);
+    // Run 1: asked and approved, then the budget of 1 is spent. Run 2: counted afresh, and the
+    // remembered approval is gone with the process, so the same recipient is asked about again.
+    expect(rows.map((row) => [row.verdict, row.contract, row.outcome])).toEqual([
+      ["ask", "sink_gate", "forwarded"],
+      ["deny", "budget", "blocked"],
+      ["ask", "sink_gate", "blocked"],
+    ]);
+  });
+
   test("replaySession() denies a call to a server whose tools were never listed", async () => {
     const { rows } = await replaySession(parseSession(call("boss@corp.example")), gate());
     expect(rows[0]).toMatchObject({ verdict: "deny", contract: "pinning", outcome: "blocked" });
