@@ -70,7 +70,8 @@ export function receiveFromClient(core: RelayCore, line: string): void {
   const message = classify(value);
   if (message.kind === "request") clientRequest(core, message, { line, value });
   else if (message.kind === "notification") clientNotification(core, message, { line, value });
-  else if (message.kind === "result" || message.kind === "error") clientResponse(core, message, line);
+  else if (message.kind === "result" || message.kind === "error")
+    clientResponse(core, message, { line, value });
   else {
     core.noise({ side: "client", kind: "invalid", bytes: line.length, preview: preview(line) });
     const idText = message.id === null ? "null" : JSON.stringify(message.id);
@@ -178,6 +179,12 @@ function clientNotification(
     return;
   }
   if (core.failure() !== undefined) return;
+  // Relayed as the client's bytes: a parser that keeps the first of two keys must not read another
+  // message than this one (SPEC §3.1 "Decide on exactly what is forwarded").
+  if (repeatsAKey(raw.line, raw.value)) {
+    core.log(`Dropped a client notification that repeats a key: ${preview(raw.line)}`);
+    return;
+  }
   if (method === "notifications/cancelled") {
     clientCancel(core, params);
     return;
@@ -219,26 +226,46 @@ function clientCancel(core: RelayCore, params: JsonObject): void {
   core.finish(pending);
 }
 
+/** The error an answer that repeats a key becomes: what it says depends on the parser. */
+const AMBIGUOUS_ANSWER = {
+  code: RPC_ERROR.invalidRequest,
+  message: "The client's answer repeats a key, so what it says depends on who reads it",
+};
+
 /**
- * Routes a client answer to a server-to-client request (or to Bouncer's own request).
+ * Routes a client answer to a server-to-client request (or to Bouncer's own request). An answer that
+ * repeats a key at any depth is read as an error by both: an ask it answers is not approved
+ * (`{"action":"decline","action":"accept"}`), and the upstream gets an error in place of bytes its
+ * parser might read otherwise.
+ *
+ * Source: SPEC §3.1 ("Decide on exactly what is forwarded"), §3.4 (an answer that does not match the
+ * form is no approval).
  * @param core - The relay.
  * @param message - The classified response.
- * @param line - Its text.
+ * @param raw - Its text and parsed value.
  */
 function clientResponse(
   core: RelayCore,
   message: Classified & { readonly kind: "result" | "error" },
-  line: string,
+  raw: { readonly line: string; readonly value: JsonObject },
 ): void {
+  const { line } = raw;
   if (message.id === null) {
     core.log(`The client sent an error without an id: ${preview(line)}`);
     return;
   }
-  const settled = core.client.settle(message.id, outcomeOf(message));
+  const ambiguous = repeatsAKey(line, raw.value);
+  if (ambiguous) core.log(`The client sent an answer that repeats a key: ${preview(line)}`);
+  const outcome = ambiguous ? { kind: "error" as const, error: AMBIGUOUS_ANSWER } : outcomeOf(message);
+  const settled = core.client.settle(message.id, outcome);
   const relayed = settled.relayed;
   if (relayed === undefined) return;
   if (relayed.tokenKey !== undefined) core.upstreamTokens.delete(relayed.tokenKey);
+  if (core.failure() !== undefined) return;
+  if (ambiguous) {
+    core.sendUpstream(errorResponseText(relayed.idText, AMBIGUOUS_ANSWER));
+    return;
+  }
   const span = findIdSpan(line);
-  if (core.failure() === undefined && span !== undefined)
-    core.sendUpstream(spliceSpan(line, span, relayed.idText));
+  if (span !== undefined) core.sendUpstream(spliceSpan(line, span, relayed.idText));
 }

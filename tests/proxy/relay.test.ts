@@ -122,6 +122,45 @@ describe("Relay ids", () => {
   });
 });
 
+describe("Relay answers and notifications that repeat a key", () => {
+  test("Relay turns a client answer that repeats a key into an error for the upstream, never its bytes", () => {
+    const r = memoryRelay();
+    r.fromUpstream({ jsonrpc: "2.0", id: 8, method: "roots/list" });
+    const clientId = JSON.stringify(r.lastClient().id);
+    // A parser keeping the first `method` would read a tools/call here.
+    r.fromClient(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"danger"},"method":0,"result":{"roots":[]},"id":${clientId}}`,
+    );
+    expect(r.toUpstream).toHaveLength(1);
+    expect(r.toUpstream[0]).not.toContain("tools/call");
+    const sent = r.lastUpstream();
+    expect(sent.id).toBe(8);
+    expect((sent.error as { code: number }).code).toBe(-32600);
+  });
+
+  test("Relay settles Bouncer's own request with an error when the answer repeats a key, even nested", async () => {
+    let context: RelayContext | undefined;
+    const r = memoryRelay((ctx) => {
+      context = ctx;
+      return {};
+    });
+    const asked = context?.requestClient("elicitation/create", { message: "[bouncer] ok?" });
+    const id = JSON.stringify(r.lastClient().id);
+    r.fromClient(`{"jsonrpc":"2.0","id":${id},"result":{"action":"decline","action":"accept"}}`);
+    await expect(asked).rejects.toThrow("repeats a key");
+  });
+
+  test("Relay drops a client notification that repeats a key and relays one that does not", () => {
+    const r = memoryRelay();
+    r.fromClient(
+      '{"jsonrpc":"2.0","method":"tools/call","params":{"name":"danger"},"method":"notifications/roots/list_changed"}',
+    );
+    expect(r.toUpstream).toEqual([]);
+    r.fromClient({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
+    expect(r.toUpstream).toHaveLength(1);
+  });
+});
+
 describe("Relay cancellation and progress", () => {
   test("Relay translates a client cancel at once and drops the late answer", () => {
     const r = memoryRelay();
