@@ -21,7 +21,7 @@ import {
   RPC_ERROR,
   requestText,
 } from "./jsonrpc.ts";
-import { isKnownMethod } from "./known-methods.ts";
+import { isKnownMethod, nearGatedMethod } from "./known-methods.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import type { PendingClient, RelayCore } from "./relay-core.ts";
 import {
@@ -134,6 +134,17 @@ function clientRequest(
     core.options.onFailureReported?.();
     return;
   }
+  if (nearGatedMethod(message.method)) {
+    core.log(
+      `Refused the client's method ${JSON.stringify(message.method)}: a near spelling of one Bouncer gates`,
+    );
+    const error = {
+      code: RPC_ERROR.methodNotFound,
+      message: `Method not found: ${JSON.stringify(message.method)}`,
+    };
+    core.sendClient(errorResponseText(idText, error));
+    return;
+  }
   if (core.options.unknownMethods === "deny" && !isKnownMethod(message.method, "request")) {
     core.log(
       `Refused the client's unknown method ${JSON.stringify(message.method)} (--unknown-methods deny)`,
@@ -173,7 +184,7 @@ function clientNotification(
   raw: { readonly line: string; readonly value: JsonObject },
 ): void {
   const { method, params } = message;
-  if (method === "tools/call") {
+  if (method === "tools/call" || nearGatedMethod(method)) {
     core.log("Dropped a tools/call without an id (never forwarded)");
     core.safely("onDroppedCall", () => core.hooks.onDroppedCall(raw.value));
     return;

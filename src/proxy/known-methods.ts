@@ -59,3 +59,38 @@ const NOTIFICATION_METHODS: ReadonlySet<string> = new Set([
 export function isKnownMethod(method: string, kind: "request" | "notification"): boolean {
   return kind === "request" ? REQUEST_METHODS.has(method) : NOTIFICATION_METHODS.has(method);
 }
+
+/** The methods Bouncer decides or rewrites itself; a near spelling of one is never relayed. */
+const GATED_METHODS: readonly string[] = ["initialize", "tools/list", "tools/call"];
+
+/**
+ * A method name reduced to its letters, case folded after NFKC (`Tools/Call`, `tools/call\u0000`,
+ * `tools\u200B/call`, `tools_call`, fullwidth `ｔｏｏｌｓ／ｃａｌｌ` all give `toolscall`).
+ * @param method - A method name.
+ * @returns Its lowercase ASCII letters.
+ */
+function letters(method: string): string {
+  return method
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^a-z]/g, "");
+}
+
+/** {@link GATED_METHODS} reduced to their letters. */
+const GATED_LETTERS: ReadonlySet<string> = new Set(GATED_METHODS.map(letters));
+
+/**
+ * Whether a method is a near spelling of one Bouncer gates (`initialize`, `tools/list`,
+ * `tools/call`) without being it: relayed, it would pass ungated to an upstream that folds case,
+ * trims or stops at a NUL. Such a request is refused and such a notification dropped, whatever
+ * `--unknown-methods` says.
+ *
+ * Source: SPEC §3.1 (every `tools/call` is decided; fail closed where a method is ambiguous).
+ * @param method - The method name as sent.
+ * @returns True for a near spelling, false for the exact names and every other method.
+ * @example nearGatedMethod("Tools/Call") // => true
+ */
+export function nearGatedMethod(method: string): boolean {
+  if (GATED_METHODS.includes(method)) return false;
+  return GATED_LETTERS.has(letters(method));
+}

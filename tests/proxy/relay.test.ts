@@ -161,6 +161,30 @@ describe("Relay answers and notifications that repeat a key", () => {
   });
 });
 
+describe("Relay and near spellings of the gated methods", () => {
+  test("Relay refuses a near spelling of tools/call, tools/list or initialize with -32601 and forwards nothing", () => {
+    const r = memoryRelay();
+    const spellings = [
+      "Tools/Call",
+      "TOOLS/CALL",
+      "tools/call ",
+      "tools/call\u0000",
+      "tools\u200b/call",
+      "ｔｏｏｌｓ／ｌｉｓｔ",
+      "Initialize",
+    ];
+    spellings.forEach((method, index) => {
+      r.fromClient({ jsonrpc: "2.0", id: index + 1, method, params: { name: "danger", arguments: {} } });
+      expect(r.lastClient()).toMatchObject({ id: index + 1, error: { code: -32601 } });
+    });
+    r.fromClient({ jsonrpc: "2.0", method: "Tools/Call", params: { name: "danger" } });
+    expect(r.toUpstream).toEqual([]);
+    // Methods Bouncer does not gate are relayed as before.
+    r.fromClient({ jsonrpc: "2.0", id: 99, method: "Tools/Whatever" });
+    expect(r.toUpstream).toHaveLength(1);
+  });
+});
+
 describe("Relay cancellation and progress", () => {
   test("Relay translates a client cancel at once and drops the late answer", () => {
     const r = memoryRelay();
