@@ -35,6 +35,16 @@ export { SESSION_REFUSED_CODE } from "./gating-session.ts";
 const UNTRUSTED_RESULTS: ReadonlySet<string> = new Set(["resources/read", "prompts/get", "tasks/result"]);
 
 /**
+ * The start-up notice for a pack that matched by the `--upstream-name` alone (SPEC §4.3's fallback).
+ * @param pack - The pack's name.
+ * @param server - The upstream name.
+ * @returns The notice (no trailing newline).
+ */
+export function packByNameNotice(pack: string, server: string): string {
+  return `Pack "${pack}" applies to "${server}" by its upstream name alone (neither its command line nor its serverInfo.name matched the pack): if this is not the server the pack was written for, rename the upstream or state its tools' rules in a --policy file (bouncer explain TOOL --server ${server})`;
+}
+
+/**
  * Builds the hooks that gate one session.
  *
  * Source: SPEC §3.1, §3.2, §3.5, §3.6, §3.8.
@@ -112,7 +122,11 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
           ...session.context,
           ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
         };
-        gate.registerServer(context);
+        for (const matched of gate.registerServer(context)) {
+          // SPEC §4.3's fallback: a pack for another server would set its rules (`exfiltrating:
+          // false`, its path prefixes) on tools that merely share names. Said once, at start.
+          if (matched.by === "upstream_name") log(packByNameNotice(matched.pack.name, context.name));
+        }
         const instructions = member(result, "instructions");
         if (typeof instructions === "string") gate.recordInstructions(context.name, instructions);
         audit.recordServer({
