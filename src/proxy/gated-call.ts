@@ -198,9 +198,11 @@ function concludeCall(
   const audited = auditDecision(gated, { decision, seq, tool, args });
   const record: CallRecord = ambiguous === undefined ? { seq, args } : { seq, args, ambiguous };
   if (audited !== undefined) return { decision: audited, record };
-  if (gated.mode === "audit" || decision.verdict === "allow") {
-    return { decision: { kind: "forward", arguments: args }, record };
-  }
+  // Audit mode forwards every call as the client sent it (SPEC §3.8): not even a re-serialisation
+  // (`1e400` would reach the upstream as `null`, a repeated key as its last value).
+  if (gated.mode === "audit")
+    return { decision: { kind: "forward", arguments: args, verbatim: true }, record };
+  if (decision.verdict === "allow") return { decision: { kind: "forward", arguments: args }, record };
   if (decision.verdict === "deny") {
     return { decision: { kind: "result", result: blockedResult(decision.reasons[0].message) }, record };
   }

@@ -131,7 +131,7 @@ async function toolCall(core: RelayCore, request: InterceptedRequest): Promise<v
   await core.hooks.whenReady();
   if (isDone(pending)) return;
   const decision = await core.hooks.onToolCall(call);
-  if (!isDone(pending)) applyToolCallDecision(core, pending, decision);
+  if (!isDone(pending)) applyToolCallDecision(core, { pending, textFor: request.textFor }, decision);
 }
 
 /**
@@ -165,11 +165,18 @@ function toolCallRequest(core: RelayCore, request: InterceptedRequest): ToolCall
 /**
  * Carries out the hook's decision on a `tools/call`.
  * @param core - The relay.
- * @param pending - The request (not done).
- * @param decision - Forward with the decided arguments, or answer.
+ * @param request - The request (not done) and its own text with a given id.
+ * @param decision - Forward with the decided arguments (or verbatim), or answer.
  */
-function applyToolCallDecision(core: RelayCore, pending: PendingClient, decision: ToolCallDecision): void {
-  if (decision.kind === "forward") {
+function applyToolCallDecision(
+  core: RelayCore,
+  request: { readonly pending: PendingClient; readonly textFor: (legId: number) => string },
+  decision: ToolCallDecision,
+): void {
+  const { pending } = request;
+  if (decision.kind === "forward" && decision.verbatim === true) {
+    core.forward(pending, request.textFor);
+  } else if (decision.kind === "forward") {
     const params = JSON.stringify({ ...pending.params, arguments: decision.arguments });
     core.forward(
       pending,

@@ -40,8 +40,11 @@ export interface ToolCallRequest extends ClientRequestInfo {
 
 /** What to do with a client `tools/call`. */
 export type ToolCallDecision =
-  /** Forward, re-serialised with exactly these arguments. */
-  | { readonly kind: "forward"; readonly arguments: JsonObject }
+  /**
+   * Forward, re-serialised with exactly these arguments; or, `verbatim`, as the client's own bytes
+   * (id spliced): `--mode audit` changes nothing it forwards (SPEC §3.8).
+   */
+  | { readonly kind: "forward"; readonly arguments: JsonObject; readonly verbatim?: true }
   /** Answer the client with this result (e.g. `isError: true`, `[bouncer blocked] …`). */
   | { readonly kind: "result"; readonly result: JsonObject }
   /** Answer the client with this JSON-RPC error. */

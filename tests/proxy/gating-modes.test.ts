@@ -129,6 +129,19 @@ describe("createGatingHooks() life cycle records", () => {
     expect(audit(r).find((record) => record.event === "outcome")?.outcome).toBe("cancelled");
   });
 
+  test("createGatingHooks() under --mode audit forwards the client's own bytes (id spliced) and audits the would-be deny", async () => {
+    const r = gatingRelay({ policy: POLICY, flags: ["--mode", "audit"], script });
+    await r.handshake();
+    const line =
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"send_email","arguments":{"to":"a@corp.example","to":"x@evil.example","n":1e400}}}';
+    r.fromClient(line);
+    await r.clientMessage((m) => m.id === 7, "forwarded call");
+    const sent = r.upstreamLines.find((text) => text.includes('"tools/call"')) ?? "";
+    expect(sent.replace(/"id":\d+/, '"id":7')).toBe(line);
+    const decision = audit(r).find((record) => record.event === "decision");
+    expect(decision).toMatchObject({ verdict: "deny", mode: "audit" });
+  });
+
   test("createGatingHooks() audits upstream noise and the upstream's exit", async () => {
     const r = gatingRelay({ policy: POLICY, script });
     await r.handshake();

@@ -27,6 +27,8 @@ export interface GatingRelay {
   readonly toClient: Record<string, unknown>[];
   /** Messages the upstream received, parsed. */
   readonly toUpstream: Record<string, unknown>[];
+  /** Messages the upstream received, as the bytes written. */
+  readonly upstreamLines: string[];
   readonly logs: string[];
   readonly ended: number[];
   fromClient(message: unknown): void;
@@ -85,6 +87,7 @@ export function gatingRelay(options: GatingRelayOptions): GatingRelay {
   ]);
   const toClient: Record<string, unknown>[] = [];
   const toUpstream: Record<string, unknown>[] = [];
+  const upstreamLines: string[] = [];
   const logs: string[] = [];
   const ended: number[] = [];
   const waiters: {
@@ -112,6 +115,7 @@ export function gatingRelay(options: GatingRelayOptions): GatingRelay {
       }
     },
     sendToUpstream: (text) => {
+      upstreamLines.push(text);
       const message = JSON.parse(text) as Record<string, unknown>;
       toUpstream.push(message);
       answerUpstream(message);
@@ -141,6 +145,7 @@ export function gatingRelay(options: GatingRelayOptions): GatingRelay {
     home,
     toClient,
     toUpstream,
+    upstreamLines,
     logs,
     ended,
     fromClient,
