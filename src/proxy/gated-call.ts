@@ -17,6 +17,7 @@ import type { Asker, AskOutcome } from "./asker.ts";
 import type { Gate } from "./gate.ts";
 import type { ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
 import type { SessionAudit } from "./session-audit.ts";
+import { staleAsk, stillAsking } from "./stale-ask.ts";
 import { MAX_NESTING } from "./strict-json.ts";
 import type { ToolListState } from "./tool-list-state.ts";
 
@@ -262,6 +263,14 @@ async function askAndDecide(
   if (outcome.kind !== "approved")
     return blocked(`${outcome.reason} (asked: ${decision.reasons[0].message})`);
   try {
+    // What the human saw may be out of date (a queued ask, output read meanwhile): decided as the
+    // call stands now, a deny wins and a question not shown as shown is not approved.
+    const now = await gate.decideCall(server, tool, args, { countAttempt: false, seq });
+    const stale = staleAsk(decision, now.decision);
+    if (stale !== undefined) {
+      const audited = auditDecision(gated, { decision: stale, seq, tool, args });
+      return audited === undefined ? blocked(stale.reasons[0].message) : { decision: audited, record };
+    }
     const answered = await gate.answer(decision.questions, outcome.answer);
     for (const event of answered.events) gated.audit.pin(event);
     if (answered.events.length > 0) await gated.tools.refresh();
@@ -270,10 +279,13 @@ async function askAndDecide(
       oneTimeApprovals: answered.oneTimeApprovals,
       seq,
     });
-    const audited = auditDecision(gated, { decision: again.decision, seq, tool, args });
+    // Still asking after the approval is applied (never expected): audited as a deny, so that the
+    // log never ends a call on an ask without its outcome (SPEC §3.5).
+    const final = again.decision.verdict === "ask" ? stillAsking(again.decision) : again.decision;
+    const audited = auditDecision(gated, { decision: final, seq, tool, args });
     if (audited !== undefined) return { decision: audited, record };
-    if (again.decision.verdict === "allow") return { decision: { kind: "forward", arguments: args }, record };
-    return blocked(again.decision.reasons[0].message);
+    if (final.verdict === "allow") return { decision: { kind: "forward", arguments: args }, record };
+    return blocked(final.reasons[0].message);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     gated.log(`Cannot decide an approved call of ${JSON.stringify(tool)}: ${message}`);
