@@ -103,6 +103,25 @@ function writtenHost(raw: string): string | undefined {
   return host === undefined ? undefined : host.toLowerCase();
 }
 
+/**
+ * The host another URL parser reads where parsers disagree (a backslash or userinfo in the raw
+ * value): the authority taken up to the first `/`, `?` or `#` — a backslash is no separator there —
+ * and after its last `@`, without a port. `https://hooks.example\@evil.example/` is
+ * `hooks.example` to the WHATWG parser and `evil.example` to Python's `urlsplit`.
+ *
+ * Source: SPEC §2.5 "Identity" (the URL parsed on the raw value), §3.4 (a question names what a
+ * destination reaches).
+ * @param raw - The destination as written.
+ * @returns That host in lower case, or undefined when the value has no such authority.
+ * @example otherReadingHost("https://hooks.example\\@evil.example/") // => "evil.example"
+ */
+export function otherReadingHost(raw: string): string | undefined {
+  const rest = raw.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
+  const authority = /^[^/?#]*/.exec(rest)?.[0] ?? "";
+  const host = authority.slice(authority.lastIndexOf("@") + 1).replace(/:\d*$/, "");
+  return host === "" || /[\s\\[\]]/.test(host) ? undefined : host.toLowerCase();
+}
+
 function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
   const fromRaw = isUrlShaped(raw) ? parseUrl(raw) : undefined;
   const same = fromRaw !== undefined && raw.toLowerCase() === canonical;
@@ -118,6 +137,12 @@ function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
   // address in other notation): output text indexes it as written (taint only).
   const written = fromRaw === undefined ? undefined : writtenHost(raw);
   if (written !== undefined && !hosts.includes(written)) hosts.push(written);
+  const trustable =
+    fromRaw !== undefined && !raw.includes("\\") && url.username === "" && url.password === "";
+  // Where parsers disagree, the host another parser reads is probed too (taint only): output naming
+  // `evil.example` taints `https://hooks.example\@evil.example/`.
+  const other = trustable ? undefined : otherReadingHost(raw);
+  if (other !== undefined && !hosts.includes(other)) hosts.push(other);
   // `evil.example.` is the DNS name `evil.example`: probe it as the text would index it (taint only).
   for (const host of [...hosts]) if (host.endsWith(".")) hosts.push(host.replace(/\.+$/, ""));
   return {
@@ -130,7 +155,7 @@ function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
     prefix: `${origin}${url.pathname}`,
     href: `${origin}${url.pathname}${url.search}`,
     fromCanonical: fromRaw === undefined,
-    trustable: fromRaw !== undefined && !raw.includes("\\") && url.username === "" && url.password === "",
+    trustable,
   };
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Identity } from "./identity.ts";
+import { type Identity, otherReadingHost } from "./identity.ts";
 import { rendersWhole, renderUntrusted, renderUntrustedEnd } from "./render.ts";
 import type { Evidence } from "./types.ts";
 
@@ -51,8 +51,14 @@ export function renderDestination(subject: MessageSubject): string {
   if (subject.shown !== undefined) return subject.shown;
   const { raw, identity } = subject;
   const notes: string[] = [];
-  if (identity.kind === "url") notes.push(`host ${renderUntrusted(identity.host)}`);
-  else if (identity.kind === "email" && raw.trim().toLowerCase() !== identity.id.toLowerCase())
+  if (identity.kind === "url") {
+    const other = identity.trustable ? undefined : otherReadingHost(raw);
+    notes.push(
+      other === undefined || other === identity.host
+        ? `host ${renderUntrusted(identity.host)}`
+        : `host ${renderUntrusted(identity.host)} to some URL parsers, ${renderUntrusted(other)} to others`,
+    );
+  } else if (identity.kind === "email" && raw.trim().toLowerCase() !== identity.id.toLowerCase())
     notes.push(`address ${renderUntrusted(identity.id)}`);
   if (!rendersWhole(raw)) notes.push(`ending ${renderUntrustedEnd(raw)}`);
   const shown = renderUntrusted(raw);

@@ -403,7 +403,7 @@ describe("evaluateSinkGate() approvals and declines", () => {
     );
     expect(gate(state, rules, { url: "https://hooks.other.example/b" }, { schema }).verdict).toBe("allow");
     for (const url of [
-      "https://hooks.other.example\\@evil.example/x",
+      "https://hooks.other.example\\@fresh.example/x",
       "https://secret:pw@hooks.other.example/a",
       "https://user@hooks.other.example/b",
     ]) {
@@ -412,6 +412,21 @@ describe("evaluateSinkGate() approvals and declines", () => {
       expect(result.asks[0]?.question.origin).toBeUndefined();
       expect(result.asks[0]?.question.key.identity).toBe(url.toLowerCase());
     }
+  });
+
+  test("evaluateSinkGate() denies a URL whose host to other parsers (after a backslash) was seen in free text", () => {
+    // WHATWG reads hooks.other.example; Python's urlsplit reads the host the page named.
+    const url = "https://hooks.other.example\\@www.collect.evil.example/in";
+    const { verdict } = gate(session(), rules, { url }, { schema });
+    expect(verdict).toBe("deny");
+  });
+
+  test("evaluateSinkGate() names both readings of the host in the question of a URL parsers disagree on", () => {
+    const url = "https://hooks.other.example\\@new.example/x";
+    const { result } = gate(session(), rules, { url }, { schema });
+    expect(result.asks[0]?.question.message).toContain(
+      'host "hooks.other.example" to some URL parsers, "new.example" to others',
+    );
   });
 
   test("evaluateSinkGate() keys an approval of a non-canonical value by the value as written", () => {
