@@ -82,8 +82,14 @@ export const askReasons = {
       context,
     );
   },
-  cancelled(): string {
-    return "The client cancelled the call while Bouncer was waiting for approval; nothing was forwarded";
+  cancelled(why?: unknown): string {
+    const what =
+      why === "session_ended"
+        ? "The session ended (the client went away, or Bouncer was stopped)"
+        : why === "upstream_gone"
+          ? "The upstream stopped"
+          : "The client cancelled the call";
+    return `${what} while Bouncer was waiting for approval; nothing was forwarded`;
   },
   timeout(seconds: number, context: RemedyContext): string {
     return withRemedy(`Nobody answered the question within ${seconds} s (--ask-timeout)`, context);
@@ -99,7 +105,7 @@ export const askReasons = {
   },
   limit(maxAsks: number, context: RemedyContext): string {
     return withRemedy(
-      `Bouncer has already asked ${maxAsks} questions in this session, the most --max-asks allows`,
+      `Bouncer has already asked ${maxAsks === 1 ? "1 question" : `${maxAsks} questions`} in this session, the most --max-asks allows`,
       context,
     );
   },

@@ -210,7 +210,7 @@ export function createAsker(options: AskerOptions): Asker {
 
   function withdraw(entry: Entry, waiter: Waiter): void {
     entry.waiters.delete(waiter);
-    waiter.finish({ kind: "cancelled", reason: askReasons.cancelled() });
+    waiter.finish({ kind: "cancelled", reason: askReasons.cancelled(waiter.request.signal.reason) });
     if (entry.waiters.size > 0) return;
     if (entry.active) entry.controller.abort();
     else {
@@ -257,7 +257,9 @@ export function createAsker(options: AskerOptions): Asker {
       questions,
       approveCommand: options.approveCommand ?? false,
     };
-    if (request.signal.aborted) return Promise.resolve({ kind: "cancelled", reason: askReasons.cancelled() });
+    if (request.signal.aborted) {
+      return Promise.resolve({ kind: "cancelled", reason: askReasons.cancelled(request.signal.reason) });
+    }
     const support = options.clientCapabilities();
     if (!support.form) {
       return Promise.resolve({

@@ -92,7 +92,7 @@ export function upstreamGone(core: RelayCore, failure: UpstreamFailure): Promise
       let told = 0;
       for (const pending of core.upstream.close(error)) if (core.answerError(pending, error)) told++;
       for (const pending of [...core.pending.values()]) {
-        pending.abort.abort();
+        pending.abort.abort("upstream_gone");
         if (core.answerError(pending, error)) told++;
       }
       if (told > 0) core.options.onFailureReported?.();

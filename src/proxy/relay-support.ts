@@ -135,19 +135,34 @@ export function outcomeOf(
 export class LazyAbort {
   #controller: AbortController | undefined;
   #aborted = false;
+  #reason: AbortWhy = "client_cancel";
 
-  /** The signal (made on first use; already aborted when {@link LazyAbort.abort} came first). */
+  /**
+   * The signal (made on first use; already aborted when {@link LazyAbort.abort} came first). Its
+   * `reason` is why: an {@link AbortWhy}.
+   */
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort();
+      if (this.#aborted) this.#controller.abort(this.#reason);
     }
     return this.#controller.signal;
   }
 
-  /** Aborts the signal, now or when it is made. */
-  abort(): void {
+  /**
+   * Aborts the signal, now or when it is made.
+   * @param why - Why (default: the client cancelled the request).
+   */
+  abort(why: AbortWhy = "client_cancel"): void {
+    if (this.#aborted) return;
     this.#aborted = true;
-    this.#controller?.abort();
+    this.#reason = why;
+    this.#controller?.abort(why);
   }
 }
+
+/**
+ * Why a request's decision was aborted: the client cancelled it, the session ended (the client went
+ * away, or Bouncer was stopped), or the upstream is gone.
+ */
+export type AbortWhy = "client_cancel" | "session_ended" | "upstream_gone";

@@ -88,6 +88,7 @@ export class Relay extends RelayCore {
     const error = { code: RPC_ERROR.internalError, message: "Session ended" };
     this.client.close(error);
     this.upstream.closeOwn(error);
-    for (const pending of this.pending.values()) if (pending.state !== "forwarded") pending.abort.abort();
+    for (const pending of this.pending.values())
+      if (pending.state !== "forwarded") pending.abort.abort("session_ended");
   }
 }

@@ -416,6 +416,15 @@ describe("createAsker() queue", () => {
     expect(r.client.sent).toHaveLength(2);
     expect(r.asker.asked).toBe(2);
   });
+
+  test("ask() counts the one question --max-asks 1 allows in the singular", async () => {
+    const r = rig({ maxAsks: 1 });
+    const outcome = ask(r, await senderAsk("p0@other.example"));
+    await answer(r, 0, { action: "decline" });
+    await outcome;
+    const second = await ask(r, await senderAsk());
+    expect((second as { reason: string }).reason).toContain("has already asked 1 question in this session");
+  });
 });
 
 describe("createAsker() automatic answers and channels", () => {

@@ -142,6 +142,19 @@ describe("createGatingHooks() life cycle records", () => {
     expect(decision).toMatchObject({ verdict: "deny", mode: "audit" });
   });
 
+  test("createGatingHooks() says the session ended, not that the client cancelled, for an ask cut short by the end of the session", async () => {
+    const r = gatingRelay({ policy: POLICY, flags: ["--human-min-ms", "0"], script });
+    await r.handshake({ elicitation: {} });
+    r.fromClient(call(5, "send_email", { to: "someone@new.example" }));
+    await r.clientMessage((m) => m.method === "elicitation/create", "elicitation");
+    r.relay.close();
+    await tick();
+    const outcome = audit(r).find((record) => record.event === "outcome");
+    expect(outcome).toMatchObject({ outcome: "cancelled" });
+    expect(String(outcome?.reason)).toStartWith("The session ended");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(0);
+  });
+
   test("createGatingHooks() audits upstream noise and the upstream's exit", async () => {
     const r = gatingRelay({ policy: POLICY, script });
     await r.handshake();
