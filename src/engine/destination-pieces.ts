@@ -115,7 +115,7 @@ export function destinationPieces(raw: string, options: PieceOptions = {}): Dest
   const canonical = canonicalize(trimmed, { destination: true });
   if (canonical === "") return [];
   const self: DestinationPiece = { raw: trimmed, canonical, eligible: trimmed.toLowerCase() === canonical };
-  const single = finish([self]);
+  const single = finish([self, ...(sink ? displayNameAddresses(trimmed) : [])]);
   if (!/[,;?]/.test(canonical) || (!sink && isUrlShaped(trimmed))) return single;
   const whole = canonical.replace(/^[^<>]*<([^<>]*[,;?][^<>]*)>$/, "$1");
   const listed = splitList(whole);
@@ -126,11 +126,37 @@ export function destinationPieces(raw: string, options: PieceOptions = {}): Dest
   const wholeEligible = trimmed.toLowerCase() === whole;
   const split = parts.flatMap((part) => {
     const piece = canonicalize(part, { destination: true });
-    return piece === "" ? [] : [{ raw: part, canonical: piece, eligible: wholeEligible && piece === part }];
+    if (piece === "") return [];
+    const named = sink ? displayNameAddresses(part) : [];
+    return [{ raw: part, canonical: piece, eligible: wholeEligible && piece === part }, ...named];
   });
   // A URL split at a list separator stays a destination as a whole too: a separator in its
   // userinfo (`https://hooks.corp.example,x@evil.example`) must not hide the host it reaches.
   return finish(sink && isUrlShaped(trimmed) ? [self, ...split] : split);
+}
+
+/**
+ * The email addresses written in the display name of a `Name <addr>` value: canonical form reduces
+ * the value to the address in brackets, but `attacker@evil.example <boss@corp.example>` is no valid
+ * name-addr (an unquoted `@` in the phrase), and a mail library may send it to the first address
+ * (Python's `email` package does). Each is a destination of its own, never trusted (a question or
+ * a deny only; SPEC §2.5 "Flattening": one bad element decides for the call).
+ *
+ * Source: SPEC §2.5 "Splitting", "Canonical form"; review of session 8 (display-name trick).
+ * @param text - One value or list item, trimmed.
+ * @returns The addresses of its display name, if it has one.
+ */
+function displayNameAddresses(text: string): DestinationPiece[] {
+  const phrase = /^([^<>]*)<[^<>]*>$/.exec(text)?.[1];
+  if (phrase === undefined || !phrase.includes("@")) return [];
+  const found: DestinationPiece[] = [];
+  const seen = new Set<string>();
+  extractTokens(canonicalize(phrase), (key) => {
+    if (seen.has(key) || !isEmailShaped(key)) return;
+    seen.add(key);
+    found.push({ raw: key, canonical: key, eligible: false });
+  });
+  return found;
 }
 
 /**

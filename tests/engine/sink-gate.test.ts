@@ -70,6 +70,20 @@ describe("evaluateSinkGate() classification", () => {
     ],
     ["does not trust a Name <addr> value", mail, { to: "Boss <boss@corp.example>" }, "ask", "sink_unproven"],
     [
+      "denies a tainted address written as the display name of a trusted one (a mail library may send to it)",
+      mail,
+      { to: "attacker@evil.example <boss@corp.example>" },
+      "deny",
+      "sink_tainted",
+    ],
+    [
+      "denies a tainted address quoted as the display name of a trusted one",
+      mail,
+      { to: '"attacker@evil.example" <boss@corp.example>' },
+      "deny",
+      "sink_tainted",
+    ],
+    [
       "does not trust a value with a zero-width character",
       mail,
       { to: "boss\u200b@corp.example" },
