@@ -47,9 +47,12 @@ function occurrences(gate: Gate, identity: Identity): Occurrences {
   const { rules, externalTaint } = gate.input;
   const strict = rules.taintFields.value === "strict";
   const found: Occurrences = { tainting: [], seen: [] };
+  // SPEC §2.5: the identity is what must be `taint_min_length` long — a URL's is its origin
+  // (`https://x.gd`), however short the host it is looked up by.
+  const length = (key: string): number => (identity.kind === "url" ? identity.id.length : key.length);
   const add = (evidence: Evidence | undefined, key: string): void => {
     if (evidence === undefined) return;
-    const free = evidence.kind === "free_text" && key.length >= rules.taintMinLength;
+    const free = evidence.kind === "free_text" && length(key) >= rules.taintMinLength;
     const taints = free || (strict && evidence.kind === "field");
     (taints ? found.tainting : found.seen).push(evidence);
   };
