@@ -14,6 +14,7 @@ import {
   scanHandles,
   scanHosts,
 } from "./token-scan.ts";
+import { type VariantShapes, withTokenVariants } from "./token-variants.ts";
 
 /** An address starting exactly at `lastIndex` (its start is found by scanning back from `@`). */
 const EMAIL_AT = /[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/uy;
@@ -233,7 +234,7 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
   // Scripts written without spaces run into an address or host beside them
   // (`請求書をattacker@evil.exampleまで`): scan again with their letters as spaces (same offsets).
   const spaced = text.replace(UNSPACED_LETTERS, (letters) => " ".repeat(letters.length));
-  if (spaced !== text) scanTokens(spaced, visit);
+  if (spaced !== text) scanShapes(spaced, visit);
 }
 
 /**
@@ -246,6 +247,9 @@ export const UNSPACED_SCRIPT_CLASS =
   "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}";
 
 const UNSPACED_LETTERS = new RegExp(`[${UNSPACED_SCRIPT_CLASS}]+`, "gu");
+
+/** The shape tests token variants must pass. */
+const SHAPES: VariantShapes = { isEmail: isEmailShaped, isHost: isHostShaped };
 
 /** Any character above U+007F: such text is scanned with the Unicode patterns. */
 const NON_ASCII = /[\u0080-\uffff]/;
@@ -264,8 +268,18 @@ const NON_ASCII = /[\u0080-\uffff]/;
  *   alphanumeric tokens, each in text order); keys may repeat. The token object is reused.
  * @returns Nothing.
  */
-export function scanTokens(text: string, visit: FoundVisitor): void {
+export function scanTokens(text: string, visitor: FoundVisitor): void {
   if (text.length < 2) return;
+  scanShapes(text, withTokenVariants(text, visitor, SHAPES));
+}
+
+/**
+ * {@link scanTokens} without the variants of tokens with glued punctuation (the caller wraps the
+ * visitor once).
+ * @param text - Canonical text.
+ * @param visit - The visitor.
+ */
+function scanShapes(text: string, visit: FoundVisitor): void {
   if (NON_ASCII.test(text)) {
     scanUnicode(text, visit);
     return;

@@ -4,7 +4,10 @@
  * @module
  */
 
-import { hostKey, hostSuffixes } from "../../src/engine/tokens.ts";
+import { tokenVariants } from "../../src/engine/token-variants.ts";
+import { hostKey, hostSuffixes, isEmailShaped, isHostShaped } from "../../src/engine/tokens.ts";
+
+const SHAPES = { isEmail: isEmailShaped, isHost: isHostShaped };
 
 const EMAIL_AT = /[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/uy;
 const LOCAL_CHAR = /[\p{L}\p{N}._+-]/u;
@@ -60,8 +63,14 @@ function emails(text: string, visit: Visit): void {
  * @param text - Canonical text.
  * @param visit - Called once per key, with the token's span.
  */
-export function oracleTokens(text: string, visit: Visit): void {
+export function oracleTokens(text: string, found: Visit): void {
   if (text.length < 2) return;
+  // Each key, then the keys it stands for without glued punctuation (token-variants.ts).
+  const visit: Visit = (key, start, end) => {
+    found(key, start, end);
+    if (!key.includes(".") || !/^[._+-]|[._+-]$|[._+-]{2}/.test(key)) return;
+    for (const variant of tokenVariants(key, SHAPES)) found(variant, start, end);
+  };
   const patterns = /[\u0080-\uffff]/.test(text) ? PATTERNS.unicode : PATTERNS.ascii;
   const at = text.includes("@");
   if (at) emails(text, visit);
