@@ -183,6 +183,8 @@ const NON_ASCII_RUN = /[^\u0080-\uffff]?[\u0080-\uffff]+/g;
 function normalizeRun(run: string): string {
   return removeInvisible(run.normalize("NFKC"));
 }
+/** U+3002 (NFKC also gives it for U+FF61) between two ASCII letters or digits. */
+const IDEOGRAPHIC_DOT = /(?<=[A-Za-z0-9])\u3002(?=[A-Za-z0-9])/g;
 /** What a further round could still decode in a round's output (left by a later step of the round). */
 const UNDECODED = /%[0-9a-fA-F]{2}|mailto:/;
 const ENTITY_START = /&(?:#|[A-Za-z])/;
@@ -214,7 +216,12 @@ const WHITESPACE_TO_COLLAPSE = / \s+|[^\S ]\s*/g;
 function round(text: string, options: CanonicalOptions): string {
   let out = percentDecode(text);
   if (options.output === true) out = decodeHtmlEntities(out);
-  if (NON_ASCII.test(out)) out = out.replace(NON_ASCII_RUN, normalizeRun);
+  if (NON_ASCII.test(out)) {
+    out = out.replace(NON_ASCII_RUN, normalizeRun);
+    // An ideographic full stop between two ASCII letters or digits is a host's dot (IDNA maps it:
+    // `evil。example` is `evil.example` to a URL parser); in prose between ideographs it stays.
+    out = out.replace(IDEOGRAPHIC_DOT, ".");
+  }
   out = out.toLowerCase();
   // Output: every `mailto:` goes before whitespace is collapsed, so the round ends collapsed.
   if (options.output === true) out = out.replaceAll("mailto:", "");

@@ -67,7 +67,7 @@ export interface ScalarIdentity extends IdentityBase {
 export type Identity = EmailIdentity | UrlIdentity | ScalarIdentity;
 
 const SCHEME_URL = /^(?:[a-z][a-z0-9+.-]*:\/\/|(?:https?|wss?|ftp|file):)/i;
-const SCHEMELESS_URL = /^([\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+)(?::[0-9]{1,5})?(?:[/?#]\S*)?$/u;
+const SCHEMELESS_URL = /^([\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+)(?::[0-9]{1,5})?(?:[/?#]\S*)?$/u;
 
 /**
  * Whether a value would be parsed as a URL: it has a scheme (`x://`, or a special scheme such as

@@ -63,7 +63,7 @@ function isLabel(c: number): boolean {
   return isWord(c) || c === DASH;
 }
 
-/** `[\p{L}\p{N}._+-]`: an address's local part. */
+/** `[\p{L}\p{M}\p{N}._+-]`: an address's local part. */
 function isLocal(c: number): boolean {
   return isWord(c) || c === DOT || c === PLUS || c === DASH;
 }

@@ -17,8 +17,8 @@ import {
 import { type VariantShapes, withTokenVariants } from "./token-variants.ts";
 
 /** An address starting exactly at `lastIndex` (its start is found by scanning back from `@`). */
-const EMAIL_AT = /[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/uy;
-const LOCAL_CHAR = /[\p{L}\p{N}._+-]/u;
+const EMAIL_AT = /[\p{L}\p{M}\p{N}._+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+/uy;
+const LOCAL_CHAR = /[\p{L}\p{M}\p{N}._+-]/u;
 /**
  * Token patterns with Unicode classes (for text with characters above U+007F; `token-scan.ts` scans
  * ASCII text for the other shapes), and the IBAN pattern for ASCII text.
@@ -26,20 +26,20 @@ const LOCAL_CHAR = /[\p{L}\p{N}._+-]/u;
 const PATTERNS = {
   ascii: { iban: /(?<![a-zA-Z0-9])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/g },
   unicode: {
-    host: /(?<![\p{L}\p{N}_.-])[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu,
-    handle: /(?<![\p{L}\p{N}_.@#-])[@#][\p{L}\p{N}_](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?/gu,
-    iban: /(?<![\p{L}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu,
-    alnum: /(?<![\p{L}\p{N}_-])[\p{L}\p{N}_-]{6,64}(?![\p{L}\p{N}_-])/gu,
+    host: /(?<![\p{L}\p{M}\p{N}_.-])[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+/gu,
+    handle: /(?<![\p{L}\p{M}\p{N}_.@#-])[@#][\p{L}\p{M}\p{N}_](?:[\p{L}\p{M}\p{N}_.-]*[\p{L}\p{M}\p{N}_])?/gu,
+    iban: /(?<![\p{L}\p{M}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu,
+    alnum: /(?<![\p{L}\p{M}\p{N}_-])[\p{L}\p{M}\p{N}_-]{6,64}(?![\p{L}\p{M}\p{N}_-])/gu,
   },
 } as const;
 const PHONE = /(?<![0-9+])\+?\(?[0-9](?:[ .()-]{0,2}[0-9]){6,14}(?![0-9])/g;
 
-const EMAIL_SHAPE = /^[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
+const EMAIL_SHAPE = /^[\p{L}\p{M}\p{N}._+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+$/u;
 const PHONE_SHAPE = /^\+?\(?[0-9](?:[ .()-]{0,2}[0-9]){6,14}\)?$/;
 const IBAN_SHAPE = /^[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}$/;
-const HANDLE_SHAPE = /^[@#][\p{L}\p{N}_](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?$/u;
-const ALNUM_SHAPE = /^[\p{L}\p{N}_-]{6,64}$/u;
-const HOST_SHAPE = /^[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+$/u;
+const HANDLE_SHAPE = /^[@#][\p{L}\p{M}\p{N}_](?:[\p{L}\p{M}\p{N}_.-]*[\p{L}\p{M}\p{N}_])?$/u;
+const ALNUM_SHAPE = /^[\p{L}\p{M}\p{N}_-]{6,64}$/u;
+const HOST_SHAPE = /^[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+$/u;
 const DOTTED_QUAD = /^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$/;
 
 /**

@@ -9,14 +9,14 @@ import { hostKey, hostSuffixes, isEmailShaped, isHostShaped } from "../../src/en
 
 const SHAPES = { isEmail: isEmailShaped, isHost: isHostShaped };
 
-const EMAIL_AT = /[\p{L}\p{N}._+-]+@[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/uy;
-const LOCAL_CHAR = /[\p{L}\p{N}._+-]/u;
+const EMAIL_AT = /[\p{L}\p{M}\p{N}._+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+/uy;
+const LOCAL_CHAR = /[\p{L}\p{M}\p{N}._+-]/u;
 const PATTERNS = {
   unicode: {
-    host: /(?<![\p{L}\p{N}_.-])[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+/gu,
-    handle: /(?<![\p{L}\p{N}_.@#-])[@#][\p{L}\p{N}_](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?/gu,
-    iban: /(?<![\p{L}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu,
-    alnum: /(?<![\p{L}\p{N}_-])[\p{L}\p{N}_-]{6,64}(?![\p{L}\p{N}_-])/gu,
+    host: /(?<![\p{L}\p{M}\p{N}_.-])[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+/gu,
+    handle: /(?<![\p{L}\p{M}\p{N}_.@#-])[@#][\p{L}\p{M}\p{N}_](?:[\p{L}\p{M}\p{N}_.-]*[\p{L}\p{M}\p{N}_])?/gu,
+    iban: /(?<![\p{L}\p{M}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu,
+    alnum: /(?<![\p{L}\p{M}\p{N}_-])[\p{L}\p{M}\p{N}_-]{6,64}(?![\p{L}\p{M}\p{N}_-])/gu,
   },
   ascii: {
     host: /(?<![\w.-])[\w-]+(?:\.[\w-]+)+/g,
