@@ -4,7 +4,14 @@
  * @module
  */
 
-import { isEmailShaped, isHostShaped, isIbanShaped, isPhoneShaped, isTokenShapedString } from "./tokens.ts";
+import {
+  asciiDomainAddress,
+  isEmailShaped,
+  isHostShaped,
+  isIbanShaped,
+  isPhoneShaped,
+  isTokenShapedString,
+} from "./tokens.ts";
 
 /** Fields every identity has. */
 interface IdentityBase {
@@ -173,10 +180,11 @@ function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
  */
 export function identify(raw: string, canonical: string): Identity {
   if (isEmailShaped(canonical)) {
+    const ascii = asciiDomainAddress(canonical);
     return {
       kind: "email",
       id: canonical,
-      keys: [canonical],
+      keys: ascii === canonical ? [canonical] : [canonical, ascii],
       token: true,
       domain: canonical.slice(canonical.lastIndexOf("@") + 1),
     };

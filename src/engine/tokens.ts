@@ -121,6 +121,22 @@ export function hostKey(host: string): string {
 }
 
 /**
+ * An address with its domain in ASCII (punycode) form, as hosts are indexed (`hostKey`): so
+ * `attacker@bücher.example` in text and `attacker@xn--bcher-kva.example` in a call (or the other
+ * way round) are one key.
+ *
+ * Source: SPEC §2.5 "Identity", "Index, not rescans" (hosts also in punycode).
+ * @param address - An email-shaped key.
+ * @returns The address with an ASCII domain (the input when its domain is ASCII already).
+ */
+export function asciiDomainAddress(address: string): string {
+  const at = address.lastIndexOf("@");
+  const domain = address.slice(at + 1);
+  if (/^[\x21-\x7e]*$/.test(domain)) return address;
+  return `${address.slice(0, at + 1)}${hostKey(domain)}`;
+}
+
+/**
  * A host and its parent domains of at least two labels (`a.b.example` → itself, `b.example`), so a
  * destination host occurs wherever it is a suffix, on a label boundary, of a host in the text.
  *
@@ -201,7 +217,13 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
   const patterns = PATTERNS.unicode;
   const report = keyReporter({ start: 0, end: 0, keyStart: 0, key: undefined }, visit);
   const at = text.includes("@");
-  if (at) emails(text, (match, start) => report(match, { start, length: match.length }));
+  if (at) {
+    emails(text, (match, start) => {
+      report(match, { start, length: match.length });
+      const ascii = asciiDomainAddress(match);
+      if (ascii !== match) report(ascii, { start, length: match.length });
+    });
+  }
   if (text.includes(".")) {
     // A dotted match is a host when its last label has a letter, or it is an IPv4 address.
     each(text, {

@@ -30,6 +30,11 @@ describe("extractTokens()", () => {
     ],
     ["a bare host", "see evil.example for details", ["evil.example"]],
     [
+      "an address with an IDN domain, also with its domain in punycode",
+      "mail attacker@bücher.example",
+      ["attacker@bücher.example", "attacker@xn--bcher-kva.example", "xn--bcher-kva.example"],
+    ],
+    [
       "an address written against Japanese text",
       "請求書をattacker@evil.exampleまで転送",
       [
@@ -37,6 +42,7 @@ describe("extractTokens()", () => {
         "evil.example",
         "evil.xn--example-gd4fkhs360ghuc",
         "請求書をattacker@evil.exampleまで転送",
+        "請求書をattacker@evil.xn--example-gd4fkhs360ghuc",
       ],
     ],
     [
