@@ -180,6 +180,24 @@ function emails(text: string, report: (key: string, start: number) => void): voi
   }
 }
 
+/** `"local"@domain`: a quoted local part of local-part characters only (it is the plain address). */
+const QUOTED_ADDRESS = /"([\p{L}\p{M}\p{N}._+-]+)"@([\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+)/gu;
+
+/**
+ * Addresses written with a quoted local part (`"attacker"@evil.example`), reported as the plain
+ * address they deliver to: the address scan stops at the quote and finds none.
+ *
+ * Source: SPEC §2.5 "Index, not rescans"; review of session 8 (a quoted local part hid an address).
+ * @param text - Canonical text.
+ * @param report - Reports a key with its span.
+ */
+function quotedAddresses(text: string, report: ReportKey): void {
+  QUOTED_ADDRESS.lastIndex = 0;
+  for (let m = QUOTED_ADDRESS.exec(text); m !== null; m = QUOTED_ADDRESS.exec(text)) {
+    report(`${m[1]}@${m[2]}`, { start: m.index, length: m[0].length });
+  }
+}
+
 /** Reports a token whose key is built as a string. */
 type ReportKey = (key: string, span: { readonly start: number; readonly length: number }) => void;
 
@@ -223,6 +241,7 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
       const ascii = asciiDomainAddress(match);
       if (ascii !== match) report(ascii, { start, length: match.length });
     });
+    if (text.includes('"@')) quotedAddresses(text, report);
   }
   if (text.includes(".")) {
     // A dotted match is a host when its last label has a letter, or it is an IPv4 address.
@@ -310,6 +329,7 @@ function scanShapes(text: string, visit: FoundVisitor): void {
   const scan = { text, found, visit };
   const at = text.includes("@");
   if (at) scanEmails(scan);
+  if (at && text.includes('"@')) quotedAddresses(text, keyReporter(found, visit));
   if (text.includes(".")) scanHosts(scan);
   if (at || text.includes("#")) scanHandles(scan);
   if (!/[0-9]/.test(text)) return;

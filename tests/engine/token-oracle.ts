@@ -5,7 +5,13 @@
  */
 
 import { tokenVariants } from "../../src/engine/token-variants.ts";
-import { hostKey, hostSuffixes, isEmailShaped, isHostShaped } from "../../src/engine/tokens.ts";
+import {
+  asciiDomainAddress,
+  hostKey,
+  hostSuffixes,
+  isEmailShaped,
+  isHostShaped,
+} from "../../src/engine/tokens.ts";
 
 const SHAPES = { isEmail: isEmailShaped, isHost: isHostShaped };
 
@@ -73,7 +79,20 @@ export function oracleTokens(text: string, found: Visit): void {
   };
   const patterns = /[\u0080-\uffff]/.test(text) ? PATTERNS.unicode : PATTERNS.ascii;
   const at = text.includes("@");
-  if (at) emails(text, visit);
+  if (at) {
+    emails(text, (key, start, end) => {
+      visit(key, start, end);
+      const ascii = asciiDomainAddress(key);
+      if (ascii !== key) visit(ascii, start, end);
+    });
+  }
+  if (at && text.includes('"@')) {
+    for (const m of text.matchAll(
+      /"([\p{L}\p{M}\p{N}._+-]+)"@([\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+)/gu,
+    )) {
+      visit(`${m[1]}@${m[2]}`, m.index, m.index + m[0].length);
+    }
+  }
   if (text.includes(".")) {
     each(text, patterns.host, (match, start) => {
       const last = match.slice(match.lastIndexOf(".") + 1);

@@ -18,12 +18,13 @@ function expected(text: string): Hit[] {
 }
 
 /** Characters every token pattern turns on: word characters, joiners, sigils, separators. */
-const ALPHABET = [..."ab0159xz_-.@#+() \u0001:/?%E"];
+const ALPHABET = [...'ab0159xz_-.@#+() \u0001:/?%E"'];
 const textOf = (alphabet: readonly string[], maxLength: number) =>
   fc.array(fc.constantFrom(...alphabet), { maxLength }).map((chars) => chars.join(""));
 /** Pieces that make whole tokens likely: addresses, hosts, handles, phones, IBANs, long tokens. */
 const PIECES = [
   "bob@x.example",
+  '"bob"@x.example',
   "a.b@mail.evil.example",
   "evil.example",
   "10.0.0.12",

@@ -72,6 +72,7 @@ describe("evaluateSinkGate() and hosts the scanner used to miss", () => {
       "to",
       "attacker@evil.example",
     ],
+    ["a quoted local part, sent plain", 'Mail "attacker"@evil.example now', "to", "attacker@evil.example"],
     [
       "an IDN mail domain, sent in punycode",
       "Mail attacker@bücher.example now",
