@@ -4,10 +4,10 @@
  * @module
  */
 
-import { type Document, isAlias, isMap, isScalar, isSeq, type Node, parseDocument } from "yaml";
+import { parseDocument } from "yaml";
 import { isDestinationShapedKey } from "./key-shapes.ts";
-import type { JsonObject, JsonValue } from "./types.ts";
-import { forEachYamlNode } from "./yaml-walk.ts";
+import type { JsonValue } from "./types.ts";
+import { readYaml } from "./yaml-value.ts";
 
 /**
  * A text block is structured only up to this size (SPEC §2.5: 1 MiB).
@@ -15,8 +15,6 @@ import { forEachYamlNode } from "./yaml-walk.ts";
  * Source: SPEC §2.5 "Free text versus field values".
  */
 export const MAX_STRUCTURED_TEXT = 1024 * 1024;
-/** Nodes visited while converting YAML (aliases included) before giving up: an alias-bomb guard. */
-const MAX_YAML_NODES = 200_000;
 
 /** A line at indentation 0 that a block YAML mapping or sequence may hold. */
 const YAML_TOP_LINE = /^(?:#|-(?:[ \t]|$)|\?(?:[ \t]|$)|:(?:[ \t]|$)|---|\.\.\.|%|[&!*])/;
@@ -32,8 +30,8 @@ export interface StructuredText {
   readonly value: JsonValue;
   readonly format: "json" | "yaml";
   /**
-   * YAML comments, anchor names, tags and `%TAG` prefixes: text the model reads that the parsed
-   * value does not hold (free text).
+   * YAML comments, anchor names, tags, `%TAG` prefixes and decoded `!!binary` text: text the model
+   * reads that the parsed value does not hold (free text).
    */
   readonly comments: readonly string[];
 }
@@ -113,79 +111,17 @@ function hasDuplicateKeys(text: string, value: JsonValue): boolean {
   return keys > keyCount(value);
 }
 
-function yamlToJson(root: Node | null, doc: Document): JsonValue {
-  let budget = MAX_YAML_NODES;
-  const repeated = new Set<JsonValue[]>();
-  const convert = (node: unknown): JsonValue => {
-    budget -= 1;
-    if (budget < 0) throw new RangeError("YAML output has too many nodes");
-    if (isAlias(node)) return convert(node.resolve(doc));
-    if (isScalar(node)) {
-      const v = node.value;
-      if (typeof v === "string") return v;
-      if (typeof v === "number" || typeof v === "bigint") return node.source ?? String(v);
-      return null;
-    }
-    if (isSeq(node)) return node.items.map(convert);
-    if (isMap(node)) {
-      const out: JsonObject = Object.create(null);
-      for (const pair of node.items) {
-        const key = pair.key;
-        if (key !== null && !isScalar(key)) throw new TypeError("YAML output has a complex key");
-        const name = key === null ? "" : (key.source ?? String(key.value));
-        const value = convert(pair.value);
-        // A repeated key (JSON read with its duplicates) keeps every value, as a list under the key.
-        const before = Object.hasOwn(out, name) ? out[name] : undefined;
-        if (before === undefined) out[name] = value;
-        else if (Array.isArray(before) && repeated.has(before)) before.push(value);
-        else {
-          const all = [before, value];
-          repeated.add(all);
-          out[name] = all;
-        }
-      }
-      return out;
-    }
-    return null;
-  };
-  return convert(root);
-}
-
-/** The prefix of YAML's own tags (`!!str`, the default `!!` handle): not text of the output. */
-const YAML_TAGS = "tag:yaml.org,2002:";
-
-/**
- * What the model reads in YAML text that the parsed value does not hold: comments, anchor names,
- * tags and `%TAG` prefixes (`note: &attacker@evil.example …` plants an address in an anchor).
- */
-function yamlComments(doc: Document): string[] {
-  const comments: string[] = [];
-  const add = (node: { commentBefore?: string | null; comment?: string | null }): void => {
-    if (typeof node.commentBefore === "string") comments.push(node.commentBefore);
-    if (typeof node.comment === "string") comments.push(node.comment);
-    const { anchor, tag } = node as { anchor?: unknown; tag?: unknown };
-    if (typeof anchor === "string") comments.push(anchor);
-    if (typeof tag === "string" && !tag.startsWith(YAML_TAGS)) comments.push(tag);
-  };
-  add(doc);
-  for (const prefix of Object.values(doc.directives?.tags ?? {})) {
-    if (!prefix.startsWith(YAML_TAGS)) comments.push(prefix);
-  }
-  forEachYamlNode(doc, add);
-  return comments;
-}
-
 /** YAML text (or, with `duplicates`, JSON text whose repeated keys must all be kept). */
 function parseYaml(
   text: string,
   options: { readonly duplicates?: boolean } = {},
-): { value: JsonValue; comments: string[] } | undefined {
+): { value: JsonValue; comments: readonly string[] } | undefined {
   const duplicates = options.duplicates === true;
   if (!duplicates && !mayBeYamlCollection(text)) return undefined;
   try {
     const doc = parseDocument(text, { uniqueKeys: !duplicates, intAsBigInt: true, prettyErrors: false });
     if (doc.errors.length > 0) return undefined;
-    return { value: yamlToJson(doc.contents, doc), comments: yamlComments(doc) };
+    return readYaml(doc);
   } catch {
     return undefined;
   }
@@ -195,7 +131,9 @@ function parseYaml(
  * Recognises a structured text block: at most 1 MiB, parsing as JSON or YAML to a mapping or a
  * sequence. Numbers keep their source text. YAML with duplicate keys, complex keys or alias bombs
  * is not structured (its text stays free text). JSON that repeats a key keeps every value of it (a
- * list under the key), so no value the model reads is lost; YAML comments are returned as text.
+ * list under the key), so no value the model reads is lost; YAML comments are returned as text, and
+ * a YAML scalar of another type (`!!timestamp`, `!!binary`) as its source text; `!!omap` and
+ * `!!pairs` are sequences of one-key mappings.
  *
  * Source: SPEC §2.5 "Free text versus field values".
  * @param text - A text block of a tool result.

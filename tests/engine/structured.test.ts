@@ -118,3 +118,16 @@ describe("walkStructured()", () => {
     expect(walk(value)).toEqual(expected.sort());
   });
 });
+
+describe("parseStructuredText() YAML that converts to no JSON value", () => {
+  test.each<[string, string, JsonValue, string[]]>([
+    ["!!omap as one-key mappings", "o: !!omap [ a: x, b: y ]\n", { o: [{ a: "x" }, { b: "y" }] }, []],
+    ["!!pairs, keys repeated", "p: !!pairs\n  - a: x\n  - a: y\n", { p: [{ a: "x" }, { a: "y" }] }, []],
+    ["a !!timestamp as its source text", "t: !!timestamp 2001-12-14\n", { t: "2001-12-14" }, []],
+    ["a !!binary as its base64, decoded beside it", "b: !!binary aGk=\n", { b: "aGk=" }, ["hi"]],
+  ])("parseStructuredText() keeps %s", (_name, text, value, comments) => {
+    const parsed = parseStructuredText(text);
+    expect(JSON.parse(JSON.stringify(parsed?.value))).toEqual(value);
+    expect(parsed?.comments).toEqual(comments);
+  });
+});
