@@ -7,6 +7,7 @@
 
 import { canonicalize } from "./canonical.ts";
 import { destinationPieces } from "./destinations.ts";
+import { decodeEscapes } from "./escapes.ts";
 import { indexFreeTokens } from "./free-tokens.ts";
 import { type Identity, identify } from "./identity.ts";
 import { createRecorder, evidence, identityKeys, indexKey, type Recorder } from "./recorder-state.ts";
@@ -59,7 +60,8 @@ export function recordCanonicalFree(recorder: Recorder, canonical: string): void
  * there is some near the cut. Every slice after the first starts {@link SLICE_OVERLAP} units before
  * the previous one ended, so a token cut there — at no whitespace, or at one of its own spaces (a
  * phone number, an IBAN) — is seen whole in the next slice (a token seen twice, or cut, only adds
- * taint).
+ * taint). A slice holding backslash escapes (`attacker\u0040evil.example`) is recorded a second
+ * time with them decoded.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
@@ -74,14 +76,17 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
       const space = raw.slice(end - SLICE_OVERLAP, end).search(/\s\S*$/);
       if (space !== -1) end = end - SLICE_OVERLAP + space + 1;
     }
-    recordCanonicalFree(recorder, canonicalize(raw.slice(start, end), { output: true }));
+    const slice = raw.slice(start, end);
+    recordCanonicalFree(recorder, canonicalize(slice, { output: true }));
+    const decoded = decodeEscapes(slice);
+    if (decoded !== undefined) recordCanonicalFree(recorder, canonicalize(decoded, { output: true }));
     start = end < raw.length ? end - SLICE_OVERLAP : end;
   }
 }
 
 /**
  * Queues one free scalar of structured output; queued scalars are scanned together, separated by a
- * break no token or window match crosses.
+ * break no token or window match crosses. A scalar holding backslash escapes is queued decoded too.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
@@ -91,6 +96,11 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
 export function queueFreeScalar(recorder: Recorder, raw: string): void {
   recorder.pending.push(raw);
   recorder.pendingSize += raw.length + 1;
+  const decoded = decodeEscapes(raw);
+  if (decoded !== undefined) {
+    recorder.pending.push(decoded);
+    recorder.pendingSize += decoded.length + 1;
+  }
   if (recorder.pendingSize >= SLICE_UNITS) flushFreeScalars(recorder);
 }
 
@@ -112,7 +122,8 @@ export function flushFreeScalars(recorder: Recorder): void {
 /**
  * Records one whole field value (a scalar or key in field position, or the value of a `Key: value`
  * line): each identity it holds (an address list is split) is a field occurrence under `key`; any
- * token inside it that is not one of those identities is free text.
+ * token inside it that is not one of those identities is free text. A value holding backslash
+ * escapes is recorded a second time, decoded, under the same key.
  *
  * Source: SPEC §2.5 "Free text versus field values".
  * @param recorder - The recorder.
@@ -125,7 +136,12 @@ export function recordFieldValue(
   raw: string,
   options: { readonly key?: string | undefined } = {},
 ): void {
-  const { key } = options;
+  recordOneFieldValue(recorder, raw, options.key);
+  const decoded = decodeEscapes(raw);
+  if (decoded !== undefined) recordOneFieldValue(recorder, decoded, options.key);
+}
+
+function recordOneFieldValue(recorder: Recorder, raw: string, key: string | undefined): void {
   const canonical = canonicalize(raw, { output: true });
   if (canonical === "") return;
   const found = evidence(recorder, "field", key);

@@ -1,0 +1,54 @@
+/**
+ * Backslash escapes in untrusted text (SPEC §2.5 "Untrusted text, recorded"): the model reads
+ * `attacker\u0040evil.example` as an address, so recorded text that holds escapes is recorded a
+ * second time with them decoded. Pure.
+ * @module
+ */
+
+/**
+ * A backslash escape: `\u{1F600}`, `\u0040` (JSON, JavaScript, Python), `\x40`, one of JSON's
+ * `\n \r \t \b \f`, or a backslash before ASCII punctuation (`\"`, `\/`, `\\`, Markdown's `\@`).
+ */
+const ESCAPE =
+  /\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([nrtbf])|([!-/:-@[-`{-~]))/g;
+/** Escapes decoded again in the result (`\\u0040` → `\u0040` → `@`), like canonical form's rounds. */
+const MAX_ROUNDS = 3;
+const SINGLE: Readonly<Record<string, string>> = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f" };
+
+function decodeOne(
+  match: string,
+  braced: string | undefined,
+  unit: string | undefined,
+  byte: string | undefined,
+  single: string | undefined,
+  punctuation: string | undefined,
+): string {
+  if (braced !== undefined) {
+    const code = Number.parseInt(braced, 16);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : match;
+  }
+  const hex = unit ?? byte;
+  if (hex !== undefined) return String.fromCharCode(Number.parseInt(hex, 16));
+  if (single !== undefined) return SINGLE[single] ?? match;
+  return punctuation ?? match;
+}
+
+/**
+ * Decodes the backslash escapes of a text, up to {@link MAX_ROUNDS} rounds. Each change shortens the
+ * text, so the result is never longer than the input.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded" (everything the model can read is recorded).
+ * @param text - Untrusted text as the upstream sent it.
+ * @returns The decoded text, or undefined when it holds no escape (nothing to record twice).
+ * @example decodeEscapes("attacker\\u0040evil.example") // "attacker@evil.example"
+ */
+export function decodeEscapes(text: string): string | undefined {
+  if (!text.includes("\\")) return undefined;
+  let out = text;
+  for (let round = 0; round < MAX_ROUNDS && out.includes("\\"); round += 1) {
+    const next = out.replace(ESCAPE, decodeOne);
+    if (next === out) break;
+    out = next;
+  }
+  return out === text ? undefined : out;
+}
