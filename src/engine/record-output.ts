@@ -5,22 +5,11 @@
  * @module
  */
 
-import { canonicalize } from "./canonical.ts";
 import { flattenValue } from "./destinations.ts";
-import { isDestinationShapedKey } from "./key-shapes.ts";
-import {
-  createRecorder,
-  flushFreeScalars,
-  queueFreeScalar,
-  type Recorder,
-  recordCanonicalFree,
-  recordFieldValue,
-  recordFreeText,
-} from "./output-recorder.ts";
-import { parseStructuredText, walkStructured } from "./structured.ts";
+import { createRecorder, recordFreeText } from "./output-recorder.ts";
+import { recordError, recordStrings, recordToolResult } from "./record-result.ts";
 import type { IndexEntry, RecordedOutput, TaintStore } from "./taint-index.ts";
 import { flushWindow } from "./text-window.ts";
-import { extractTokens } from "./tokens.ts";
 import type { JsonObject, JsonValue, ToolRules } from "./types.ts";
 
 /**
@@ -35,145 +24,12 @@ export interface RecordOptions {
 
 const NONE: readonly IndexEntry[] = Object.freeze([]);
 
-/** A `Key: value` line of unstructured text: indentation, an optional `- ` or `* `, a short key. */
-const KEY_VALUE_LINE = /^[ \t]*(?:[-*][ \t]+)?([^:\n]{1,64}?)[ \t]*:[ \t]*(\S.*?)[ \t]*$/;
-/** Lines longer than this are never `Key: value` lines (a key of three words, one identity). */
-const MAX_FIELD_LINE = 1024;
-/** Free lines are gathered into slices of about this many UTF-16 code units. */
-const FREE_SLICE = 256 * 1024;
-
 function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function own(object: JsonObject, key: string): JsonValue | undefined {
   return Object.hasOwn(object, key) ? object[key] : undefined;
-}
-
-/** The key of a `Key: value` line when that line is a field value (SPEC §2.5), else undefined. */
-function fieldLineKey(line: string): { key: string; value: string } | undefined {
-  if (line.length > MAX_FIELD_LINE || !line.includes(":")) return undefined;
-  const match = KEY_VALUE_LINE.exec(line);
-  const key = match?.[1];
-  const value = match?.[2];
-  if (key === undefined || value === undefined) return undefined;
-  const words = key.replace(/[^\p{L}\p{N}\s_-]/gu, " ");
-  return isDestinationShapedKey(words, { maxWords: 3 }) ? { key: key.trim(), value } : undefined;
-}
-
-/** Walks a structured value: field values recorded one by one, free scalars scanned together. */
-function recordStructured(recorder: Recorder, value: JsonValue): void {
-  walkStructured(value, {
-    field: (text, key) => recordFieldValue(recorder, text, { key }),
-    free: (text) => queueFreeScalar(recorder, text),
-  });
-  flushFreeScalars(recorder);
-}
-
-/**
- * Unstructured text: a `Key: value` line whose key is at most three words and destination-shaped
- * is a field value; every other line is free text.
- */
-function recordUnstructured(recorder: Recorder, text: string): void {
-  let from = 0;
-  let freeStart = 0;
-  const flushFree = (end: number): void => {
-    if (end > freeStart) recordFreeText(recorder, text.slice(freeStart, end));
-  };
-  while (from <= text.length) {
-    let end = text.indexOf("\n", from);
-    if (end === -1) end = text.length;
-    const field = fieldLineKey(text.slice(from, end).replace(/\r$/, ""));
-    if (field !== undefined) {
-      flushFree(from);
-      recordFieldValue(recorder, field.value, { key: field.key });
-      freeStart = end + 1;
-    } else if (end - freeStart >= FREE_SLICE) {
-      flushFree(end);
-      freeStart = end + 1;
-    }
-    from = end + 1;
-  }
-  flushFree(text.length);
-}
-
-/**
- * A text block: structured when it parses as JSON or YAML to a mapping or sequence (≤ 1 MiB),
- * otherwise unstructured. YAML comments are free text. For JSON, any token of the raw text the walk
- * did not meet (an escaped spelling, say) is recorded as free text.
- */
-function recordTextBlock(recorder: Recorder, text: string): void {
-  const structured = parseStructuredText(text);
-  if (structured === undefined) {
-    recordUnstructured(recorder, text);
-    return;
-  }
-  recorder.blockKeys = new Set();
-  recordStructured(recorder, structured.value);
-  for (const comment of structured.comments) recordFreeText(recorder, comment);
-  const met = recorder.blockKeys;
-  recorder.blockKeys = undefined;
-  if (structured.format !== "json") return;
-  const missed = new Set<string>();
-  extractTokens(canonicalize(text, { output: true }), (key) => {
-    if (!met.has(key)) missed.add(key);
-  });
-  if (missed.size > 0) recordCanonicalFree(recorder, [...missed].join(" "));
-}
-
-/** Every string value (not key) of an unknown result, each as a text block; `blob` data skipped. */
-function recordStrings(recorder: Recorder, value: JsonValue): void {
-  for (const { path, value: text } of flattenValue(value, "")) {
-    if (!/(^|\.)(blob|mimeType)$/.test(path)) recordTextBlock(recorder, text);
-  }
-}
-
-function recordContentBlock(recorder: Recorder, block: JsonValue): void {
-  if (!isObject(block)) {
-    recordStrings(recorder, block);
-    return;
-  }
-  const type = own(block, "type");
-  const text = own(block, "text");
-  if (type === "text" && typeof text === "string") recordTextBlock(recorder, text);
-  else if (type === "resource") {
-    const resource = own(block, "resource");
-    const inner = isObject(resource) ? own(resource, "text") : undefined;
-    if (typeof inner === "string") recordTextBlock(recorder, inner);
-    // Its uri reaches the model too, as a resource link's does.
-    const uri = isObject(resource) ? own(resource, "uri") : undefined;
-    if (typeof uri === "string") recordFreeText(recorder, uri);
-  } else if (type === "resource_link") {
-    for (const name of ["uri", "name", "title", "description"]) {
-      const field = own(block, name);
-      if (typeof field === "string") recordFreeText(recorder, field);
-    }
-  } else if (type !== "image" && type !== "audio") {
-    recordStrings(recorder, block);
-  }
-}
-
-function recordToolResult(recorder: Recorder, value: JsonValue): void {
-  if (!isObject(value)) {
-    recordStrings(recorder, value);
-    return;
-  }
-  const content = own(value, "content");
-  if (Array.isArray(content)) for (const block of content) recordContentBlock(recorder, block);
-  const structured = own(value, "structuredContent");
-  if (structured !== undefined && structured !== null) recordStructured(recorder, structured);
-}
-
-function recordError(recorder: Recorder, value: JsonValue): void {
-  if (!isObject(value)) {
-    recordStrings(recorder, value);
-    return;
-  }
-  const message = own(value, "message");
-  if (typeof message === "string") recordTextBlock(recorder, message);
-  const data = own(value, "data");
-  if (typeof data === "string") recordTextBlock(recorder, data);
-  else if (typeof data === "object" && data !== null) recordStructured(recorder, data);
 }
 
 /**

@@ -1,0 +1,110 @@
+/**
+ * Recording one untrusted text block or structured value (SPEC §2.5 "Free text versus field
+ * values"): structured output walked into field values and free text, unstructured text read line
+ * by line for `Key: value` field lines. Pure; keys of outputs are hostile (STYLE #6).
+ * @module
+ */
+
+import { canonicalize } from "./canonical.ts";
+import { isDestinationShapedKey } from "./key-shapes.ts";
+import {
+  flushFreeScalars,
+  queueFreeScalar,
+  type Recorder,
+  recordCanonicalFree,
+  recordFieldValue,
+  recordFreeText,
+} from "./output-recorder.ts";
+import { parseStructuredText, walkStructured } from "./structured.ts";
+import { extractTokens } from "./tokens.ts";
+import type { JsonValue } from "./types.ts";
+
+/** A `Key: value` line of unstructured text: indentation, an optional `- ` or `* `, a short key. */
+const KEY_VALUE_LINE = /^[ \t]*(?:[-*][ \t]+)?([^:\n]{1,64}?)[ \t]*:[ \t]*(\S.*?)[ \t]*$/;
+/** Lines longer than this are never `Key: value` lines (a key of three words, one identity). */
+const MAX_FIELD_LINE = 1024;
+/** Free lines are gathered into slices of about this many UTF-16 code units. */
+const FREE_SLICE = 256 * 1024;
+
+/** The key of a `Key: value` line when that line is a field value (SPEC §2.5), else undefined. */
+function fieldLineKey(line: string): { key: string; value: string } | undefined {
+  if (line.length > MAX_FIELD_LINE || !line.includes(":")) return undefined;
+  const match = KEY_VALUE_LINE.exec(line);
+  const key = match?.[1];
+  const value = match?.[2];
+  if (key === undefined || value === undefined) return undefined;
+  const words = key.replace(/[^\p{L}\p{N}\s_-]/gu, " ");
+  return isDestinationShapedKey(words, { maxWords: 3 }) ? { key: key.trim(), value } : undefined;
+}
+
+/**
+ * Walks a structured value: field values recorded one by one, free scalars scanned together.
+ *
+ * Source: SPEC §2.5 "Free text versus field values".
+ * @param recorder - The output's recorder.
+ * @param value - `structuredContent`, error data, or a parsed text block.
+ * @returns Nothing.
+ */
+export function recordStructured(recorder: Recorder, value: JsonValue): void {
+  walkStructured(value, {
+    field: (text, key) => recordFieldValue(recorder, text, { key }),
+    free: (text) => queueFreeScalar(recorder, text),
+  });
+  flushFreeScalars(recorder);
+}
+
+/**
+ * Unstructured text: a `Key: value` line whose key is at most three words and destination-shaped
+ * is a field value; every other line is free text.
+ */
+function recordUnstructured(recorder: Recorder, text: string): void {
+  let from = 0;
+  let freeStart = 0;
+  const flushFree = (end: number): void => {
+    if (end > freeStart) recordFreeText(recorder, text.slice(freeStart, end));
+  };
+  while (from <= text.length) {
+    let end = text.indexOf("\n", from);
+    if (end === -1) end = text.length;
+    const field = fieldLineKey(text.slice(from, end).replace(/\r$/, ""));
+    if (field !== undefined) {
+      flushFree(from);
+      recordFieldValue(recorder, field.value, { key: field.key });
+      freeStart = end + 1;
+    } else if (end - freeStart >= FREE_SLICE) {
+      flushFree(end);
+      freeStart = end + 1;
+    }
+    from = end + 1;
+  }
+  flushFree(text.length);
+}
+
+/**
+ * Records a text block: structured when it parses as JSON or YAML to a mapping or sequence
+ * (≤ 1 MiB), otherwise unstructured. YAML comments are free text. For JSON, any token of the raw
+ * text the walk did not meet (an escaped spelling, say) is recorded as free text.
+ *
+ * Source: SPEC §2.5 "Free text versus field values".
+ * @param recorder - The output's recorder.
+ * @param text - A text block, or any string of a result read as one.
+ * @returns Nothing.
+ */
+export function recordTextBlock(recorder: Recorder, text: string): void {
+  const structured = parseStructuredText(text);
+  if (structured === undefined) {
+    recordUnstructured(recorder, text);
+    return;
+  }
+  recorder.blockKeys = new Set();
+  recordStructured(recorder, structured.value);
+  for (const comment of structured.comments) recordFreeText(recorder, comment);
+  const met = recorder.blockKeys;
+  recorder.blockKeys = undefined;
+  if (structured.format !== "json") return;
+  const missed = new Set<string>();
+  extractTokens(canonicalize(text, { output: true }), (key) => {
+    if (!met.has(key)) missed.add(key);
+  });
+  if (missed.size > 0) recordCanonicalFree(recorder, [...missed].join(" "));
+}
