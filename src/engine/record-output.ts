@@ -34,9 +34,11 @@ function own(object: JsonObject, key: string): JsonValue | undefined {
 
 /**
  * Records one untrusted output into the session's taint store: tool results (text blocks,
- * embedded-resource text and uri, `structuredContent`, resource-link uri/name/title/description), a
- * `tools/call` error's message and data, tool definitions and server instructions (every occurrence a
- * definition occurrence, which asks at most), and any other result (every string). Structured output
+ * embedded-resource text and uri, `structuredContent`, resource-link uri/name/title/description,
+ * textual base64 payloads decoded, and every other string, number and key of the result), a
+ * `tools/call` error's message and data (and its other fields), tool definitions and server
+ * instructions (every occurrence a definition occurrence, which asks at most), and any other result
+ * (every string). Structured output
  * is split into field values and free text; in unstructured text only short destination-shaped
  * `Key: value` lines are field values. In a call's own result, identities from its own arguments
  * count as field values at most. Linear in the output's size; keeps no copy beyond the window.

@@ -1,14 +1,42 @@
 /**
  * Recording a tool result, a tool error or another result (SPEC §2.5 "Untrusted text, recorded"):
- * which of its parts are text blocks, structured output or free text. Pure; keys of outputs are
- * hostile (STYLE #6).
+ * which of its parts are text blocks, structured output or free text. Every string the upstream
+ * sent is recorded — the parts MCP names by their meaning, every other field (`_meta`,
+ * `annotations`, a legacy `toolResult`, fields of future versions) as text blocks — except base64
+ * payloads of types no client shows as text. Pure; keys of outputs are hostile (STYLE #6).
  * @module
  */
 
-import { flattenValue } from "./destinations.ts";
+import { decodeBase64Text, isTextualMime } from "./base64-text.ts";
 import { type Recorder, recordFreeText } from "./output-recorder.ts";
 import { recordStructured, recordTextBlock } from "./record-text.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
+
+/**
+ * Field names of MCP's own objects: the protocol's words, not the upstream's, so their values are
+ * recorded and their names are not. Any other name is recorded too (an upstream may write anything).
+ */
+const PROTOCOL_KEYS: ReadonlySet<string> = new Set([
+  "_meta",
+  "annotations",
+  "blob",
+  "code",
+  "content",
+  "data",
+  "description",
+  "icons",
+  "isError",
+  "mimeType",
+  "name",
+  "resource",
+  "size",
+  "structuredContent",
+  "text",
+  "title",
+  "toolResult",
+  "type",
+  "uri",
+]);
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -19,7 +47,24 @@ function own(object: JsonObject, key: string): JsonValue | undefined {
 }
 
 /**
- * Records every string of an unknown result, each as a text block; `blob` data skipped.
+ * A base64 payload: decoded and recorded as a text block when a client may show it as text — a
+ * `blob` whose `mimeType` is textual or absent, an image's or audio's `data` of a textual type
+ * (`image/svg+xml`); a payload that is not base64 at all is recorded as it stands.
+ */
+function recordPayload(
+  recorder: Recorder,
+  data: string,
+  mimeType: JsonValue | undefined,
+  blob: boolean,
+): void {
+  const textual = typeof mimeType === "string" ? isTextualMime(mimeType) : blob;
+  if (!textual) return;
+  recordTextBlock(recorder, decodeBase64Text(data) ?? data);
+}
+
+/**
+ * Records every string, number and key of a part of a result, each as a text block. A `blob`
+ * string, and the `data` string of an object typed `image` or `audio`, is a base64 payload.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param recorder - The output's recorder.
@@ -27,9 +72,63 @@ function own(object: JsonObject, key: string): JsonValue | undefined {
  * @returns Nothing.
  */
 export function recordStrings(recorder: Recorder, value: JsonValue): void {
-  for (const { path, value: text } of flattenValue(value, "")) {
-    if (!/(^|\.)(blob|mimeType)$/.test(path)) recordTextBlock(recorder, text);
+  const stack: JsonValue[] = [value];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item === "string") recordTextBlock(recorder, item);
+    else if (typeof item === "number") recordTextBlock(recorder, JSON.stringify(item));
+    else if (Array.isArray(item)) for (let i = item.length - 1; i >= 0; i -= 1) stack.push(item[i] ?? null);
+    else if (item !== null && typeof item === "object") {
+      const type = own(item, "type");
+      const media = type === "image" || type === "audio";
+      for (const [key, child] of Object.entries(item).reverse()) {
+        const payload = key === "blob" || (media && key === "data");
+        if (payload && typeof child === "string")
+          recordPayload(recorder, child, own(item, "mimeType"), !media);
+        else stack.push(child);
+        stack.push(key);
+      }
+    }
   }
+}
+
+/** Records the fields of an MCP object that `handled` does not name: values, and names of its own. */
+function recordOtherFields(recorder: Recorder, object: JsonObject, handled: ReadonlySet<string>): void {
+  for (const [key, child] of Object.entries(object)) {
+    if (handled.has(key)) continue;
+    if (!PROTOCOL_KEYS.has(key)) recordTextBlock(recorder, key);
+    recordStrings(recorder, child);
+  }
+}
+
+/** A string field as a text block (or as free text), any other value by its strings. */
+function recordField(recorder: Recorder, value: JsonValue | undefined, free = false): void {
+  if (typeof value === "string") {
+    if (free) recordFreeText(recorder, value);
+    else recordTextBlock(recorder, value);
+  } else if (value !== undefined) recordStrings(recorder, value);
+}
+
+const TEXT_BLOCK = new Set(["type", "text"]);
+const EMBEDDED = new Set(["type", "resource"]);
+const RESOURCE = new Set(["text", "uri", "blob"]);
+const LINK = new Set(["type", "uri", "name", "title", "description"]);
+const MEDIA = new Set(["type", "data"]);
+const RESULT = new Set(["content", "structuredContent"]);
+const ERROR = new Set(["code", "message", "data"]);
+
+/** An embedded resource's contents: text as a text block, uri as free text, a blob by its type. */
+function recordResourceContents(recorder: Recorder, resource: JsonValue | undefined): void {
+  if (!isObject(resource)) {
+    if (resource !== undefined) recordStrings(recorder, resource);
+    return;
+  }
+  recordField(recorder, own(resource, "text"));
+  // Its uri reaches the model too, as a resource link's does.
+  recordField(recorder, own(resource, "uri"), true);
+  const blob = own(resource, "blob");
+  if (typeof blob === "string") recordPayload(recorder, blob, own(resource, "mimeType"), true);
+  else if (blob !== undefined) recordStrings(recorder, blob);
+  recordOtherFields(recorder, resource, RESOURCE);
 }
 
 function recordContentBlock(recorder: Recorder, block: JsonValue): void {
@@ -38,27 +137,28 @@ function recordContentBlock(recorder: Recorder, block: JsonValue): void {
     return;
   }
   const type = own(block, "type");
-  const text = own(block, "text");
-  if (type === "text" && typeof text === "string") recordTextBlock(recorder, text);
-  else if (type === "resource") {
-    const resource = own(block, "resource");
-    const inner = isObject(resource) ? own(resource, "text") : undefined;
-    if (typeof inner === "string") recordTextBlock(recorder, inner);
-    // Its uri reaches the model too, as a resource link's does.
-    const uri = isObject(resource) ? own(resource, "uri") : undefined;
-    if (typeof uri === "string") recordFreeText(recorder, uri);
+  if (type === "text") {
+    recordField(recorder, own(block, "text"));
+    recordOtherFields(recorder, block, TEXT_BLOCK);
+  } else if (type === "resource") {
+    recordResourceContents(recorder, own(block, "resource"));
+    recordOtherFields(recorder, block, EMBEDDED);
   } else if (type === "resource_link") {
-    for (const name of ["uri", "name", "title", "description"]) {
-      const field = own(block, name);
-      if (typeof field === "string") recordFreeText(recorder, field);
-    }
-  } else if (type !== "image" && type !== "audio") {
-    recordStrings(recorder, block);
-  }
+    for (const name of LINK) if (name !== "type") recordField(recorder, own(block, name), true);
+    recordOtherFields(recorder, block, LINK);
+  } else if (type === "image" || type === "audio") {
+    const data = own(block, "data");
+    if (typeof data === "string") recordPayload(recorder, data, own(block, "mimeType"), false);
+    else if (data !== undefined) recordStrings(recorder, data);
+    recordOtherFields(recorder, block, MEDIA);
+  } else recordStrings(recorder, block);
 }
 
 /**
- * Records a `tools/call` result: its content blocks by type, and its `structuredContent`.
+ * Records a `tools/call` result: its content blocks by type (text and embedded-resource text as text
+ * blocks; resource uri and resource-link uri, name, title and description as free text; base64
+ * payloads decoded when textual), its `structuredContent` by its structure, and every other string
+ * of it (`_meta`, `annotations`, unknown fields and block types) as a text block.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param recorder - The output's recorder.
@@ -72,12 +172,15 @@ export function recordToolResult(recorder: Recorder, value: JsonValue): void {
   }
   const content = own(value, "content");
   if (Array.isArray(content)) for (const block of content) recordContentBlock(recorder, block);
+  else if (content !== undefined) recordStrings(recorder, content);
   const structured = own(value, "structuredContent");
   if (structured !== undefined && structured !== null) recordStructured(recorder, structured);
+  recordOtherFields(recorder, value, RESULT);
 }
 
 /**
- * Records a `tools/call` error: its message and data.
+ * Records a `tools/call` error: its message (a text block), its data (a text block, or structured),
+ * and every other string of it.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param recorder - The output's recorder.
@@ -89,9 +192,10 @@ export function recordError(recorder: Recorder, value: JsonValue): void {
     recordStrings(recorder, value);
     return;
   }
-  const message = own(value, "message");
-  if (typeof message === "string") recordTextBlock(recorder, message);
+  recordField(recorder, own(value, "message"));
   const data = own(value, "data");
   if (typeof data === "string") recordTextBlock(recorder, data);
   else if (typeof data === "object" && data !== null) recordStructured(recorder, data);
+  else if (typeof data === "number") recordTextBlock(recorder, JSON.stringify(data));
+  recordOtherFields(recorder, value, ERROR);
 }
