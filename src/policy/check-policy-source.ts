@@ -13,7 +13,7 @@ import {
   checkToolsSection,
   checkVersion,
 } from "./check-sections.ts";
-import { editDistance } from "./closest-key.ts";
+import { misspeltSection } from "./closest-key.ts";
 import { addIssue, describeNode, mappingEntries, type PolicySource } from "./policy-source.ts";
 import type {
   CheckPolicyResult,
@@ -73,7 +73,7 @@ export function checkPolicySource(source: PolicySource): CheckPolicyResult {
         default: {
           // `default:` for `defaults:` would pass as a tool whose keys all happen to be valid: a
           // top-level name one or two letters from a section is refused, naming both readings.
-          const section = misspeltSection(entry.name);
+          const section = misspeltSection(entry.name, SECTIONS);
           if (section !== undefined) {
             addIssue(source, {
               key: entry.name,
@@ -94,22 +94,6 @@ export function checkPolicySource(source: PolicySource): CheckPolicyResult {
 
 /** The sections of a policy file: a top-level key close to one of them is a typo, not a tool. */
 const SECTIONS = ["version", "defaults", "servers", "tools"] as const;
-
-/**
- * The section a top-level key was probably meant to be: at most one edit from a section name, or two
- * from `defaults` (`default`, `server`, `tool`, `defualts`; a tool such as `session` stays a tool).
- *
- * Source: SPEC §4.2 (strict validation, "closest key suggested").
- * @param name - A top-level key that is no section.
- * @returns The section, or undefined.
- */
-function misspeltSection(name: string): string | undefined {
-  const key = name.toLowerCase();
-  for (const section of SECTIONS) {
-    if (key === section || editDistance(key, section) <= (section === "defaults" ? 2 : 1)) return section;
-  }
-  return undefined;
-}
 
 /**
  * Issues in file order, or `undefined` when there are none.

@@ -9,7 +9,7 @@
 
 import { checkToolEntry } from "./check-tool-entry.ts";
 import { checkValue, placePhrase } from "./check-value.ts";
-import { closestKey } from "./closest-key.ts";
+import { closestKey, misspeltSection } from "./closest-key.ts";
 import {
   addIssue,
   describeNode,
@@ -157,8 +157,12 @@ export function checkToolsSection(source: PolicySource, node: unknown, scope: To
   }
 }
 
+/** The sections of a server's entry: a key close to one of them is a typo, not a tool. */
+const SERVER_SECTIONS = ["defaults", "tools"] as const;
+
 /**
- * Checks `servers:`: server name → its `defaults` (trusted destinations only), `tools` and tool entries.
+ * Checks `servers:`: server name → its `defaults` (trusted destinations only), `tools` and tool
+ * entries; a key one edit from `tools` (two from `defaults`) is refused as a misspelt section.
  *
  * @param source - The source being checked.
  * @param node - The section's node.
@@ -193,7 +197,18 @@ export function checkServers(source: PolicySource, node: unknown): Map<string, S
       } else if (entry.name === "tools") {
         checkToolsSection(source, valueNode, scope);
       } else {
-        addToolEntry(source, entry, scope);
+        const meant = misspeltSection(entry.name, SERVER_SECTIONS);
+        if (meant === undefined) addToolEntry(source, entry, scope);
+        else {
+          addIssue(source, {
+            server: server.name,
+            key: entry.name,
+            at: entry.keyNode,
+            code: "unknown_key",
+            message: `key "${entry.name}" of server "${server.name}" would be read as a tool: did you mean "${meant}"? (a tool of that name goes under "tools:")`,
+            suggestion: meant,
+          });
+        }
       }
     }
     servers.set(

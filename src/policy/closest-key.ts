@@ -79,3 +79,22 @@ export function closestKey(
   }
   return undefined;
 }
+
+/**
+ * The section a key was probably meant to be: at most one edit from a section name, or two from
+ * `defaults` (`default`, `server`, `tool`, `defualts`; a tool such as `session` stays a tool). Such
+ * a key would otherwise be read as a tool whose keys all happen to be valid.
+ *
+ * Source: SPEC §4.2 (strict validation, "closest key suggested").
+ * @param name - A key where a section or a tool name may stand.
+ * @param sections - The section names there (top level, or `defaults` and `tools` in a server).
+ * @returns The section, or undefined.
+ * @example misspeltSection("default", ["defaults", "tools"]) // "defaults"
+ */
+export function misspeltSection(name: string, sections: readonly string[]): string | undefined {
+  const key = name.toLowerCase();
+  for (const section of sections) {
+    if (key === section || editDistance(key, section) <= (section === "defaults" ? 2 : 1)) return section;
+  }
+  return undefined;
+}

@@ -543,6 +543,27 @@ describe("checkPolicy() against hostile YAML", () => {
     },
   );
 
+  test.each([
+    ["default", "defaults"],
+    ["tool", "tools"],
+  ])(
+    "checkPolicy() refuses a key %p of a server that would be read as a tool, suggesting %p",
+    (name, section) => {
+      const result = checkPolicy(`servers:\n  mail:\n    ${name}:\n      exfiltrating: true\n`, "p.yaml");
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.issues[0]).toMatchObject({
+        code: "unknown_key",
+        suggestion: section,
+        line: 3,
+        column: 5,
+      });
+      expect(
+        checkPolicy(`servers:\n  mail:\n    tools:\n      ${name}: { action: ask }\n`, "p.yaml").ok,
+      ).toBe(true);
+    },
+  );
+
   test("checkPolicy() still takes such a name as a tool under tools:", () => {
     expect(checkPolicy("tools:\n  server: { action: deny }\n", "p.yaml").ok).toBe(true);
   });
