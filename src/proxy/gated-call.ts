@@ -12,13 +12,13 @@
  */
 
 import type { AmbiguousJson, AskOutcome as AuditAskOutcome } from "../audit/index.ts";
-import type { AskAnswer, Decision, JsonObject, Reason } from "../engine/index.ts";
+import type { AskAnswer, Decision, JsonObject } from "../engine/index.ts";
 import type { Asker, AskOutcome } from "./asker.ts";
 import type { Gate } from "./gate.ts";
+import { ambiguousJsonDeny, blockedResult, notForwardedDeny, proxyDeny } from "./proxy-denies.ts";
 import type { ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
 import type { SessionAudit } from "./session-audit.ts";
 import { staleAsk, stillAsking } from "./stale-ask.ts";
-import { MAX_NESTING } from "./strict-json.ts";
 import type { ToolListState } from "./tool-list-state.ts";
 
 /** What a gated call is decided with. */
@@ -48,54 +48,11 @@ export interface CallRecord {
   readonly ambiguous?: AmbiguousJson;
 }
 
-/**
- * The deny of a call whose JSON is ambiguous: the upstream's parser might read other arguments than
- * the ones Bouncer decided on (a repeated key, a rounded integer). Live and in replay alike.
- *
- * Source: README "Behaviour chosen where the specification is silent" (STYLE: fail closed).
- * @param why - What was ambiguous.
- * @returns The `ambiguous_json` deny (contract `default`).
- */
-export function ambiguousJsonDeny(why: AmbiguousJson): Decision {
-  if (why === "too_deep") {
-    return proxyDeny({
-      code: "ambiguous_json",
-      message: `The call's JSON nests deeper than ${MAX_NESTING} levels, more than Bouncer decides on`,
-    });
-  }
-  const what = why === "duplicate_keys" ? "repeats an object key" : "holds an integer beyond ±2^53";
-  return proxyDeny({
-    code: "ambiguous_json",
-    message: `The call's JSON ${what}, so the upstream might read other arguments than Bouncer decided on`,
-  });
-}
-
 /** The decision on a call and its bookkeeping. */
 export interface GatedCall {
   readonly decision: ToolCallDecision;
   /** Present for a call that was decided (forwarded or blocked). */
   readonly record?: CallRecord;
-}
-
-/**
- * The tool result of a blocked call (SPEC §2.1).
- *
- * Source: SPEC §2.1 ("one text block `[bouncer blocked] <reason>`").
- * @param reason - Why.
- * @returns The `tools/call` result.
- */
-export function blockedResult(reason: string): JsonObject {
-  return { content: [{ type: "text", text: `[bouncer blocked] ${reason}` }], isError: true };
-}
-
-/**
- * A deny the proxy itself decides (the message could not be decided on as sent, or deciding failed).
- * @param reason - Code and message.
- * @returns A deny decision with one `default` reason.
- */
-function proxyDeny(reason: { readonly code: string; readonly message: string }): Decision {
-  const only: Reason = { ...reason, source: "default" };
-  return { verdict: "deny", contract: "default", reasons: [only] };
 }
 
 /**
@@ -196,6 +153,10 @@ function concludeCall(
         ? "too_deep"
         : undefined;
   if (ambiguous !== undefined) decision = ambiguousJsonDeny(ambiguous);
+  // Aborted while it was being decided (the client cancelled it, the session ended, the upstream
+  // went): it will not be forwarded, so the record must not say it was allowed.
+  const dropped = call.abortedBy;
+  if (dropped !== undefined) decision = notForwardedDeny(dropped);
   const audited = auditDecision(gated, { decision, seq, tool, args });
   const record: CallRecord = ambiguous === undefined ? { seq, args } : { seq, args, ambiguous };
   if (audited !== undefined) return { decision: audited, record };

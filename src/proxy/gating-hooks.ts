@@ -17,7 +17,7 @@ import type { RecordedCall } from "../audit/index.ts";
 import type { JsonValue } from "../engine/index.ts";
 import { flagMarkedElicitation } from "./bouncer-marker.ts";
 import type { ServerContext } from "./gate.ts";
-import { blockedResult, type CallRecord, gateToolCall } from "./gated-call.ts";
+import { type CallRecord, gateToolCall } from "./gated-call.ts";
 import {
   type GatingSetup,
   type LiveSession as Live,
@@ -26,6 +26,7 @@ import {
   startGatingSession,
 } from "./gating-session.ts";
 import { isJsonObject, member, RPC_ERROR } from "./jsonrpc.ts";
+import { blockedResult } from "./proxy-denies.ts";
 import type { RelayContext, RelayHooks, RpcOutcome, ToolCallRequest } from "./relay-hooks.ts";
 
 export type { GatingSetup } from "./gating-session.ts";

@@ -11,6 +11,7 @@
 
 import type { JsonObject, JsonValue } from "../engine/index.ts";
 import type { RequestId, RpcErrorObject } from "./jsonrpc.ts";
+import type { AbortWhy } from "./relay-support.ts";
 import type { StrictJsonReport } from "./strict-json.ts";
 
 /** How a request was answered by its peer. */
@@ -25,6 +26,11 @@ export interface ClientRequestInfo {
   readonly params: JsonObject;
   /** Aborted when the client cancels this request (`notifications/cancelled`). */
   readonly signal: AbortSignal;
+  /**
+   * Why the request was aborted — the client cancelled it, the session ended, the upstream is gone
+   * — or undefined while it is not (reading it makes no signal).
+   */
+  readonly abortedBy?: AbortWhy | undefined;
 }
 
 /** A client `tools/call`, parsed, with the strict-JSON report of its text. */

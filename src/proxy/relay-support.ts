@@ -149,6 +149,11 @@ export class LazyAbort {
     return this.#controller.signal;
   }
 
+  /** Why it was aborted, or undefined while it is not (no signal is made to tell). */
+  get why(): AbortWhy | undefined {
+    return this.#aborted ? this.#reason : undefined;
+  }
+
   /**
    * Aborts the signal, now or when it is made.
    * @param why - Why (default: the client cancelled the request).

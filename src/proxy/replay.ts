@@ -13,7 +13,7 @@
 import type { AskAnswer, Contract, Evidence, PathResolver, RuleSource, Verdict } from "../engine/index.ts";
 import { forgetServer } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
-import { ambiguousJsonDeny } from "./gated-call.ts";
+import { ambiguousJsonDeny } from "./proxy-denies.ts";
 import { decisionOrder } from "./replay-order.ts";
 import type { CallEvent, SessionEvent } from "./replay-session.ts";
 

@@ -10,7 +10,7 @@
 import type { JsonObject } from "../engine/index.ts";
 import type { RequestId } from "./jsonrpc.ts";
 import type { ClientRequestInfo, ToolCallRequest } from "./relay-hooks.ts";
-import type { LazyAbort } from "./relay-support.ts";
+import type { AbortWhy, LazyAbort } from "./relay-support.ts";
 import type { StrictJsonReport } from "./strict-json.ts";
 
 /** The parts of a pending request a view is made of. */
@@ -45,6 +45,11 @@ export class RequestView implements ClientRequestInfo {
   /** Aborted when the client cancels the request (made on first use). */
   get signal(): AbortSignal {
     return this.#abort.signal;
+  }
+
+  /** Why the request was aborted, or undefined while it is not (makes no signal). */
+  get abortedBy(): AbortWhy | undefined {
+    return this.#abort.why;
   }
 }
 

@@ -155,6 +155,22 @@ describe("createGatingHooks() life cycle records", () => {
     expect(r.upstreamCalls("tools/call")).toHaveLength(0);
   });
 
+  test("createGatingHooks() records a call the session's end cut short while it was decided as not forwarded, never as allowed", async () => {
+    const r = gatingRelay({ policy: POLICY, script });
+    await r.handshake();
+    r.fromClient(call(6, "read_inbox", {}));
+    r.relay.close();
+    await tick();
+    await tick();
+    expect(r.upstreamCalls("tools/call")).toHaveLength(0);
+    const decisions = audit(r).filter((record) => record.event === "decision");
+    expect(decisions).toHaveLength(1);
+    expect(decisions[0]).toMatchObject({ verdict: "deny", contract: "default" });
+    expect(String(decisions[0]?.reason)).toBe(
+      "The session ended while the call was being decided: it was not forwarded",
+    );
+  });
+
   test("createGatingHooks() audits upstream noise and the upstream's exit", async () => {
     const r = gatingRelay({ policy: POLICY, script });
     await r.handshake();
