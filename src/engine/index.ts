@@ -4,6 +4,7 @@
  * @module
  */
 
+export { ACCEPT_HASH_DIGITS, acceptCommand, listCommand, shellWord } from "./accept-command.ts";
 export type { RememberedAnswer } from "./answers.ts";
 export { answerKey, applyAnswer, rememberedAnswer } from "./answers.ts";
 export { evaluateBudget } from "./budget.ts";

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { acceptCommand, listCommand } from "./accept-command.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import { hasSuspiciousInvisible } from "./invisible.ts";
 import { diffToolDefinitions } from "./pin-diff.ts";
@@ -158,9 +159,9 @@ export function comparePins(
   return { tools, visible, pinNow, removed };
 }
 
-function acceptHint(input: CallInput): string {
-  const server = renderUntrusted(input.server);
-  return `review it with: bouncer pins list ${server}; accept it with: bouncer pins accept ${server} ${renderUntrusted(input.tool)}`;
+/** How to review and accept the definition the question shows (bound to it by its hash). */
+function acceptHint(input: CallInput, hash: string): string {
+  return `review it with: ${listCommand(input.server)}; accept it with: ${acceptCommand(input.server, { tool: input.tool, hash })}`;
 }
 
 /**
@@ -188,7 +189,7 @@ export function evaluatePinning(input: CallInput): ContractResult {
   if (pin.kind === "changed") {
     const reason: Reason = {
       code: "pin_changed",
-      message: `Tool ${name} changed since it was pinned (${summarizePinDiff(pin.diff)}); ${acceptHint(input)}`,
+      message: `Tool ${name} changed since it was pinned (${summarizePinDiff(pin.diff)}); ${acceptHint(input, pin.hash)}`,
       source: "default",
     };
     const question: Question = {
@@ -201,7 +202,7 @@ export function evaluatePinning(input: CallInput): ContractResult {
   const invisible = pin.suspicious ? " and its definition contains invisible or bidi control characters" : "";
   const reason: Reason = {
     code: pin.suspicious ? "pin_suspicious" : "pin_new",
-    message: `Tool ${name} is not pinned${invisible}; ${acceptHint(input)}`,
+    message: `Tool ${name} is not pinned${invisible}; ${acceptHint(input, pin.hash)}`,
     source: "default",
   };
   // The whole definition is new: shown as a change from nothing (SPEC §2.2: a description never

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type Question, renderUntrusted } from "../engine/index.ts";
+import { acceptCommand, type Question, renderUntrusted } from "../engine/index.ts";
 
 /** What a remedy sentence is built from. */
 export interface RemedyContext {
@@ -38,10 +38,13 @@ export function remedy(context: RemedyContext): string {
       `to send there without asking, add the destination to trusted_destinations of ${tool} in your policy`,
     );
   }
-  if (kinds.has("changed_tool") || kinds.has("new_tool")) {
-    clauses.push(
-      `to accept the tool's definition, run: bouncer pins accept ${renderUntrusted(context.server)} ${tool}`,
-    );
+  const pinning = context.questions.find(
+    (question) => question.kind === "changed_tool" || question.kind === "new_tool",
+  );
+  if (pinning !== undefined) {
+    // Bound to the definition the question showed: an accept of a later one is refused.
+    const command = acceptCommand(context.server, { tool: context.tool, hash: pinning.key.identity });
+    clauses.push(`to accept the tool's definition, run: ${command}`);
   }
   if (kinds.has("action")) {
     clauses.push(`the policy asks before every call of ${tool} (action: ask or unclassified: ask)`);

@@ -103,31 +103,57 @@ export interface AcceptedPin {
   readonly replaced?: PinRecord;
 }
 
+/** Fewest hex digits `--hash` takes (SPEC §5.7 is silent: 8, as short as a person types safely). */
+export const MIN_HASH_PREFIX = 8;
+
 /**
- * Accepts pending definitions of a server: one tool's, or all of them. Each accepted definition
- * replaces the pin of the same tool and leaves the pending list.
+ * Checks a `--hash` value: hex digits, at least {@link MIN_HASH_PREFIX}, at most a whole hash.
+ * @param prefix - The value as typed.
+ * @returns It in lower case.
+ * @throws {BouncerError} `USAGE` (exit 2) for anything else.
+ */
+export function checkHashPrefix(prefix: string): string {
+  if (!/^[0-9a-fA-F]+$/.test(prefix) || prefix.length < MIN_HASH_PREFIX || prefix.length > 64) {
+    throw new BouncerError(
+      "USAGE",
+      `Cannot accept pins: --hash ${JSON.stringify(prefix)} is not ${MIN_HASH_PREFIX} to 64 hex digits of a definition's hash (bouncer pins list shows them)`,
+    );
+  }
+  return prefix.toLowerCase();
+}
+
+/**
+ * Accepts pending definitions of a server: one tool's, or all of them; with `hash`, only a
+ * definition whose hash starts with it (the one the person reviewed), refusing — nothing written —
+ * when the pending definition is another one. Each accepted definition replaces the pin of the
+ * same tool and leaves the pending list.
  *
  * Source: SPEC §2.2, §5.7.
  * @param home - Bouncer's home directory.
- * @param options - The server name and, optionally, the tool.
+ * @param options - The server name and, optionally, the tool and a hash prefix (checked with
+ *   {@link checkHashPrefix}).
  * @returns The accepted records, each with the file it was in and the pin it replaced (absent for a
  *   new tool).
  * @throws {BouncerError} `PINS_UNKNOWN_SERVER` when no pin file names the server;
- *   `PINS_NOTHING_PENDING` when it has nothing to accept; `PINS_CORRUPT` and
- *   friends when a file of that server cannot be read or written.
+ *   `PINS_NOTHING_PENDING` when it has nothing to accept; `PINS_HASH_MISMATCH` when `hash` names no
+ *   pending definition (of that tool) or, without a tool, the definitions of several tools;
+ *   `PINS_CORRUPT` and friends when a file of that server cannot be read or written.
  */
 export async function acceptPending(
   home: string,
-  options: { readonly server: string; readonly tool?: string },
+  options: { readonly server: string; readonly tool?: string; readonly hash?: string },
 ): Promise<AcceptedPin[]> {
   const listing = listPins(home, options.server);
+  const prefix = options.hash === undefined ? undefined : checkHashPrefix(options.hash);
+  const wanted = (record: PinRecord): boolean =>
+    (options.tool === undefined || record.name === options.tool) &&
+    (prefix === undefined || record.hash.startsWith(prefix));
+  if (prefix !== undefined) refuseOtherDefinitions(listing, { ...options, prefix });
   const accepted: AcceptedPin[] = [];
   for (const { path } of listing.servers) {
     await updatePinFile(path, (current) => {
       if (current === undefined || current.server !== options.server) return undefined;
-      const taking = current.pending.filter(
-        (record) => options.tool === undefined || record.name === options.tool,
-      );
+      const taking = current.pending.filter(wanted);
       if (taking.length === 0) return undefined;
       const names = new Set(taking.map((record) => record.name));
       const pinned = taking.map(({ kind: _kind, ...record }) => record);
@@ -151,6 +177,7 @@ export async function acceptPending(
         `Cannot accept pins of server "${options.server}": it has no pins (bouncer pins list shows the servers)`,
       );
     }
+    if (prefix !== undefined) throw hashMismatch(options, prefix);
     const what =
       options.tool === undefined
         ? "no pending definition"
@@ -161,6 +188,48 @@ export async function acceptPending(
     );
   }
   return accepted;
+}
+
+/**
+ * With `--hash`, refuses before anything is written when the prefix is ambiguous: without a tool,
+ * it starts the hashes of pending definitions of several tools.
+ * @param listing - The server's pin files.
+ * @param options - Server, optional tool, the prefix.
+ * @throws {BouncerError} `PINS_HASH_MISMATCH`.
+ */
+function refuseOtherDefinitions(
+  listing: PinListing,
+  options: { readonly server: string; readonly tool?: string; readonly prefix: string },
+): void {
+  if (options.tool !== undefined) return;
+  const tools = new Set<string>();
+  for (const { file } of listing.servers) {
+    for (const record of file.pending) if (record.hash.startsWith(options.prefix)) tools.add(record.name);
+  }
+  if (tools.size > 1) {
+    throw new BouncerError(
+      "PINS_HASH_MISMATCH",
+      `Cannot accept pins of server "${options.server}": --hash ${options.prefix} starts the hashes of ${tools.size} tools' pending definitions: name the tool or give more digits; nothing was accepted`,
+    );
+  }
+}
+
+/**
+ * The error of a `--hash` that names no pending definition: the definition waiting now is not the
+ * one that was reviewed (the upstream changed it again), or there is none.
+ * @param options - Server and optional tool.
+ * @param prefix - The prefix.
+ * @returns `PINS_HASH_MISMATCH`.
+ */
+function hashMismatch(
+  options: { readonly server: string; readonly tool?: string },
+  prefix: string,
+): BouncerError {
+  const of = options.tool === undefined ? "" : ` of tool "${options.tool}"`;
+  return new BouncerError(
+    "PINS_HASH_MISMATCH",
+    `Cannot accept pins of server "${options.server}": no pending definition${of} has a hash starting ${prefix} (the upstream may have changed it since it was reviewed): nothing was accepted; review the pending one with: bouncer pins list`,
+  );
 }
 
 /**

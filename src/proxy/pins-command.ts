@@ -11,7 +11,13 @@ import { basename } from "node:path";
 import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
 import { safeName } from "../commands/rules-view.ts";
-import { describePinDiff, diffToolDefinitions, summarizePinDiff } from "../engine/index.ts";
+import {
+  ACCEPT_HASH_DIGITS,
+  acceptCommand,
+  describePinDiff,
+  diffToolDefinitions,
+  summarizePinDiff,
+} from "../engine/index.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import { acceptPending, forgetServer, listPins } from "./pin-admin.ts";
 import type { PinRecord } from "./pin-file.ts";
@@ -90,17 +96,20 @@ export function runPinsList(
   }
   // What accepting would change, shown before anything is accepted (a client that cannot ask
   // leaves `pins accept` as the only way through: the person reviews here first).
+  // Each with the command bound to its hash: an accept refuses a definition that replaced it since.
   for (const { file } of servers) {
     for (const record of file.pending) {
       const pinned = file.tools.find((tool) => tool.name === record.name);
+      const hash = record.hash.slice(0, ACCEPT_HASH_DIGITS);
       io.out(
-        `\nPending ${pinned === undefined ? "new" : "changed"} tool ${safeName(record.name)} of server ${safeName(file.server)}:\n`,
+        `\nPending ${pinned === undefined ? "new" : "changed"} tool ${safeName(record.name)} of server ${safeName(file.server)} (hash ${hash}):\n`,
       );
       io.out(`${indent(acceptedChange(record, pinned))}\n`);
+      io.out(
+        `  Accept this definition with: ${acceptCommand(file.server, { tool: record.name, hash: record.hash })}\n`,
+      );
     }
   }
-  const pending = servers.some(({ file }) => file.pending.length > 0);
-  if (pending) io.out("\nAccept a pending definition with: bouncer pins accept SERVER TOOL\n");
   return unreadable.length > 0 ? 1 : 0;
 }
 
@@ -131,19 +140,22 @@ function indent(text: string): string {
 }
 
 /**
- * Runs `bouncer pins accept SERVER [TOOL]`: accepts, then shows what each accepted definition
- * changed (SPEC §2.2 "saying what changed", as an ask does).
+ * Runs `bouncer pins accept SERVER [TOOL] [--hash PREFIX]`: accepts (with `--hash`, only the
+ * definition whose hash starts with it: the one reviewed), then shows what each accepted
+ * definition changed (SPEC §2.2 "saying what changed", as an ask does).
  *
  * Source: SPEC §2.2, §5.7.
- * @param options - Server, optional tool, JSON output, Bouncer's home.
+ * @param options - Server, optional tool and hash prefix, JSON output, Bouncer's home.
  * @param io - Where output goes.
  * @returns 0.
- * @throws {BouncerError} When nothing is pending (exit 1) or a file cannot be read or written.
+ * @throws {BouncerError} `USAGE` (exit 2) for a bad `--hash`; exit 1 when nothing (matching) is
+ *   pending or a file cannot be read or written.
  */
 export async function runPinsAccept(
   options: {
     readonly server: string;
     readonly tool?: string;
+    readonly hash?: string;
     readonly json?: boolean;
     readonly home: string;
   },
@@ -152,6 +164,7 @@ export async function runPinsAccept(
   const accepted = await acceptPending(options.home, {
     server: options.server,
     ...(options.tool === undefined ? {} : { tool: options.tool }),
+    ...(options.hash === undefined ? {} : { hash: options.hash }),
   });
   if (options.json === true) {
     const list = accepted.map(({ path, record, replaced }) => ({
@@ -235,7 +248,7 @@ const listCommand = defineCommand({
 });
 
 /** `bouncer pins accept SERVER [TOOL]`. */
-const acceptCommand = defineCommand({
+const acceptSubcommand = defineCommand({
   meta: {
     name: "accept",
     description: "Accept a changed or new tool definition (all pending ones without TOOL)",
@@ -243,12 +256,22 @@ const acceptCommand = defineCommand({
   args: {
     server: { type: "positional", description: "The server (--upstream-name)", required: true },
     tool: { type: "positional", description: "The tool (default: every pending one)", required: false },
+    hash: {
+      type: "string",
+      description:
+        "Accept only the definition whose hash starts with this (8+ hex digits, as pins list shows)",
+      valueHint: "PREFIX",
+    },
     json,
   },
   run: ({ args, data }): Promise<number> => {
     const io = commandIo(data);
     const tool = typeof args.tool === "string" && args.tool !== "" ? { tool: args.tool } : {};
-    return runPinsAccept({ server: args.server, ...tool, json: args.json === true, home: home(io) }, io);
+    const hash = typeof args.hash === "string" ? { hash: args.hash } : {};
+    return runPinsAccept(
+      { server: args.server, ...tool, ...hash, json: args.json === true, home: home(io) },
+      io,
+    );
   },
 });
 
@@ -265,7 +288,7 @@ const forgetCommand = defineCommand({
 /** The citty definition of `bouncer pins`. */
 export const pinsCommand = defineCommand({
   meta: { name: "pins", description: "List, accept or forget pinned tool definitions" },
-  subCommands: { list: listCommand, accept: acceptCommand, forget: forgetCommand },
+  subCommands: { list: listCommand, accept: acceptSubcommand, forget: forgetCommand },
 });
 
 export default pinsCommand;

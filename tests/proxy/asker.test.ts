@@ -482,12 +482,16 @@ describe("createAsker() automatic answers and channels", () => {
     expect(r.client.sent).toHaveLength(0);
   });
 
-  test("ask() without elicitation support names bouncer pins accept for a changed tool", async () => {
+  test("ask() without elicitation support names bouncer pins accept --hash of the definition asked about for a changed tool", async () => {
     const r = rig({ clientCapabilities: () => ({ form: false, why: "no elicitation" }) });
     const decision = await changedToolAsk();
     expect(decision.questions[0]?.kind).toBe("changed_tool");
+    const hash = decision.questions[0]?.key.identity.slice(0, 16) ?? "";
+    expect(hash).toMatch(/^[0-9a-f]{16}$/);
     const got = await ask(r, decision);
-    expect((got as { reason: string }).reason).toContain('bouncer pins accept "mail" "send_email"');
+    expect((got as { reason: string }).reason).toContain(
+      `bouncer pins accept mail send_email --hash ${hash}`,
+    );
   });
 
   test("ask() answers no_channel when the client answers the elicitation with an error", async () => {

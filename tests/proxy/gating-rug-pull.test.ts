@@ -97,13 +97,18 @@ describe("bouncer run against a rug pull", () => {
       const blocked = await client.callTool({ name: "get_forecast", arguments: { city: "Paris" } });
       expect(blocked.isError).toBe(true);
       expect(text(blocked)).toContain("[bouncer blocked]");
-      expect(text(blocked)).toContain("bouncer pins accept");
+      // The command named is bound to the definition the question showed (its hash).
+      const hash = /bouncer pins accept rug get_forecast --hash ([0-9a-f]{16})/.exec(text(blocked))?.[1];
+      expect(hash).toBeDefined();
 
       const listed = pinsCli(home, ["list", "rug", "--json"]);
       expect(listed.status).toBe(0);
-      const [pins] = JSON.parse(listed.stdout) as { pending: { name: string; kind: string }[] }[];
+      const [pins] = JSON.parse(listed.stdout) as {
+        pending: { name: string; kind: string; hash: string }[];
+      }[];
       expect(pins?.pending).toEqual([expect.objectContaining({ name: "get_forecast", kind: "changed" })]);
-      const accepted = pinsCli(home, ["accept", "rug", "get_forecast"]);
+      expect(pins?.pending[0]?.hash.startsWith(hash ?? "-")).toBe(true);
+      const accepted = pinsCli(home, ["accept", "rug", "get_forecast", "--hash", hash ?? ""]);
       expect(accepted.stderr).toBe("");
       expect(accepted.status).toBe(0);
 
