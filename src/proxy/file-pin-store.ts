@@ -3,8 +3,11 @@
  * identity, written atomically (temp file + rename, `write-file-atomic`) while holding an `O_EXCL`
  * lock file, mode 0600. Every read re-checks the file (inode, size, mtime, then content) so that an
  * accept made from a terminal, or by another instance, is seen before the next decision, while an
- * unchanged file keeps returning the same `Map` (the gate re-compares only when pins change). A
- * corrupt file is an error naming it — never an empty store (STYLE #14). Edge (file system).
+ * unchanged file keeps returning the same `Map` (the gate re-compares only when pins change). A file
+ * that disappears after the store knew it (`bouncer pins forget` while a session runs) is not first
+ * sight again: the store keeps the pins it had, in memory, for the rest of the process, and writes
+ * that file no more. A corrupt file is an error naming it — never an empty store (STYLE #14). Edge
+ * (file system).
  *
  * Source: SPEC §2.2 ("Where", "Modes", "Changed tool": the pending definition is stored beside the
  * pins), STYLE #14.
@@ -145,9 +148,23 @@ interface CacheEntry {
 export function createFilePinStore(options: {
   readonly home: string;
   readonly now?: () => number;
+  /** Told once per file that disappears after this store read or wrote it. */
+  readonly onGone?: (path: string) => void;
 }): FilePinStore {
   const now = options.now ?? Date.now;
   const cache = new Map<string, CacheEntry>();
+  // Files that disappeared (`bouncer pins forget`, removed by hand) after this store knew their pins:
+  // it keeps deciding on those, in memory, and never writes the file again (SPEC §2.2: first sight
+  // is the first walk of the first session; the next session pins again).
+  const gone = new Map<string, ReadonlyMap<string, ToolDefinition>>();
+  const detach = (path: string): ReadonlyMap<string, ToolDefinition> | undefined => {
+    const known = gone.get(path) ?? cache.get(path)?.pins;
+    if (known === undefined || gone.has(path)) return known;
+    gone.set(path, known);
+    cache.delete(path);
+    options.onGone?.(path);
+    return known;
+  };
   // The identity hash (SHA-256) is computed once per server context, not on every call's pin check.
   const files = new WeakMap<ServerContext, string>();
   const fileFor = (server: ServerContext): string => {
@@ -183,11 +200,10 @@ export function createFilePinStore(options: {
     fileFor,
     async load(server) {
       const path = fileFor(server);
+      const held = gone.get(path);
+      if (held !== undefined) return held;
       const stamp = stampOf(path);
-      if (stamp === undefined) {
-        cache.delete(path);
-        return undefined;
-      }
+      if (stamp === undefined) return detach(path);
       const cached = cache.get(path);
       if (cached !== undefined && cached.stamp === stamp) return cached.pins;
       const read = readPinFile(path);
@@ -196,7 +212,16 @@ export function createFilePinStore(options: {
     async pin(server, definitions) {
       const path = fileFor(server);
       const at = new Date(now()).toISOString();
+      // Pinned (an approval) while the file is gone: for this session only, in memory.
+      const pinInMemory = (): undefined => {
+        const next = new Map(detach(path));
+        for (const definition of definitions) next.set(definition.name, definition);
+        gone.set(path, next);
+        return undefined;
+      };
+      if (gone.has(path)) return pinInMemory();
       const text = await updatePinFile(path, (current) => {
+        if (current === undefined && cache.has(path)) return pinInMemory();
         const file = current ?? blank(server);
         const names = new Set(definitions.map((definition) => definition.name));
         const pinned: PinRecord[] = definitions.map((definition) => ({
@@ -216,7 +241,12 @@ export function createFilePinStore(options: {
     async setPending(server, pending) {
       const path = fileFor(server);
       const at = new Date(now()).toISOString();
+      if (gone.has(path)) return; // nothing to accept them into: the next session starts afresh
       const text = await updatePinFile(path, (current) => {
+        if (current === undefined && cache.has(path)) {
+          detach(path);
+          return undefined;
+        }
         const file = current ?? blank(server);
         const fresh = pending
           .map(({ definition, kind }) => ({

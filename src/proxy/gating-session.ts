@@ -98,7 +98,15 @@ export async function startGatingSession(
     cwd: upstream.cwd,
   };
   const filePins: FilePinStore | undefined =
-    run.pins === "off" ? undefined : createFilePinStore({ home: setup.home });
+    run.pins === "off"
+      ? undefined
+      : createFilePinStore({
+          home: setup.home,
+          onGone: (path) =>
+            log(
+              `The pins "${path}" were removed while this session runs: it keeps deciding on the pins it had, until it restarts`,
+            ),
+        });
   const pins = filePins ?? createMemoryPinStore();
   const gate = new Gate(policy, {
     pins,

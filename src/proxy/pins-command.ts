@@ -216,7 +216,7 @@ export function runPinsForget(
   if (options.json === true) io.out(`${JSON.stringify({ forgotten: options.server, files: removed })}\n`);
   else {
     io.out(
-      `Forgot the pins of server ${safeName(options.server)} (${removed.length} file${removed.length === 1 ? "" : "s"}); it is pinned again on first sight\n`,
+      `Forgot the pins of server ${safeName(options.server)} (${removed.length} file${removed.length === 1 ? "" : "s"}); its next session pins it again on first sight (running sessions keep the pins they had until they restart)\n`,
     );
   }
   return 0;
@@ -277,7 +277,11 @@ const acceptSubcommand = defineCommand({
 
 /** `bouncer pins forget SERVER`. */
 const forgetCommand = defineCommand({
-  meta: { name: "forget", description: "Remove a server's pins (pinned again on first sight)" },
+  meta: {
+    name: "forget",
+    description:
+      "Remove a server's pins: its next session pins it again on first sight; running sessions keep their pins until they restart",
+  },
   args: { server: { type: "positional", description: "The server (--upstream-name)", required: true }, json },
   run: ({ args, data }): number => {
     const io = commandIo(data);

@@ -1,6 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ToolDefinition } from "../../src/engine/index.ts";
@@ -121,5 +130,26 @@ describe("createFilePinStore()", () => {
     expect(file.tools[0]?.definition).toEqual(SEND);
     await store.pin(SERVER, [changed]);
     expect(parsePinFile(readFileSync(path, "utf8"), path).pending).toEqual([]);
+  });
+
+  test("createFilePinStore() keeps the pins it knew when their file disappears, in memory, and writes that file no more", async () => {
+    const gone: string[] = [];
+    const store = createFilePinStore({ home: home(), onGone: (path) => gone.push(path) });
+    await store.pin(SERVER, [SEND]);
+    const known = await store.load(SERVER);
+    const path = store.fileFor(SERVER);
+    rmSync(path);
+    expect(await store.load(SERVER)).toBe(known!);
+    expect(gone).toEqual([path]);
+    await store.setPending(SERVER, [{ definition: { ...SEND, description: "Changed." }, kind: "changed" }]);
+    await store.pin(SERVER, [READ]);
+    expect(existsSync(path)).toBe(false);
+    expect([...((await store.load(SERVER)) ?? new Map()).values()]).toEqual([SEND, READ]);
+    // Another session's file there is not read either: this process decides on what it had.
+    await createFilePinStore({ home: path.split("/pins/")[0]! }).pin(SERVER, [
+      { ...SEND, description: "Other." },
+    ]);
+    expect((await store.load(SERVER))?.get("send_email")).toEqual(SEND);
+    expect(gone).toHaveLength(1);
   });
 });

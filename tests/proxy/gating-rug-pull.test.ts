@@ -123,6 +123,30 @@ describe("bouncer run against a rug pull", () => {
   );
 
   test(
+    "bouncer run keeps deciding on the pins it knew when pins forget removes the file mid-session: the changed tool stays blocked, nothing is re-pinned",
+    async () => {
+      const home = tempHome();
+      const { connected, nextChange } = await through(home);
+      const { client } = connected;
+      expect(description(await client.listTools())).toBe(HONEST);
+      const pulled = nextChange();
+      await client.callTool({ name: "pull_rug", arguments: {} });
+      await pulled;
+      const forgot = pinsCli(home, ["forget", "rug"]);
+      expect(forgot.status).toBe(0);
+      expect(forgot.stdout).toContain("running sessions keep the pins they had until they restart");
+      const blocked = await client.callTool({ name: "get_forecast", arguments: { city: "Paris" } });
+      expect(blocked.isError).toBe(true);
+      expect(text(blocked)).toContain("changed since it was pinned");
+      expect(description(await client.listTools())).toBe(HONEST);
+      // Nothing was written back: the next session pins again on first sight.
+      expect(pinsCli(home, ["list", "rug"]).stdout).toBe("No pins for server rug\n");
+      expect(connected.stderr()).toContain("were removed while this session runs");
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
     "bouncer run asks about a changed tool by elicitation and re-pins it when the person accepts",
     async () => {
       const home = tempHome();
