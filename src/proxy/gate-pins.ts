@@ -68,7 +68,9 @@ export function viewPins(
 
 /**
  * The pin events of a walk: `pinned` for tools pinned on this first sight, `changed` and `hidden`
- * (new) once per definition; a tool back at its pin clears its last event.
+ * (new) once per definition, `accepted` when the definition last reported `changed` or `hidden` is
+ * found pinned (an accept made elsewhere: `bouncer pins accept`, another instance); a tool back at
+ * its pin clears its last event.
  *
  * Source: SPEC §3.5 (`pin` records: pinned, changed, accepted, hidden).
  * @param server - The server name.
@@ -86,6 +88,12 @@ export function walkEvents(
     const status = result.status;
     if (status.kind === "unknown") continue;
     if (status.kind === "pinned" && !options.pinnedNow.has(tool)) {
+      // The very definition reported changed or hidden is pinned now, by no approval of this
+      // instance's (that one marks `accepted:`): accepted from a terminal or by another instance.
+      const last = options.lastEvents.get(tool);
+      if (last === `changed:${result.hash}` || last === `hidden:${result.hash}`) {
+        events.push({ kind: "accepted", server, tool, hash: result.hash, elsewhere: true });
+      }
       options.lastEvents.delete(tool);
       continue;
     }

@@ -53,6 +53,8 @@ export interface PinEvent {
   readonly hash: string;
   /** For `hidden`: the definition holds invisible or bidi control characters. */
   readonly suspicious?: boolean;
+  /** For `accepted`: accepted outside this instance (`bouncer pins accept`, another instance). */
+  readonly elsewhere?: boolean;
 }
 
 /** The result of `Gate.walkTools()`. */

@@ -124,7 +124,13 @@ export class SessionAudit {
    * @param event - The pin event.
    */
   pin(event: PinEvent): void {
-    const reason = `hash ${event.hash}${event.suspicious === true ? "; the definition has invisible or bidi control characters" : ""}`;
+    const why =
+      event.suspicious === true
+        ? "; the definition has invisible or bidi control characters"
+        : event.elsewhere === true
+          ? "; accepted outside this session (bouncer pins accept or another session)"
+          : "";
+    const reason = `hash ${event.hash}${why}`;
     this.#best(
       pinEntry({ session: this.session, server: event.server, tool: event.tool }, event.kind, { reason }),
     );

@@ -8,6 +8,7 @@
 
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { HONEST, POISONED } from "../fixtures/servers/rug-pull-upstream.ts";
@@ -118,6 +119,17 @@ describe("bouncer run against a rug pull", () => {
       expect(text(forwarded)).toContain("Sunny in Paris");
       expect(changes()).toBe(before + 1);
       expect(description(await client.listTools())).toBe(POISONED);
+      // The accept the instance noticed is audited (SPEC §3.5 `pin` records: accepted).
+      const records = readFileSync(join(home, "audit.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map(
+          (line) => JSON.parse(line) as { event: string; tool?: string; outcome?: string; reason?: string },
+        );
+      const pinRecords = records.filter((record) => record.event === "pin" && record.tool === "get_forecast");
+      expect(pinRecords.map((record) => record.outcome)).toEqual(["pinned", "changed", "accepted"]);
+      expect(pinRecords[2]?.reason).toContain(`hash ${hash}`);
+      expect(pinRecords[2]?.reason).toContain("accepted outside this session");
     },
     E2E_TIMEOUT,
   );
