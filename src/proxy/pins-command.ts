@@ -18,6 +18,7 @@ import {
   diffToolDefinitions,
   summarizePinDiff,
 } from "../engine/index.ts";
+import { BouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import { acceptPending, forgetServer, listPins } from "./pin-admin.ts";
 import type { PinRecord } from "./pin-file.ts";
@@ -148,7 +149,7 @@ function indent(text: string): string {
  * @param options - Server, optional tool and hash prefix, JSON output, Bouncer's home.
  * @param io - Where output goes.
  * @returns 0.
- * @throws {BouncerError} `USAGE` (exit 2) for a bad `--hash`; exit 1 when nothing (matching) is
+ * @throws {BouncerError} `USAGE` (exit 2) for an empty SERVER or TOOL or a bad `--hash`; exit 1 when nothing (matching) is
  *   pending or a file cannot be read or written.
  */
 export async function runPinsAccept(
@@ -161,6 +162,13 @@ export async function runPinsAccept(
   },
   io: CommandIo,
 ): Promise<number> {
+  // An empty TOOL (an unset shell variable) must not widen to "every pending definition".
+  if (options.server === "" || options.tool === "") {
+    throw new BouncerError(
+      "USAGE",
+      `Cannot accept pins: ${options.server === "" ? "SERVER" : "TOOL"} is empty (leave TOOL out to accept every pending definition of the server)`,
+    );
+  }
   const accepted = await acceptPending(options.home, {
     server: options.server,
     ...(options.tool === undefined ? {} : { tool: options.tool }),
@@ -266,7 +274,7 @@ const acceptSubcommand = defineCommand({
   },
   run: ({ args, data }): Promise<number> => {
     const io = commandIo(data);
-    const tool = typeof args.tool === "string" && args.tool !== "" ? { tool: args.tool } : {};
+    const tool = typeof args.tool === "string" ? { tool: args.tool } : {};
     const hash = typeof args.hash === "string" ? { hash: args.hash } : {};
     return runPinsAccept(
       { server: args.server, ...tool, ...hash, json: args.json === true, home: home(io) },

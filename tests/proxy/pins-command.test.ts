@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -9,6 +10,7 @@ import { createFilePinStore } from "../../src/proxy/file-pin-store.ts";
 import type { ServerContext } from "../../src/proxy/gate.ts";
 import { definitionHash } from "../../src/proxy/pin-file.ts";
 import { runPinsAccept, runPinsForget, runPinsList } from "../../src/proxy/pins-command.ts";
+import { BUN, ROOT } from "./support/harness.ts";
 
 const MAIL: ServerContext = { name: "mail", command: ["mail-server"], cwd: "/work" };
 const FS: ServerContext = { name: "fs", command: ["fs-server", "/data"], cwd: "/work" };
@@ -144,6 +146,22 @@ describe("bouncer pins", () => {
     await expect(runPinsAccept({ home, server: "mail" }, io)).rejects.toThrow(
       'Cannot accept pins of server "mail": no pending definition',
     );
+  });
+
+  test("bouncer pins accept SERVER with an empty TOOL is a usage error (exit 2) and accepts nothing", async () => {
+    const home = await homeWithPins();
+    const file = createFilePinStore({ home }).fileFor(MAIL);
+    const before = readFileSync(file, "utf8");
+    const attempt = runPinsAccept({ home, server: "mail", tool: "" }, memoryIo().io);
+    await expect(attempt).rejects.toThrow("Cannot accept pins: TOOL is empty");
+    await attempt.catch((error: unknown) => expect(exitCodeFor(error)).toBe(2));
+    const cli = spawnSync(BUN, [join(ROOT, "src/cli.ts"), "pins", "accept", "mail", ""], {
+      encoding: "utf8",
+      env: { ...process.env, BOUNCER_HOME: home },
+    });
+    expect(cli.status).toBe(2);
+    expect(cli.stderr).toContain("TOOL is empty");
+    expect(readFileSync(file, "utf8")).toBe(before);
   });
 
   test("runPinsAccept() of a server without pins says so, not that nothing is pending", async () => {
