@@ -44,6 +44,7 @@ export {
   evaluatePinning,
   hasSuspiciousCharacters,
   PIN_HASH_SCHEME,
+  PINS_OFF_HINT,
 } from "./pinning.ts";
 export { type RecordOptions, recordCallOutput, recordOutput } from "./record-output.ts";
 export { escapeControls, renderHost, renderUntrusted, renderUntrustedEnd } from "./render.ts";

@@ -159,8 +159,17 @@ export function comparePins(
   return { tools, visible, pinNow, removed };
 }
 
+/**
+ * What works under `--pins off`, where no pin file exists for `bouncer pins accept` to write.
+ *
+ * Source: SPEC §2.2 (`off`: "names pinned in memory at start-up, nothing persisted").
+ */
+export const PINS_OFF_HINT =
+  "under --pins off nothing is kept for bouncer pins accept: approve it in a client that asks (elicitation), or restart the session, which pins what the upstream lists then";
+
 /** How to review and accept the definition the question shows (bound to it by its hash). */
 function acceptHint(input: CallInput, hash: string): string {
+  if (input.pinMode === "off") return PINS_OFF_HINT;
   return `review it with: ${listCommand(input.server)}; accept it with: ${acceptCommand(input.server, { tool: input.tool, hash })}`;
 }
 

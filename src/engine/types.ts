@@ -213,6 +213,11 @@ export interface CallInput {
   /** The pinned definition's input schema, which selects destinations (SPEC §2.5). */
   readonly schema?: JsonObject;
   readonly pin: PinStatus;
+  /**
+   * The `--pins` mode (SPEC §2.2); under `off` nothing is stored for `bouncer pins accept`, so a
+   * pinning reason does not name it. Absent: a mode that stores pins.
+   */
+  readonly pinMode?: "tofu" | "strict" | "off";
   readonly paths: PathContext;
   /**
    * True on the first evaluation of a client request: the budget counts it (SPEC §2.3). False on the

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { acceptCommand, type Question, renderUntrusted } from "../engine/index.ts";
+import { acceptCommand, PINS_OFF_HINT, type Question, renderUntrusted } from "../engine/index.ts";
 
 /** What a remedy sentence is built from. */
 export interface RemedyContext {
@@ -18,6 +18,8 @@ export interface RemedyContext {
   readonly questions: readonly Question[];
   /** Whether `bouncer approve` exists in this build (SPEC §5.8; not built yet). */
   readonly approveCommand: boolean;
+  /** `--pins off`: no pin file for `bouncer pins accept` (SPEC §2.2). */
+  readonly pinsOff?: boolean;
 }
 
 /**
@@ -41,7 +43,8 @@ export function remedy(context: RemedyContext): string {
   const pinning = context.questions.find(
     (question) => question.kind === "changed_tool" || question.kind === "new_tool",
   );
-  if (pinning !== undefined) {
+  if (pinning !== undefined && context.pinsOff === true) clauses.push(PINS_OFF_HINT);
+  else if (pinning !== undefined) {
     // Bound to the definition the question showed: an accept of a later one is refused.
     const command = acceptCommand(context.server, { tool: context.tool, hash: pinning.key.identity });
     clauses.push(`to accept the tool's definition, run: ${command}`);

@@ -72,6 +72,8 @@ export interface AskerOptions {
   readonly progressIntervalMs?: number;
   /** Whether `bouncer approve` exists (named in reasons only then; default false). */
   readonly approveCommand?: boolean;
+  /** `--pins off`: no pin file, so reasons do not name `bouncer pins accept` (default false). */
+  readonly pinsOff?: boolean;
   /** One diagnostic line to stderr. */
   readonly log: (message: string) => void;
 }

@@ -256,6 +256,7 @@ export function createAsker(options: AskerOptions): Asker {
       tool: request.tool,
       questions,
       approveCommand: options.approveCommand ?? false,
+      pinsOff: options.pinsOff ?? false,
     };
     if (request.signal.aborted) {
       return Promise.resolve({ kind: "cancelled", reason: askReasons.cancelled(request.signal.reason) });

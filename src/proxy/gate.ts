@@ -195,6 +195,7 @@ export class Gate {
       countAttempt: options.countAttempt ?? true,
     };
     if (schema !== undefined) input.schema = schema;
+    if (this.#options.pinMode !== undefined) input.pinMode = this.#options.pinMode;
     if (options.oneTimeApprovals !== undefined) input.oneTimeApprovals = options.oneTimeApprovals;
     const { externalTaint } = this.#options;
     if (externalTaint !== undefined) input.externalTaint = externalTaint;

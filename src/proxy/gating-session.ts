@@ -156,6 +156,7 @@ export async function startGatingSession(
     askTimeoutMs: run.askTimeoutSeconds * 1000,
     maxAsks: run.maxAsks,
     humanMinMs: run.humanMinMs,
+    pinsOff: run.pins === "off",
     sendProgress: (progressToken, progress, message) =>
       context.notifyClient("notifications/progress", { progressToken, progress, message }),
     log,

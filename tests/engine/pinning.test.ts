@@ -7,6 +7,7 @@ import {
   evaluatePinning,
   hasSuspiciousCharacters,
   type JsonObject,
+  PINS_OFF_HINT,
   type PinStatus,
   type ToolDefinition,
 } from "../../src/engine/index.ts";
@@ -266,6 +267,12 @@ describe("evaluatePinning()", () => {
     expect(hostile?.reason.message).toEndWith(
       "accept it with: bouncer pins accept srv --hash 0123456789abcdef",
     );
+  });
+
+  test("evaluatePinning() under --pins off gives advice that works there instead of bouncer pins accept", () => {
+    const ask = evaluatePinning(makeInput({ pin: changed, pinMode: "off" })).asks[0];
+    expect(ask?.reason.message).toEndWith(`; ${PINS_OFF_HINT}`);
+    expect(ask?.reason.message).not.toContain("--hash");
   });
 
   test("evaluatePinning() keys a new tool's question by its hash", () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
-import type { JsonObject } from "../../src/engine/index.ts";
+import { type JsonObject, PINS_OFF_HINT } from "../../src/engine/index.ts";
 import { updatePinFile } from "../../src/proxy/file-pin-store.ts";
 import { definitionHash } from "../../src/proxy/pin-file.ts";
 import { runPinsAccept } from "../../src/proxy/pins-command.ts";
@@ -111,6 +111,25 @@ describe("createGatingHooks() pin modes", () => {
     await r.clientMessage((m) => m.id === 1, "forwarded call");
     expect(r.upstreamCalls("tools/call")).toHaveLength(1);
     expect(existsSync(join(r.home, "pins"))).toBe(false);
+  });
+
+  test("createGatingHooks() under --pins off blocks a tool that appears later with advice that works there, not bouncer pins accept", async () => {
+    let walks = 0;
+    const growing: UpstreamScript = (method, params) => {
+      if (method !== "tools/list") return script(method, params);
+      walks += 1;
+      return { result: { tools: walks === 1 ? [READ] : [READ, SEND] } };
+    };
+    const r = gatingRelay({ policy: POLICY, flags: ["--pins", "off"], script: growing });
+    await r.handshake();
+    expect(await listed(r, "l1")).toEqual({ tools: [READ] });
+    r.fromClient(call(1, "send_email", { to: "boss@corp.example" }));
+    const blocked = JSON.stringify((await r.clientMessage((m) => m.id === 1, "blocked call")).result);
+    expect(blocked).toContain("[bouncer blocked]");
+    expect(blocked).toContain(PINS_OFF_HINT);
+    expect(blocked).not.toContain("run: bouncer pins accept");
+    expect(blocked).not.toContain("--hash");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(0);
   });
 });
 
