@@ -45,7 +45,8 @@ export function summarizePinDiff(diff: PinDiff): string {
     const lines = diff.descriptionLines ?? [];
     const removed = lines.filter((line) => line.op === "removed").length;
     const added = lines.length - removed;
-    parts.push(`description (${removed} ${removed === 1 ? "line" : "lines"} removed, ${added} added)`);
+    const what = diff.descriptionLineEndings === true ? "description line endings" : "description";
+    parts.push(`${what} (${removed} ${removed === 1 ? "line" : "lines"} removed, ${added} added)`);
   }
   if (diff.titleChanged) parts.push("title");
   if (diff.propertiesAdded.length > 0)

@@ -26,15 +26,28 @@ function propertyNames(value: JsonObject | undefined): string[] {
   return Object.keys(properties);
 }
 
+/** Equal as the pin hash sees them: a field that is absent differs from one that is `null`. */
 function same(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
   return canonicalJson(a) === canonicalJson(b);
 }
 
-function splitLines(text: unknown): string[] {
+/** A description's lines, split at every line ending, or at `\n` alone (`\r` kept in the lines). */
+function splitLines(text: unknown, breaks: RegExp = /\r\n|\r|\n/): string[] {
   if (text === undefined) return [];
   // A description that is not a string (a hostile upstream's) is compared as its JSON text.
   const value = typeof text === "string" ? text : canonicalJson(text as JsonValue);
-  return value.split(/\r\n|\r|\n/);
+  return value.split(breaks);
+}
+
+/**
+ * The changed lines of a changed description; when only line endings differ (no line does, split
+ * at every ending), the lines split at `\n` alone, so the `\r` that changed is in them.
+ */
+function descriptionDiff(before: unknown, after: unknown): { lines: PinDiffLine[]; endings: boolean } {
+  const lines = diffLines(splitLines(before), splitLines(after));
+  if (lines.length > 0) return { lines, endings: false };
+  return { lines: diffLines(splitLines(before, /\n/), splitLines(after, /\n/)), endings: true };
 }
 
 /** Removed and added lines between two line lists: trims the common ends, then an LCS on the rest. */
@@ -136,6 +149,9 @@ export function diffToolDefinitions(pinned: ToolDefinition, current: ToolDefinit
   const after = propertyNames(current.inputSchema);
   const descriptionChanged = !same(pinned.description, current.description);
   const keys = annotationKeys(pinned.annotations, current.annotations);
+  const description = descriptionChanged
+    ? descriptionDiff(pinned.description, current.description)
+    : { lines: [], endings: false };
   return {
     descriptionChanged,
     titleChanged: !same(pinned.title, current.title),
@@ -144,9 +160,8 @@ export function diffToolDefinitions(pinned: ToolDefinition, current: ToolDefinit
     schemaChanged: !same(pinned.inputSchema, current.inputSchema),
     outputSchemaChanged: !same(pinned.outputSchema, current.outputSchema),
     annotationsChanged: keys.length > 0 || !same(pinned.annotations, current.annotations),
-    descriptionLines: descriptionChanged
-      ? diffLines(splitLines(pinned.description), splitLines(current.description))
-      : [],
+    descriptionLines: description.lines,
+    ...(description.endings ? { descriptionLineEndings: true } : {}),
     fieldLines: fieldLines(pinned, current),
     annotationKeys: keys,
   };

@@ -166,6 +166,11 @@ export interface PinDiff {
   /** The description's changed lines, removed (pinned) and added (current), in order. */
   readonly descriptionLines?: readonly PinDiffLine[];
   /**
+   * True when only the description's line endings changed (`\n`, `\r\n`, a lone `\r`): its lines
+   * are then split at `\n` alone, so each changed line shows its `\r` (rendered `\u{d}`).
+   */
+  readonly descriptionLineEndings?: boolean;
+  /**
    * The changed leaves of the title, input and output schema and annotations (`path: JSON value`,
    * keys sorted), in order.
    */

@@ -75,6 +75,32 @@ describe("diffToolDefinitions()", () => {
     expect(diffToolDefinitions(base, { ...base, ...change })).toMatchObject(expected);
   });
 
+  test.each([
+    ["\\r\\n", "Send a message.\r\nUse it politely.", ['- "Send a message."', '+ "Send a message.\\u{d}"']],
+    [
+      "a lone \\r",
+      "Send a message.\rUse it politely.",
+      ['- "Send a message."', '- "Use it politely."', '+ "Send a message.\\u{d}Use it politely."'],
+    ],
+  ])(
+    "describePinDiff() shows a description whose line endings alone changed to %s, with the \\r made visible",
+    (_ending, description, lines) => {
+      const text = describePinDiff(diffToolDefinitions(base, { ...base, description }));
+      const [summary, ...rest] = text.split("\n");
+      expect(summary).toBe(
+        `Changed: description line endings (${lines.filter((line) => line.startsWith("-")).length} ${lines.length === 2 ? "line" : "lines"} removed, 1 added)`,
+      );
+      expect(rest).toEqual(lines);
+    },
+  );
+
+  test("describePinDiff() names a title that became null where there was none", () => {
+    const text = describePinDiff(
+      diffToolDefinitions(base, { ...base, title: null } as unknown as ToolDefinition),
+    );
+    expect(text).toBe('Changed: title\nTitle, schemas and annotations:\n+ "title: null"');
+  });
+
   test("diffToolDefinitions() lists only the changed lines of several changed regions", () => {
     const before: ToolDefinition = { name: "t", description: "a\nb\nc\nd\ne" };
     const after: ToolDefinition = { name: "t", description: "a\nB\nc\nd\nE\nf" };

@@ -220,7 +220,9 @@ describe("bouncer pins", () => {
     const { io, stdout } = memoryIo();
     expect(await runPinsAccept({ home, server: "fs" }, io)).toBe(0);
     expect(stdout()).toContain("Accepted new tool odd of server fs");
-    expect(stdout()).toContain('  New: description (0 lines removed, 1 added)\n  + "{\\"evil\\":1}"');
+    expect(stdout()).toContain(
+      '  New: description (0 lines removed, 1 added); input schema\n  + "{\\"evil\\":1}"',
+    );
     expect(stdout()).toContain("Accepted changed tool send_email of server fs");
     expect(stdout()).toContain('  - "42"\n  + "Send."');
   });
