@@ -21,6 +21,11 @@ export const RPC_ERROR = {
   internalError: -32603,
   /** The upstream is gone or sent something unusable (server-defined range). */
   upstreamFailed: -32000,
+  /**
+   * Bouncer's own local state cannot be used (a corrupt or unreadable pin file): the user's to fix,
+   * not an internal error (server-defined range; `data.code` is the local error's code).
+   */
+  localStateFailed: -32002,
 } as const;
 
 /** The `error` member of a JSON-RPC error response. */

@@ -11,7 +11,13 @@
  */
 
 import { createHash } from "node:crypto";
-import { canonicalToolJson, type JsonObject, PIN_HASH_SCHEME, type ToolDefinition } from "../engine/index.ts";
+import {
+  canonicalToolJson,
+  type JsonObject,
+  PIN_HASH_SCHEME,
+  shellWord,
+  type ToolDefinition,
+} from "../engine/index.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 
 /** Version of the file layout. */
@@ -90,7 +96,7 @@ export function parsePinFile(text: string, fileName: string): PinFile {
   const corrupt = (detail: string): BouncerError =>
     new BouncerError(
       "PINS_CORRUPT",
-      `Cannot read pins "${fileName}": ${detail}: fix or remove the file (bouncer pins forget)`,
+      `Cannot read pins "${fileName}": ${detail}: fix the file, or remove it with: rm ${shellWord(fileName) ?? JSON.stringify(fileName)} (its server is then pinned again on first sight)`,
     );
   let value: unknown;
   try {

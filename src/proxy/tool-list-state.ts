@@ -11,6 +11,7 @@
  */
 
 import type { JsonObject, ToolDefinition } from "../engine/index.ts";
+import { isBouncerError } from "../platform/errors.ts";
 import type { FilePinStore, PendingDefinition } from "./file-pin-store.ts";
 import type { Gate, PinEvent, PinStore, PinsRead, ServerContext } from "./gate.ts";
 import { RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
@@ -158,10 +159,17 @@ export class ToolListState {
       const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
       this.#failure = {
         message: `Cannot walk the upstream's tools: ${message}`,
-        error: {
-          code: typeof code === "number" ? code : RPC_ERROR.internalError,
-          message: typeof code === "number" ? message : `Bouncer internal error: ${message}`,
-        },
+        error:
+          typeof code === "number"
+            ? { code, message }
+            : isBouncerError(error)
+              ? // A local failure the user can fix (a corrupt pin file names the file): not internal.
+                {
+                  code: RPC_ERROR.localStateFailed,
+                  message: `Cannot list the upstream's tools: ${message}`,
+                  data: { code: error.code },
+                }
+              : { code: RPC_ERROR.internalError, message: `Bouncer internal error: ${message}` },
       };
     }
   }

@@ -235,6 +235,26 @@ describe("createGatingHooks() untrusted text and broken pins", () => {
     expect(readFileSync(file, "utf8")).toBe("{ broken");
     expect(r.upstreamCalls("tools/call")).toHaveLength(0);
   });
+
+  test("createGatingHooks() answers tools/list over a corrupt pin file with a local error naming the file and how to remove it, not an internal one", async () => {
+    const r = gatingRelay({ policy: POLICY, script });
+    await r.handshake();
+    const dir = join(r.home, "pins");
+    const [name] = readdirSync(dir).filter((file) => file.endsWith(".json"));
+    const file = join(dir, name!);
+    writeFileSync(file, "{ broken");
+    r.fromUpstream({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    r.fromClient({ jsonrpc: "2.0", id: "l2", method: "tools/list", params: {} });
+    const { error } = (await r.clientMessage((m) => m.id === "l2", "tools/list")) as {
+      error?: { code: number; message: string; data?: { code?: string } };
+    };
+    expect(error?.code).toBe(-32002);
+    expect(error?.data?.code).toBe("PINS_CORRUPT");
+    expect(error?.message).not.toContain("internal");
+    expect(error?.message).toContain(`Cannot read pins "${file}": not valid JSON`);
+    expect(error?.message).toContain(`remove it with: rm ${file}`);
+    expect(readFileSync(file, "utf8")).toBe("{ broken");
+  });
 });
 
 describe("sessionId()", () => {

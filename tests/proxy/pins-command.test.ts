@@ -298,6 +298,10 @@ describe("bouncer pins", () => {
     expect(() => runPinsForget({ home, server: "fs" }, memoryIo().io)).toThrow(
       /it has no pins; 1 pin file\(s\) name no server that can be read, remove them by hand: Cannot read pins ".*"/,
     );
+    // The advice is a command that works (pins forget cannot tell whose file this is).
+    expect(() => runPinsForget({ home, server: "fs" }, memoryIo().io)).toThrow(
+      `fix the file, or remove it with: rm ${broken} (its server is then pinned again on first sight)`,
+    );
     expect(existsSync(broken)).toBe(true);
   });
 
