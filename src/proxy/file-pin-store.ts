@@ -24,7 +24,14 @@ import { describeFsError } from "../platform/fs-error-text.ts";
 import { ensureParentDir } from "../platform/parent-dir.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import type { PinStore, ServerContext } from "./memory-pin-store.ts";
-import { definitionHash, type PinFile, type PinRecord, parsePinFile, serializePinFile } from "./pin-file.ts";
+import {
+  definitionHash,
+  type PinFile,
+  type PinRecord,
+  parsePinFile,
+  replacePending,
+  serializePinFile,
+} from "./pin-file.ts";
 import { identityHash, scrubCommand } from "./server-identity.ts";
 
 /** How long a writer waits for the lock before giving up (a lock older than 10 s is taken over). */
@@ -41,8 +48,9 @@ export interface FilePinStore extends PinStore {
   /** The pin file of a server. */
   fileFor(server: ServerContext): string;
   /**
-   * Stores changed or new definitions beside the pins (replacing an older pending one of the same
-   * tool), so that `bouncer pins accept` can accept them. Writes nothing when they are already there.
+   * Stores a walk's changed and new definitions beside the pins, so that `bouncer pins accept` can
+   * accept them: the pending list becomes exactly these (those of tools no longer listed leave, so a
+   * flood of fresh names cannot grow the file). Writes nothing when they are already there.
    * @throws {BouncerError} When the file is corrupt or cannot be written.
    */
   setPending(server: ServerContext, pending: readonly PendingDefinition[]): Promise<void>;
@@ -135,6 +143,7 @@ export async function updatePinFile(
 interface CacheEntry {
   stamp: string;
   readonly text: string;
+  readonly file: PinFile;
   readonly pins: ReadonlyMap<string, ToolDefinition>;
 }
 
@@ -193,7 +202,7 @@ export function createFilePinStore(options: {
     }
     const file = parsePinFile(text, path);
     const pins = new Map(file.tools.map((record) => [record.name, record.definition] as const));
-    cache.set(path, { stamp, text, pins });
+    cache.set(path, { stamp, text, file, pins });
     return pins;
   };
   return {
@@ -240,28 +249,28 @@ export function createFilePinStore(options: {
     },
     async setPending(server, pending) {
       const path = fileFor(server);
-      const at = new Date(now()).toISOString();
       if (gone.has(path)) return; // nothing to accept them into: the next session starts afresh
+      const wanted = pending.map(({ definition, kind }) => ({
+        name: definition.name,
+        hash: definitionHash(definition),
+        definition,
+        kind,
+      }));
+      // A walk that changes nothing writes nothing, and takes no lock (the file as last read holds it).
+      const cached = cache.get(path);
+      if (cached !== undefined && cached.stamp === stampOf(path)) {
+        if (replacePending(cached.file, { wanted, at: "" }) === undefined) return;
+      }
+      const at = new Date(now()).toISOString();
       const text = await updatePinFile(path, (current) => {
         if (current === undefined && cache.has(path)) {
           detach(path);
           return undefined;
         }
+        if (current === undefined && wanted.length === 0) return undefined;
         const file = current ?? blank(server);
-        const fresh = pending
-          .map(({ definition, kind }) => ({
-            name: definition.name,
-            hash: definitionHash(definition),
-            definition,
-            at,
-            kind,
-          }))
-          .filter(
-            (record) => !file.pending.some((old) => old.name === record.name && old.hash === record.hash),
-          );
-        if (fresh.length === 0 && current !== undefined) return undefined;
-        const names = new Set(fresh.map((record) => record.name));
-        return { ...file, pending: [...file.pending.filter((record) => !names.has(record.name)), ...fresh] };
+        const next = replacePending(file, { wanted, at });
+        return next === undefined ? undefined : { ...file, pending: next };
       });
       if (text !== undefined) remember(path, text);
     },

@@ -10,7 +10,7 @@
 
 import { createHash } from "node:crypto";
 import { canonicalToolJson, comparePins, type PinComparison, type ToolDefinition } from "../engine/index.ts";
-import type { PinEvent } from "./gate-types.ts";
+import type { PendingTool, PinEvent } from "./gate-types.ts";
 
 /** The pins of a server never pinned (one object, so views stay cached). */
 export const NO_PINS: ReadonlyMap<string, ToolDefinition> = new Map();
@@ -67,6 +67,23 @@ export function viewPins(
 }
 
 /**
+ * The changed and new tools of a view, each with the definition compared (a name listed twice is
+ * compared by its first differing definition: the one its question shows).
+ *
+ * Source: SPEC §2.2 ("The pending definition is stored beside the pins").
+ * @param view - A walk's view.
+ * @returns The definitions waiting for approval, in the upstream's order.
+ */
+export function pendingOf(view: PinView): PendingTool[] {
+  const pending: PendingTool[] = [];
+  for (const result of view.comparison.tools.values()) {
+    const { kind } = result.status;
+    if (kind === "changed" || kind === "new") pending.push({ definition: result.current, kind });
+  }
+  return pending;
+}
+
+/**
  * The pin events of a walk: `pinned` for tools pinned on this first sight, `changed` and `hidden`
  * (new) once per definition, `accepted` when the definition last reported `changed` or `hidden` is
  * found pinned (an accept made elsewhere: `bouncer pins accept`, another instance); a tool back at
@@ -84,6 +101,10 @@ export function walkEvents(
   options: { readonly pinnedNow: ReadonlySet<string>; readonly lastEvents: Map<string, string> },
 ): PinEvent[] {
   const events: PinEvent[] = [];
+  // Tools no longer listed are forgotten (a flood of fresh names must not grow this map).
+  for (const tool of options.lastEvents.keys()) {
+    if (!view.comparison.tools.has(tool)) options.lastEvents.delete(tool);
+  }
   for (const [tool, result] of view.comparison.tools) {
     const status = result.status;
     if (status.kind === "unknown") continue;

@@ -68,6 +68,17 @@ export interface WalkResult {
    * unless the gate was made with `listIndexed`.
    */
   readonly indexed: readonly IndexEntry[];
+  /**
+   * Every changed and new tool of this walk, with the definition compared (the one a question
+   * shows): what waits for `bouncer pins accept` now (SPEC §2.2).
+   */
+  readonly pending: readonly PendingTool[];
+}
+
+/** A definition that waits for approval: a changed pinned tool, or a new one. */
+export interface PendingTool {
+  readonly definition: ToolDefinition;
+  readonly kind: "changed" | "new";
 }
 
 /** A server's pins as read from the gate's own pin store (`PinStore.load`) for one decision. */

@@ -37,7 +37,7 @@ import {
 } from "../engine/index.ts";
 import { matchPacks } from "../policy/index.ts";
 import type { MatchedPack, Policy } from "../policy/types.ts";
-import { NO_PINS, type PinView, sha256, viewPins, walkEvents } from "./gate-pins.ts";
+import { NO_PINS, type PinView, pendingOf, sha256, viewPins, walkEvents } from "./gate-pins.ts";
 import { cachedRules, type ServerState, serverState } from "./gate-server.ts";
 import type {
   AnswerResult,
@@ -137,7 +137,8 @@ export class Gate {
    * Source: SPEC §2.2.
    * @param server - The server name.
    * @param tools - Every tool the upstream lists now, as listed (extra fields are kept).
-   * @returns The list for the client and the pin events since the previous walk.
+   * @returns The list for the client, the pin events since the previous walk and the definitions
+   *   waiting for approval.
    */
   async walkTools(server: string, tools: readonly ToolDefinition[]): Promise<WalkResult> {
     const entry = this.#server(server);
@@ -158,7 +159,7 @@ export class Gate {
     for (const def of visible) {
       indexed.push(...this.#recordDefinition(server, def.name, def as unknown as JsonValue));
     }
-    return { visible, events, indexed };
+    return { visible, events, indexed, pending: pendingOf(view) };
   }
 
   /**

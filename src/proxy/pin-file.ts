@@ -185,3 +185,33 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function own(object: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(object, key) ? object[key] : undefined;
 }
+
+/**
+ * The pending list a walk leaves: exactly the walk's changed and new definitions (a tool no longer
+ * listed, or listed again as pinned, leaves it), each record kept as it was when unchanged, less
+ * any already pinned as it is (accepted meanwhile).
+ *
+ * Source: SPEC §2.2 ("The pending definition is stored beside the pins").
+ * @param file - The pin file as it is.
+ * @param options - The walk's pending definitions (names unique) and the date of new records.
+ * @returns The new pending list, or undefined when it holds the same records as the file's.
+ */
+export function replacePending(
+  file: PinFile,
+  options: { readonly wanted: readonly Omit<PinRecord, "at">[]; readonly at: string },
+): PinRecord[] | undefined {
+  const key = (record: Omit<PinRecord, "at">): string => `${record.hash}:${record.kind ?? "changed"}`;
+  const pinned = new Map(file.tools.map((record) => [record.name, record.hash] as const));
+  const old = new Map(file.pending.map((record) => [record.name, record] as const));
+  const next: PinRecord[] = [];
+  let kept = 0;
+  for (const record of options.wanted) {
+    if (pinned.get(record.name) === record.hash) continue;
+    const before = old.get(record.name);
+    if (before !== undefined && key(before) === key(record)) {
+      next.push(before);
+      kept += 1;
+    } else next.push({ ...record, at: options.at });
+  }
+  return kept === next.length && kept === file.pending.length ? undefined : next;
+}

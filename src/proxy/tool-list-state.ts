@@ -12,8 +12,8 @@
 
 import type { JsonObject, ToolDefinition } from "../engine/index.ts";
 import { isBouncerError } from "../platform/errors.ts";
-import type { FilePinStore, PendingDefinition } from "./file-pin-store.ts";
-import type { Gate, PinEvent, PinStore, PinsRead, ServerContext } from "./gate.ts";
+import type { FilePinStore } from "./file-pin-store.ts";
+import type { Gate, PinStore, PinsRead, ServerContext, WalkResult } from "./gate.ts";
 import { RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
 import type { RelayContext, ToolsListDecision } from "./relay-hooks.ts";
 import type { SessionAudit } from "./session-audit.ts";
@@ -132,7 +132,7 @@ export class ToolListState {
   async refresh(): Promise<void> {
     const { gate, server } = this.#options;
     const result = await gate.walkTools(server.name, this.#listed);
-    await this.#afterWalk(result.events);
+    await this.#afterWalk(result);
     this.#pinsSeen = await this.#options.pins.load(server);
     if (this.#show(result.visible)) this.#options.notifyClient("notifications/tools/list_changed", {});
   }
@@ -148,7 +148,7 @@ export class ToolListState {
       this.#listed = walk.tools;
       this.#options.audit.recordTools(walk.tools as unknown as JsonObject[]);
       const result = await gate.walkTools(server.name, walk.tools);
-      await this.#afterWalk(result.events);
+      await this.#afterWalk(result);
       this.#pinsSeen = await this.#options.pins.load(server);
       this.#show(result.visible);
       this.#failure = undefined;
@@ -175,22 +175,16 @@ export class ToolListState {
   }
 
   /**
-   * Audits pin events and stores changed and new definitions as pending.
-   * @param events - The walk's pin events.
+   * Audits pin events and stores the walk's changed and new definitions as the pending ones (those
+   * of tools no longer listed leave; the file is written only when that changes anything).
+   * @param result - The gate's walk result.
    */
-  async #afterWalk(events: readonly PinEvent[]): Promise<void> {
-    const pending: PendingDefinition[] = [];
-    for (const event of events) {
-      this.#options.audit.pin(event);
-      if (event.kind !== "changed" && event.kind !== "hidden") continue;
-      const definition = this.#listed.find((tool) => tool.name === event.tool);
-      if (definition !== undefined)
-        pending.push({ definition, kind: event.kind === "changed" ? "changed" : "new" });
-    }
+  async #afterWalk(result: WalkResult): Promise<void> {
+    for (const event of result.events) this.#options.audit.pin(event);
     const store = this.#options.filePins;
-    if (store === undefined || pending.length === 0) return;
+    if (store === undefined) return;
     try {
-      await store.setPending(this.#options.server, pending);
+      await store.setPending(this.#options.server, result.pending);
     } catch (error) {
       this.#options.log(error instanceof Error ? error.message : String(error));
     }

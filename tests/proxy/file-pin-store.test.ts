@@ -152,4 +152,31 @@ describe("createFilePinStore()", () => {
     expect((await store.load(SERVER))?.get("send_email")).toEqual(SEND);
     expect(gone).toHaveLength(1);
   });
+
+  test("FilePinStore.setPending() keeps only the latest walk's pending definitions and rewrites nothing when they are the same", async () => {
+    const store = createFilePinStore({ home: home() });
+    await store.pin(SERVER, [SEND]);
+    const path = store.fileFor(SERVER);
+    const fresh = (name: string): ToolDefinition => ({ name, inputSchema: { type: "object" } });
+    await store.setPending(SERVER, [
+      { definition: fresh("a1"), kind: "new" },
+      { definition: fresh("a2"), kind: "new" },
+    ]);
+    await store.setPending(SERVER, [
+      { definition: fresh("a2"), kind: "new" },
+      { definition: fresh("b1"), kind: "new" },
+    ]);
+    const pending = (): string[] => parsePinFile(readFileSync(path, "utf8"), path).pending.map((r) => r.name);
+    expect(pending()).toEqual(["a2", "b1"]);
+    const before = statSync(path);
+    await store.setPending(SERVER, [
+      { definition: fresh("b1"), kind: "new" },
+      { definition: fresh("a2"), kind: "new" },
+    ]);
+    expect(statSync(path).ino).toBe(before.ino);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    await store.setPending(SERVER, []);
+    expect(pending()).toEqual([]);
+    expect(parsePinFile(readFileSync(path, "utf8"), path).tools.map((r) => r.name)).toEqual(["send_email"]);
+  });
 });

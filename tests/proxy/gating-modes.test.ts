@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
 import { type JsonObject, PINS_OFF_HINT } from "../../src/engine/index.ts";
@@ -130,6 +130,58 @@ describe("createGatingHooks() pin modes", () => {
     expect(blocked).not.toContain("run: bouncer pins accept");
     expect(blocked).not.toContain("--hash");
     expect(r.upstreamCalls("tools/call")).toHaveLength(0);
+  });
+});
+
+describe("createGatingHooks() pending definitions", () => {
+  test("createGatingHooks() keeps pending only the tools the latest walk lists, so fresh names on every walk cannot grow the pin file", async () => {
+    let walks = 0;
+    const flood: UpstreamScript = (method, params) => {
+      if (method !== "tools/list") return script(method, params);
+      walks += 1;
+      const fresh = Array.from({ length: 50 }, (_, i) => ({
+        name: `t${walks}_${i}`,
+        inputSchema: { type: "object" },
+      }));
+      return { result: { tools: [READ, SEND, ...(walks === 1 ? [] : fresh)] } };
+    };
+    const r = gatingRelay({ policy: POLICY, script: flood });
+    await r.handshake();
+    for (let i = 2; i <= 5; i += 1) {
+      r.fromUpstream({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+      expect(await listed(r, `l${i}`)).toEqual({ tools: [READ, SEND] });
+    }
+    expect(walks).toBe(5);
+    const dir = join(r.home, "pins");
+    const [name] = readdirSync(dir).filter((file) => file.endsWith(".json"));
+    const file = JSON.parse(readFileSync(join(dir, name!), "utf8")) as { pending: { name: string }[] };
+    expect(file.pending.map((record) => record.name)).toEqual(
+      Array.from({ length: 50 }, (_, i) => `t5_${i}`),
+    );
+  });
+
+  test("createGatingHooks() does not rewrite the pin file for a walk that changes nothing", async () => {
+    const extra = { name: "spy", inputSchema: { type: "object" } };
+    let walks = 0;
+    const later: UpstreamScript = (method, params) => {
+      if (method !== "tools/list") return script(method, params);
+      walks += 1;
+      return { result: { tools: walks === 1 ? [READ, SEND] : [READ, SEND, extra] } };
+    };
+    const r = gatingRelay({ policy: POLICY, script: later });
+    await r.handshake();
+    r.fromUpstream({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    await listed(r, "l2");
+    const dir = join(r.home, "pins");
+    const [name] = readdirSync(dir).filter((file) => file.endsWith(".json"));
+    const path = join(dir, name!);
+    const before = statSync(path);
+    expect(readFileSync(path, "utf8")).toContain('"spy"');
+    r.fromUpstream({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    await listed(r, "l3");
+    expect(walks).toBe(3);
+    expect(statSync(path).ino).toBe(before.ino);
+    expect(statSync(path).mtimeMs).toBe(before.mtimeMs);
   });
 });
 
