@@ -137,29 +137,38 @@ function toAbsolute(value: string, ctx: PathContext, parents: Parents = "collaps
 }
 
 /**
- * Every form of a path: its lexical form first, then each step the resolver lands on. On POSIX the
- * resolver walks the path with its `..` components still in place, as the kernel does: a link
- * followed by `..` (`out/link/../x`) leads to the parent of the link's target, which the lexical
- * form (`out/x`) alone would never show.
+ * Every form of a path: its lexical form first, then each step the resolver lands on walking the
+ * lexical form (SPEC §2.4: what a server that normalises the path opens) — and on POSIX, when the
+ * value has a `..`, each step of a second walk with its `..` components still in place, as the
+ * kernel reads a path opened as given: a link followed by `..` (`out/link/../x`) leads to the
+ * parent of the link's target, which the lexical form (`out/x`) never shows. Both walks must stay
+ * inside: a server may open either.
  */
 function resolveSteps(value: string, ctx: PathContext): ParsedPath[] | { problem: string } {
   const lexical = toAbsolute(value, ctx);
   if (isProblem(lexical)) return lexical;
   const resolver = ctx.resolve ?? lexicalResolver;
-  const walkable = ctx.platform === "posix" ? toAbsolute(value, ctx, "keep") : lexical;
-  if (isProblem(walkable)) return walkable;
-  let walked: readonly string[];
-  try {
-    walked = resolver(serialise(walkable, ctx.platform));
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return { problem: `could not be resolved: ${JSON.stringify(detail.slice(0, 200))}` };
+  const forms = [serialise(lexical, ctx.platform)];
+  if (ctx.platform === "posix") {
+    const kept = toAbsolute(value, ctx, "keep");
+    if (isProblem(kept)) return kept;
+    const asGiven = serialise(kept, ctx.platform);
+    if (asGiven !== forms[0]) forms.push(asGiven);
   }
   const steps: ParsedPath[] = [lexical];
-  for (const step of walked) {
-    const parsed = typeof step === "string" ? parseAbsolute(step, ctx.platform) : undefined;
-    if (parsed === undefined) return { problem: "resolved to a path that is not absolute" };
-    steps.push(parsed);
+  for (const form of forms) {
+    let walked: readonly string[];
+    try {
+      walked = resolver(form);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      return { problem: `could not be resolved: ${JSON.stringify(detail.slice(0, 200))}` };
+    }
+    for (const step of walked) {
+      const parsed = typeof step === "string" ? parseAbsolute(step, ctx.platform) : undefined;
+      if (parsed === undefined) return { problem: "resolved to a path that is not absolute" };
+      steps.push(parsed);
+    }
   }
   return steps;
 }

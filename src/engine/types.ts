@@ -187,11 +187,11 @@ export interface PinDiffLine {
 }
 
 /**
- * Resolves a path the way the file system would (SPEC §2.4): given an absolute path (on POSIX with
- * its `..` components still in place, to be applied after any link before them, as the kernel does;
- * on Windows lexically normalised), returns every absolute path the walk lands on (each symlink step
- * resolved), the final one last. The pure default returns `[path]` (the engine collapses it); the
- * edge passes an lstat/readlink walk.
+ * Resolves a path the way the file system would (SPEC §2.4): given an absolute path — lexically
+ * normalised, and on POSIX also (a second call) with its `..` components still in place, to be
+ * applied after any link before them as the kernel does — returns every absolute path the walk
+ * lands on (each symlink step resolved), the final one last. The pure default returns `[path]` (the
+ * engine collapses it); the edge passes an lstat/readlink walk.
  */
 export type PathResolver = (absolutePath: string) => readonly string[];
 

@@ -100,6 +100,22 @@ describe("checkPathConfinement() with the real walk", () => {
     expect(relative.kind).toBe("outside");
   });
 
+  test("checkPathConfinement() walks the lexical form too: a .. after a missing folder or an inner link cannot skip a link out", () => {
+    const { root, inside, outside } = tree();
+    mkdirSync(path.join(inside, "deep", "deeper"), { recursive: true });
+    symlinkSync(outside, path.join(inside, "link"));
+    symlinkSync(path.join(inside, "deep", "deeper"), path.join(inside, "sub"));
+    const ctx = { cwd: root, home: root, platform: "posix" as const, resolve: resolvePathSteps };
+    // A server that normalises the path opens inside/link/… (the link leads out); the kernel reads
+    // the first one as missing and the second through inside/deep — both walks are checked.
+    for (const value of [`${inside}/nonexist/../link/b.txt`, `${inside}/sub/../link/c.txt`]) {
+      expect({ value, kind: checkPathConfinement(value, [inside], ctx).kind }).toEqual({
+        value,
+        kind: "outside",
+      });
+    }
+  });
+
   test("checkPathConfinement() keeps a .. that does not follow a link inside the prefix", () => {
     const { root, inside } = tree();
     mkdirSync(path.join(inside, "sub"));
