@@ -145,8 +145,10 @@ function visitHost(scan: Scan, start: number, end: number): void {
   scan.found.end = end;
   emit(scan, start);
   if (quad) return;
-  // Parent domains of at least two labels, longest first (as `hostSuffixes`).
-  for (let dot = text.indexOf(".", start); dot !== lastDot; dot = text.indexOf(".", dot + 1)) {
+  // Parent domains of at least two labels, longest first, none longer than a DNS name can be (as
+  // `hostSuffixes`: 253 characters).
+  const from = text.indexOf(".", Math.max(start, end - 254));
+  for (let dot = from; dot !== -1 && dot !== lastDot; dot = text.indexOf(".", dot + 1)) {
     scan.found.start = start;
     scan.found.end = end;
     emit(scan, dot + 1);

@@ -30,9 +30,6 @@ function isPunct(c: number): boolean {
   return c === 46 || c === 95 || c === 43 || c === 45;
 }
 
-/** A run of two or more of `. _ + -` that is not the `--` of a punycode label (`xn--`). */
-const PUNCT_RUN = /[._+-]{2,}/g;
-
 /** Whether `text[start, end)` needs variants: punctuation at an edge, or a run of two. */
 function needsVariants(text: string, start: number, end: number): boolean {
   if (isPunct(text.charCodeAt(start)) || isPunct(text.charCodeAt(end - 1))) return true;
@@ -47,29 +44,65 @@ function trimPunct(part: string): string {
   return part.replace(/^[._+-]+|[._+-]+$/g, "");
 }
 
-/** Whether the run at `index` of `part` is the `--` of a punycode label. */
-function isPunycodeDashes(part: string, index: number, run: string): boolean {
-  if (run !== "--" || index < 2) return false;
-  const label = part.slice(0, index).split(".").at(-1) ?? "";
-  return label === "xn";
+/** Where a part's runs of two or more of `. _ + -` are: the first one's start, the last one's end. */
+interface Runs {
+  /** Start of the first run that is not the `--` of a punycode label (`xn--`), or -1. */
+  readonly first: number;
+  /** End of the last such run, or -1. */
+  readonly lastEnd: number;
 }
 
-/** A local part's readings: as found, trimmed, and what follows each run of punctuation. */
+/**
+ * Finds a part's first and last punctuation runs in one pass (linear: a token of any length costs
+ * one look at each character).
+ * @param part - A local part or a domain.
+ * @returns The first run's start and the last run's end.
+ */
+function runsOf(part: string): Runs {
+  let first = -1;
+  let lastEnd = -1;
+  let i = 0;
+  while (i < part.length) {
+    if (!isPunct(part.charCodeAt(i))) {
+      i += 1;
+      continue;
+    }
+    let j = i + 1;
+    while (j < part.length && isPunct(part.charCodeAt(j))) j += 1;
+    if (j - i >= 2) {
+      // `xn--` at the start of a label is punycode, not glued punctuation.
+      const punycode =
+        part.slice(i, j) === "--" &&
+        i >= 2 &&
+        part.slice(i - 2, i) === "xn" &&
+        (i === 2 || part.charCodeAt(i - 3) === 46);
+      if (!punycode) {
+        if (first === -1) first = i;
+        lastEnd = j;
+      }
+    }
+    i = j;
+  }
+  return { first, lastEnd };
+}
+
+/** A local part's readings: as found, trimmed, and what follows its last run of punctuation. */
 function localReadings(local: string): Set<string> {
   const readings = new Set([local, trimPunct(local)]);
-  for (const run of local.matchAll(PUNCT_RUN))
-    readings.add(trimPunct(local.slice(run.index + run[0].length)));
+  const { lastEnd } = runsOf(local);
+  if (lastEnd !== -1) readings.add(trimPunct(local.slice(lastEnd)));
   return readings;
 }
 
-/** A domain's readings: as found, trimmed, and what precedes its first run of punctuation. */
+/**
+ * A domain's readings: as found, trimmed, what precedes its first run of punctuation and what
+ * follows its last.
+ */
 function domainReadings(domain: string): Set<string> {
   const readings = new Set([domain, trimPunct(domain)]);
-  for (const run of domain.matchAll(PUNCT_RUN)) {
-    if (isPunycodeDashes(domain, run.index, run[0])) continue;
-    readings.add(trimPunct(domain.slice(0, run.index)));
-    break;
-  }
+  const { first, lastEnd } = runsOf(domain);
+  if (first !== -1) readings.add(trimPunct(domain.slice(0, first)));
+  if (lastEnd !== -1) readings.add(trimPunct(domain.slice(lastEnd)));
   return readings;
 }
 

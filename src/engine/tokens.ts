@@ -136,18 +136,24 @@ export function asciiDomainAddress(address: string): string {
   return `${address.slice(0, at + 1)}${hostKey(domain)}`;
 }
 
+/** The longest DNS name (RFC 1035: 253 characters written out); longer parent domains are not indexed. */
+export const MAX_HOST_LENGTH = 253;
+
 /**
  * A host and its parent domains of at least two labels (`a.b.example` → itself, `b.example`), so a
  * destination host occurs wherever it is a suffix, on a label boundary, of a host in the text.
  *
  * Source: SPEC §2.5 "Identity", "Index, not rescans".
  * @param host - An indexed host (ASCII form).
- * @returns The keys to index; an IP address only as itself.
+ * @returns The keys to index (parents only up to {@link MAX_HOST_LENGTH} characters); an IP address
+ *   only as itself.
  */
 export function hostSuffixes(host: string): string[] {
   if (DOTTED_QUAD.test(host)) return [host];
   const keys = [host];
-  let at = host.indexOf(".");
+  // Parents longer than a DNS name can be are not indexed: a host of 20,000 labels would give
+  // 20,000 keys of its whole length (quadratic).
+  let at = host.indexOf(".", Math.max(0, host.length - MAX_HOST_LENGTH - 1));
   while (at !== -1 && host.indexOf(".", at + 1) !== -1) {
     keys.push(host.slice(at + 1));
     at = host.indexOf(".", at + 1);

@@ -97,3 +97,21 @@ describe("evaluateSinkGate() and hosts the scanner used to miss", () => {
     expect(canonicalize("evil。example", { output: true })).toBe("evil.example");
   });
 });
+
+describe("extractTokens() on hostile token lengths", () => {
+  test("extractTokens() gives a host of 20,000 labels only its parents a DNS name can be (no key per label)", () => {
+    const host = `${"ab.".repeat(20_000)}example`;
+    const found: string[] = [];
+    extractTokens(host, (key) => found.push(key));
+    expect(found.length).toBeLessThan(130);
+    expect(found[0]).toBe(host);
+    expect(found.slice(1).every((key) => key.length <= 253)).toBe(true);
+    expect(found).toContain("ab.example");
+  });
+
+  test("extractTokens() gives a token full of punctuation runs a bounded number of variants", () => {
+    expect(keys(`${"a..".repeat(32_000)}@evil.example`).length).toBeLessThan(6);
+    expect(keys(`${"a.-".repeat(16_000)}b.example`).length).toBeLessThan(300);
+    expect(keys(`${"x..".repeat(1_000)}attacker@evil.example`)).toContain("attacker@evil.example");
+  });
+});
