@@ -10,6 +10,7 @@
  */
 
 import { removeInvisible } from "./invisible.ts";
+import { UNSPACED_SCRIPT_CLASS } from "./scripts.ts";
 
 const MAX_ROUNDS = 3;
 /** Layers of percent-encoding or entities undone inside one round (each layer shortens the text). */
@@ -183,8 +184,14 @@ const NON_ASCII_RUN = /[^\u0080-\uffff]?[\u0080-\uffff]+/g;
 function normalizeRun(run: string): string {
   return removeInvisible(run.normalize("NFKC"));
 }
-/** U+3002 (NFKC also gives it for U+FF61) between two ASCII letters or digits. */
-const IDEOGRAPHIC_DOT = /(?<=[A-Za-z0-9])\u3002(?=[A-Za-z0-9])/g;
+/**
+ * U+3002 (NFKC also gives it for U+FF61) between two letters, marks or digits, neither of a script
+ * written without spaces (there it ends a sentence: `です。次`).
+ */
+const IDEOGRAPHIC_DOT = new RegExp(
+  `(?<=[\\p{L}\\p{M}\\p{N}])(?<![${UNSPACED_SCRIPT_CLASS}])\u3002(?=[\\p{L}\\p{M}\\p{N}])(?![${UNSPACED_SCRIPT_CLASS}])`,
+  "gu",
+);
 /** What a further round could still decode in a round's output (left by a later step of the round). */
 const UNDECODED = /%[0-9a-fA-F]{2}|mailto:/;
 const ENTITY_START = /&(?:#|[A-Za-z])/;
@@ -218,7 +225,7 @@ function round(text: string, options: CanonicalOptions): string {
   if (options.output === true) out = decodeHtmlEntities(out);
   if (NON_ASCII.test(out)) {
     out = out.replace(NON_ASCII_RUN, normalizeRun);
-    // An ideographic full stop between two ASCII letters or digits is a host's dot (IDNA maps it:
+    // An ideographic full stop between two letters or digits is a host's dot (IDNA maps it:
     // `evil。example` is `evil.example` to a URL parser); in prose between ideographs it stays.
     out = out.replace(IDEOGRAPHIC_DOT, ".");
   }

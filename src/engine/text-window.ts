@@ -5,7 +5,7 @@
  * @module
  */
 
-import { UNSPACED_SCRIPT_CLASS } from "./tokens.ts";
+import { UNSPACED_SCRIPT_CLASS } from "./scripts.ts";
 import type { Evidence } from "./types.ts";
 
 /** Segments are separated by NUL, which canonical destinations never contain. */

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { UNSPACED_SCRIPT_CLASS } from "./scripts.ts";
 import {
   type FoundToken,
   type FoundVisitor,
@@ -283,15 +284,6 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
   const spaced = text.replace(UNSPACED_LETTERS, (letters) => " ".repeat(letters.length));
   if (spaced !== text) scanShapes(spaced, visit);
 }
-
-/**
- * The letters of scripts written without spaces between words (and Hangul, often glued to Latin),
- * as the body of a regex character class: next to them a token starts or ends.
- *
- * Source: SPEC §2.5 ("on token boundaries").
- */
-export const UNSPACED_SCRIPT_CLASS =
-  "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\p{Script=Thai}\\p{Script=Lao}\\p{Script=Khmer}\\p{Script=Myanmar}";
 
 const UNSPACED_LETTERS = new RegExp(`[${UNSPACED_SCRIPT_CLASS}]+`, "gu");
 

@@ -95,6 +95,8 @@ describe("evaluateSinkGate() and hosts the scanner used to miss", () => {
   test("canonical form keeps an ideographic full stop between ideographs (prose, not a host)", () => {
     expect(canonicalize("です。次", { output: true })).toBe("です。次");
     expect(canonicalize("evil。example", { output: true })).toBe("evil.example");
+    expect(canonicalize("evil。ëxample", { output: true })).toBe("evil.ëxample");
+    expect(canonicalize("東京。次 ok。ok", { output: true })).toBe("東京。次 ok.ok");
   });
 });
 
