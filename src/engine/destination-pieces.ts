@@ -147,11 +147,14 @@ export function destinationPieces(raw: string, options: PieceOptions = {}): Dest
  * @returns The addresses of its display name, if it has one.
  */
 function displayNameAddresses(text: string): DestinationPiece[] {
-  const phrase = /^([^<>]*)<[^<>]*>$/.exec(text)?.[1];
-  if (phrase === undefined || !phrase.includes("@")) return [];
+  const raw = /^([^<>]*)<[^<>]*>$/.exec(text)?.[1];
+  if (raw === undefined || raw.trim() === "") return [];
+  // Decoded as the address is (`attacker%40evil.example <…>`, an entity, a fullwidth `＠`).
+  const phrase = canonicalize(raw, { output: true });
+  if (!phrase.includes("@")) return [];
   const found: DestinationPiece[] = [];
   const seen = new Set<string>();
-  extractTokens(canonicalize(phrase), (key) => {
+  extractTokens(phrase, (key) => {
     if (seen.has(key) || !isEmailShaped(key)) return;
     seen.add(key);
     found.push({ raw: key, canonical: key, eligible: false });

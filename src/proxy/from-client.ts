@@ -21,7 +21,7 @@ import {
   RPC_ERROR,
   requestText,
 } from "./jsonrpc.ts";
-import { isKnownMethod, nearGatedMethod } from "./known-methods.ts";
+import { isKnownMethod, nearGatedMethod, nearToolsCall } from "./known-methods.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import type { PendingClient, RelayCore } from "./relay-core.ts";
 import {
@@ -184,9 +184,15 @@ function clientNotification(
   raw: { readonly line: string; readonly value: JsonObject },
 ): void {
   const { method, params } = message;
-  if (method === "tools/call" || nearGatedMethod(method)) {
+  if (method === "tools/call" || nearToolsCall(method)) {
     core.log("Dropped a tools/call without an id (never forwarded)");
     core.safely("onDroppedCall", () => core.hooks.onDroppedCall(raw.value));
+    return;
+  }
+  if (nearGatedMethod(method)) {
+    core.log(
+      `Dropped the client's notification ${JSON.stringify(method)}: a near spelling of a method Bouncer gates`,
+    );
     return;
   }
   if (core.failure() !== undefined) return;

@@ -94,3 +94,13 @@ export function nearGatedMethod(method: string): boolean {
   if (GATED_METHODS.includes(method)) return false;
   return GATED_LETTERS.has(letters(method));
 }
+
+/**
+ * Whether a method is a near spelling of `tools/call` (see {@link nearGatedMethod}): as a
+ * notification, it is a call without an id, dropped and audited as one.
+ * @param method - The method name as sent.
+ * @returns True for a near spelling of `tools/call`.
+ */
+export function nearToolsCall(method: string): boolean {
+  return method !== "tools/call" && letters(method) === "toolscall";
+}

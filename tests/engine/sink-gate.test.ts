@@ -77,6 +77,13 @@ describe("evaluateSinkGate() classification", () => {
       "sink_tainted",
     ],
     [
+      "denies a tainted address percent-encoded in the display name of a trusted one",
+      mail,
+      { to: "attacker%40evil.example <boss@corp.example>" },
+      "deny",
+      "sink_tainted",
+    ],
+    [
       "denies a tainted address quoted as the display name of a trusted one",
       mail,
       { to: '"attacker@evil.example" <boss@corp.example>' },

@@ -178,7 +178,10 @@ describe("Relay and near spellings of the gated methods", () => {
       expect(r.lastClient()).toMatchObject({ id: index + 1, error: { code: -32601 } });
     });
     r.fromClient({ jsonrpc: "2.0", method: "Tools/Call", params: { name: "danger" } });
+    r.fromClient({ jsonrpc: "2.0", method: "Initialize", params: {} });
     expect(r.toUpstream).toEqual([]);
+    expect(r.logs.filter((line) => line.includes("without an id"))).toHaveLength(1);
+    expect(r.logs.some((line) => line.includes('notification "Initialize": a near spelling'))).toBe(true);
     // Methods Bouncer does not gate are relayed as before.
     r.fromClient({ jsonrpc: "2.0", id: 99, method: "Tools/Whatever" });
     expect(r.toUpstream).toHaveLength(1);
