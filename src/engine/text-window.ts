@@ -186,10 +186,14 @@ function segmentAt(chunk: Chunk, at: number): number {
   return lo;
 }
 
-function excerpt(text: string, span: Span): string {
+/**
+ * The excerpt around an occurrence, within its own segment: the window joins outputs, and text of
+ * the output before or after (another tool's, a definition) must not be shown as this one's.
+ */
+function excerpt(text: string, span: Span, segment: Span): string {
   const { start, end } = span;
-  const from = Math.max(0, start - EXCERPT_SIDE);
-  const to = Math.min(text.length, end + EXCERPT_SIDE);
+  const from = Math.max(segment.start, start - EXCERPT_SIDE);
+  const to = Math.min(segment.end, end + EXCERPT_SIDE);
   const cut = text.slice(from, to).replaceAll(SEPARATOR, " ").replaceAll(SCALAR_BREAK, " ").trim();
   return JSON.parse(JSON.stringify(cut)) as string;
 }
@@ -235,7 +239,8 @@ export function searchWindow(window: TextWindow, needle: string): WindowSearch {
         hits.field ??= meta;
       else {
         const { server, tool, seq } = meta;
-        hits.free = { server, tool, seq, kind: "free_text", excerpt: excerpt(chunk.text, span) };
+        const segment = { start: chunk.starts[index] ?? 0, end: Math.min(segmentEnd, chunk.text.length) };
+        hits.free = { server, tool, seq, kind: "free_text", excerpt: excerpt(chunk.text, span, segment) };
         break;
       }
     }

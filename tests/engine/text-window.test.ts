@@ -55,6 +55,18 @@ describe("searchWindow()", () => {
     expect(hits.free).toEqual({ ...free, excerpt: "please book the riverside view hotel for the team" });
   });
 
+  test("searchWindow() cuts an excerpt at its own segment: a neighbour's text is not shown as this output's", () => {
+    const hits = search(
+      [
+        ["object properties url type string", definition],
+        ["riverside view hotel is the one", free],
+        ["other output entirely", { ...free, seq: 3 }],
+      ],
+      "riverside view hotel",
+    );
+    expect(hits.free).toEqual({ ...free, excerpt: "riverside view hotel is the one" });
+  });
+
   test("searchWindow() never matches across two segments", () => {
     expect(
       search(
