@@ -6,7 +6,7 @@
  */
 
 import { canonicalize } from "./canonical.ts";
-import { isUrlShaped } from "./identity.ts";
+import { isUrlShaped, otherReadingHost } from "./identity.ts";
 import { extractTokens, isEmailShaped, isPhoneShaped } from "./tokens.ts";
 
 /**
@@ -162,6 +162,34 @@ function displayNameAddresses(text: string): DestinationPiece[] {
   return found;
 }
 
+/** White space or a list separator: where a value may hold more than one URL. */
+const LIST_OR_SPACE = /[\s|,;]/;
+
+/**
+ * The URLs written in a value after white space or a list separator, each of another host than the
+ * value's own (`https://hooks.corp.example/x https://evil.example/c`, or joined by `,`, `;`, `|`):
+ * the value's identity is its first URL (the rest parses into its path), but a tool that splits
+ * the value posts to each. Each is a destination of its own, trusted only as written in an
+ * already-canonical value (SPEC §2.5 "Flattening": one bad element decides for the call).
+ * @param piece - One piece of a destination argument.
+ * @returns The pieces of the other URLs (usually none).
+ */
+function otherUrls(piece: DestinationPiece): DestinationPiece[] {
+  const { canonical } = piece;
+  if (!LIST_OR_SPACE.test(canonical)) return [];
+  const own = otherReadingHost(canonical);
+  const found: DestinationPiece[] = [];
+  const seen = new Set<string>();
+  for (const word of canonical.split(/[\s|,;]+/)) {
+    if (word === "" || word === canonical || seen.has(word) || !isUrlShaped(word)) continue;
+    seen.add(word);
+    const host = otherReadingHost(word);
+    if (host === undefined || host === own) continue;
+    found.push({ raw: word, canonical: word, eligible: piece.eligible });
+  }
+  return found;
+}
+
 /**
  * The pieces, each followed by the email addresses written inside it when it is no address itself
  * (`attacker@evil.example (boss)`, a group `team: a@x.example`, addresses separated by spaces or
@@ -171,11 +199,14 @@ function displayNameAddresses(text: string): DestinationPiece[] {
  * element decides for the call). A URL without white space is left whole (its host decides).
  */
 function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
-  if (!pieces.some(({ canonical }) => canonical.includes("@"))) return pieces;
+  if (!pieces.some(({ canonical }) => canonical.includes("@") || LIST_OR_SPACE.test(canonical))) {
+    return pieces;
+  }
   const out: DestinationPiece[] = [];
   for (const piece of pieces) {
     out.push(piece);
     const { canonical } = piece;
+    out.push(...otherUrls(piece));
     if (!canonical.includes("@") || isEmailShaped(canonical)) continue;
     if (!/\s/.test(canonical) && isUrlShaped(canonical)) continue;
     const seen = new Set<string>();

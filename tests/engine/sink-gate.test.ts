@@ -461,6 +461,19 @@ describe("evaluateSinkGate() approvals and declines", () => {
     );
   });
 
+  test.each([
+    ["a space", "https://hooks.corp.example/bouncer/x https://www.collect.evil.example/in"],
+    ["a comma", "https://hooks.corp.example/bouncer/x,https://www.collect.evil.example/in"],
+    ["a bar", "https://hooks.corp.example/bouncer/x | www.collect.evil.example/in"],
+    ["a newline", "https://hooks.corp.example/bouncer/x\nhttps://www.collect.evil.example/in"],
+  ])("evaluateSinkGate() denies a tainted URL written after a trusted one and %s", (_name, url) => {
+    const trustedHooks = sinkRules({ sinks: ["url"], trusted: ["https://hooks.corp.example/bouncer/*"] });
+    expect(
+      gate(session(), trustedHooks, { url: "https://hooks.corp.example/bouncer/x" }, { schema }).verdict,
+    ).toBe("allow");
+    expect(gate(session(), trustedHooks, { url }, { schema }).verdict).toBe("deny");
+  });
+
   test("evaluateSinkGate() keys an approval of a non-canonical value by the value as written", () => {
     const { result } = gate(session(), rules, { to: "Bob <bob@other.example>" }, { schema });
     expect(result.asks[0]?.question.key.identity).toBe("bob <bob@other.example>");
