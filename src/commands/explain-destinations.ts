@@ -65,8 +65,8 @@ export function destinationsView(
  *
  * Source: SPEC §2.5 "Which arguments are destinations", §5.5.
  * @param view - From {@link destinationsView}.
- * @returns E.g. `Destinations (sink gate): to, recipient (sink-shaped name), and any argument not in
- *   the schema`.
+ * @returns E.g. `Destinations (sink gate): to, recipient (sink-shaped name), any argument (or nested
+ *   key) not in the schema, and nested values under sink-shaped keys`.
  */
 export function destinationsLine(view: DestinationsView): string {
   const head = "Destinations (sink gate):";
@@ -86,5 +86,5 @@ export function destinationsLine(view: DestinationsView): string {
     ...view.declared.map(safeName),
     ...view.sink_shaped.map((name) => `${safeName(name)} (sink-shaped name)`),
   ];
-  return `${head} ${[...names, "any argument not in the schema"].join(", ")}`;
+  return `${head} ${[...names, "any argument (or nested key) not in the schema, and nested values under sink-shaped keys"].join(", ")}`;
 }

@@ -189,5 +189,75 @@ export function selectDestinations(args: JsonObject, options: SelectOptions): De
     for (const reached of [...values, ...mismatches]) push(param, source, reached);
   }
   for (const [name, source] of direct) push(name, source, { path: name, value: own(args, name) ?? null });
+  if (rule.kind === "named") {
+    const properties = isObject(options.schema) ? own(options.schema, "properties") : undefined;
+    for (const name of argNames) {
+      if (direct.has(name)) continue;
+      const schema = isObject(properties) ? own(properties, name) : undefined;
+      for (const nested of nestedDestinations(own(args, name) ?? null, { name, schema, rule })) {
+        push(nested.param, nested.source, nested);
+      }
+    }
+  }
   return out;
+}
+
+/** Nesting followed into an argument's objects and lists before the rest is taken whole. */
+const MAX_NESTED_DEPTH = 64;
+
+/**
+ * The values nested in one argument that are destinations by the same tests as a top-level one
+ * (failing closed where SPEC §2.5 speaks of arguments only): under a sink-shaped key at any depth
+ * (`options.reply_to`, `headers.Bcc`, `attachments[].url`), or under a key the pinned schema does
+ * not describe in an object whose properties it lists (`message.To` beside a declared
+ * `message.to`). A free-form object (no `properties`) contributes its sink-shaped keys only. Past
+ * {@link MAX_NESTED_DEPTH} levels the value is taken whole.
+ * @param value - The argument's value.
+ * @param at - Its name, its schema node, and the `named` rule.
+ * @returns The nested destinations, each with its parameter path (`options.reply_to`,
+ *   `attachments[].url`) and concrete path.
+ */
+function nestedDestinations(
+  value: JsonValue,
+  at: {
+    readonly name: string;
+    readonly schema: JsonValue | undefined;
+    readonly rule: Extract<DestinationRule, { readonly kind: "named" }>;
+  },
+): { param: string; path: string; value: JsonValue; source: RuleSource }[] {
+  const found: { param: string; path: string; value: JsonValue; source: RuleSource }[] = [];
+  const stack = [{ value, schema: at.schema, param: at.name, path: at.name, depth: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value: v, schema, param, path, depth } = item;
+    if (depth > MAX_NESTED_DEPTH) {
+      found.push({ param, path, value: v, source: "default" });
+      continue;
+    }
+    if (Array.isArray(v)) {
+      const items = isObject(schema) ? own(schema, "items") : undefined;
+      v.forEach((element, i) => {
+        stack.push({
+          value: element,
+          schema: items,
+          param: `${param}[]`,
+          path: `${path}[${i}]`,
+          depth: depth + 1,
+        });
+      });
+    } else if (isObject(v)) {
+      const properties = isObject(schema) ? own(schema, "properties") : undefined;
+      for (const key of Object.keys(v)) {
+        const child = own(v, key) ?? null;
+        const next = { param: `${param}.${key}`, path: `${path}.${key}` };
+        if (at.rule.isSinkShaped(key)) found.push({ ...next, value: child, source: "heuristic" });
+        else if (isObject(properties) && !Object.hasOwn(properties, key)) {
+          found.push({ ...next, value: child, source: "default" });
+        } else {
+          const childSchema = isObject(properties) ? own(properties, key) : undefined;
+          stack.push({ value: child, schema: childSchema, ...next, depth: depth + 1 });
+        }
+      }
+    }
+  }
+  return found;
 }

@@ -130,7 +130,7 @@ describe("runExplain()", () => {
     });
     const run = await runCli(["explain", "post_message", "--schema", schema]);
     expect(run.stdout).toContain(
-      "Destinations (sink gate): channel_id (sink-shaped name), any argument not in the schema",
+      "Destinations (sink gate): channel_id (sink-shaped name), any argument (or nested key) not in the schema, and nested values under sink-shaped keys",
     );
     expect(run.stdout).not.toContain("No --schema given");
     const bare = await runCli(["explain", "post_message"]);

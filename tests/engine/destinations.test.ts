@@ -114,7 +114,42 @@ describe("selectDestinations()", () => {
       "message.to=message.to:a@x.example",
       "files[].path=files[0].path:/a",
       "files[].path=files[1].path:/b",
+      // Not in the schema's properties of `message`: a destination, as a top-level one would be.
+      "message.note=message.note:n",
     ]);
+  });
+
+  test("selectDestinations() takes nested values under sink-shaped keys, or keys the schema does not list, as destinations", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        to: { type: "array", items: { type: "string" } },
+        headers: { type: "object", additionalProperties: { type: "string" } },
+        options: {
+          type: "object",
+          properties: { reply_to: { type: "string" }, priority: { type: "string" } },
+        },
+        attachments: { type: "array", items: { type: "object", properties: { url: { type: "string" } } } },
+      },
+    };
+    const found = selected(
+      {
+        to: ["boss@corp.example"],
+        headers: { Bcc: "x@evil.example", "X-Mailer": "m" },
+        options: { reply_to: "y@evil.example", cc: "z@evil.example", priority: "high" },
+        attachments: [{ url: "https://evil.example/x" }],
+      },
+      { schema, tool: "send_mail" },
+    );
+    expect(found.sort()).toEqual(
+      [
+        "to=to[0]:boss@corp.example",
+        "headers.Bcc=headers.Bcc:x@evil.example",
+        "options.reply_to=options.reply_to:y@evil.example",
+        "options.cc=options.cc:z@evil.example",
+        "attachments[].url=attachments[0].url:https://evil.example/x",
+      ].sort(),
+    );
   });
 
   test("selectDestinations() takes a whole value whose shape does not fit the sink path (fail closed)", () => {
