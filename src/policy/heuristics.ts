@@ -81,32 +81,75 @@ export function isDestructiveName(tool: string): boolean {
 }
 
 /**
- * The argument names of an input schema, at every depth (`properties`, list `items`, and the
- * alternatives of `anyOf`/`oneOf`/`allOf`), each with its property schema.
+ * The argument names of an input schema, at every depth (`properties`, list `items`, the
+ * alternatives of `anyOf`/`oneOf`/`allOf`, and local `$ref`s into `$defs`/`definitions`), each with
+ * its property schema.
  *
  * @param schema - A JSON Schema object.
  * @returns `[name, propertySchema]` pairs.
  */
 export function schemaArguments(schema: JsonObject | undefined): [string, JsonObject][] {
   const out: [string, JsonObject][] = [];
-  walkSchema(schema, 0, out);
+  walkSchema(schema, 0, { out, root: schema, followed: new Set() });
   return out;
 }
 
-function walkSchema(schema: JsonValue | undefined, depth: number, out: [string, JsonObject][]): void {
+/** A walk in progress: the names found, the root (for local `$ref`s) and the references followed. */
+interface SchemaWalk {
+  readonly out: [string, JsonObject][];
+  readonly root: JsonObject | undefined;
+  readonly followed: Set<string>;
+}
+
+/**
+ * The schema a local `$ref` points to (`#/$defs/Message`, `#/definitions/Message`, `#/properties/x`:
+ * a JSON Pointer into the same schema, as Python's pydantic and FastMCP write nested models), or
+ * undefined for a remote or broken one.
+ * @param root - The whole input schema.
+ * @param ref - The `$ref` value.
+ * @returns The schema it names.
+ */
+function localRef(root: JsonObject | undefined, ref: string): JsonValue | undefined {
+  if (root === undefined || !ref.startsWith("#")) return undefined;
+  let node: JsonValue | undefined = root;
+  for (const raw of ref.slice(1).split("/").slice(1)) {
+    const key = decodeURIComponentSafe(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    node = isObject(node) ? own(node, key) : undefined;
+    if (node === undefined) return undefined;
+  }
+  return node;
+}
+
+/** `decodeURIComponent` that leaves a malformed escape as it is. */
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function walkSchema(schema: JsonValue | undefined, depth: number, walk: SchemaWalk): void {
   if (!isObject(schema) || depth > MAX_SCHEMA_DEPTH) return;
+  const { out } = walk;
+  const ref = own(schema, "$ref");
+  // Each local reference is followed once (a recursive model refers to itself).
+  if (typeof ref === "string" && !walk.followed.has(ref)) {
+    walk.followed.add(ref);
+    walkSchema(localRef(walk.root, ref), depth + 1, walk);
+  }
   const properties = own(schema, "properties");
   if (isObject(properties)) {
     for (const name of Object.keys(properties)) {
       const child = own(properties, name);
       out.push([name, isObject(child) ? child : {}]);
-      walkSchema(child, depth + 1, out);
+      walkSchema(child, depth + 1, walk);
     }
   }
-  walkSchema(own(schema, "items"), depth + 1, out);
+  walkSchema(own(schema, "items"), depth + 1, walk);
   for (const key of ["anyOf", "oneOf", "allOf"]) {
     const list = own(schema, key);
-    if (Array.isArray(list)) for (const item of list) walkSchema(item, depth + 1, out);
+    if (Array.isArray(list)) for (const item of list) walkSchema(item, depth + 1, walk);
   }
 }
 

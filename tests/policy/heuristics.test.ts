@@ -128,6 +128,28 @@ describe("sink-shaped arguments make a tool exfiltrating (SPEC §4.4)", () => {
     expect(rules(def).exfiltrating).toEqual({ value: true, source: "heuristic" });
   });
 
+  test("resolveToolRules() follows a local $ref to a sink-shaped argument (pydantic's $defs), and a recursive one once", () => {
+    const def: ToolDefinition = {
+      name: "send_message",
+      inputSchema: {
+        $defs: {
+          Message: {
+            type: "object",
+            properties: { to: { type: "string" }, thread: { $ref: "#/$defs/Message" } },
+          },
+        },
+        type: "object",
+        properties: { message: { $ref: "#/$defs/Message" } },
+      },
+    };
+    expect(rules(def).exfiltrating).toEqual({ value: true, source: "heuristic" });
+    const remote: ToolDefinition = {
+      name: "send_message",
+      inputSchema: { type: "object", properties: { message: { $ref: "https://x.example/s.json" } } },
+    };
+    expect(rules(remote).exfiltrating).toBeUndefined();
+  });
+
   test("resolveToolRules() keeps an explicit exfiltrating: false of a pack over the heuristics", () => {
     const result = rules(
       definition("move_file", ["source", "destination"]),
