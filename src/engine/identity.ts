@@ -193,8 +193,12 @@ export function identify(raw: string, canonical: string): Identity {
   if (url !== undefined) return url;
   const phone = canonical.startsWith("tel:") ? canonical.slice(4) : canonical;
   if (isPhoneShaped(phone)) {
-    const id = `+${phone.replace(/[^0-9]/g, "")}`;
-    return { kind: "phone", id, keys: [id], token: true };
+    // `+` and its digits is the index key (taint matches any spelling of the digits), but only a
+    // number written with `+` has that identity for trust and approvals: `555-987-6543` (a national
+    // number) is not `+55 59 8765 43` (a Brazilian one).
+    const key = `+${phone.replace(/[^0-9]/g, "")}`;
+    const id = phone.trimStart().startsWith("+") ? key : key.slice(1);
+    return { kind: "phone", id, keys: [key], token: true };
   }
   if (isIbanShaped(canonical)) {
     const id = canonical.replaceAll(" ", "").toUpperCase();

@@ -474,6 +474,18 @@ describe("evaluateSinkGate() approvals and declines", () => {
     expect(gate(session(), trustedHooks, { url }, { schema }).verdict).toBe("deny");
   });
 
+  test("evaluateSinkGate() trusts a national phone number only as a national one, never as the + number of its digits", () => {
+    const sms = sinkRules({ sinks: ["phone"], trusted: ["555-987-6543", "+44 20 7946 0000"] });
+    const phone = schemaOf("phone");
+    const verdict = (value: string): string =>
+      gate(createEngineState(), sms, { phone: value }, { schema: phone }).verdict;
+    expect(verdict("555-987-6543")).toBe("allow");
+    expect(verdict("555 987 6543")).toBe("allow");
+    expect(verdict("+55 59 8765 43")).toBe("ask");
+    expect(verdict("+5559876543")).toBe("ask");
+    expect(verdict("+442079460000")).toBe("allow");
+  });
+
   test("evaluateSinkGate() keys an approval of a non-canonical value by the value as written", () => {
     const { result } = gate(session(), rules, { to: "Bob <bob@other.example>" }, { schema });
     expect(result.asks[0]?.question.key.identity).toBe("bob <bob@other.example>");
