@@ -208,6 +208,14 @@ function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
     const { canonical } = piece;
     out.push(...otherUrls(piece));
     if (!canonical.includes("@") || isEmailShaped(canonical)) continue;
+    // RFC 5322 comments inside an address (`attacker(x)@evil.example`, `a@(c)evil.example`): a
+    // mail library drops them and delivers to the address that remains.
+    if (canonical.includes("(")) {
+      const uncommented = canonical.replace(/\([^()]*\)/g, "");
+      if (uncommented !== canonical && isEmailShaped(uncommented)) {
+        out.push({ raw: uncommented, canonical: uncommented, eligible: false });
+      }
+    }
     if (!/\s/.test(canonical) && isUrlShaped(canonical)) continue;
     const seen = new Set<string>();
     extractTokens(canonical, (key) => {

@@ -84,6 +84,13 @@ describe("evaluateSinkGate() classification", () => {
       "sink_tainted",
     ],
     [
+      "denies a tainted address written with a comment inside it (a mail library drops the comment)",
+      mail,
+      { to: "attacker(x)@evil.example" },
+      "deny",
+      "sink_tainted",
+    ],
+    [
       "denies a tainted address quoted as the display name of a trusted one",
       mail,
       { to: '"attacker@evil.example" <boss@corp.example>' },
