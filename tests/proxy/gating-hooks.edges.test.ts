@@ -9,14 +9,12 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonObject } from "../../src/engine/index.ts";
-import { type GatingRelay, gatingRelay, INITIALIZE_RESULT, tick } from "./support/gating-relay.ts";
+import { type GatingRelay, gatingRelay, INITIALIZE_RESULT, tick, toolCall } from "./support/gating-relay.ts";
 
 const READ = { name: "read_inbox", description: "Read the inbox.", inputSchema: { type: "object" } };
 const SLOW = { name: "slow_job", description: "Runs for a long time.", inputSchema: { type: "object" } };
 
-function call(id: number | string, name: string, args: JsonObject): JsonObject {
-  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
-}
+const call = toolCall;
 
 function lines(path: string): Record<string, unknown>[] {
   if (!existsSync(path)) return [];

@@ -3,10 +3,12 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonObject } from "../../src/engine/index.ts";
 import {
+  auditRecords,
   type GatingRelay,
   gatingRelay,
   INITIALIZE_RESULT,
   tick,
+  toolCall,
   type UpstreamScript,
 } from "./support/gating-relay.ts";
 
@@ -41,9 +43,7 @@ function mailbox(state: { tools: JsonObject[][]; inbox?: string; cursor?: string
   };
 }
 
-function call(id: number | string, name: string, args: JsonObject): JsonObject {
-  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
-}
+const call = toolCall;
 
 async function answer(r: GatingRelay, id: number | string): Promise<Record<string, unknown>> {
   return r.clientMessage((m) => m.id === id, `answer to ${id}`);
@@ -55,12 +55,7 @@ function blockedText(message: Record<string, unknown>): string {
   return result.content[0]?.text ?? "";
 }
 
-function audit(r: GatingRelay): Record<string, unknown>[] {
-  return readFileSync(join(r.home, "audit.jsonl"), "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const audit = auditRecords;
 
 describe("createGatingHooks() handshake and walks", () => {
   test("createGatingHooks() holds a tools/call until every tools/list page is walked, then answers tools/list from the walk", async () => {

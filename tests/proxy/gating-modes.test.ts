@@ -8,10 +8,12 @@ import { definitionHash } from "../../src/proxy/pin-file.ts";
 import { runPinsAccept } from "../../src/proxy/pins-command.ts";
 import { sessionId } from "../../src/proxy/session-audit.ts";
 import {
+  auditRecords,
   type GatingRelay,
   gatingRelay,
   INITIALIZE_RESULT,
   tick,
+  toolCall,
   type UpstreamScript,
 } from "./support/gating-relay.ts";
 
@@ -27,15 +29,17 @@ const script: UpstreamScript = (method) => {
   return { error: { code: -32601, message: "Method not found" } };
 };
 
-function audit(r: GatingRelay): Record<string, unknown>[] {
-  return readFileSync(join(r.home, "audit.jsonl"), "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const audit = auditRecords;
 
-function call(id: number, name: string, args: JsonObject): JsonObject {
-  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
+const call = toolCall;
+
+/** Breaks the relay's one pin file; returns its path. */
+function corruptPinFile(r: GatingRelay): string {
+  const dir = join(r.home, "pins");
+  const [name] = readdirSync(dir).filter((file) => file.endsWith(".json"));
+  const file = join(dir, name!);
+  writeFileSync(file, "{ broken");
+  return file;
 }
 
 async function listed(r: GatingRelay, id: string): Promise<unknown> {
@@ -276,10 +280,7 @@ describe("createGatingHooks() untrusted text and broken pins", () => {
   test("createGatingHooks() blocks calls with a reason naming a corrupt pin file, and leaves the file as it is", async () => {
     const r = gatingRelay({ policy: POLICY, script });
     await r.handshake();
-    const dir = join(r.home, "pins");
-    const [name] = readdirSync(dir).filter((file) => file.endsWith(".json"));
-    const file = join(dir, name!);
-    writeFileSync(file, "{ broken");
+    const file = corruptPinFile(r);
     r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
     const blocked = JSON.stringify((await r.clientMessage((m) => m.id === 2, "blocked")).result);
     expect(blocked).toContain("[bouncer blocked]");
@@ -291,10 +292,7 @@ describe("createGatingHooks() untrusted text and broken pins", () => {
   test("createGatingHooks() answers tools/list over a corrupt pin file with a local error naming the file and how to remove it, not an internal one", async () => {
     const r = gatingRelay({ policy: POLICY, script });
     await r.handshake();
-    const dir = join(r.home, "pins");
-    const [name] = readdirSync(dir).filter((file) => file.endsWith(".json"));
-    const file = join(dir, name!);
-    writeFileSync(file, "{ broken");
+    const file = corruptPinFile(r);
     r.fromUpstream({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
     r.fromClient({ jsonrpc: "2.0", id: "l2", method: "tools/list", params: {} });
     const { error } = (await r.clientMessage((m) => m.id === "l2", "tools/list")) as {

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { JsonObject } from "../../src/engine/index.ts";
 import {
+  auditRecords,
   type GatingRelay,
   gatingRelay,
   INITIALIZE_RESULT,
   tick,
+  toolCall,
   type UpstreamScript,
 } from "./support/gating-relay.ts";
 
@@ -27,16 +27,9 @@ const script: UpstreamScript = (method, params) => {
   return { error: { code: -32601, message: "Method not found" } };
 };
 
-function call(id: number, name: string, args: JsonObject): JsonObject {
-  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
-}
+const call = toolCall;
 
-function audit(r: GatingRelay): Record<string, unknown>[] {
-  return readFileSync(join(r.home, "audit.jsonl"), "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const audit = auditRecords;
 
 function sends(r: GatingRelay): unknown[] {
   return r.upstreamCalls("tools/call").filter((m) => (m.params as JsonObject).name === "send_email");

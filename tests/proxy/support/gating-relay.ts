@@ -5,7 +5,7 @@
  * is driven line by line; every message either side receives is kept.
  */
 
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JsonObject, JsonValue } from "../../../src/engine/index.ts";
@@ -173,3 +173,26 @@ export const INITIALIZE_RESULT: JsonObject = {
   capabilities: { tools: { listChanged: true } },
   serverInfo: { name: "fake", version: "1" },
 };
+
+/**
+ * A client `tools/call` request.
+ * @param id - Its id.
+ * @param name - The tool.
+ * @param args - Its arguments.
+ * @returns The message.
+ */
+export function toolCall(id: number | string, name: string, args: JsonObject): JsonObject {
+  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
+}
+
+/**
+ * The relay's audit log, parsed.
+ * @param r - The relay.
+ * @returns Its records in order.
+ */
+export function auditRecords(r: GatingRelay): Record<string, unknown>[] {
+  return readFileSync(join(r.home, "audit.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
