@@ -5,15 +5,17 @@ import {
   type GatingRelay,
   gatingRelay,
   INITIALIZE_RESULT,
+  MAIL_POLICY,
+  READ_TOOL,
+  SEND_TOOL,
   tick,
   toolCall,
   type UpstreamScript,
 } from "./support/gating-relay.ts";
 
-const POLICY =
-  "send_email:\n  exfiltrating: true\n  sink_params: [to]\n  trusted_destinations: [boss@corp.example]\n";
-const READ = { name: "read_inbox", inputSchema: { type: "object" } };
-const SEND = { name: "send_email", inputSchema: { type: "object", properties: { to: { type: "string" } } } };
+const POLICY = MAIL_POLICY;
+const READ = READ_TOOL;
+const SEND = SEND_TOOL;
 
 const script: UpstreamScript = (method, params) => {
   if (method === "initialize") return { result: INITIALIZE_RESULT };

@@ -196,3 +196,14 @@ export function auditRecords(r: GatingRelay): Record<string, unknown>[] {
     .filter((line) => line !== "")
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
+
+/** A mailbox policy: `send_email` is exfiltrating, its `to` a sink, `boss@corp.example` trusted. */
+export const MAIL_POLICY =
+  "send_email:\n  exfiltrating: true\n  sink_params: [to]\n  trusted_destinations: [boss@corp.example]\n";
+/** The mailbox's read tool. */
+export const READ_TOOL = { name: "read_inbox", inputSchema: { type: "object" } };
+/** The mailbox's send tool. */
+export const SEND_TOOL = {
+  name: "send_email",
+  inputSchema: { type: "object", properties: { to: { type: "string" } } },
+};
