@@ -86,5 +86,9 @@ export function destinationsLine(view: DestinationsView): string {
     ...view.declared.map(safeName),
     ...view.sink_shaped.map((name) => `${safeName(name)} (sink-shaped name)`),
   ];
-  return `${head} ${[...names, "any argument (or nested key) not in the schema, and nested values under sink-shaped keys"].join(", ")}`;
+  const nested =
+    view.declared.length > 0
+      ? "any argument (or nested key) not in the schema, and nested values under sink-shaped keys of free-form objects"
+      : "any argument (or nested key) not in the schema, and nested values under sink-shaped keys";
+  return `${head} ${[...names, nested].join(", ")}`;
 }

@@ -6,7 +6,7 @@
  */
 
 import { canonicalize } from "./canonical.ts";
-import { isUrlShaped, otherReadingHost } from "./identity.ts";
+import { isUrlShaped } from "./identity.ts";
 import { extractTokens, isEmailShaped, isPhoneShaped } from "./tokens.ts";
 
 /**
@@ -150,8 +150,10 @@ function displayNameAddresses(text: string): DestinationPiece[] {
   const raw = /^([^<>]*)<[^<>]*>$/.exec(text)?.[1];
   if (raw === undefined || raw.trim() === "") return [];
   // Decoded as the address is (`attacker%40evil.example <…>`, an entity, a fullwidth `＠`).
-  const phrase = canonicalize(raw, { output: true });
-  if (!phrase.includes("@")) return [];
+  const decoded = canonicalize(raw, { output: true });
+  if (!decoded.includes("@")) return [];
+  // `attacker(x)@evil.example <boss@…>`: the phrase's address is read without its comments too.
+  const phrase = decoded.includes("(") ? `${decoded} ${withoutComments(decoded)}` : decoded;
   const found: DestinationPiece[] = [];
   const seen = new Set<string>();
   extractTokens(phrase, (key) => {
@@ -166,28 +168,59 @@ function displayNameAddresses(text: string): DestinationPiece[] {
 const LIST_OR_SPACE = /[\s|,;]/;
 
 /**
- * The URLs written in a value after white space or a list separator, each of another host than the
- * value's own (`https://hooks.corp.example/x https://evil.example/c`, or joined by `,`, `;`, `|`):
- * the value's identity is its first URL (the rest parses into its path), but a tool that splits
- * the value posts to each. Each is a destination of its own, trusted only as written in an
+ * The URLs written in a value after white space or a list separator
+ * (`https://hooks.corp.example/x https://evil.example/c`, or joined by `,`, `;`, `|`): the value's
+ * identity is its first URL (the rest parses into its path), but a tool that splits the value posts
+ * to each. Each later one is a destination of its own — on the same host too, since trust can be a
+ * path prefix (`https://hooks.slack.com/services/T0CORP/*`) — trusted only as written in an
  * already-canonical value (SPEC §2.5 "Flattening": one bad element decides for the call).
  * @param piece - One piece of a destination argument.
- * @returns The pieces of the other URLs (usually none).
+ * @returns The pieces of the URLs after its first word (usually none).
  */
 function otherUrls(piece: DestinationPiece): DestinationPiece[] {
   const { canonical } = piece;
   if (!LIST_OR_SPACE.test(canonical)) return [];
-  const own = otherReadingHost(canonical);
   const found: DestinationPiece[] = [];
   const seen = new Set<string>();
-  for (const word of canonical.split(/[\s|,;]+/)) {
-    if (word === "" || word === canonical || seen.has(word) || !isUrlShaped(word)) continue;
+  // An already-canonical value is split as written (a URL path keeps its case, as trust reads it).
+  const words = (piece.eligible ? piece.raw : canonical).split(/[\s|,;]+/);
+  for (const word of words.slice(words[0] === "" ? 2 : 1)) {
+    if (word === "" || seen.has(word) || !isUrlShaped(word)) continue;
     seen.add(word);
-    const host = otherReadingHost(word);
-    if (host === undefined || host === own) continue;
-    found.push({ raw: word, canonical: word, eligible: piece.eligible });
+    found.push({ raw: word, canonical: word.toLowerCase(), eligible: piece.eligible });
   }
   return found;
+}
+
+/**
+ * An address with its RFC 5322 comments and the white space around its `@` and dots taken out, as
+ * a mail library reads it: nested and escaped comments (`attacker((x))@`, `attacker(\))@`),
+ * comments with spaces (`attacker (x) @evil.example`), and a quoted local part of plain characters
+ * unquoted (`"attacker"(x)@…`). Quoted strings are kept as they are. Linear.
+ * @param text - A canonical value holding `(` and `@`.
+ * @returns The value without comments.
+ */
+function withoutComments(text: string): string {
+  let out = "";
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i] ?? "";
+    if (ch === "\\" && (quoted || depth > 0)) {
+      if (depth === 0) out += text.slice(i, i + 2);
+      i += 1;
+    } else if (depth === 0 && ch === '"') {
+      quoted = !quoted;
+      out += ch;
+    } else if (quoted) out += ch;
+    else if (ch === "(") depth += 1;
+    else if (ch === ")" && depth > 0) depth -= 1;
+    else if (depth === 0) out += ch;
+  }
+  return out
+    .replace(/\s*([@.])\s*/g, "$1")
+    .trim()
+    .replace(/^"([^"\\\s]+)"@/, "$1@");
 }
 
 /**
@@ -208,21 +241,22 @@ function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
     const { canonical } = piece;
     out.push(...otherUrls(piece));
     if (!canonical.includes("@") || isEmailShaped(canonical)) continue;
+    const seen = new Set<string>();
+    if (/\s/.test(canonical) || !isUrlShaped(canonical)) {
+      extractTokens(canonical, (key) => {
+        if (key === canonical || seen.has(key) || !isEmailShaped(key)) return;
+        seen.add(key);
+        out.push({ raw: key, canonical: key, eligible: piece.eligible });
+      });
+    }
     // RFC 5322 comments inside an address (`attacker(x)@evil.example`, `a@(c)evil.example`): a
-    // mail library drops them and delivers to the address that remains.
+    // mail library drops them and delivers to the address that remains (never trusted).
     if (canonical.includes("(")) {
-      const uncommented = canonical.replace(/\([^()]*\)/g, "");
-      if (uncommented !== canonical && isEmailShaped(uncommented)) {
+      const uncommented = withoutComments(canonical);
+      if (uncommented !== canonical && !seen.has(uncommented) && isEmailShaped(uncommented)) {
         out.push({ raw: uncommented, canonical: uncommented, eligible: false });
       }
     }
-    if (!/\s/.test(canonical) && isUrlShaped(canonical)) continue;
-    const seen = new Set<string>();
-    extractTokens(canonical, (key) => {
-      if (key === canonical || seen.has(key) || !isEmailShaped(key)) return;
-      seen.add(key);
-      out.push({ raw: key, canonical: key, eligible: piece.eligible });
-    });
   }
   return out;
 }

@@ -7,6 +7,7 @@
 
 import { isSinkShapedName } from "./key-shapes.ts";
 import { collectParamValues } from "./param-paths.ts";
+import { itemsOf, listedProperties, schemaProperties } from "./schema-walk.ts";
 import type { JsonObject, JsonValue, RuleSource, Sourced } from "./types.ts";
 
 export { type DestinationPiece, destinationPieces, type PieceOptions } from "./destination-pieces.ts";
@@ -81,15 +82,20 @@ export function destinationRule(options: SelectOptions): DestinationRule {
   const properties = isObject(schema) ? own(schema, "properties") : undefined;
   const schemaNames = isObject(properties) ? Object.keys(properties) : [];
   const isSinkShaped = (name: string): boolean => heuristics && isSinkShapedName(name, tool);
-  if (
-    sinkParams.some((sink) => inSchema(schema, sink.value)) ||
-    (sinkParams.length === 0 && schemaNames.some(isSinkShaped))
-  ) {
+  const declaredInSchema = sinkParams.some((sink) => inSchema(schema, sink.value));
+  // A sink-shaped name nested in the schema (`message.to`, also behind a `$ref`) names the
+  // destinations as a top-level one does: the nested walk of `selectDestinations` finds them.
+  const nestedSinkShaped =
+    sinkParams.length === 0 &&
+    !schemaNames.some(isSinkShaped) &&
+    schemaProperties(isObject(schema) ? schema : undefined).some(([name]) => isSinkShaped(name));
+  if (declaredInSchema || (sinkParams.length === 0 && schemaNames.some(isSinkShaped)) || nestedSinkShaped) {
     return {
       kind: "named",
       isSinkShaped,
       inSchema: (name) => isObject(properties) && Object.hasOwn(properties, name),
       sinkShaped: schemaNames.filter(isSinkShaped),
+      declared: sinkParams.length > 0,
     };
   }
   const why =
@@ -111,6 +117,8 @@ export type DestinationRule =
       readonly inSchema: (name: string) => boolean;
       /** The schema's sink-shaped property names, in schema order. */
       readonly sinkShaped: readonly string[];
+      /** Whether sinks are declared (then a nested key the schema lists is no destination by its name). */
+      readonly declared: boolean;
     }
   | {
       readonly kind: "every";
@@ -129,22 +137,29 @@ export type DestinationRule =
 export function flattenValue(value: JsonValue, path: string): { path: string; value: string }[] {
   const out: { path: string; value: string }[] = [];
   const stack: { path: string; value: JsonValue }[] = [{ path, value }];
+  // A path past MAX_PATH_LENGTH stops growing (it only names where a value was): deep values with
+  // long keys would otherwise cost the square of their depth in path text.
+  const extend = (base: string, step: string): string =>
+    base.length > MAX_PATH_LENGTH ? base : `${base}${step}`;
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const v = item.value;
     if (typeof v === "string") out.push({ path: item.path, value: v });
     else if (typeof v === "number") out.push({ path: item.path, value: JSON.stringify(v) });
     else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i -= 1)
-        stack.push({ path: `${item.path}[${i}]`, value: v[i] ?? null });
+        stack.push({ path: extend(item.path, `[${i}]`), value: v[i] ?? null });
     } else if (isObject(v)) {
       for (const [key, child] of Object.entries(v).reverse()) {
-        stack.push({ path: `${item.path}.${key}`, value: child });
+        stack.push({ path: extend(item.path, `.${key}`), value: child });
         stack.push({ path: item.path, value: key });
       }
     }
   }
   return out;
 }
+
+/** Length past which a flattened value's path is not extended (it is shown cut anyway). */
+const MAX_PATH_LENGTH = 1024;
 
 /**
  * Selects the destination values of a call from the pinned schema (SPEC §2.5 "Which arguments are
@@ -190,11 +205,12 @@ export function selectDestinations(args: JsonObject, options: SelectOptions): De
   }
   for (const [name, source] of direct) push(name, source, { path: name, value: own(args, name) ?? null });
   if (rule.kind === "named") {
-    const properties = isObject(options.schema) ? own(options.schema, "properties") : undefined;
+    const root = isObject(options.schema) ? options.schema : undefined;
+    const top = listedProperties(root, root);
     for (const name of argNames) {
       if (direct.has(name)) continue;
-      const schema = isObject(properties) ? own(properties, name) : undefined;
-      for (const nested of nestedDestinations(own(args, name) ?? null, { name, schema, rule })) {
+      const schema = top?.get(name);
+      for (const nested of nestedDestinations(own(args, name) ?? null, { name, root, schema, rule })) {
         push(nested.param, nested.source, nested);
       }
     }
@@ -206,14 +222,16 @@ export function selectDestinations(args: JsonObject, options: SelectOptions): De
 const MAX_NESTED_DEPTH = 64;
 
 /**
- * The values nested in one argument that are destinations by the same tests as a top-level one
- * (failing closed where SPEC §2.5 speaks of arguments only): under a sink-shaped key at any depth
- * (`options.reply_to`, `headers.Bcc`, `attachments[].url`), or under a key the pinned schema does
- * not describe in an object whose properties it lists (`message.To` beside a declared
- * `message.to`). A free-form object (no `properties`) contributes its sink-shaped keys only. Past
- * {@link MAX_NESTED_DEPTH} levels the value is taken whole.
+ * The values nested in one argument that are destinations by the tests a top-level one gets
+ * (failing closed where SPEC §2.5 speaks of arguments only): under a key the pinned schema does not
+ * list in an object whose properties it lists (`message.To` beside `message.to`); under a
+ * sink-shaped key of a free-form object (`headers.Bcc`); and under a sink-shaped key the schema
+ * lists, when no sink is declared (`options.reply_to`, `attachments[].url`: the heuristics decide
+ * then — declared sinks say where the destinations are, so a listed `criteria.to` of a mail filter
+ * is no destination by its name). The schema is read through local `$ref`s and
+ * `anyOf`/`oneOf`/`allOf`. Past {@link MAX_NESTED_DEPTH} levels the value is taken whole.
  * @param value - The argument's value.
- * @param at - Its name, its schema node, and the `named` rule.
+ * @param at - Its name, the whole schema (for `$ref`s), its schema node, and the `named` rule.
  * @returns The nested destinations, each with its parameter path (`options.reply_to`,
  *   `attachments[].url`) and concrete path.
  */
@@ -221,11 +239,13 @@ function nestedDestinations(
   value: JsonValue,
   at: {
     readonly name: string;
+    readonly root: JsonObject | undefined;
     readonly schema: JsonValue | undefined;
     readonly rule: Extract<DestinationRule, { readonly kind: "named" }>;
   },
 ): { param: string; path: string; value: JsonValue; source: RuleSource }[] {
   const found: { param: string; path: string; value: JsonValue; source: RuleSource }[] = [];
+  const { root, rule } = at;
   const stack = [{ value, schema: at.schema, param: at.name, path: at.name, depth: 0 }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { value: v, schema, param, path, depth } = item;
@@ -234,7 +254,7 @@ function nestedDestinations(
       continue;
     }
     if (Array.isArray(v)) {
-      const items = isObject(schema) ? own(schema, "items") : undefined;
+      const items = itemsOf(root, schema);
       v.forEach((element, i) => {
         stack.push({
           value: element,
@@ -245,17 +265,16 @@ function nestedDestinations(
         });
       });
     } else if (isObject(v)) {
-      const properties = isObject(schema) ? own(schema, "properties") : undefined;
+      const listed = listedProperties(root, schema);
       for (const key of Object.keys(v)) {
         const child = own(v, key) ?? null;
         const next = { param: `${param}.${key}`, path: `${path}.${key}` };
-        if (at.rule.isSinkShaped(key)) found.push({ ...next, value: child, source: "heuristic" });
-        else if (isObject(properties) && !Object.hasOwn(properties, key)) {
+        const shaped = rule.isSinkShaped(key);
+        if (listed !== undefined && !listed.has(key))
           found.push({ ...next, value: child, source: "default" });
-        } else {
-          const childSchema = isObject(properties) ? own(properties, key) : undefined;
-          stack.push({ value: child, schema: childSchema, ...next, depth: depth + 1 });
-        }
+        else if (shaped && (listed === undefined || !rule.declared)) {
+          found.push({ ...next, value: child, source: "heuristic" });
+        } else stack.push({ value: child, schema: listed?.get(key), ...next, depth: depth + 1 });
       }
     }
   }

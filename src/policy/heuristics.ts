@@ -8,7 +8,13 @@
  * @module
  */
 
-import { isSinkShapedName, type JsonObject, type JsonValue, type ToolDefinition } from "../engine/index.ts";
+import {
+  isSinkShapedName,
+  type JsonObject,
+  type JsonValue,
+  schemaProperties,
+  type ToolDefinition,
+} from "../engine/index.ts";
 
 /** The default budget of a destructive tool (SPEC §4.4). */
 export const DESTRUCTIVE_MAX_CALLS = 2;
@@ -29,9 +35,6 @@ const READ_VERBS: ReadonlySet<string> = new Set(["get", "fetch", "read", "open",
 
 /** Last words of an argument that holds a URL. */
 const URL_WORDS: ReadonlySet<string> = new Set(["url", "uri", "urls", "uris"]);
-
-/** Nested schemas are walked at most this deep. */
-const MAX_SCHEMA_DEPTH = 8;
 
 /** What the heuristics propose for one tool; absent keys propose nothing. */
 export interface HeuristicRules {
@@ -89,68 +92,7 @@ export function isDestructiveName(tool: string): boolean {
  * @returns `[name, propertySchema]` pairs.
  */
 export function schemaArguments(schema: JsonObject | undefined): [string, JsonObject][] {
-  const out: [string, JsonObject][] = [];
-  walkSchema(schema, 0, { out, root: schema, followed: new Set() });
-  return out;
-}
-
-/** A walk in progress: the names found, the root (for local `$ref`s) and the references followed. */
-interface SchemaWalk {
-  readonly out: [string, JsonObject][];
-  readonly root: JsonObject | undefined;
-  readonly followed: Set<string>;
-}
-
-/**
- * The schema a local `$ref` points to (`#/$defs/Message`, `#/definitions/Message`, `#/properties/x`:
- * a JSON Pointer into the same schema, as Python's pydantic and FastMCP write nested models), or
- * undefined for a remote or broken one.
- * @param root - The whole input schema.
- * @param ref - The `$ref` value.
- * @returns The schema it names.
- */
-function localRef(root: JsonObject | undefined, ref: string): JsonValue | undefined {
-  if (root === undefined || !ref.startsWith("#")) return undefined;
-  let node: JsonValue | undefined = root;
-  for (const raw of ref.slice(1).split("/").slice(1)) {
-    const key = decodeURIComponentSafe(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-    node = isObject(node) ? own(node, key) : undefined;
-    if (node === undefined) return undefined;
-  }
-  return node;
-}
-
-/** `decodeURIComponent` that leaves a malformed escape as it is. */
-function decodeURIComponentSafe(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-function walkSchema(schema: JsonValue | undefined, depth: number, walk: SchemaWalk): void {
-  if (!isObject(schema) || depth > MAX_SCHEMA_DEPTH) return;
-  const { out } = walk;
-  const ref = own(schema, "$ref");
-  // Each local reference is followed once (a recursive model refers to itself).
-  if (typeof ref === "string" && !walk.followed.has(ref)) {
-    walk.followed.add(ref);
-    walkSchema(localRef(walk.root, ref), depth + 1, walk);
-  }
-  const properties = own(schema, "properties");
-  if (isObject(properties)) {
-    for (const name of Object.keys(properties)) {
-      const child = own(properties, name);
-      out.push([name, isObject(child) ? child : {}]);
-      walkSchema(child, depth + 1, walk);
-    }
-  }
-  walkSchema(own(schema, "items"), depth + 1, walk);
-  for (const key of ["anyOf", "oneOf", "allOf"]) {
-    const list = own(schema, key);
-    if (Array.isArray(list)) for (const item of list) walkSchema(item, depth + 1, walk);
-  }
+  return schemaProperties(schema);
 }
 
 /**

@@ -152,6 +152,43 @@ describe("selectDestinations()", () => {
     );
   });
 
+  test("selectDestinations() reads nested keys through a local $ref (pydantic's $defs): only the sink-shaped one", () => {
+    const schema = {
+      $defs: {
+        Message: {
+          type: "object",
+          properties: { to: { type: "string" }, subject: { type: "string" }, body: { type: "string" } },
+        },
+      },
+      type: "object",
+      properties: { message: { $ref: "#/$defs/Message" } },
+    };
+    const found = selected(
+      { message: { to: "boss@corp.example", subject: "hi", body: "text", deliver: "x@evil.example" } },
+      { schema, tool: "send_message" },
+    );
+    expect(found.sort()).toEqual(
+      ["message.to=message.to:boss@corp.example", "message.deliver=message.deliver:x@evil.example"].sort(),
+    );
+  });
+
+  test("selectDestinations() with declared sinks takes no nested key the schema lists by its name (a filter's criteria.to), but still any key it does not list", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        criteria: { type: "object", properties: { to: { type: "string" }, from: { type: "string" } } },
+        action: { type: "object", properties: { forward: { type: "string" } } },
+      },
+    };
+    const found = selected(
+      { criteria: { to: "team@corp.example", cc: "x@evil.example" }, action: { forward: "me@corp.example" } },
+      { schema, sinks: ["action.forward"], tool: "create_filter" },
+    );
+    expect(found.sort()).toEqual(
+      ["action.forward=action.forward:me@corp.example", "criteria.cc=criteria.cc:x@evil.example"].sort(),
+    );
+  });
+
   test("selectDestinations() takes a whole value whose shape does not fit the sink path (fail closed)", () => {
     const nested = { type: "object", properties: { message: { type: "object", properties: { to: {} } } } };
     expect(selected({ message: "attacker@evil.example" }, { schema: nested, sinks: ["message.to"] })).toEqual(

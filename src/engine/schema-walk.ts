@@ -1,0 +1,173 @@
+/**
+ * Reading a tool's input schema the way servers write it: local `$ref`s (`#/$defs/Message`, as
+ * Python's pydantic and FastMCP emit nested models) and the alternatives of `anyOf`/`oneOf`/`allOf`.
+ * Used by the schema heuristics (sink-shaped names at any depth, SPEC §4.4) and by destination
+ * selection (which keys an object's schema lists, SPEC §2.5). Bounded: each schema node is visited
+ * once however many references lead to it, and depth is capped, so a hostile schema costs linear
+ * time. Pure.
+ * @module
+ */
+
+import type { JsonObject, JsonValue } from "./types.ts";
+
+/** Nesting followed through properties, items and alternatives. */
+export const MAX_SCHEMA_DEPTH = 8;
+/** References followed in a chain (`$ref` to a `$ref` …) before giving up. */
+const MAX_REF_CHAIN = 16;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function own(object: JsonObject, key: string): JsonValue | undefined {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+/**
+ * The node a local JSON Pointer names (`#`, `#/$defs/Message`, `#/definitions/A~1B`), or undefined
+ * for any other reference (remote, relative, malformed).
+ * @param root - The whole input schema.
+ * @param ref - The `$ref` value.
+ * @returns The node.
+ */
+function pointer(root: JsonObject, ref: string): JsonValue | undefined {
+  if (ref === "#") return root;
+  if (!ref.startsWith("#/")) return undefined;
+  let node: JsonValue | undefined = root;
+  for (const raw of ref.slice(2).split("/")) {
+    let key: string;
+    try {
+      key = decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
+    key = key.replaceAll("~1", "/").replaceAll("~0", "~");
+    node = isObject(node) ? own(node, key) : undefined;
+    if (node === undefined) return undefined;
+  }
+  return node;
+}
+
+/**
+ * A schema node with its local `$ref` chain followed (at most 16 links): the node itself when it
+ * has no `$ref`, or the node the chain ends on.
+ *
+ * Source: SPEC §2.5, §4.4 (the pinned input schema).
+ * @param root - The whole input schema.
+ * @param node - Any node of it.
+ * @returns The node it stands for (the input when a reference cannot be followed).
+ */
+export function resolveRef(root: JsonObject | undefined, node: JsonValue | undefined): JsonValue | undefined {
+  let current = node;
+  for (let links = 0; links < MAX_REF_CHAIN && root !== undefined && isObject(current); links += 1) {
+    const ref = own(current, "$ref");
+    if (typeof ref !== "string") return current;
+    const next = pointer(root, ref);
+    if (next === undefined) return current;
+    current = next;
+  }
+  return current;
+}
+
+/**
+ * The object schemas a node stands for: itself (its `$ref` followed) and the alternatives of its
+ * `anyOf`/`oneOf`/`allOf`, one level deep, each followed too.
+ *
+ * Source: SPEC §2.5.
+ * @param root - The whole input schema.
+ * @param node - A schema node.
+ * @returns The object nodes.
+ */
+export function schemaAlternatives(root: JsonObject | undefined, node: JsonValue | undefined): JsonObject[] {
+  const self = resolveRef(root, node);
+  if (!isObject(self)) return [];
+  const out = [self];
+  for (const key of ["anyOf", "oneOf", "allOf"]) {
+    const list = own(self, key);
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      const resolved = resolveRef(root, item);
+      if (isObject(resolved)) out.push(resolved);
+    }
+  }
+  return out;
+}
+
+/**
+ * The properties a node's schema lists (its own, its `$ref`'s and its alternatives'), or undefined
+ * when none of them lists any: a free-form object.
+ *
+ * Source: SPEC §2.5 "Which arguments are destinations".
+ * @param root - The whole input schema.
+ * @param node - A schema node.
+ * @returns Property name → its schema node.
+ */
+export function listedProperties(
+  root: JsonObject | undefined,
+  node: JsonValue | undefined,
+): Map<string, JsonValue> | undefined {
+  let listed: Map<string, JsonValue> | undefined;
+  for (const alternative of schemaAlternatives(root, node)) {
+    const properties = own(alternative, "properties");
+    if (!isObject(properties)) continue;
+    listed ??= new Map();
+    for (const name of Object.keys(properties)) {
+      if (!listed.has(name)) listed.set(name, own(properties, name) ?? {});
+    }
+  }
+  return listed;
+}
+
+/**
+ * A list node's `items` schema (its `$ref` and alternatives followed).
+ *
+ * Source: SPEC §2.5.
+ * @param root - The whole input schema.
+ * @param node - A schema node.
+ * @returns The items node, or undefined.
+ */
+export function itemsOf(root: JsonObject | undefined, node: JsonValue | undefined): JsonValue | undefined {
+  for (const alternative of schemaAlternatives(root, node)) {
+    const items = own(alternative, "items");
+    if (items !== undefined) return items;
+  }
+  return undefined;
+}
+
+/**
+ * Every property name of an input schema at any depth — `properties`, list `items`, the
+ * alternatives of `anyOf`/`oneOf`/`allOf`, and local `$ref`s — each with its property schema. Each
+ * node is walked once (a model referred to from many places, or recursively, costs one walk), and
+ * no deeper than {@link MAX_SCHEMA_DEPTH}.
+ *
+ * Source: SPEC §4.4 (sink-shaped argument names), §2.5.
+ * @param schema - A JSON Schema object.
+ * @returns `[name, propertySchema]` pairs, in walk order.
+ */
+export function schemaProperties(schema: JsonObject | undefined): [string, JsonObject][] {
+  const out: [string, JsonObject][] = [];
+  const seen = new Set<JsonObject>();
+  const stack: { node: JsonValue | undefined; depth: number }[] = [{ node: schema, depth: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const node = resolveRef(schema, item.node);
+    if (!isObject(node) || item.depth > MAX_SCHEMA_DEPTH || seen.has(node)) continue;
+    seen.add(node);
+    const children: JsonValue[] = [];
+    const properties = own(node, "properties");
+    if (isObject(properties)) {
+      for (const name of Object.keys(properties)) {
+        const child = own(properties, name);
+        out.push([name, isObject(child) ? child : {}]);
+        children.push(child ?? null);
+      }
+    }
+    const items = own(node, "items");
+    if (items !== undefined) children.push(items);
+    for (const key of ["anyOf", "oneOf", "allOf"]) {
+      const list = own(node, key);
+      if (Array.isArray(list)) children.push(...list);
+    }
+    for (const child of children.reverse()) stack.push({ node: child, depth: item.depth + 1 });
+  }
+  return out;
+}
