@@ -86,9 +86,6 @@ export function destinationsLine(view: DestinationsView): string {
     ...view.declared.map(safeName),
     ...view.sink_shaped.map((name) => `${safeName(name)} (sink-shaped name)`),
   ];
-  const nested =
-    view.declared.length > 0
-      ? "any argument (or nested key) not in the schema, and nested values under sink-shaped keys of free-form objects"
-      : "any argument (or nested key) not in the schema, and nested values under sink-shaped keys";
+  const nested = "any argument (or nested key) not in the schema, and nested values under sink-shaped keys";
   return `${head} ${[...names, nested].join(", ")}`;
 }

@@ -164,16 +164,34 @@ function displayNameAddresses(text: string): DestinationPiece[] {
   return found;
 }
 
-/** White space or a list separator: where a value may hold more than one URL. */
-const LIST_OR_SPACE = /[\s|,;]/;
+/**
+ * Where a value may hold more than one URL: white space (also U+0085 and the information separators
+ * U+001C–U+001F, which Python's `str.split()` splits on), a list separator, or the quotes and
+ * brackets a URL is written between (`x "https://…"`, `(…)`, `<…>`, backticks).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
+const WORD_BREAK = /[\s\u0085\u001c-\u001f"'`<>()[\]{}|,;*^]+/;
+const LIST_OR_SPACE = new RegExp(WORD_BREAK.source);
 
 /**
- * The URLs written in a value after white space or a list separator
- * (`https://hooks.corp.example/x https://evil.example/c`, or joined by `,`, `;`, `|`): the value's
- * identity is its first URL (the rest parses into its path), but a tool that splits the value posts
- * to each. Each later one is a destination of its own — on the same host too, since trust can be a
- * path prefix (`https://hooks.slack.com/services/T0CORP/*`) — trusted only as written in an
- * already-canonical value (SPEC §2.5 "Flattening": one bad element decides for the call).
+ * One word of a value as a URL a tool could post to, or undefined: an `url=` or `to=` before a
+ * scheme cut off, leading `-`, `:`, `=` and trailing sentence punctuation dropped, a host's trailing
+ * dot dropped (`evil.example./c` is `evil.example/c` to DNS), and `//host/…` read as `https://host/…`.
+ */
+function urlWord(word: string): string | undefined {
+  let url = word.replace(/^.*?=(?=[a-z][a-z0-9+.-]*:\/\/|\/\/)/i, "").replace(/^[-:=.]+|[.,:;!?]+$/g, "");
+  if (url.startsWith("//")) url = `https:${url}`;
+  url = url.replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?[^/?#]*?)\.+(?=[/?#:]|$)/i, "$1");
+  return url !== "" && isUrlShaped(url) ? url : undefined;
+}
+
+/**
+ * The URLs written in a value after its first word (`https://hooks.corp.example/x
+ * https://evil.example/c`, or joined by `,`, `;`, `|`, quoted, bracketed): the value's identity is
+ * its first URL (the rest parses into its path), but a tool that splits the value, or finds URLs in
+ * it, posts to each. Each later one is a destination of its own — on the same host too, since trust
+ * can be a path prefix (`https://hooks.slack.com/services/T0CORP/*`) — trusted only as written in
+ * an already-canonical value (SPEC §2.5 "Flattening": one bad element decides for the call).
  * @param piece - One piece of a destination argument.
  * @returns The pieces of the URLs after its first word (usually none).
  */
@@ -183,11 +201,12 @@ function otherUrls(piece: DestinationPiece): DestinationPiece[] {
   const found: DestinationPiece[] = [];
   const seen = new Set<string>();
   // An already-canonical value is split as written (a URL path keeps its case, as trust reads it).
-  const words = (piece.eligible ? piece.raw : canonical).split(/[\s|,;]+/);
+  const words = (piece.eligible ? piece.raw : canonical).split(WORD_BREAK);
   for (const word of words.slice(words[0] === "" ? 2 : 1)) {
-    if (word === "" || seen.has(word) || !isUrlShaped(word)) continue;
-    seen.add(word);
-    found.push({ raw: word, canonical: word.toLowerCase(), eligible: piece.eligible });
+    const url = urlWord(word);
+    if (url === undefined || seen.has(url)) continue;
+    seen.add(url);
+    found.push({ raw: url, canonical: url.toLowerCase(), eligible: piece.eligible && url === word });
   }
   return found;
 }

@@ -95,7 +95,6 @@ export function destinationRule(options: SelectOptions): DestinationRule {
       isSinkShaped,
       inSchema: (name) => isObject(properties) && Object.hasOwn(properties, name),
       sinkShaped: schemaNames.filter(isSinkShaped),
-      declared: sinkParams.length > 0,
     };
   }
   const why =
@@ -117,8 +116,6 @@ export type DestinationRule =
       readonly inSchema: (name: string) => boolean;
       /** The schema's sink-shaped property names, in schema order. */
       readonly sinkShaped: readonly string[];
-      /** Whether sinks are declared (then a nested key the schema lists is no destination by its name). */
-      readonly declared: boolean;
     }
   | {
       readonly kind: "every";
@@ -224,12 +221,11 @@ const MAX_NESTED_DEPTH = 64;
 /**
  * The values nested in one argument that are destinations by the tests a top-level one gets
  * (failing closed where SPEC §2.5 speaks of arguments only): under a key the pinned schema does not
- * list in an object whose properties it lists (`message.To` beside `message.to`); under a
- * sink-shaped key of a free-form object (`headers.Bcc`); and under a sink-shaped key the schema
- * lists, when no sink is declared (`options.reply_to`, `attachments[].url`: the heuristics decide
- * then — declared sinks say where the destinations are, so a listed `criteria.to` of a mail filter
- * is no destination by its name). The schema is read through local `$ref`s and
- * `anyOf`/`oneOf`/`allOf`. Past {@link MAX_NESTED_DEPTH} levels the value is taken whole.
+ * list in an object whose properties it lists (`message.To` beside `message.to`), and under a
+ * sink-shaped key, listed or not, declared sinks or not, as at the top level (`options.bcc`,
+ * `headers.Bcc`, `attachments[].url`; a mail filter's `criteria.to` too). The schema is read
+ * through local `$ref`s and `anyOf`/`oneOf`/`allOf`. Past {@link MAX_NESTED_DEPTH} levels the value
+ * is taken whole.
  * @param value - The argument's value.
  * @param at - Its name, the whole schema (for `$ref`s), its schema node, and the `named` rule.
  * @returns The nested destinations, each with its parameter path (`options.reply_to`,
@@ -269,12 +265,10 @@ function nestedDestinations(
       for (const key of Object.keys(v)) {
         const child = own(v, key) ?? null;
         const next = { param: `${param}.${key}`, path: `${path}.${key}` };
-        const shaped = rule.isSinkShaped(key);
         if (listed !== undefined && !listed.has(key))
           found.push({ ...next, value: child, source: "default" });
-        else if (shaped && (listed === undefined || !rule.declared)) {
-          found.push({ ...next, value: child, source: "heuristic" });
-        } else stack.push({ value: child, schema: listed?.get(key), ...next, depth: depth + 1 });
+        else if (rule.isSinkShaped(key)) found.push({ ...next, value: child, source: "heuristic" });
+        else stack.push({ value: child, schema: listed?.get(key), ...next, depth: depth + 1 });
       }
     }
   }

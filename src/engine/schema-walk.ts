@@ -3,15 +3,17 @@
  * Python's pydantic and FastMCP emit nested models) and the alternatives of `anyOf`/`oneOf`/`allOf`.
  * Used by the schema heuristics (sink-shaped names at any depth, SPEC §4.4) and by destination
  * selection (which keys an object's schema lists, SPEC §2.5). Bounded: each schema node is visited
- * once however many references lead to it, and depth is capped, so a hostile schema costs linear
- * time. Pure.
+ * once however many references lead to it, so a hostile schema costs linear time. Pure.
  * @module
  */
 
 import type { JsonObject, JsonValue } from "./types.ts";
 
-/** Nesting followed through properties, items and alternatives. */
-export const MAX_SCHEMA_DEPTH = 8;
+/**
+ * Schema nodes walked at most (each node is walked once, at any depth: a depth limit would let a
+ * model first reached deep, and skipped there, hide from a shallow reference to it).
+ */
+export const MAX_SCHEMA_NODES = 100_000;
 /** References followed in a chain (`$ref` to a `$ref` …) before giving up. */
 const MAX_REF_CHAIN = 16;
 
@@ -137,8 +139,8 @@ export function itemsOf(root: JsonObject | undefined, node: JsonValue | undefine
 /**
  * Every property name of an input schema at any depth — `properties`, list `items`, the
  * alternatives of `anyOf`/`oneOf`/`allOf`, and local `$ref`s — each with its property schema. Each
- * node is walked once (a model referred to from many places, or recursively, costs one walk), and
- * no deeper than {@link MAX_SCHEMA_DEPTH}.
+ * node is walked once (a model referred to from many places, or recursively, costs one walk), at
+ * most {@link MAX_SCHEMA_NODES} of them.
  *
  * Source: SPEC §4.4 (sink-shaped argument names), §2.5.
  * @param schema - A JSON Schema object.
@@ -147,10 +149,11 @@ export function itemsOf(root: JsonObject | undefined, node: JsonValue | undefine
 export function schemaProperties(schema: JsonObject | undefined): [string, JsonObject][] {
   const out: [string, JsonObject][] = [];
   const seen = new Set<JsonObject>();
-  const stack: { node: JsonValue | undefined; depth: number }[] = [{ node: schema, depth: 0 }];
+  const stack: (JsonValue | undefined)[] = [schema];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const node = resolveRef(schema, item.node);
-    if (!isObject(node) || item.depth > MAX_SCHEMA_DEPTH || seen.has(node)) continue;
+    const node = resolveRef(schema, item);
+    if (!isObject(node) || seen.has(node)) continue;
+    if (seen.size >= MAX_SCHEMA_NODES) break;
     seen.add(node);
     const children: JsonValue[] = [];
     const properties = own(node, "properties");
@@ -167,7 +170,7 @@ export function schemaProperties(schema: JsonObject | undefined): [string, JsonO
       const list = own(node, key);
       if (Array.isArray(list)) children.push(...list);
     }
-    for (const child of children.reverse()) stack.push({ node: child, depth: item.depth + 1 });
+    for (const child of children.reverse()) stack.push(child);
   }
   return out;
 }

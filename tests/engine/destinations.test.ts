@@ -172,7 +172,7 @@ describe("selectDestinations()", () => {
     );
   });
 
-  test("selectDestinations() with declared sinks takes no nested key the schema lists by its name (a filter's criteria.to), but still any key it does not list", () => {
+  test("selectDestinations() with declared sinks still takes a nested sink-shaped key the schema lists (a filter's criteria.to), and any key it does not list", () => {
     const schema = {
       type: "object",
       properties: {
@@ -185,7 +185,11 @@ describe("selectDestinations()", () => {
       { schema, sinks: ["action.forward"], tool: "create_filter" },
     );
     expect(found.sort()).toEqual(
-      ["action.forward=action.forward:me@corp.example", "criteria.cc=criteria.cc:x@evil.example"].sort(),
+      [
+        "action.forward=action.forward:me@corp.example",
+        "criteria.cc=criteria.cc:x@evil.example",
+        "criteria.to=criteria.to:team@corp.example",
+      ].sort(),
     );
   });
 

@@ -150,6 +150,31 @@ describe("sink-shaped arguments make a tool exfiltrating (SPEC §4.4)", () => {
     expect(rules(remote).exfiltrating).toBeUndefined();
   });
 
+  test("resolveToolRules() finds a sink-shaped name in a model first reached deep and again near the top", () => {
+    const defs: JsonObject = {
+      Recipient: { type: "object", properties: { to: { type: "string" } } },
+      Envelope: {
+        type: "object",
+        properties: { party: { $ref: "#/$defs/Recipient" }, body: { type: "string" } },
+      },
+    };
+    for (let i = 1; i <= 7; i += 1) {
+      defs[`L${i}`] = {
+        type: "object",
+        properties: { next: { $ref: i === 7 ? "#/$defs/Envelope" : `#/$defs/L${i + 1}` } },
+      };
+    }
+    const def: ToolDefinition = {
+      name: "submit",
+      inputSchema: {
+        $defs: defs,
+        type: "object",
+        properties: { thread: { $ref: "#/$defs/L1" }, msg: { $ref: "#/$defs/Envelope" } },
+      },
+    };
+    expect(rules(def).exfiltrating).toEqual({ value: true, source: "heuristic" });
+  });
+
   test("resolveToolRules() keeps an explicit exfiltrating: false of a pack over the heuristics", () => {
     const result = rules(
       definition("move_file", ["source", "destination"]),
