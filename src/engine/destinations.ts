@@ -134,20 +134,16 @@ export type DestinationRule =
 export function flattenValue(value: JsonValue, path: string): { path: string; value: string }[] {
   const out: { path: string; value: string }[] = [];
   const stack: { path: string; value: JsonValue }[] = [{ path, value }];
-  // A path past MAX_PATH_LENGTH stops growing (it only names where a value was): deep values with
-  // long keys would otherwise cost the square of their depth in path text.
-  const extend = (base: string, step: string): string =>
-    base.length > MAX_PATH_LENGTH ? base : `${base}${step}`;
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const v = item.value;
     if (typeof v === "string") out.push({ path: item.path, value: v });
     else if (typeof v === "number") out.push({ path: item.path, value: JSON.stringify(v) });
     else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i -= 1)
-        stack.push({ path: extend(item.path, `[${i}]`), value: v[i] ?? null });
+        stack.push({ path: extendPath(item.path, `[${i}]`), value: v[i] ?? null });
     } else if (isObject(v)) {
       for (const [key, child] of Object.entries(v).reverse()) {
-        stack.push({ path: extend(item.path, `.${key}`), value: child });
+        stack.push({ path: extendPath(item.path, `.${key}`), value: child });
         stack.push({ path: item.path, value: key });
       }
     }
@@ -155,8 +151,20 @@ export function flattenValue(value: JsonValue, path: string): { path: string; va
   return out;
 }
 
-/** Length past which a flattened value's path is not extended (it is shown cut anyway). */
+/** Length past which a value's path is not extended (it is shown cut anyway). */
 const MAX_PATH_LENGTH = 1024;
+
+/**
+ * A path with one more step, unless it is already past {@link MAX_PATH_LENGTH} (it only names where
+ * a value was): deep values with long keys would otherwise cost the square of their depth in path
+ * text.
+ * @param base - The path so far.
+ * @param step - `.key`, `[i]` or `[]`.
+ * @returns The longer path, or `base`.
+ */
+function extendPath(base: string, step: string): string {
+  return base.length > MAX_PATH_LENGTH ? base : `${base}${step}`;
+}
 
 /**
  * Selects the destination values of a call from the pinned schema (SPEC §2.5 "Which arguments are
@@ -255,8 +263,8 @@ function nestedDestinations(
         stack.push({
           value: element,
           schema: items,
-          param: `${param}[]`,
-          path: `${path}[${i}]`,
+          param: extendPath(param, "[]"),
+          path: extendPath(path, `[${i}]`),
           depth: depth + 1,
         });
       });
@@ -264,7 +272,7 @@ function nestedDestinations(
       const listed = listedProperties(root, schema);
       for (const key of Object.keys(v)) {
         const child = own(v, key) ?? null;
-        const next = { param: `${param}.${key}`, path: `${path}.${key}` };
+        const next = { param: extendPath(param, `.${key}`), path: extendPath(path, `.${key}`) };
         if (listed !== undefined && !listed.has(key))
           found.push({ ...next, value: child, source: "default" });
         else if (rule.isSinkShaped(key)) found.push({ ...next, value: child, source: "heuristic" });
