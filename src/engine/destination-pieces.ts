@@ -165,48 +165,76 @@ function displayNameAddresses(text: string): DestinationPiece[] {
 }
 
 /**
- * Where a value may hold more than one URL: white space (also U+0085 and the information separators
- * U+001C–U+001F, which Python's `str.split()` splits on), a list separator, or the quotes and
- * brackets a URL is written between (`x "https://…"`, `(…)`, `<…>`, backticks).
+ * White space (also U+0085 and the information separators U+001C–U+001F, which Python's
+ * `str.split()` splits on) and list separators: where a value holds several words.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
-const WORD_BREAK = /[\s\u0085\u001c-\u001f"'`<>()[\]{}|,;*^]+/;
-const LIST_OR_SPACE = new RegExp(WORD_BREAK.source);
+const LIST_OR_SPACE = /[\s\u0085\u001c-\u001f|,;]+/;
+/** A scheme's `://`, or a bare `//` before a dotted host: where a URL starts inside a value. */
+const URL_START = /[a-z][a-z0-9+.-]*:\/\/|(?<![a-z0-9+.-]:)\/\/(?=[\p{L}\p{N}_-]+\.)/giu;
+/** What ends a URL written inside a value: the separators above, quotes and brackets of any script. */
+const URL_END =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
+  /[\s\u0085\u001c-\u001f|,;"'`<>()[\]{}^*\u2018-\u201f\u00ab\u00bb\u2039\u203a\u300c-\u300f]/gu;
+/** Characters a sentence ends a URL with (`…/c.`, `…/c!`), dropped. */
+const TRAILING = new Set([".", ",", ":", ";", "!", "?"]);
 
 /**
- * One word of a value as a URL a tool could post to, or undefined: an `url=` or `to=` before a
- * scheme cut off, leading `-`, `:`, `=` and trailing sentence punctuation dropped, a host's trailing
- * dot dropped (`evil.example./c` is `evil.example/c` to DNS), and `//host/…` read as `https://host/…`.
+ * A URL as a tool would read it: trailing sentence punctuation dropped, a host's trailing dots
+ * dropped (`evil.example./c` is `evil.example/c` to DNS), `//host/…` read as `https://host/…`.
+ * Linear (loops, no backtracking).
+ * @param text - The candidate.
+ * @returns The URL, or undefined when it is none.
  */
-function urlWord(word: string): string | undefined {
-  let url = word.replace(/^.*?=(?=[a-z][a-z0-9+.-]*:\/\/|\/\/)/i, "").replace(/^[-:=.]+|[.,:;!?]+$/g, "");
+function readUrl(text: string): string | undefined {
+  let end = text.length;
+  while (end > 0 && TRAILING.has(text[end - 1] ?? "")) end -= 1;
+  let url = text.slice(0, end);
   if (url.startsWith("//")) url = `https:${url}`;
-  url = url.replace(/^((?:[a-z][a-z0-9+.-]*:\/\/)?[^/?#]*?)\.+(?=[/?#:]|$)/i, "$1");
+  const scheme = url.indexOf("://");
+  const hostStart = scheme === -1 ? 0 : scheme + 3;
+  let hostEnd = hostStart;
+  while (hostEnd < url.length && !"/?#:".includes(url[hostEnd] ?? "/")) hostEnd += 1;
+  let dots = hostEnd;
+  while (dots > hostStart && url[dots - 1] === ".") dots -= 1;
+  if (dots !== hostEnd) url = url.slice(0, dots) + url.slice(hostEnd);
   return url !== "" && isUrlShaped(url) ? url : undefined;
 }
 
 /**
- * The URLs written in a value after its first word (`https://hooks.corp.example/x
- * https://evil.example/c`, or joined by `,`, `;`, `|`, quoted, bracketed): the value's identity is
- * its first URL (the rest parses into its path), but a tool that splits the value, or finds URLs in
- * it, posts to each. Each later one is a destination of its own — on the same host too, since trust
- * can be a path prefix (`https://hooks.slack.com/services/T0CORP/*`) — trusted only as written in
- * an already-canonical value (SPEC §2.5 "Flattening": one bad element decides for the call).
+ * The URLs written in a value after its start: wherever a scheme's `://` (or `//host.`) appears
+ * later in it — after a separator, a quote, `url=`, `!`, `1.`, `•` or anything else — and, in a
+ * value of several words (`https://hooks.corp.example/x evil.example/c`), each later word that is
+ * a scheme-less URL. The value's identity is its first URL (the rest parses into its path), but a
+ * tool that splits the value, or finds URLs in it, posts to each. Each is a destination of its own —
+ * on the same host too, since trust can be a path prefix (`https://hooks.slack.com/services/T0CORP/*`)
+ * — trusted only as written in an already-canonical value (SPEC §2.5 "Flattening": one bad element
+ * decides for the call). Linear in the value's length.
  * @param piece - One piece of a destination argument.
- * @returns The pieces of the URLs after its first word (usually none).
+ * @returns The pieces of the later URLs (usually none).
  */
 function otherUrls(piece: DestinationPiece): DestinationPiece[] {
-  const { canonical } = piece;
-  if (!LIST_OR_SPACE.test(canonical)) return [];
+  const text = piece.eligible ? piece.raw : piece.canonical;
   const found: DestinationPiece[] = [];
   const seen = new Set<string>();
-  // An already-canonical value is split as written (a URL path keeps its case, as trust reads it).
-  const words = (piece.eligible ? piece.raw : canonical).split(WORD_BREAK);
-  for (const word of words.slice(words[0] === "" ? 2 : 1)) {
-    const url = urlWord(word);
-    if (url === undefined || seen.has(url)) continue;
+  const add = (candidate: string): void => {
+    const url = readUrl(candidate);
+    if (url === undefined || seen.has(url)) return;
     seen.add(url);
-    found.push({ raw: url, canonical: url.toLowerCase(), eligible: piece.eligible && url === word });
+    found.push({ raw: url, canonical: url.toLowerCase(), eligible: piece.eligible && url === candidate });
+  };
+  // After the value's own scheme (its identity is its first URL), wherever a scheme starts.
+  URL_START.lastIndex = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 1;
+  for (let m = URL_START.exec(text); m !== null; m = URL_START.exec(text)) {
+    URL_END.lastIndex = m.index;
+    const stop = URL_END.exec(text);
+    const end = stop === null ? text.length : stop.index;
+    add(text.slice(m.index, end));
+    URL_START.lastIndex = Math.max(end, m.index + 1);
+  }
+  if (LIST_OR_SPACE.test(text)) {
+    const words = text.split(LIST_OR_SPACE);
+    for (const word of words.slice(words[0] === "" ? 2 : 1)) if (!word.includes("//")) add(word);
   }
   return found;
 }
@@ -251,7 +279,11 @@ function withoutComments(text: string): string {
  * element decides for the call). A URL without white space is left whole (its host decides).
  */
 function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
-  if (!pieces.some(({ canonical }) => canonical.includes("@") || LIST_OR_SPACE.test(canonical))) {
+  if (
+    !pieces.some(
+      ({ canonical }) => canonical.includes("@") || canonical.includes("/") || LIST_OR_SPACE.test(canonical),
+    )
+  ) {
     return pieces;
   }
   const out: DestinationPiece[] = [];

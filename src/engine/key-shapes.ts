@@ -138,7 +138,19 @@ export function splitWords(name: string): string[] {
  * @example isSinkShapedName("recipient_email", "send_email") // true
  */
 export function isSinkShapedName(name: string, toolName: string): boolean {
-  const words = splitWords(name);
+  if (sinkShapedWords(splitWords(name), toolName)) return true;
+  // Header names are case-insensitive, so `tO`, `BcC`, `uRL` are no camelCase words; a key written
+  // as a path (`bcc[]`, `to[0]`, `message.to`) reaches a form encoder or a deep setter as one.
+  const plain = name
+    .replace(/(?:\[[^\]]*\])+$/u, "")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== "");
+  return sinkShapedWords(plain, toolName);
+}
+
+/** Whether a name's words are sink-shaped (last word, last two words, or a sending tool's target). */
+function sinkShapedWords(words: readonly string[], toolName: string): boolean {
   const last = words.at(-1);
   if (last === undefined) return false;
   if (SINK_WORDS.has(last)) return true;

@@ -108,6 +108,25 @@ export function listedProperties(
   root: JsonObject | undefined,
   node: JsonValue | undefined,
 ): Map<string, JsonValue> | undefined {
+  // Asked once per object of a call's value: computed once per schema node (a list of 8,000
+  // objects against a schema of 8,000 properties would otherwise rebuild the map 8,000 times).
+  if (isObject(node)) {
+    const cached = LISTED.get(node);
+    if (cached !== undefined) return cached.listed;
+    const listed = listedUncached(root, node);
+    LISTED.set(node, { listed });
+    return listed;
+  }
+  return listedUncached(root, node);
+}
+
+/** {@link listedProperties} by schema node (a schema is pinned: its nodes do not change). */
+const LISTED = new WeakMap<JsonObject, { readonly listed: Map<string, JsonValue> | undefined }>();
+
+function listedUncached(
+  root: JsonObject | undefined,
+  node: JsonValue | undefined,
+): Map<string, JsonValue> | undefined {
   let listed: Map<string, JsonValue> | undefined;
   for (const alternative of schemaAlternatives(root, node)) {
     const properties = own(alternative, "properties");
@@ -151,11 +170,14 @@ export function schemaProperties(schema: JsonObject | undefined): [string, JsonO
   const seen = new Set<JsonObject>();
   const stack: (JsonValue | undefined)[] = [schema];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const node = resolveRef(schema, item);
+    const node = item;
     if (!isObject(node) || seen.has(node)) continue;
     if (seen.size >= MAX_SCHEMA_NODES) break;
     seen.add(node);
     const children: JsonValue[] = [];
+    // A `$ref`'s target, and the keywords written beside it (both describe the value).
+    const target = own(node, "$ref") === undefined ? undefined : resolveRef(schema, node);
+    if (target !== undefined && target !== node) children.push(target);
     const properties = own(node, "properties");
     if (isObject(properties)) {
       for (const name of Object.keys(properties)) {
@@ -164,11 +186,20 @@ export function schemaProperties(schema: JsonObject | undefined): [string, JsonO
         children.push(child ?? null);
       }
     }
-    const items = own(node, "items");
-    if (items !== undefined) children.push(items);
-    for (const key of ["anyOf", "oneOf", "allOf"]) {
+    // Every place a JSON Schema can hold a subschema: a name sink-shaped anywhere counts (pydantic's
+    // `dict[str, Model]` is `additionalProperties: {$ref}`, a tuple `prefixItems`).
+    for (const key of ["items", "additionalProperties", "contains", "if", "then", "else", "not"]) {
+      const child = own(node, key);
+      if (Array.isArray(child)) children.push(...child);
+      else if (isObject(child)) children.push(child);
+    }
+    for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
       const list = own(node, key);
       if (Array.isArray(list)) children.push(...list);
+    }
+    for (const key of ["patternProperties", "dependentSchemas", "$defs", "definitions"]) {
+      const map = own(node, key);
+      if (isObject(map)) for (const name of Object.keys(map)) children.push(own(map, name) ?? null);
     }
     for (const child of children.reverse()) stack.push(child);
   }

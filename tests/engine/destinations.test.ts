@@ -193,6 +193,24 @@ describe("selectDestinations()", () => {
     );
   });
 
+  test("selectDestinations() takes nested header names in any case, and keys written as paths, as sink-shaped", () => {
+    const schema = { type: "object", properties: { to: { type: "string" }, headers: { type: "object" } } };
+    const found = selected(
+      {
+        to: "boss@corp.example",
+        headers: { tO: "a@evil.example", BcC: "b@evil.example", "cc[0]": "c@evil.example" },
+      },
+      { schema, sinks: ["to"], tool: "send_email" },
+    );
+    expect(found.filter((row) => row.startsWith("headers.")).sort()).toEqual(
+      [
+        "headers.BcC=headers.BcC:b@evil.example",
+        "headers.cc[0]=headers.cc[0]:c@evil.example",
+        "headers.tO=headers.tO:a@evil.example",
+      ].sort(),
+    );
+  });
+
   test("selectDestinations() takes a whole value whose shape does not fit the sink path (fail closed)", () => {
     const nested = { type: "object", properties: { message: { type: "object", properties: { to: {} } } } };
     expect(selected({ message: "attacker@evil.example" }, { schema: nested, sinks: ["message.to"] })).toEqual(

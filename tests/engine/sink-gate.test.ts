@@ -480,6 +480,11 @@ describe("evaluateSinkGate() approvals and declines", () => {
     ["a comma", "https://hooks.corp.example/bouncer/x,https://www.collect.evil.example/in"],
     ["a bar", "https://hooks.corp.example/bouncer/x | www.collect.evil.example/in"],
     ["a newline", "https://hooks.corp.example/bouncer/x\nhttps://www.collect.evil.example/in"],
+    ["curly quotes", "https://hooks.corp.example/bouncer/x “https://www.collect.evil.example/in”"],
+    ["a glued !", "https://hooks.corp.example/bouncer/x!https://www.collect.evil.example/in"],
+    ["a label", "https://hooks.corp.example/bouncer/x url:https://www.collect.evil.example/in"],
+    ["a Python separator", "https://hooks.corp.example/bouncer/x\u0085https://www.collect.evil.example/in"],
+    ["a bare //", "https://hooks.corp.example/bouncer/x//www.collect.evil.example/in"],
   ])("evaluateSinkGate() denies a tainted URL written after a trusted one and %s", (_name, url) => {
     const trustedHooks = sinkRules({ sinks: ["url"], trusted: ["https://hooks.corp.example/bouncer/*"] });
     expect(

@@ -175,6 +175,28 @@ describe("sink-shaped arguments make a tool exfiltrating (SPEC §4.4)", () => {
     expect(rules(def).exfiltrating).toEqual({ value: true, source: "heuristic" });
   });
 
+  test.each([
+    [
+      "additionalProperties (pydantic's dict[str, Model])",
+      { additionalProperties: { $ref: "#/$defs/Email" } },
+    ],
+    ["prefixItems (a tuple)", { type: "array", prefixItems: [{ $ref: "#/$defs/Email" }] }],
+    ["items as a list", { type: "array", items: [{ $ref: "#/$defs/Email" }] }],
+    ["patternProperties", { patternProperties: { "^m": { $ref: "#/$defs/Email" } } }],
+  ])("resolveToolRules() finds a sink-shaped name under %s", (_name, messages) => {
+    const def: ToolDefinition = {
+      name: "send_batch",
+      inputSchema: {
+        $defs: {
+          Email: { type: "object", properties: { to: { type: "string" }, body: { type: "string" } } },
+        },
+        type: "object",
+        properties: { messages: { type: "object", ...messages } as JsonObject },
+      },
+    };
+    expect(rules(def).exfiltrating).toEqual({ value: true, source: "heuristic" });
+  });
+
   test("resolveToolRules() keeps an explicit exfiltrating: false of a pack over the heuristics", () => {
     const result = rules(
       definition("move_file", ["source", "destination"]),
