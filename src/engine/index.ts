@@ -54,6 +54,7 @@ export {
   resolveRef,
   schemaAlternatives,
   schemaProperties,
+  walkSchema,
 } from "./schema-walk.ts";
 export { evaluateSinkGate } from "./sink-gate.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";

@@ -166,13 +166,32 @@ export function itemsOf(root: JsonObject | undefined, node: JsonValue | undefine
  * @returns `[name, propertySchema]` pairs, in walk order.
  */
 export function schemaProperties(schema: JsonObject | undefined): [string, JsonObject][] {
+  return walkSchema(schema).properties;
+}
+
+/**
+ * {@link schemaProperties}, and whether the walk stopped at {@link MAX_SCHEMA_NODES} before it had
+ * seen the whole schema (a caller that classifies by names then fails closed).
+ *
+ * Source: SPEC §4.4, §2.5.
+ * @param schema - A JSON Schema object.
+ * @returns The `[name, propertySchema]` pairs and `truncated`.
+ */
+export function walkSchema(schema: JsonObject | undefined): {
+  readonly properties: [string, JsonObject][];
+  readonly truncated: boolean;
+} {
+  let truncated = false;
   const out: [string, JsonObject][] = [];
   const seen = new Set<JsonObject>();
   const stack: (JsonValue | undefined)[] = [schema];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const node = item;
     if (!isObject(node) || seen.has(node)) continue;
-    if (seen.size >= MAX_SCHEMA_NODES) break;
+    if (seen.size >= MAX_SCHEMA_NODES) {
+      truncated = true;
+      break;
+    }
     seen.add(node);
     const children: JsonValue[] = [];
     // A `$ref`'s target, and the keywords written beside it (both describe the value).
@@ -203,5 +222,5 @@ export function schemaProperties(schema: JsonObject | undefined): [string, JsonO
     }
     for (const child of children.reverse()) stack.push(child);
   }
-  return out;
+  return { properties: out, truncated };
 }

@@ -12,8 +12,8 @@ import {
   isSinkShapedName,
   type JsonObject,
   type JsonValue,
-  schemaProperties,
   type ToolDefinition,
+  walkSchema,
 } from "../engine/index.ts";
 
 /** The default budget of a destructive tool (SPEC §4.4). */
@@ -84,18 +84,6 @@ export function isDestructiveName(tool: string): boolean {
 }
 
 /**
- * The argument names of an input schema, at every depth (`properties`, list `items`, the
- * alternatives of `anyOf`/`oneOf`/`allOf`, and local `$ref`s into `$defs`/`definitions`), each with
- * its property schema.
- *
- * @param schema - A JSON Schema object.
- * @returns `[name, propertySchema]` pairs.
- */
-export function schemaArguments(schema: JsonObject | undefined): [string, JsonObject][] {
-  return schemaProperties(schema);
-}
-
-/**
  * What the §4.4 heuristics propose for a tool, from its name and pinned definition.
  *
  * @param tool - The tool name.
@@ -113,7 +101,8 @@ export function heuristicRules(
   definition: ToolDefinition | undefined,
   options: HeuristicOptions = {},
 ): HeuristicRules {
-  const args = schemaArguments(definition?.inputSchema);
+  const walked = walkSchema(definition?.inputSchema);
+  const args = walked.properties;
   const sinks = args.filter(([name]) => isSinkShapedName(name, tool));
   const urlSinks = sinks.filter(([name, schema]) => holdsUrl(name, schema));
   const declaredUrl = (options.declaredSinks ?? []).some((path) => {
@@ -126,7 +115,8 @@ export function heuristicRules(
   const destructiveHint = isObject(annotations) && own(annotations, "destructiveHint") === true;
   const destructive = isDestructiveName(tool) || (destructiveHint && options.namedByPolicy !== true);
   return {
-    ...(sinks.length > 0 ? { exfiltrating: true as const } : {}),
+    // A schema too large to walk whole may hide a sink-shaped name: fail closed.
+    ...(sinks.length > 0 || walked.truncated ? { exfiltrating: true as const } : {}),
     ...(READ_VERBS.has(firstWord) && (urlSinks.length > 0 || declaredUrl)
       ? { onTainted: "ask" as const }
       : {}),

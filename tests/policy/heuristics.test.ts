@@ -197,6 +197,20 @@ describe("sink-shaped arguments make a tool exfiltrating (SPEC §4.4)", () => {
     expect(rules(def).exfiltrating).toEqual({ value: true, source: "heuristic" });
   });
 
+  test("resolveToolRules() takes a schema too large to walk whole as exfiltrating (a name may hide past the cut)", () => {
+    const def: ToolDefinition = {
+      name: "submit",
+      inputSchema: {
+        type: "object",
+        properties: {
+          x: { anyOf: Array.from({ length: 100_001 }, () => ({})) },
+          msg: { type: "object", properties: { body: { type: "string" } } },
+        },
+      },
+    };
+    expect(rules(def).exfiltrating).toEqual({ value: true, source: "heuristic" });
+  });
+
   test("resolveToolRules() keeps an explicit exfiltrating: false of a pack over the heuristics", () => {
     const result = rules(
       definition("move_file", ["source", "destination"]),
