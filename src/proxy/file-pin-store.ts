@@ -19,7 +19,7 @@ import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { hasErrorCode, tryAcquireLock } from "../audit/rotation-lock.ts";
 import type { ToolDefinition } from "../engine/index.ts";
-import { BouncerError } from "../platform/errors.ts";
+import { BouncerError, isBouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { ensureParentDir } from "../platform/parent-dir.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
@@ -79,8 +79,10 @@ export function pinsDir(home: string): string {
 export function readPinFile(path: string): { readonly text: string; readonly file: PinFile } | undefined {
   let text: string;
   try {
+    assertPrivate(path, statSync(path).mode);
     text = readRegularTextFile(path); // a FIFO there would block every call and the shutdown
   } catch (error) {
+    if (isBouncerError(error)) throw error;
     if (hasErrorCode(error, "ENOENT")) return undefined;
     throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describeFsError(error)}`, {
       cause: error,
@@ -278,6 +280,25 @@ export function createFilePinStore(options: {
 }
 
 /**
+ * Refuses a pin file other users may write (group or world write bit, POSIX): whoever can change it
+ * decides which tool definitions are trusted. Bouncer writes its pin files 0600; one made writable
+ * by hand (or by a umask) is an error naming the `chmod` that fixes it, never silently used.
+ *
+ * Source: SPEC §2.2 (the pin store), §3.5 (fail closed).
+ * @param path - The pin file.
+ * @param mode - Its `stat` mode.
+ * @throws {BouncerError} `PINS_UNSAFE`.
+ */
+function assertPrivate(path: string, mode: number): void {
+  if (process.platform === "win32" || (mode & 0o022) === 0) return;
+  const octal = (mode & 0o777).toString(8).padStart(3, "0");
+  throw new BouncerError(
+    "PINS_UNSAFE",
+    `Pin file "${path}" can be written by other users (mode ${octal}), who could change which tool definitions are trusted: make it private with chmod 600 '${path.replaceAll("'", "'\\''")}'`,
+  );
+}
+
+/**
  * A file's identity and version: inode, size and mtime, or undefined when it does not exist.
  * @param path - The file.
  * @returns The stamp.
@@ -286,8 +307,10 @@ export function createFilePinStore(options: {
 function stampOf(path: string): string | undefined {
   try {
     const stats = statSync(path);
+    assertPrivate(path, stats.mode);
     return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
   } catch (error) {
+    if (isBouncerError(error)) throw error;
     if (hasErrorCode(error, "ENOENT")) return undefined;
     throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describeFsError(error)}`, {
       cause: error,

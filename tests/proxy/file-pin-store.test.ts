@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -40,6 +41,21 @@ describe("createFilePinStore()", () => {
     ]);
     expect([...((await store.load(SERVER)) ?? new Map()).values()]).toEqual([SEND, READ]);
   });
+
+  test.skipIf(process.platform === "win32")(
+    "createFilePinStore() refuses a pin file other users may write, naming the chmod that fixes it",
+    async () => {
+      const store = createFilePinStore({ home: home() });
+      await store.pin(SERVER, [SEND]);
+      const path = store.fileFor(SERVER);
+      chmodSync(path, 0o666);
+      const fresh = createFilePinStore({ home: dirname(dirname(path)) });
+      await expect(fresh.load(SERVER)).rejects.toThrow("can be written by other users (mode 666)");
+      await expect(fresh.load(SERVER)).rejects.toThrow(`chmod 600 '${path}'`);
+      chmodSync(path, 0o644);
+      expect([...((await fresh.load(SERVER)) ?? new Map()).values()]).toEqual([SEND]);
+    },
+  );
 
   test("createFilePinStore() returns the same Map until the pins change, and a new one after another process writes", async () => {
     const dir = home();
