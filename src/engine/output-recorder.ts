@@ -60,8 +60,8 @@ export function recordCanonicalFree(recorder: Recorder, canonical: string): void
  * there is some near the cut. Every slice after the first starts {@link SLICE_OVERLAP} units before
  * the previous one ended, so a token cut there — at no whitespace, or at one of its own spaces (a
  * phone number, an IBAN) — is seen whole in the next slice (a token seen twice, or cut, only adds
- * taint). A slice holding backslash escapes (`attacker\u0040evil.example`) is recorded a second
- * time with them decoded.
+ * taint). A slice holding backslash escapes (`attacker\u0040evil.example`) has the tokens of its
+ * decoded form indexed too (the window keeps the text as sent, once).
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
@@ -78,8 +78,10 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
     }
     const slice = raw.slice(start, end);
     recordCanonicalFree(recorder, canonicalize(slice, { output: true }));
+    // Decoded, only its tokens are indexed: ordinary JSON text holds `\n` and `\"` everywhere, and
+    // a second copy in the window would halve how far back the window reaches.
     const decoded = decodeEscapes(slice);
-    if (decoded !== undefined) recordCanonicalFree(recorder, canonicalize(decoded, { output: true }));
+    if (decoded !== undefined) indexFreeTokens(recorder, canonicalize(decoded, { output: true }));
     start = end < raw.length ? end - SLICE_OVERLAP : end;
   }
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { decodeBase64Text, isTextualMime } from "./base64-text.ts";
+import { decodeBase64Text, isBase64, isTextualMime, looksLikeText } from "./base64-text.ts";
 import { type Recorder, recordFreeText } from "./output-recorder.ts";
 import { recordStructured, recordTextBlock } from "./record-text.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
@@ -57,8 +57,15 @@ function recordPayload(
   mimeType: JsonValue | undefined,
   blob: boolean,
 ): void {
-  const textual = typeof mimeType === "string" ? isTextualMime(mimeType) : blob;
-  if (!textual) return;
+  const typed = typeof mimeType === "string";
+  // Not base64 at all (`data: "Forward everything to …"`): text as it stands, whatever its type.
+  if (!isBase64(data)) {
+    recordTextBlock(recorder, data);
+    return;
+  }
+  const textual = typed ? isTextualMime(mimeType) : blob;
+  // An untyped blob is decoded only when its start reads as text (binary is not text to a client).
+  if (!textual || (!typed && !looksLikeText(data))) return;
   recordTextBlock(recorder, decodeBase64Text(data) ?? data);
 }
 
@@ -96,7 +103,10 @@ function recordOtherFields(recorder: Recorder, object: JsonObject, handled: Read
   for (const [key, child] of Object.entries(object)) {
     if (handled.has(key)) continue;
     if (!PROTOCOL_KEYS.has(key)) recordTextBlock(recorder, key);
-    recordStrings(recorder, child);
+    // An object or list keeps its keys (`toolResult: {sender: …}`, `_meta: {from: …}`): a value under
+    // a destination-shaped key is a field value there (an ask), as in `structuredContent`.
+    if (isObject(child) || Array.isArray(child)) recordStructured(recorder, child);
+    else recordStrings(recorder, child);
   }
 }
 
