@@ -128,21 +128,7 @@ describe("bouncer run --record", () => {
       const replayed = rows
         .filter((row) => row.seq !== undefined)
         .map((row) => [row.seq, row.tool, row.verdict, row.contract]);
-      const audited = readFileSync(join(home, "audit.jsonl"), "utf8")
-        .split("\n")
-        .filter((line) => line !== "")
-        .map(
-          (line) =>
-            JSON.parse(line) as {
-              event: string;
-              seq?: number;
-              tool?: string;
-              verdict?: string;
-              contract?: string;
-            },
-        )
-        .filter((record) => record.event === "decision")
-        .map((record) => [record.seq, record.tool, record.verdict, record.contract]);
+      const audited = decisions(join(home, "audit.jsonl"));
       expect(replayed).toEqual(audited);
       // Budgets count attempts (SPEC §2.3): the denied write used one of the two slots.
       expect(replayed.map((row) => row[2])).toEqual(["allow", "deny", "allow", "allow", "deny"]);
