@@ -20,6 +20,7 @@ import type { AuditEntry } from "../../src/audit/audit-record.ts";
 import { createAuditWriter } from "../../src/audit/audit-writer.ts";
 import { isBouncerError } from "../../src/platform/errors.ts";
 import { describeFsError } from "../../src/platform/fs-error-text.ts";
+import { startAppender } from "./support/appender.ts";
 
 let dir = "";
 beforeEach(() => {
@@ -422,31 +423,6 @@ describe("createAuditWriter()", () => {
     expect(readAuditLog(log).records.map((record) => record.seq)).toEqual([1, 2]);
   });
 });
-
-/**
- * Starts the appender fixture, resolving once it has opened the log.
- * @param args - LOG SESSION COUNT MAX_BYTES KEEP.
- */
-async function startAppender(args: readonly string[]): Promise<Bun.Subprocess<"pipe", "pipe", "pipe">> {
-  const child = Bun.spawn(
-    [process.execPath, join(import.meta.dir, "..", "fixtures", "audit-appender.ts"), ...args],
-    {
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    },
-  );
-  const reader = child.stdout.getReader();
-  let seen = "";
-  while (!seen.includes("ready\n")) {
-    const { value, done } = await reader.read();
-    if (done)
-      throw new Error(`appender exited before it was ready: ${await new Response(child.stderr).text()}`);
-    seen += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return child;
-}
 
 describe("createAuditWriter() across processes", () => {
   test("createAuditWriter() loses no line when two processes append 1,000 lines each with rotation in between", async () => {

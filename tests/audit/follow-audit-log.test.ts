@@ -15,6 +15,7 @@ import { type AuditIssue, type LogPosition, readAuditLog } from "../../src/audit
 import type { AuditRecord } from "../../src/audit/audit-record.ts";
 import { createAuditWriter } from "../../src/audit/audit-writer.ts";
 import { followAuditLog } from "../../src/audit/follow-audit-log.ts";
+import { startAppender } from "./support/appender.ts";
 
 let dir = "";
 let log = "";
@@ -348,29 +349,6 @@ test("followAuditLog() refuses a log that became a folder with AUDIT_UNREADABLE,
     controller.abort();
   }
 });
-
-/**
- * Starts the appender fixture (tests/fixtures/audit-appender.ts), resolving once it has opened the log.
- * @param args - LOG SESSION COUNT MAX_BYTES KEEP.
- */
-async function startAppender(args: readonly string[]): Promise<Bun.Subprocess<"pipe", "pipe", "pipe">> {
-  const fixture = join(import.meta.dir, "..", "fixtures", "audit-appender.ts");
-  const child = Bun.spawn([process.execPath, fixture, ...args], {
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const reader = child.stdout.getReader();
-  let seen = "";
-  while (!seen.includes("ready\n")) {
-    const { value, done } = await reader.read();
-    if (done)
-      throw new Error(`appender exited before it was ready: ${await new Response(child.stderr).text()}`);
-    seen += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return child;
-}
 
 test("followAuditLog() delivers every record once while two processes append fast and rotate every few hundred records", async () => {
   writeFileSync(log, "");
