@@ -83,13 +83,12 @@ export function destinationRule(options: SelectOptions): DestinationRule {
   const schemaNames = isObject(properties) ? Object.keys(properties) : [];
   const isSinkShaped = (name: string): boolean => heuristics && isSinkShapedName(name, tool);
   const declaredInSchema = sinkParams.some((sink) => inSchema(schema, sink.value));
+  const topSinkShaped = sinkParams.length === 0 && schemaNames.some(isSinkShaped);
   // A sink-shaped name nested in the schema (`message.to`, also behind a `$ref`) names the
   // destinations as a top-level one does: the nested walk of `selectDestinations` finds them.
   const nestedSinkShaped =
-    sinkParams.length === 0 &&
-    !schemaNames.some(isSinkShaped) &&
-    schemaProperties(isObject(schema) ? schema : undefined).some(([name]) => isSinkShaped(name));
-  if (declaredInSchema || (sinkParams.length === 0 && schemaNames.some(isSinkShaped)) || nestedSinkShaped) {
+    sinkParams.length === 0 && !topSinkShaped && hasNestedSinkShaped(schema, { tool, heuristics });
+  if (declaredInSchema || topSinkShaped || nestedSinkShaped) {
     return {
       kind: "named",
       isSinkShaped,
@@ -100,6 +99,33 @@ export function destinationRule(options: SelectOptions): DestinationRule {
   const why =
     sinkParams.length > 0 ? "declared_not_in_schema" : heuristics ? "no_sink_shaped" : "heuristics_off";
   return { kind: "every", why };
+}
+
+/** {@link hasNestedSinkShaped} by pinned schema (the same object on every call), then tool. */
+const NESTED_SINK_SHAPED = new WeakMap<JsonObject, Map<string, boolean>>();
+
+/**
+ * Whether a sink-shaped name stands anywhere in a schema (through `$ref`s and alternatives): the
+ * whole schema is walked once per pinned schema and tool, not on every call.
+ * @param schema - The pinned input schema.
+ * @param at - The tool (its name decides `target`) and whether heuristics apply.
+ * @returns True when some property name is sink-shaped.
+ */
+function hasNestedSinkShaped(
+  schema: JsonObject | undefined,
+  at: { readonly tool: string; readonly heuristics: boolean },
+): boolean {
+  if (!at.heuristics || !isObject(schema)) return false;
+  let byTool = NESTED_SINK_SHAPED.get(schema);
+  if (byTool === undefined) {
+    byTool = new Map();
+    NESTED_SINK_SHAPED.set(schema, byTool);
+  }
+  const cached = byTool.get(at.tool);
+  if (cached !== undefined) return cached;
+  const found = schemaProperties(schema).some(([name]) => isSinkShapedName(name, at.tool));
+  byTool.set(at.tool, found);
+  return found;
 }
 
 /**
