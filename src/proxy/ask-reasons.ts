@@ -10,6 +10,7 @@
  */
 
 import { acceptCommand, PINS_OFF_HINT, type Question, renderUntrusted } from "../engine/index.ts";
+import { abortPhrase } from "./relay-support.ts";
 
 /** What a remedy sentence is built from. */
 export interface RemedyContext {
@@ -89,13 +90,7 @@ export const askReasons = {
     );
   },
   cancelled(why?: unknown): string {
-    const what =
-      why === "session_ended"
-        ? "The session ended (the client went away, or Bouncer was stopped)"
-        : why === "upstream_gone"
-          ? "The upstream stopped"
-          : "The client cancelled the call";
-    return `${what} while Bouncer was waiting for approval; nothing was forwarded`;
+    return `${abortPhrase(why)} while Bouncer was waiting for approval; nothing was forwarded`;
   },
   timeout(seconds: number, context: RemedyContext): string {
     return withRemedy(`Nobody answered the question within ${seconds} s (--ask-timeout)`, context);

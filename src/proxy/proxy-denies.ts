@@ -9,7 +9,7 @@
 
 import type { AmbiguousJson } from "../audit/index.ts";
 import type { Decision, JsonObject, Reason } from "../engine/index.ts";
-import type { AbortWhy } from "./relay-support.ts";
+import { type AbortWhy, abortPhrase } from "./relay-support.ts";
 import { MAX_NESTING } from "./strict-json.ts";
 
 /**
@@ -51,15 +51,9 @@ export function blockedResult(reason: string): JsonObject {
  * @returns A `not_forwarded` deny (contract `default`) saying why.
  */
 export function notForwardedDeny(why: AbortWhy): Decision {
-  const what =
-    why === "session_ended"
-      ? "The session ended"
-      : why === "upstream_gone"
-        ? "The upstream stopped"
-        : "The client cancelled the call";
   return proxyDeny({
     code: "not_forwarded",
-    message: `${what} while the call was being decided: it was not forwarded`,
+    message: `${abortPhrase(why)} while the call was being decided: it was not forwarded`,
   });
 }
 

@@ -171,3 +171,15 @@ export class LazyAbort {
  * away, or Bouncer was stopped), or the upstream is gone.
  */
 export type AbortWhy = "client_cancel" | "session_ended" | "upstream_gone";
+
+/**
+ * What aborted a request, as the start of a sentence (`The session ended (…)`). An abort reason
+ * that is none of {@link AbortWhy} (a plain `AbortController`) reads as the client's cancel.
+ * @param why - The abort reason.
+ * @returns The phrase.
+ */
+export function abortPhrase(why: unknown): string {
+  if (why === "session_ended") return "The session ended (the client went away, or Bouncer was stopped)";
+  if (why === "upstream_gone") return "The upstream stopped";
+  return "The client cancelled the call";
+}

@@ -244,7 +244,7 @@ describe("createGatingHooks() life cycle records", () => {
     expect(decisions).toHaveLength(1);
     expect(decisions[0]).toMatchObject({ verdict: "deny", contract: "default" });
     expect(String(decisions[0]?.reason)).toBe(
-      "The session ended while the call was being decided: it was not forwarded",
+      "The session ended (the client went away, or Bouncer was stopped) while the call was being decided: it was not forwarded",
     );
   });
 
