@@ -11,7 +11,7 @@
 
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { loadPolicyPaths } from "../commands/policy-files.ts";
-import { isSinkShapedName, type JsonObject, type ToolDefinition } from "../engine/index.ts";
+import { isSinkShapedName, type JsonObject, schemaProperties, type ToolDefinition } from "../engine/index.ts";
 import { matchPacks, resolveToolRules } from "../policy/index.ts";
 import type { ConfigEntry } from "./types.ts";
 
@@ -64,7 +64,10 @@ export async function analyzeServer(
     if (rules.exfiltrating?.value === true) {
       const declared = rules.sinkParams.map((sink) => sink.value);
       const shaped = rules.heuristics
-        ? schemaProperties(definition.inputSchema).filter((n) => isSinkShapedName(n, tool.name))
+        ? // The heuristics' own walk (nested names, `$ref`s), so the sinks shown are the ones it found.
+          schemaProperties(definition.inputSchema)
+            .map(([name]) => name)
+            .filter((n) => isSinkShapedName(n, tool.name))
         : [];
       exfiltrating.push({ tool: tool.name, sinks: [...new Set([...declared, ...shaped])] });
     }
@@ -87,17 +90,4 @@ function toDefinition(tool: Tool): ToolDefinition {
     inputSchema: tool.inputSchema as JsonObject,
     ...(tool.annotations === undefined ? {} : { annotations: tool.annotations as JsonObject }),
   };
-}
-
-/**
- * The top-level property names of an input schema.
- * @param schema - A JSON Schema object.
- * @returns The names.
- */
-function schemaProperties(schema: JsonObject | undefined): string[] {
-  const properties =
-    schema !== undefined && Object.hasOwn(schema, "properties") ? schema.properties : undefined;
-  return typeof properties === "object" && properties !== null && !Array.isArray(properties)
-    ? Object.keys(properties)
-    : [];
 }
