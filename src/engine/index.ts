@@ -48,14 +48,7 @@ export {
 } from "./pinning.ts";
 export { type RecordOptions, recordCallOutput, recordOutput } from "./record-output.ts";
 export { escapeControls, renderHost, renderUntrusted, renderUntrustedEnd } from "./render.ts";
-export {
-  itemsOf,
-  listedProperties,
-  resolveRef,
-  schemaAlternatives,
-  schemaProperties,
-  walkSchema,
-} from "./schema-walk.ts";
+export { schemaProperties, walkSchema } from "./schema-walk.ts";
 export { evaluateSinkGate } from "./sink-gate.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";
 export { approvalKeyString, budgetKey, createEngineState, forgetServer } from "./state.ts";

@@ -13,7 +13,7 @@ import type { JsonObject, JsonValue } from "./types.ts";
  * Schema nodes walked at most (each node is walked once, at any depth: a depth limit would let a
  * model first reached deep, and skipped there, hide from a shallow reference to it).
  */
-export const MAX_SCHEMA_NODES = 100_000;
+const MAX_SCHEMA_NODES = 100_000;
 /** References followed in a chain (`$ref` to a `$ref` …) before giving up. */
 const MAX_REF_CHAIN = 16;
 
@@ -59,7 +59,7 @@ function pointer(root: JsonObject, ref: string): JsonValue | undefined {
  * @param node - Any node of it.
  * @returns The node it stands for (the input when a reference cannot be followed).
  */
-export function resolveRef(root: JsonObject | undefined, node: JsonValue | undefined): JsonValue | undefined {
+function resolveRef(root: JsonObject | undefined, node: JsonValue | undefined): JsonValue | undefined {
   let current = node;
   for (let links = 0; links < MAX_REF_CHAIN && root !== undefined && isObject(current); links += 1) {
     const ref = own(current, "$ref");
@@ -80,7 +80,7 @@ export function resolveRef(root: JsonObject | undefined, node: JsonValue | undef
  * @param node - A schema node.
  * @returns The object nodes.
  */
-export function schemaAlternatives(root: JsonObject | undefined, node: JsonValue | undefined): JsonObject[] {
+function schemaAlternatives(root: JsonObject | undefined, node: JsonValue | undefined): JsonObject[] {
   const self = resolveRef(root, node);
   if (!isObject(self)) return [];
   const out = [self];

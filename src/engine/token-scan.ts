@@ -39,6 +39,9 @@ export interface Scan {
   readonly visit: FoundVisitor;
 }
 
+/** The longest DNS name (RFC 1035: 253 characters written out); longer parent domains are not indexed. */
+export const MAX_HOST_LENGTH = 253;
+
 const DOT = 46;
 const AT = 64;
 const HASH = 35;
@@ -147,7 +150,7 @@ function visitHost(scan: Scan, start: number, end: number): void {
   if (quad) return;
   // Parent domains of at least two labels, longest first, none longer than a DNS name can be (as
   // `hostSuffixes`: 253 characters).
-  const from = text.indexOf(".", Math.max(start, end - 254));
+  const from = text.indexOf(".", Math.max(start, end - MAX_HOST_LENGTH - 1));
   for (let dot = from; dot !== -1 && dot !== lastDot; dot = text.indexOf(".", dot + 1)) {
     scan.found.start = start;
     scan.found.end = end;

@@ -10,6 +10,7 @@ import {
   type FoundToken,
   type FoundVisitor,
   ibanKeys,
+  MAX_HOST_LENGTH,
   scanAlphanumerics,
   scanEmails,
   scanHandles,
@@ -136,9 +137,6 @@ export function asciiDomainAddress(address: string): string {
   if (/^[\x21-\x7e]*$/.test(domain)) return address;
   return `${address.slice(0, at + 1)}${hostKey(domain)}`;
 }
-
-/** The longest DNS name (RFC 1035: 253 characters written out); longer parent domains are not indexed. */
-export const MAX_HOST_LENGTH = 253;
 
 /**
  * A host and its parent domains of at least two labels (`a.b.example` → itself, `b.example`), so a

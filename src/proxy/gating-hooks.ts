@@ -41,7 +41,7 @@ const UNTRUSTED_RESULTS: ReadonlySet<string> = new Set(["resources/read", "promp
  * @param server - The upstream name.
  * @returns The notice (no trailing newline).
  */
-export function packByNameNotice(pack: string, server: string): string {
+function packByNameNotice(pack: string, server: string): string {
   return `Pack "${pack}" applies to "${server}" by its upstream name alone (neither its command line nor its serverInfo.name matched the pack): if this is not the server the pack was written for, rename the upstream or state its tools' rules in a --policy file (bouncer explain TOOL --server ${server})`;
 }
 

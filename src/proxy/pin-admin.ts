@@ -104,7 +104,7 @@ export interface AcceptedPin {
 }
 
 /** Fewest hex digits `--hash` takes (SPEC §5.7 is silent: 8, as short as a person types safely). */
-export const MIN_HASH_PREFIX = 8;
+const MIN_HASH_PREFIX = 8;
 
 /**
  * Checks a `--hash` value: hex digits, at least {@link MIN_HASH_PREFIX}, at most a whole hash.
@@ -112,7 +112,7 @@ export const MIN_HASH_PREFIX = 8;
  * @returns It in lower case.
  * @throws {BouncerError} `USAGE` (exit 2) for anything else.
  */
-export function checkHashPrefix(prefix: string): string {
+function checkHashPrefix(prefix: string): string {
   if (!/^[0-9a-fA-F]+$/.test(prefix) || prefix.length < MIN_HASH_PREFIX || prefix.length > 64) {
     throw new BouncerError(
       "USAGE",
