@@ -51,7 +51,7 @@ export { escapeControls, renderHost, renderUntrusted, renderUntrustedEnd } from 
 export { schemaProperties, walkSchema } from "./schema-walk.ts";
 export { evaluateSinkGate } from "./sink-gate.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";
-export { approvalKeyString, budgetKey, createEngineState, forgetServer } from "./state.ts";
+export { approvalKeyString, budgetKey, createEngineState, forgetServerState } from "./state.ts";
 export type {
   IndexEntry,
   RecordedOutput,

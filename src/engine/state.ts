@@ -79,11 +79,9 @@ export function budgetKey(server: string, tool: string): string {
  * @param state - The session state (changed in place).
  * @param server - The upstream name.
  */
-export function forgetServer(state: EngineState, server: string): void {
-  for (const key of [...state.budgets.keys()]) {
-    if ((JSON.parse(key) as unknown[])[0] === server) state.budgets.delete(key);
-  }
-  for (const key of [...state.approvals.keys()]) {
-    if ((JSON.parse(key) as unknown[])[0] === server) state.approvals.delete(key);
+export function forgetServerState(state: EngineState, server: string): void {
+  // Both maps are keyed by a JSON array whose first element is the server.
+  for (const map of [state.budgets, state.approvals]) {
+    for (const key of [...map.keys()]) if ((JSON.parse(key) as unknown[])[0] === server) map.delete(key);
   }
 }

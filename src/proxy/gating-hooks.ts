@@ -237,7 +237,7 @@ function recordCall(
     arguments: record.args,
     seq: record.seq,
     ...answer,
-    ...(record.ask === undefined ? {} : askFields(record)),
+    ...(record.ask === undefined ? {} : askFields(record.ask, record.answer)),
     ...(record.ambiguous === undefined ? {} : { ambiguousJson: record.ambiguous }),
   });
 }
@@ -245,13 +245,16 @@ function recordCall(
 /**
  * A recorded ask: its outcome and what its answer applied — `remember` (false when the outcome was no
  * answer, so nothing was remembered) and the URL scope (SPEC §5.9 "remembered as in a live session").
- * @param record - A call whose ask was put.
+ * @param ask - The ask's outcome.
+ * @param answer - The answer it applied, if any.
  * @returns The `ask`, `remember` and `scope` fields of its session event.
  */
-function askFields(record: CallRecord): Pick<RecordedCall, "ask" | "remember" | "scope"> {
-  const { ask, answer } = record;
+function askFields(
+  ask: NonNullable<CallRecord["ask"]>,
+  answer: CallRecord["answer"],
+): Pick<RecordedCall, "ask" | "remember" | "scope"> {
   return {
-    ...(ask === undefined ? {} : { ask }),
+    ask,
     remember: answer?.remember ?? false,
     ...(answer?.scope === undefined ? {} : { scope: answer.scope }),
   };

@@ -11,7 +11,7 @@
  */
 
 import type { AskAnswer, Contract, Evidence, PathResolver, RuleSource, Verdict } from "../engine/index.ts";
-import { forgetServer } from "../engine/index.ts";
+import { forgetServerState } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny } from "./proxy-denies.ts";
 import { decisionOrder } from "./replay-order.ts";
@@ -155,7 +155,7 @@ export async function replaySession(
     if (event.event === "server") {
       // A second `server` event is a new `bouncer run` of that server: live, it started with no
       // budgets counted and no answers remembered (SPEC §8).
-      if (started.has(event.server)) forgetServer(gate.state, event.server);
+      if (started.has(event.server)) forgetServerState(gate.state, event.server);
       started.add(event.server);
       gate.registerServer(
         {
