@@ -203,7 +203,7 @@ export function evaluatePinning(input: CallInput): ContractResult {
     };
     const question: Question = {
       kind: "changed_tool",
-      message: `Accept the changed definition of tool ${name} ${where}?\n${describePinDiff(pin.diff)}`,
+      message: `Accept the changed definition of tool ${name} ${where}?\n${renderedOnce(pin, () => describePinDiff(pin.diff))}`,
       key,
     };
     return { denies: [], asks: [{ reason, question }] };
@@ -216,14 +216,34 @@ export function evaluatePinning(input: CallInput): ContractResult {
   };
   // The whole definition is new: shown as a change from nothing (SPEC §2.2: a description never
   // reaches the model unapproved, so the human approving it must see it).
+  const definition = pin.definition;
   const shown =
-    pin.definition === undefined
+    definition === undefined
       ? ""
-      : `\n${describePinDiff(diffToolDefinitions({ name: tool }, pin.definition)).replace(/^Changed: /, "New: ")}`;
+      : `\n${renderedOnce(pin, () => describePinDiff(diffToolDefinitions({ name: tool }, definition)).replace(/^Changed: /, "New: "))}`;
   const question: Question = {
     kind: "new_tool",
     message: `Accept the new tool ${name} ${where}${pin.suspicious ? `, whose definition contains invisible or bidi control characters` : ""}?${shown}`,
     key,
   };
   return { denies: [], asks: [{ reason, question }] };
+}
+
+/** A pin status's rendered definition or diff (up to 10,000 leaves per field), by status object. */
+const RENDERED = new WeakMap<object, string>();
+
+/**
+ * Renders a question's definition or diff once per walk's pin status: a call is decided up to three
+ * times (first, before an approval is applied, after), and every call of the tool until its pin is
+ * accepted meets the same status.
+ * @param pin - The tool's pin status (one object per walk).
+ * @param render - Builds the text.
+ * @returns The text.
+ */
+function renderedOnce(pin: object, render: () => string): string {
+  const cached = RENDERED.get(pin);
+  if (cached !== undefined) return cached;
+  const text = render();
+  RENDERED.set(pin, text);
+  return text;
 }
