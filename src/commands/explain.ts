@@ -10,7 +10,8 @@
 
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
-import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
+import type { JsonValue, ToolDefinition } from "../engine/index.ts";
+import { isJsonObject } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
@@ -33,15 +34,6 @@ export interface ExplainOptions {
 }
 
 /**
- * Whether a value is a JSON object.
- * @param value - Parsed JSON.
- * @returns True for a non-array object.
- */
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
  * Finds the tool's definition in a schema file's content: a `tools/list` result (`{tools:[...]}`,
  * also inside a JSON-RPC response), a tool definition (`{name, inputSchema}`), or a bare input
  * schema.
@@ -54,12 +46,12 @@ function isObject(value: unknown): value is JsonObject {
  */
 export function definitionFrom(content: JsonValue, tool: string): ToolDefinition {
   // A JSON-RPC response as saved from the wire: its result.
-  if (isObject(content) && Object.hasOwn(content, "jsonrpc") && Object.hasOwn(content, "result")) {
+  if (isJsonObject(content) && Object.hasOwn(content, "jsonrpc") && Object.hasOwn(content, "result")) {
     return definitionFrom(content.result ?? null, tool);
   }
-  if (isObject(content) && Object.hasOwn(content, "tools") && Array.isArray(content.tools)) {
+  if (isJsonObject(content) && Object.hasOwn(content, "tools") && Array.isArray(content.tools)) {
     const found = content.tools.find(
-      (item) => isObject(item) && Object.hasOwn(item, "name") && item.name === tool,
+      (item) => isJsonObject(item) && Object.hasOwn(item, "name") && item.name === tool,
     );
     if (found === undefined)
       throw new BouncerError(
@@ -68,7 +60,7 @@ export function definitionFrom(content: JsonValue, tool: string): ToolDefinition
       );
     return definitionFrom(found, tool);
   }
-  if (!isObject(content))
+  if (!isJsonObject(content))
     throw new BouncerError("SCHEMA_INVALID", `Cannot explain "${tool}": the schema is not a JSON object`);
   if (Object.hasOwn(content, "inputSchema")) {
     const { inputSchema, annotations, name } = content;
@@ -79,9 +71,9 @@ export function definitionFrom(content: JsonValue, tool: string): ToolDefinition
         `Cannot explain "${tool}": the schema file defines the tool ${JSON.stringify(name)}, not "${tool}"`,
       );
     }
-    if (!isObject(inputSchema))
+    if (!isJsonObject(inputSchema))
       throw new BouncerError("SCHEMA_INVALID", `Cannot explain "${tool}": "inputSchema" is not an object`);
-    return { name: tool, inputSchema, ...(isObject(annotations) ? { annotations } : {}) };
+    return { name: tool, inputSchema, ...(isJsonObject(annotations) ? { annotations } : {}) };
   }
   return { name: tool, inputSchema: content };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { isJsonObject, member } from "./json-access.ts";
 import { isSinkShapedName } from "./key-shapes.ts";
 import { collectParamValues } from "./param-paths.ts";
 import { itemsOf, listedProperties, schemaProperties } from "./schema-walk.ts";
@@ -41,24 +42,16 @@ export interface SelectOptions {
   readonly heuristics: boolean;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function own(object: JsonObject, key: string): JsonValue | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
-
 /** Whether a dotted parameter path exists in the schema (`properties`, and `items` for `[]`). */
 function inSchema(schema: JsonObject | undefined, param: string): boolean {
   let node: JsonValue | undefined = schema;
   for (const raw of param.split(".")) {
     const key = raw.replace(/(\[\])+$/, "");
-    const properties = isObject(node) ? own(node, "properties") : undefined;
-    if (!isObject(properties) || !Object.hasOwn(properties, key)) return false;
-    node = own(properties, key);
+    const properties = isJsonObject(node) ? member(node, "properties") : undefined;
+    if (!isJsonObject(properties) || !Object.hasOwn(properties, key)) return false;
+    node = member(properties, key);
     for (let lists = (raw.length - key.length) / 2; lists > 0; lists -= 1) {
-      node = isObject(node) ? own(node, "items") : undefined;
+      node = isJsonObject(node) ? member(node, "items") : undefined;
     }
   }
   return true;
@@ -79,8 +72,8 @@ function inSchema(schema: JsonObject | undefined, param: string): boolean {
  */
 export function destinationRule(options: SelectOptions): DestinationRule {
   const { schema, sinkParams, heuristics, tool } = options;
-  const properties = isObject(schema) ? own(schema, "properties") : undefined;
-  const schemaNames = isObject(properties) ? Object.keys(properties) : [];
+  const properties = isJsonObject(schema) ? member(schema, "properties") : undefined;
+  const schemaNames = isJsonObject(properties) ? Object.keys(properties) : [];
   const isSinkShaped = (name: string): boolean => heuristics && isSinkShapedName(name, tool);
   const declaredInSchema = sinkParams.some((sink) => inSchema(schema, sink.value));
   const topSinkShaped = sinkParams.length === 0 && schemaNames.some(isSinkShaped);
@@ -92,7 +85,7 @@ export function destinationRule(options: SelectOptions): DestinationRule {
     return {
       kind: "named",
       isSinkShaped,
-      inSchema: (name) => isObject(properties) && Object.hasOwn(properties, name),
+      inSchema: (name) => isJsonObject(properties) && Object.hasOwn(properties, name),
       sinkShaped: schemaNames.filter(isSinkShaped),
     };
   }
@@ -115,7 +108,7 @@ function hasNestedSinkShaped(
   schema: JsonObject | undefined,
   at: { readonly tool: string; readonly heuristics: boolean },
 ): boolean {
-  if (!at.heuristics || !isObject(schema)) return false;
+  if (!at.heuristics || !isJsonObject(schema)) return false;
   let byTool = NESTED_SINK_SHAPED.get(schema);
   if (byTool === undefined) {
     byTool = new Map();
@@ -167,7 +160,7 @@ export function flattenValue(value: JsonValue, path: string): { path: string; va
     else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i -= 1)
         stack.push({ path: extendPath(item.path, `[${i}]`), value: v[i] ?? null });
-    } else if (isObject(v)) {
+    } else if (isJsonObject(v)) {
       for (const [key, child] of Object.entries(v).reverse()) {
         stack.push({ path: extendPath(item.path, `.${key}`), value: child });
         stack.push({ path: item.path, value: key });
@@ -234,14 +227,14 @@ export function selectDestinations(args: JsonObject, options: SelectOptions): De
     const { values, mismatches } = collectParamValues(args, param);
     for (const reached of [...values, ...mismatches]) push(param, source, reached);
   }
-  for (const [name, source] of direct) push(name, source, { path: name, value: own(args, name) ?? null });
+  for (const [name, source] of direct) push(name, source, { path: name, value: member(args, name) ?? null });
   if (rule.kind === "named") {
-    const root = isObject(options.schema) ? options.schema : undefined;
+    const root = isJsonObject(options.schema) ? options.schema : undefined;
     const top = listedProperties(root, root);
     for (const name of argNames) {
       if (direct.has(name)) continue;
       const schema = top?.get(name);
-      for (const nested of nestedDestinations(own(args, name) ?? null, { name, root, schema, rule })) {
+      for (const nested of nestedDestinations(member(args, name) ?? null, { name, root, schema, rule })) {
         push(nested.param, nested.source, nested);
       }
     }
@@ -294,10 +287,10 @@ function nestedDestinations(
           depth: depth + 1,
         });
       });
-    } else if (isObject(v)) {
+    } else if (isJsonObject(v)) {
       const listed = listedProperties(root, schema);
       for (const key of Object.keys(v)) {
-        const child = own(v, key) ?? null;
+        const child = member(v, key) ?? null;
         const next = { param: extendPath(param, `.${key}`), path: extendPath(path, `.${key}`) };
         if (listed !== undefined && !listed.has(key))
           found.push({ ...next, value: child, source: "default" });

@@ -30,6 +30,7 @@ export { destinationPieces, destinationRule, flattenValue, selectDestinations } 
 export type { EmailIdentity, Identity, ScalarIdentity, UrlIdentity } from "./identity.ts";
 export { identify, isUrlShaped } from "./identity.ts";
 export { removeInvisible } from "./invisible.ts";
+export { isJsonObject, member } from "./json-access.ts";
 export { isDestinationShapedKey, isSinkShapedName, splitWords } from "./key-shapes.ts";
 export type { ParamMismatch, ParamValue, ParamValues } from "./param-paths.ts";
 export { collectParamValues } from "./param-paths.ts";

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { isJsonObject } from "./json-access.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
 
 /** One value a parameter path reached, with its concrete path (`files[0].path`). */
@@ -30,10 +31,6 @@ interface Segment {
   readonly lists: number;
 }
 
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function parseSegments(paramPath: string): Segment[] {
   return paramPath.split(".").map((raw) => {
     let key = raw;
@@ -57,7 +54,7 @@ function walk(
     out.values.push({ path: at.path, value });
     return;
   }
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     out.mismatches.push({ path: at.path, value, expected: "an object" });
     return;
   }

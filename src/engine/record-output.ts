@@ -6,11 +6,12 @@
  */
 
 import { flattenValue } from "./destinations.ts";
+import { isJsonObject, member } from "./json-access.ts";
 import { createRecorder, recordFreeText } from "./output-recorder.ts";
 import { recordError, recordStrings, recordToolResult } from "./record-result.ts";
 import type { IndexEntry, RecordedOutput, TaintStore } from "./taint-index.ts";
 import { flushWindow } from "./text-window.ts";
-import type { JsonObject, JsonValue, ToolRules } from "./types.ts";
+import type { ToolRules } from "./types.ts";
 
 /**
  * Options of {@link recordOutput}.
@@ -23,14 +24,6 @@ export interface RecordOptions {
 }
 
 const NONE: readonly IndexEntry[] = Object.freeze([]);
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function own(object: JsonObject, key: string): JsonValue | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
 
 /**
  * Records one untrusted output into the session's taint store: tool results (text blocks,
@@ -73,7 +66,7 @@ export function recordOutput(
   else if (output.kind === "tool_error") recordError(recorder, output.value);
   else if (output.kind === "definition") {
     for (const { value } of flattenValue(output.value, "")) recordFreeText(recorder, value);
-  } else if (isObject(output.value) && Array.isArray(own(output.value, "content"))) {
+  } else if (isJsonObject(output.value) && Array.isArray(member(output.value, "content"))) {
     recordToolResult(recorder, output.value);
   } else recordStrings(recorder, output.value);
   flushWindow(store.window);

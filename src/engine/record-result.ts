@@ -8,6 +8,7 @@
  */
 
 import { decodeBase64Text, isBase64, isTextualMime, looksLikeText } from "./base64-text.ts";
+import { isJsonObject, member } from "./json-access.ts";
 import { type Recorder, recordFreeText } from "./output-recorder.ts";
 import { recordStructured, recordTextBlock } from "./record-text.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
@@ -37,14 +38,6 @@ const PROTOCOL_KEYS: ReadonlySet<string> = new Set([
   "type",
   "uri",
 ]);
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function own(object: JsonObject, key: string): JsonValue | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
 
 /**
  * A base64 payload: decoded and recorded as a text block when a client may show it as text — a
@@ -85,12 +78,12 @@ export function recordStrings(recorder: Recorder, value: JsonValue): void {
     else if (typeof item === "number") recordTextBlock(recorder, JSON.stringify(item));
     else if (Array.isArray(item)) for (let i = item.length - 1; i >= 0; i -= 1) stack.push(item[i] ?? null);
     else if (item !== null && typeof item === "object") {
-      const type = own(item, "type");
+      const type = member(item, "type");
       const media = type === "image" || type === "audio";
       for (const [key, child] of Object.entries(item).reverse()) {
         const payload = key === "blob" || (media && key === "data");
         if (payload && typeof child === "string")
-          recordPayload(recorder, child, own(item, "mimeType"), !media);
+          recordPayload(recorder, child, member(item, "mimeType"), !media);
         else stack.push(child);
         stack.push(key);
       }
@@ -105,7 +98,7 @@ function recordOtherFields(recorder: Recorder, object: JsonObject, handled: Read
     if (!PROTOCOL_KEYS.has(key)) recordTextBlock(recorder, key);
     // An object or list keeps its keys (`toolResult: {sender: …}`, `_meta: {from: …}`): a value under
     // a destination-shaped key is a field value there (an ask), as in `structuredContent`.
-    if (isObject(child) || Array.isArray(child)) recordStructured(recorder, child);
+    if (isJsonObject(child) || Array.isArray(child)) recordStructured(recorder, child);
     else recordStrings(recorder, child);
   }
 }
@@ -128,37 +121,37 @@ const ERROR = new Set(["code", "message", "data"]);
 
 /** An embedded resource's contents: text as a text block, uri as free text, a blob by its type. */
 function recordResourceContents(recorder: Recorder, resource: JsonValue | undefined): void {
-  if (!isObject(resource)) {
+  if (!isJsonObject(resource)) {
     if (resource !== undefined) recordStrings(recorder, resource);
     return;
   }
-  recordField(recorder, own(resource, "text"));
+  recordField(recorder, member(resource, "text"));
   // Its uri reaches the model too, as a resource link's does.
-  recordField(recorder, own(resource, "uri"), true);
-  const blob = own(resource, "blob");
-  if (typeof blob === "string") recordPayload(recorder, blob, own(resource, "mimeType"), true);
+  recordField(recorder, member(resource, "uri"), true);
+  const blob = member(resource, "blob");
+  if (typeof blob === "string") recordPayload(recorder, blob, member(resource, "mimeType"), true);
   else if (blob !== undefined) recordStrings(recorder, blob);
   recordOtherFields(recorder, resource, RESOURCE);
 }
 
 function recordContentBlock(recorder: Recorder, block: JsonValue): void {
-  if (!isObject(block)) {
+  if (!isJsonObject(block)) {
     recordStrings(recorder, block);
     return;
   }
-  const type = own(block, "type");
+  const type = member(block, "type");
   if (type === "text") {
-    recordField(recorder, own(block, "text"));
+    recordField(recorder, member(block, "text"));
     recordOtherFields(recorder, block, TEXT_BLOCK);
   } else if (type === "resource") {
-    recordResourceContents(recorder, own(block, "resource"));
+    recordResourceContents(recorder, member(block, "resource"));
     recordOtherFields(recorder, block, EMBEDDED);
   } else if (type === "resource_link") {
-    for (const name of LINK) if (name !== "type") recordField(recorder, own(block, name), true);
+    for (const name of LINK) if (name !== "type") recordField(recorder, member(block, name), true);
     recordOtherFields(recorder, block, LINK);
   } else if (type === "image" || type === "audio") {
-    const data = own(block, "data");
-    if (typeof data === "string") recordPayload(recorder, data, own(block, "mimeType"), false);
+    const data = member(block, "data");
+    if (typeof data === "string") recordPayload(recorder, data, member(block, "mimeType"), false);
     else if (data !== undefined) recordStrings(recorder, data);
     recordOtherFields(recorder, block, MEDIA);
   } else recordStrings(recorder, block);
@@ -176,14 +169,14 @@ function recordContentBlock(recorder: Recorder, block: JsonValue): void {
  * @returns Nothing.
  */
 export function recordToolResult(recorder: Recorder, value: JsonValue): void {
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     recordStrings(recorder, value);
     return;
   }
-  const content = own(value, "content");
+  const content = member(value, "content");
   if (Array.isArray(content)) for (const block of content) recordContentBlock(recorder, block);
   else if (content !== undefined) recordStrings(recorder, content);
-  const structured = own(value, "structuredContent");
+  const structured = member(value, "structuredContent");
   if (structured !== undefined && structured !== null) recordStructured(recorder, structured);
   recordOtherFields(recorder, value, RESULT);
 }
@@ -198,12 +191,12 @@ export function recordToolResult(recorder: Recorder, value: JsonValue): void {
  * @returns Nothing.
  */
 export function recordError(recorder: Recorder, value: JsonValue): void {
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     recordStrings(recorder, value);
     return;
   }
-  recordField(recorder, own(value, "message"));
-  const data = own(value, "data");
+  recordField(recorder, member(value, "message"));
+  const data = member(value, "data");
   if (typeof data === "string") recordTextBlock(recorder, data);
   else if (typeof data === "object" && data !== null) recordStructured(recorder, data);
   else if (typeof data === "number") recordTextBlock(recorder, JSON.stringify(data));

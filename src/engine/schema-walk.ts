@@ -7,6 +7,7 @@
  * @module
  */
 
+import { isJsonObject, member } from "./json-access.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
 
 /**
@@ -16,14 +17,6 @@ import type { JsonObject, JsonValue } from "./types.ts";
 const MAX_SCHEMA_NODES = 100_000;
 /** References followed in a chain (`$ref` to a `$ref` …) before giving up. */
 const MAX_REF_CHAIN = 16;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function own(object: JsonObject, key: string): JsonValue | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
 
 /**
  * The node a local JSON Pointer names (`#`, `#/$defs/Message`, `#/definitions/A~1B`), or undefined
@@ -44,7 +37,7 @@ function pointer(root: JsonObject, ref: string): JsonValue | undefined {
       return undefined;
     }
     key = key.replaceAll("~1", "/").replaceAll("~0", "~");
-    node = isObject(node) ? own(node, key) : undefined;
+    node = isJsonObject(node) ? member(node, key) : undefined;
     if (node === undefined) return undefined;
   }
   return node;
@@ -61,8 +54,8 @@ function pointer(root: JsonObject, ref: string): JsonValue | undefined {
  */
 function resolveRef(root: JsonObject | undefined, node: JsonValue | undefined): JsonValue | undefined {
   let current = node;
-  for (let links = 0; links < MAX_REF_CHAIN && root !== undefined && isObject(current); links += 1) {
-    const ref = own(current, "$ref");
+  for (let links = 0; links < MAX_REF_CHAIN && root !== undefined && isJsonObject(current); links += 1) {
+    const ref = member(current, "$ref");
     if (typeof ref !== "string") return current;
     const next = pointer(root, ref);
     if (next === undefined) return current;
@@ -82,14 +75,14 @@ function resolveRef(root: JsonObject | undefined, node: JsonValue | undefined): 
  */
 function schemaAlternatives(root: JsonObject | undefined, node: JsonValue | undefined): JsonObject[] {
   const self = resolveRef(root, node);
-  if (!isObject(self)) return [];
+  if (!isJsonObject(self)) return [];
   const out = [self];
   for (const key of ["anyOf", "oneOf", "allOf"]) {
-    const list = own(self, key);
+    const list = member(self, key);
     if (!Array.isArray(list)) continue;
     for (const item of list) {
       const resolved = resolveRef(root, item);
-      if (isObject(resolved)) out.push(resolved);
+      if (isJsonObject(resolved)) out.push(resolved);
     }
   }
   return out;
@@ -110,7 +103,7 @@ export function listedProperties(
 ): Map<string, JsonValue> | undefined {
   // Asked once per object of a call's value: computed once per schema node (a list of 8,000
   // objects against a schema of 8,000 properties would otherwise rebuild the map 8,000 times).
-  if (isObject(node)) {
+  if (isJsonObject(node)) {
     const cached = LISTED.get(node);
     if (cached !== undefined) return cached.listed;
     const listed = listedUncached(root, node);
@@ -129,11 +122,11 @@ function listedUncached(
 ): Map<string, JsonValue> | undefined {
   let listed: Map<string, JsonValue> | undefined;
   for (const alternative of schemaAlternatives(root, node)) {
-    const properties = own(alternative, "properties");
-    if (!isObject(properties)) continue;
+    const properties = member(alternative, "properties");
+    if (!isJsonObject(properties)) continue;
     listed ??= new Map();
     for (const name of Object.keys(properties)) {
-      if (!listed.has(name)) listed.set(name, own(properties, name) ?? {});
+      if (!listed.has(name)) listed.set(name, member(properties, name) ?? {});
     }
   }
   return listed;
@@ -149,7 +142,7 @@ function listedUncached(
  */
 export function itemsOf(root: JsonObject | undefined, node: JsonValue | undefined): JsonValue | undefined {
   for (const alternative of schemaAlternatives(root, node)) {
-    const items = own(alternative, "items");
+    const items = member(alternative, "items");
     if (items !== undefined) return items;
   }
   return undefined;
@@ -187,7 +180,7 @@ export function walkSchema(schema: JsonObject | undefined): {
   const stack: (JsonValue | undefined)[] = [schema];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const node = item;
-    if (!isObject(node) || seen.has(node)) continue;
+    if (!isJsonObject(node) || seen.has(node)) continue;
     if (seen.size >= MAX_SCHEMA_NODES) {
       truncated = true;
       break;
@@ -195,30 +188,30 @@ export function walkSchema(schema: JsonObject | undefined): {
     seen.add(node);
     const children: JsonValue[] = [];
     // A `$ref`'s target, and the keywords written beside it (both describe the value).
-    const target = own(node, "$ref") === undefined ? undefined : resolveRef(schema, node);
+    const target = member(node, "$ref") === undefined ? undefined : resolveRef(schema, node);
     if (target !== undefined && target !== node) children.push(target);
-    const properties = own(node, "properties");
-    if (isObject(properties)) {
+    const properties = member(node, "properties");
+    if (isJsonObject(properties)) {
       for (const name of Object.keys(properties)) {
-        const child = own(properties, name);
-        out.push([name, isObject(child) ? child : {}]);
+        const child = member(properties, name);
+        out.push([name, isJsonObject(child) ? child : {}]);
         children.push(child ?? null);
       }
     }
     // Every place a JSON Schema can hold a subschema: a name sink-shaped anywhere counts (pydantic's
     // `dict[str, Model]` is `additionalProperties: {$ref}`, a tuple `prefixItems`).
     for (const key of ["items", "additionalProperties", "contains", "if", "then", "else", "not"]) {
-      const child = own(node, key);
+      const child = member(node, key);
       if (Array.isArray(child)) children.push(...child);
-      else if (isObject(child)) children.push(child);
+      else if (isJsonObject(child)) children.push(child);
     }
     for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
-      const list = own(node, key);
+      const list = member(node, key);
       if (Array.isArray(list)) children.push(...list);
     }
     for (const key of ["patternProperties", "dependentSchemas", "$defs", "definitions"]) {
-      const map = own(node, key);
-      if (isObject(map)) for (const name of Object.keys(map)) children.push(own(map, name) ?? null);
+      const map = member(node, key);
+      if (isJsonObject(map)) for (const name of Object.keys(map)) children.push(member(map, name) ?? null);
     }
     for (const child of children.reverse()) stack.push(child);
   }

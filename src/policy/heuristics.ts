@@ -9,9 +9,10 @@
  */
 
 import {
+  isJsonObject,
   isSinkShapedName,
   type JsonObject,
-  type JsonValue,
+  member,
   type ToolDefinition,
   walkSchema,
 } from "../engine/index.ts";
@@ -112,7 +113,7 @@ export function heuristicRules(
   });
   const firstWord = nameWords(tool)[0] ?? "";
   const annotations = definition?.annotations;
-  const destructiveHint = isObject(annotations) && own(annotations, "destructiveHint") === true;
+  const destructiveHint = isJsonObject(annotations) && member(annotations, "destructiveHint") === true;
   const destructive = isDestructiveName(tool) || (destructiveHint && options.namedByPolicy !== true);
   return {
     // A schema too large to walk whole may hide a sink-shaped name: fail closed.
@@ -125,15 +126,7 @@ export function heuristicRules(
 }
 
 function holdsUrl(name: string, schema: JsonObject): boolean {
-  const format = own(schema, "format");
+  const format = member(schema, "format");
   if (format === "uri" || format === "url" || format === "iri" || format === "uri-reference") return true;
   return URL_WORDS.has(nameWords(name).at(-1) ?? "");
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function own(object: JsonObject, key: string): JsonValue | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
 }

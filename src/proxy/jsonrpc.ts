@@ -8,6 +8,9 @@
  */
 
 import type { JsonObject, JsonValue } from "../engine/index.ts";
+import { isJsonObject, member } from "../engine/index.ts";
+
+export { isJsonObject, member };
 
 /** A request id: a string or a number, compared with its JSON type (`42` ≠ `"42"`; `0` is valid). */
 export type RequestId = string | number;
@@ -60,31 +63,12 @@ export type Classified =
   | { readonly kind: "invalid"; readonly id: RequestId | null; readonly reason: string };
 
 /**
- * Whether a value is a plain JSON object (not an array, not null).
- * @param value - Any JSON value.
- * @returns True for an object.
- */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
  * Whether a value is a valid request id.
  * @param value - The `id` member.
  * @returns True for a string or a finite number.
  */
 function isRequestId(value: unknown): value is RequestId {
   return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
-}
-
-/**
- * Reads an own member of a message (keys are hostile: STYLE #6).
- * @param object - The message.
- * @param key - The member.
- * @returns Its value, or undefined.
- */
-export function member(object: JsonObject, key: string): JsonValue | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 /**

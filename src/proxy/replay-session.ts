@@ -9,6 +9,7 @@
 
 import { AMBIGUOUS_JSON, type AmbiguousJson, isAmbiguousJson } from "../audit/index.ts";
 import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
+import { isJsonObject, member } from "../engine/index.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 import type { CallEvent, ServerEvent, SessionEvent } from "./replay-session-types.ts";
 import { strictLine } from "./session-strict.ts";
@@ -49,31 +50,12 @@ const TOOL_STRINGS = ["title", "description"] as const;
 const TOOL_OBJECTS = ["inputSchema", "outputSchema", "annotations"] as const;
 
 /**
- * Whether a value is a JSON object (not null, not an array).
- * @param value - Any parsed JSON.
- * @returns True for an object.
- */
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
  * Quotes an untrusted value for a message (one line, escapes visible).
  * @param value - A name from the file.
  * @returns The JSON string form, cut at 80 characters.
  */
 function quote(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-}
-
-/**
- * Reads an own property of a parsed JSON object (hostile keys, STYLE #6).
- * @param object - The object.
- * @param key - The key.
- * @returns The value, or undefined when absent.
- */
-function own(object: JsonObject, key: string): JsonValue | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 /**
@@ -84,17 +66,17 @@ function own(object: JsonObject, key: string): JsonValue | undefined {
  * @throws {LineProblem} For a malformed value.
  */
 function checkTool(value: JsonValue, index: number): ToolDefinition & JsonObject {
-  if (!isObject(value)) throw new LineProblem(`tool ${index} is not an object`);
-  const name = own(value, "name");
+  if (!isJsonObject(value)) throw new LineProblem(`tool ${index} is not an object`);
+  const name = member(value, "name");
   if (typeof name !== "string" || name === "") throw new LineProblem(`tool ${index} has no "name" string`);
   for (const key of TOOL_STRINGS) {
-    const field = own(value, key);
+    const field = member(value, key);
     if (field !== undefined && typeof field !== "string")
       throw new LineProblem(`tool ${quote(name)}: "${key}" is not a string`);
   }
   for (const key of TOOL_OBJECTS) {
-    const field = own(value, key);
-    if (field !== undefined && !isObject(field))
+    const field = member(value, key);
+    if (field !== undefined && !isJsonObject(field))
       throw new LineProblem(`tool ${quote(name)}: "${key}" is not an object`);
   }
   return value as ToolDefinition & JsonObject;
@@ -108,8 +90,8 @@ function checkTool(value: JsonValue, index: number): ToolDefinition & JsonObject
  * @throws {LineProblem} For a malformed value.
  */
 function toEvent(value: JsonValue, line: number, found?: AmbiguousJson): SessionEvent {
-  if (!isObject(value)) throw new LineProblem("an event must be a JSON object");
-  const kind = own(value, "event");
+  if (!isJsonObject(value)) throw new LineProblem("an event must be a JSON object");
+  const kind = member(value, "event");
   if (typeof kind !== "string") throw new LineProblem('missing "event"');
   const allowed = EVENT_KEYS.get(kind);
   if (allowed === undefined)
@@ -117,12 +99,12 @@ function toEvent(value: JsonValue, line: number, found?: AmbiguousJson): Session
   for (const key of Object.keys(value)) {
     if (!allowed.has(key)) throw new LineProblem(`unknown key ${quote(key)} in a "${kind}" event`);
   }
-  const server = own(value, "server");
+  const server = member(value, "server");
   if (typeof server !== "string" || server === "")
     throw new LineProblem(`"${kind}" event without a "server" string`);
   if (kind === "server") return serverEvent(value, server, line);
   if (kind === "tools") {
-    const tools = own(value, "tools");
+    const tools = member(value, "tools");
     if (!Array.isArray(tools)) throw new LineProblem('"tools" is not a list');
     return { event: "tools", line, server, tools: tools.map(checkTool) };
   }
@@ -138,9 +120,9 @@ function toEvent(value: JsonValue, line: number, found?: AmbiguousJson): Session
  * @throws {LineProblem} For a malformed field.
  */
 function serverEvent(value: JsonObject, server: string, line: number): ServerEvent {
-  const command = own(value, "command");
-  const cwd = own(value, "cwd");
-  const serverInfo = own(value, "serverInfo");
+  const command = member(value, "command");
+  const cwd = member(value, "cwd");
+  const serverInfo = member(value, "serverInfo");
   if (
     command !== undefined &&
     !(Array.isArray(command) && command.every((part) => typeof part === "string"))
@@ -148,7 +130,7 @@ function serverEvent(value: JsonObject, server: string, line: number): ServerEve
     throw new LineProblem('"command" is not a list of strings');
   }
   if (cwd !== undefined && typeof cwd !== "string") throw new LineProblem('"cwd" is not a string');
-  if (serverInfo !== undefined && !isObject(serverInfo))
+  if (serverInfo !== undefined && !isJsonObject(serverInfo))
     throw new LineProblem('"serverInfo" is not an object');
   return {
     event: "server",
@@ -174,29 +156,29 @@ function callEvent(
   where: { readonly line: number; readonly found: AmbiguousJson | undefined },
 ): CallEvent {
   const { line } = where;
-  const tool = own(value, "tool");
+  const tool = member(value, "tool");
   if (typeof tool !== "string" || tool === "") throw new LineProblem('"call" event without a "tool" string');
-  const args = own(value, "arguments") ?? {};
-  if (!isObject(args)) throw new LineProblem('"arguments" is not an object');
-  const result = own(value, "result");
-  const error = own(value, "error");
-  if (result !== undefined && !isObject(result)) throw new LineProblem('"result" is not an object');
+  const args = member(value, "arguments") ?? {};
+  if (!isJsonObject(args)) throw new LineProblem('"arguments" is not an object');
+  const result = member(value, "result");
+  const error = member(value, "error");
+  if (result !== undefined && !isJsonObject(result)) throw new LineProblem('"result" is not an object');
   if (result !== undefined && error !== undefined)
     throw new LineProblem('a call has "result" or "error", not both');
-  const seq = own(value, "seq");
+  const seq = member(value, "seq");
   if (seq !== undefined && !(Number.isSafeInteger(seq) && (seq as number) >= 0))
     throw new LineProblem('"seq" is not a whole number');
-  const ask = own(value, "ask");
+  const ask = member(value, "ask");
   if (ask !== undefined && typeof ask !== "string") throw new LineProblem('"ask" is not a string');
-  const remember = own(value, "remember");
-  const scope = own(value, "scope");
+  const remember = member(value, "remember");
+  const scope = member(value, "scope");
   if (remember !== undefined && typeof remember !== "boolean")
     throw new LineProblem('"remember" is not true or false');
   if (scope !== undefined && scope !== "url" && scope !== "site")
     throw new LineProblem('"scope" is not "url" or "site"');
   if (ask === undefined && (remember !== undefined || scope !== undefined))
     throw new LineProblem(`"${remember === undefined ? "scope" : "remember"}" without "ask"`);
-  const recorded = own(value, "ambiguous_json");
+  const recorded = member(value, "ambiguous_json");
   if (recorded !== undefined && !isAmbiguousJson(recorded))
     throw new LineProblem(
       `"ambiguous_json" is not ${AMBIGUOUS_JSON.map((kind) => `"${kind}"`).join(" or ")}`,
