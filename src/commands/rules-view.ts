@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type JsonValue, renderUntrusted, type ToolRules } from "../engine/index.ts";
+import { type JsonValue, type RuleSource, renderUntrusted, type ToolRules } from "../engine/index.ts";
 import { COMMAND_LINE_DIRS, explainToolRules } from "../policy/index.ts";
 
 /**
@@ -50,15 +50,28 @@ export function valueText(value: JsonValue): string {
 export function rulesLines(rules: ToolRules, indent = "  "): string[] {
   const settings = rules.settingSources;
   const rows: (readonly [string, string | undefined])[] = [
-    ...explainToolRules(rules).map((row) => [`${row.key}: ${valueText(row.value)}`, row.source] as const),
-    [`taint_min_length: ${rules.taintMinLength}`, settings?.taintMinLength],
-    [`heuristics: ${rules.heuristics}`, settings?.heuristics],
+    ...explainToolRules(rules).map(
+      (row) => [`${row.key}: ${valueText(row.value)}`, layerText(row.source, row.layer)] as const,
+    ),
+    [`taint_min_length: ${rules.taintMinLength}`, settingText(settings?.taintMinLength)],
+    [`heuristics: ${rules.heuristics}`, settingText(settings?.heuristics)],
   ];
   const width = Math.max(0, ...rows.map(([left]) => left.length));
   const lines = rows.map(([left, source]) =>
-    source === undefined ? `${indent}${left}` : `${indent}${left.padEnd(width)}   (${safeName(source)})`,
+    source === undefined ? `${indent}${left}` : `${indent}${left.padEnd(width)}   (${source})`,
   );
   return lines;
+}
+
+/** A rule's source as shown: `user:FILE`, with the part of the file (`servers.mail`, `defaults`) after it. */
+function layerText(source: RuleSource, layer: string | undefined): string {
+  return layer === undefined ? safeName(source) : `${safeName(source)} ${safeName(layer)}`;
+}
+
+/** A session-wide setting's source: a user file's setting is always under its `defaults`. */
+function settingText(source: RuleSource | undefined): string | undefined {
+  if (source === undefined) return undefined;
+  return layerText(source, source.startsWith("user:") ? "defaults" : undefined);
 }
 
 /**

@@ -24,6 +24,12 @@ export type RuleSource = `user:${string}` | `pack:${string}` | "heuristic" | "de
 export interface Sourced<T> {
   readonly value: T;
   readonly source: RuleSource;
+  /**
+   * For a user file's rule, the part of the file that set it when not a top-level tool entry:
+   * `servers.<name>`, `servers.<name>.defaults` or `defaults` (shown by `explain` and `check`; the
+   * decision's `source` stays `user:<file>`, SPEC §2.1).
+   */
+  readonly layer?: string;
 }
 
 /** JSON as it arrives on the wire, after parsing. */

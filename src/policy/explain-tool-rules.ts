@@ -16,6 +16,8 @@ export interface RuleRow {
   readonly key: string;
   readonly value: JsonValue;
   readonly source: RuleSource;
+  /** The part of a user file that set it: `servers.<name>`, `servers.<name>.defaults`, `defaults`. */
+  readonly layer?: string;
 }
 
 /**
@@ -31,7 +33,9 @@ export interface RuleRow {
 export function explainToolRules(rules: ToolRules): RuleRow[] {
   const rows: RuleRow[] = [];
   const add = <T extends JsonValue>(key: string, sourced: Sourced<T> | undefined): void => {
-    if (sourced) rows.push({ key, value: sourced.value, source: sourced.source });
+    if (!sourced) return;
+    const { value, source, layer } = sourced;
+    rows.push(layer === undefined ? { key, value, source } : { key, value, source, layer });
   };
   add("action", rules.action);
   add("exfiltrating", rules.exfiltrating);
@@ -39,16 +43,15 @@ export function explainToolRules(rules: ToolRules): RuleRow[] {
   for (const trusted of rules.trustedDestinations) add("trusted_destinations", trusted);
   add("on_tainted", rules.onTainted);
   add("taint_fields", rules.taintFields);
-  if (rules.writeParams)
-    add("write_params", { value: [...rules.writeParams.value], source: rules.writeParams.source });
+  if (rules.writeParams) add("write_params", { ...rules.writeParams, value: [...rules.writeParams.value] });
   if (rules.allowedPathPrefixes) {
     add("allowed_path_prefixes", {
+      ...rules.allowedPathPrefixes,
       value: [...rules.allowedPathPrefixes.value],
-      source: rules.allowedPathPrefixes.source,
     });
   }
   if (rules.argPatterns)
-    add("arg_patterns", { value: patternsJson(rules.argPatterns.value), source: rules.argPatterns.source });
+    add("arg_patterns", { ...rules.argPatterns, value: patternsJson(rules.argPatterns.value) });
   add("max_calls", rules.maxCalls);
   add("trusted_output", rules.trustedOutput);
   add("unclassified", rules.unclassified);

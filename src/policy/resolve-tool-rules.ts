@@ -23,6 +23,8 @@ export const DEFAULT_TAINT_MIN_LENGTH = 6;
 interface Contribution {
   readonly entry: ToolEntry;
   readonly source: RuleSource;
+  /** The part of a user file: `servers.<name>` or `defaults` (none for a top-level entry). */
+  readonly layer?: string;
   readonly commandIndex?: number;
 }
 
@@ -50,8 +52,10 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
     const source: RuleSource = `user:${file.file}`;
     const server = file.servers.get(ctx.server);
     const serverEntry = server?.tools.get(ctx.tool);
-    if (serverEntry) serverEntries.push({ entry: serverEntry, source });
-    for (const value of server?.trustedDestinations ?? []) trusted.push({ value, source });
+    const layer = `servers.${ctx.server}`;
+    if (serverEntry) serverEntries.push({ entry: serverEntry, source, layer });
+    for (const value of server?.trustedDestinations ?? [])
+      trusted.push({ value, source, layer: `${layer}.defaults` });
     const topEntry = file.tools.get(ctx.tool);
     if (topEntry) userEntries.push({ entry: topEntry, source });
   }
@@ -82,29 +86,29 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
             ...(taintFields === undefined ? {} : { taintFields }),
           },
           source: `user:${file.file}`,
+          layer: "defaults",
         });
       }
     }
   }
   const pick = <K extends KeyedField>(key: K): Sourced<NonNullable<ToolEntry[K]>> | undefined => {
     const found = layers.find((c) => c.entry[key] !== undefined);
-    return found ? { value: found.entry[key] as NonNullable<ToolEntry[K]>, source: found.source } : undefined;
+    return found ? sourced(found.entry[key] as NonNullable<ToolEntry[K]>, found) : undefined;
   };
 
   const sinkParams = union(
-    layers.flatMap((c) => (c.entry.sinkParams ?? []).map((value) => ({ value, source: c.source }))),
+    layers.flatMap((c) => (c.entry.sinkParams ?? []).map((value) => sourced(value, c))),
   );
   for (const c of layers)
-    for (const value of c.entry.trustedDestinations ?? []) trusted.push({ value, source: c.source });
+    for (const value of c.entry.trustedDestinations ?? []) trusted.push(sourced(value, c));
   if (!replaced)
     for (const file of newestFirst)
       for (const value of file.defaults.trustedDestinations ?? [])
-        trusted.push({ value, source: `user:${file.file}` });
+        trusted.push({ value, source: `user:${file.file}`, layer: "defaults" });
 
   // Declaring sinks marks the tool exfiltrating unless some layer says `exfiltrating` explicitly.
   const declared = sinkParams[0];
-  let exfiltrating =
-    pick("exfiltrating") ?? (declared ? { value: true, source: declared.source } : undefined);
+  let exfiltrating = pick("exfiltrating") ?? (declared ? sourced(true, declared) : undefined);
   let onTainted = pick("onTainted");
   let maxCalls = pick("maxCalls");
   if (defaults.heuristics.value && !replaced) {
@@ -150,6 +154,13 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
   };
 }
 
+/** A layer's value with its source (and the part of a user file that set it). */
+function sourced<T>(value: T, from: { readonly source: RuleSource; readonly layer?: string }): Sourced<T> {
+  return from.layer === undefined
+    ? { value, source: from.source }
+    : { value, source: from.source, layer: from.layer };
+}
+
 /** The session-wide settings of `defaults:` (later files win). */
 interface ResolvedDefaults {
   readonly heuristics: Sourced<boolean>;
@@ -162,12 +173,11 @@ function resolveDefaults(policy: Policy): ResolvedDefaults {
   let unclassified: Sourced<"allow" | "ask"> = { value: "allow", source: "default" };
   let taintMinLength: Sourced<number> = { value: DEFAULT_TAINT_MIN_LENGTH, source: "default" };
   for (const file of policy.files) {
-    const source: RuleSource = `user:${file.file}`;
-    if (file.defaults.heuristics !== undefined) heuristics = { value: file.defaults.heuristics, source };
-    if (file.defaults.unclassified !== undefined)
-      unclassified = { value: file.defaults.unclassified, source };
+    const from = { source: `user:${file.file}` as RuleSource, layer: "defaults" };
+    if (file.defaults.heuristics !== undefined) heuristics = sourced(file.defaults.heuristics, from);
+    if (file.defaults.unclassified !== undefined) unclassified = sourced(file.defaults.unclassified, from);
     if (file.defaults.taintMinLength !== undefined)
-      taintMinLength = { value: file.defaults.taintMinLength, source };
+      taintMinLength = sourced(file.defaults.taintMinLength, from);
   }
   return { heuristics, unclassified, taintMinLength };
 }
@@ -193,7 +203,7 @@ function expandPrefixes(
       found.commandIndex === undefined ? {} : { after: found.commandIndex },
     );
   });
-  return expanded.length === 0 ? undefined : { value: [...new Set(expanded)], source: found.source };
+  return expanded.length === 0 ? undefined : sourced([...new Set(expanded)], found);
 }
 
 /** Distinct values, each with its strongest source (the list is strongest first). */

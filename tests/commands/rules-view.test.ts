@@ -41,7 +41,36 @@ describe("rulesLines()", () => {
     expect(lines.at(-1)).toMatch(/^ {2}heuristics: true\s+\(default\)$/);
   });
 
-  test("rulesLines() names the file that set taint_min_length and heuristics, and no layer when unknown", () => {
+  test("rulesLines() names the part of the file that set a rule: servers.<name>, its defaults, defaults (SPEC §5.5)", () => {
+    const policy = parsePolicyFiles(
+      [
+        {
+          text: `defaults: { on_tainted: ask }
+send: { exfiltrating: true, max_calls: 5 }
+servers:
+  mail:
+    defaults: { trusted_destinations: [me@home.example] }
+    send: { max_calls: 3 }
+`,
+          fileName: "a.yaml",
+        },
+      ],
+      builtinPacks(),
+    );
+    const lines = rulesLines(resolveToolRules(policy, { server: "mail", tool: "send", packs: [] }));
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}exfiltrating: true\s+\(user:a\.yaml\)$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^ {2}max_calls: 3\s+\(user:a\.yaml servers\.mail\)$/),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}on_tainted: ask\s+\(user:a\.yaml defaults\)$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^ {2}trusted_destinations: me@home\.example\s+\(user:a\.yaml servers\.mail\.defaults\)$/,
+      ),
+    );
+  });
+
+  test("rulesLines() names the file (and its defaults) that set taint_min_length and heuristics, and no layer when unknown", () => {
     const policy = parsePolicyFiles(
       [
         { text: "defaults: { taint_min_length: 4 }\nsend: { exfiltrating: true }\n", fileName: "a.yaml" },
@@ -51,8 +80,8 @@ describe("rulesLines()", () => {
     );
     const rules = resolveToolRules(policy, { server: "", tool: "send", packs: [] });
     const lines = rulesLines(rules);
-    expect(lines.at(-2)).toMatch(/^ {2}taint_min_length: 4\s+\(user:a\.yaml\)$/);
-    expect(lines.at(-1)).toMatch(/^ {2}heuristics: false\s+\(user:b\.yaml\)$/);
+    expect(lines.at(-2)).toMatch(/^ {2}taint_min_length: 4\s+\(user:a\.yaml defaults\)$/);
+    expect(lines.at(-1)).toMatch(/^ {2}heuristics: false\s+\(user:b\.yaml defaults\)$/);
     const { settingSources: _, ...unsourced } = rules;
     expect(rulesLines(unsourced).slice(-2)).toEqual(["  taint_min_length: 4", "  heuristics: false"]);
   });

@@ -36,7 +36,7 @@ send_email:
       { key: "exfiltrating", value: true, source: "pack:mail" },
       { key: "sink_params", value: "cc", source: "user:u.yaml" },
       { key: "sink_params", value: "to", source: "pack:mail" },
-      { key: "trusted_destinations", value: "*@corp.example", source: "user:u.yaml" },
+      { key: "trusted_destinations", value: "*@corp.example", source: "user:u.yaml", layer: "defaults" },
       { key: "on_tainted", value: "deny", source: "default" },
       { key: "taint_fields", value: "lenient", source: "default" },
       { key: "arg_patterns", value: { subject: "[^/]*|a/b" }, source: "user:u.yaml" },

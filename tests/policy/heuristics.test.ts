@@ -260,6 +260,7 @@ describe("read-like URL tools (SPEC §4.4)", () => {
 
   test("resolveToolRules() lets the user's defaults.on_tainted stop the read-like heuristic", () => {
     expect(rules(definition("fetch", ["url"]), "defaults: { on_tainted: deny }\n").onTainted).toEqual({
+      layer: "defaults",
       value: "deny",
       source: "user:u.yaml",
     });

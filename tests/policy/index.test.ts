@@ -73,7 +73,7 @@ describe("src/policy is pure (SPEC §1, §6; STYLE #8)", () => {
     expect(JSON.parse(run.stdout.toString().trim())).toEqual({
       issue: 'unknown key "alow" in tool "send_email" (did you mean "action"?)',
       onTainted: { value: "ask", source: "pack:fetch" },
-      unclassified: { value: "ask", source: "user:u.yaml" },
+      unclassified: { value: "ask", source: "user:u.yaml", layer: "defaults" },
       maxCalls: { value: 2, source: "heuristic" },
     });
     expect(run.exitCode).toBe(0);

@@ -65,6 +65,8 @@ describe("resolveToolRules() layers and precedence (SPEC §4.1)", () => {
     readonly key: "action" | "maxCalls" | "onTainted";
     readonly value: unknown;
     readonly source: string;
+    /** The part of the user file that set it, when not a top-level entry. */
+    readonly layer?: string;
   }
   const rows: LayerRow[] = [
     {
@@ -76,6 +78,7 @@ describe("resolveToolRules() layers and precedence (SPEC §4.1)", () => {
       key: "action",
       value: "allow",
       source: "user:a.yaml",
+      layer: "servers.mail",
     },
     {
       name: "an earlier file's servers entry beats a later file's top-level entry",
@@ -87,6 +90,7 @@ describe("resolveToolRules() layers and precedence (SPEC §4.1)", () => {
       key: "maxCalls",
       value: 1,
       source: "user:a.yaml",
+      layer: "servers.mail",
     },
     {
       name: "a later file beats an earlier one",
@@ -141,6 +145,7 @@ describe("resolveToolRules() layers and precedence (SPEC §4.1)", () => {
       key: "onTainted",
       value: "ask",
       source: "user:a.yaml",
+      layer: "defaults",
     },
     {
       name: "a later file's defaults beat an earlier file's",
@@ -152,11 +157,13 @@ describe("resolveToolRules() layers and precedence (SPEC §4.1)", () => {
       key: "onTainted",
       value: "deny",
       source: "user:b.yaml",
+      layer: "defaults",
     },
   ];
   test.each(rows)("resolveToolRules(): $name", (row) => {
     const rules = rulesFor(row.files, { packs: row.packs });
-    expect(rules[row.key]).toEqual({ value: row.value, source: row.source } as never);
+    const layer = row.layer === undefined ? {} : { layer: row.layer };
+    expect(rules[row.key]).toEqual({ value: row.value, source: row.source, ...layer } as never);
   });
 
   test("resolveToolRules() ignores servers entries of other servers", () => {
@@ -173,7 +180,7 @@ describe("resolveToolRules() layers and precedence (SPEC §4.1)", () => {
       { packs: [MAIL_PACK] },
     );
     expect(rules.sinkParams).toEqual([
-      { value: "reply_to", source: "user:b.yaml" },
+      { value: "reply_to", source: "user:b.yaml", layer: "servers.mail" },
       { value: "bcc", source: "user:a.yaml" },
       { value: "to", source: "user:a.yaml" },
       { value: "cc", source: "pack:mailpack" },
@@ -214,15 +221,19 @@ send_email: { trusted_destinations: [boss@corp.example] }
         "postmaster@pack.example",
       ].sort(),
     );
-    expect(
-      rules.trustedDestinations.every((t) => t.source === "user:a.yaml" || t.source === "pack:mailpack"),
-    ).toBe(true);
+    expect(Object.fromEntries(rules.trustedDestinations.map((t) => [t.value, [t.source, t.layer]]))).toEqual({
+      "*@corp.example": ["user:a.yaml", "defaults"],
+      "*@partner.example": ["user:a.yaml", "servers.mail"],
+      "boss@corp.example": ["user:a.yaml", undefined],
+      "me@home.example": ["user:a.yaml", "servers.mail.defaults"],
+      "postmaster@pack.example": ["pack:mailpack", undefined],
+    });
   });
 
   test("resolveToolRules() applies servers.<name>.defaults to every tool of that server only", () => {
     const text = "servers: { mail: { defaults: { trusted_destinations: [me@home.example] } } }\n";
     expect(rulesFor([["a.yaml", text]], { tool: "any_tool" }).trustedDestinations).toEqual([
-      { value: "me@home.example", source: "user:a.yaml" },
+      { value: "me@home.example", source: "user:a.yaml", layer: "servers.mail.defaults" },
     ]);
     expect(rulesFor([["a.yaml", text]], { tool: "any_tool", server: "other" }).trustedDestinations).toEqual(
       [],
@@ -277,8 +288,10 @@ send_email: { replace: true, exfiltrating: true }
 `,
       ],
     ]);
-    expect(rules.action).toEqual({ value: "ask", source: "user:a.yaml" });
-    expect(rules.trustedDestinations).toEqual([{ value: "me@home.example", source: "user:a.yaml" }]);
+    expect(rules.action).toEqual({ value: "ask", source: "user:a.yaml", layer: "servers.mail" });
+    expect(rules.trustedDestinations).toEqual([
+      { value: "me@home.example", source: "user:a.yaml", layer: "servers.mail.defaults" },
+    ]);
   });
 
   test("resolveToolRules() reads unclassified, taint_min_length and heuristics from the last file that sets them", () => {
@@ -286,7 +299,7 @@ send_email: { replace: true, exfiltrating: true }
       ["a.yaml", "defaults: { unclassified: ask, taint_min_length: 4, heuristics: false }\n"],
       ["b.yaml", "defaults: { taint_min_length: 8 }\n"],
     ]);
-    expect(rules.unclassified).toEqual({ value: "ask", source: "user:a.yaml" });
+    expect(rules.unclassified).toEqual({ value: "ask", source: "user:a.yaml", layer: "defaults" });
     expect(rules.taintMinLength).toBe(8);
     expect(rules.heuristics).toBe(false);
   });
