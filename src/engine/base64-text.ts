@@ -5,13 +5,17 @@
  * @module
  */
 
-/** Media types, after `type/`, whose bytes are text: `+json`, `/xml`, `+yaml` and the like. */
+/**
+ * Media types, after `type/`, whose bytes are text: `+json`, `/xml`, `+yaml`, JSON Lines
+ * (`x-ndjson`, `jsonl`, `json-seq`), a mailbox (`mbox`) and the like.
+ */
 const TEXTUAL_SUBTYPE =
-  /(?:^|[+.-])(?:json|xml|yaml|csv|html|markdown|javascript|ecmascript|x-www-form-urlencoded|x-sh|sql|graphql|toml|rtf)$/;
+  /(?:^|[+.-])(?:json|ndjson|jsonl|jsonlines|json-seq|xml|yaml|csv|html|markdown|javascript|ecmascript|x-www-form-urlencoded|x-sh|sql|graphql|toml|rtf|mbox)$/;
 
 /**
  * Whether a MIME type names text: `text/*`, `message/*` (an email), or a subtype such as
- * `application/json`, `image/svg+xml`, `application/x-yaml`. Parameters (`; charset=…`) are ignored.
+ * `application/json`, `image/svg+xml`, `application/x-yaml`, `application/x-ndjson`. Parameters
+ * (`; charset=…`) do not change the answer.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param mimeType - The declared MIME type.
@@ -27,17 +31,44 @@ export function isTextualMime(mimeType: string): boolean {
 }
 
 /**
- * Decodes base64 (standard or URL-safe alphabet, whitespace and missing padding allowed) as UTF-8
- * text, invalid bytes replaced.
+ * Decodes base64 (standard or URL-safe alphabet, whitespace and missing padding allowed) as text,
+ * invalid bytes replaced: as UTF-8 always, and as well in the encoding a byte-order mark or the
+ * MIME type's `charset=` names (UTF-16, Latin-1, Shift JIS, … — any WHATWG label) when that differs.
+ * Both readings are returned, since a client may honour the charset or ignore it; an unknown label
+ * is ignored.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param data - The base64 text.
- * @returns The decoded text, or undefined when `data` is not base64.
- * @example decodeBase64Text("aGk=") // "hi"
+ * @param mimeType - The declared MIME type, if any (its `charset` parameter is read).
+ * @returns The decoded readings (UTF-8 first), or undefined when `data` is not base64.
+ * @example decodeBase64Text("aGk=") // ["hi"]
  */
-export function decodeBase64Text(data: string): string | undefined {
+export function decodeBase64Text(data: string, mimeType?: string): string[] | undefined {
   const bytes = decodeBase64Bytes(data);
-  return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
+  if (bytes === undefined) return undefined;
+  const readings = [new TextDecoder().decode(bytes)];
+  const other = bomEncoding(bytes) ?? charsetOf(mimeType);
+  if (other === undefined) return readings;
+  try {
+    const decoder = new TextDecoder(other);
+    if (decoder.encoding !== "utf-8") readings.push(decoder.decode(bytes));
+  } catch {
+    // A label no decoder knows: the UTF-8 reading stands.
+  }
+  return readings;
+}
+
+/** The encoding a byte-order mark names (UTF-16 either way; UTF-8's is the default reading). */
+function bomEncoding(bytes: Uint8Array): string | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
+  return undefined;
+}
+
+/** The `charset` parameter of a MIME type (`text/plain; charset="UTF-16"` → `UTF-16`). */
+function charsetOf(mimeType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(mimeType ?? "");
+  return match?.[1];
 }
 
 /** Base64 (either alphabet, padding optional) to bytes, or undefined when it is not base64. */
@@ -70,8 +101,9 @@ export function isBase64(data: string): boolean {
 }
 
 /**
- * Whether an untyped base64 payload decodes to text, judged by its first 3 KiB: no NUL and at most
- * one control byte in 32 (binary data is skipped, not decoded whole as text).
+ * Whether an untyped base64 payload decodes to text, judged by its first 3 KiB: a UTF-16 byte-order
+ * mark, or no NUL and at most one control byte in 32 (binary data is skipped, not decoded whole as
+ * text).
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param data - Base64 text.
@@ -80,6 +112,7 @@ export function isBase64(data: string): boolean {
 export function looksLikeText(data: string): boolean {
   const head = decodeBase64Bytes(data.replace(/\s+/g, "").slice(0, 4096));
   if (head === undefined) return false;
+  if (bomEncoding(head) !== undefined) return true;
   let controls = 0;
   for (const byte of head) {
     if (byte === 0) return false;

@@ -59,7 +59,8 @@ function recordPayload(
   const textual = typed ? isTextualMime(mimeType) : blob;
   // An untyped blob is decoded only when its start reads as text (binary is not text to a client).
   if (!textual || (!typed && !looksLikeText(data))) return;
-  recordTextBlock(recorder, decodeBase64Text(data) ?? data);
+  for (const text of decodeBase64Text(data, typed ? mimeType : undefined) ?? [data])
+    recordTextBlock(recorder, text);
 }
 
 /**

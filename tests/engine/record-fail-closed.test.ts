@@ -133,6 +133,47 @@ describe("every string of a tool result is recorded", () => {
     expect(afterReading(value)).toEqual({ verdict: "ask", free: false });
   });
 
+  const NOTE_TEXT = atob(BASE64_NOTE);
+  /** The note's bytes in another encoding, as base64. */
+  const encoded = (bytes: number[]): string => btoa(String.fromCharCode(...bytes));
+  const utf16le = (text: string, bom = false): number[] => [
+    ...(bom ? [0xff, 0xfe] : []),
+    ...[...text].flatMap((c) => [c.charCodeAt(0) & 0xff, c.charCodeAt(0) >> 8]),
+  ];
+  const utf16be = (text: string): number[] => [
+    0xfe,
+    0xff,
+    ...[...text].flatMap((c) => [c.charCodeAt(0) >> 8, c.charCodeAt(0) & 0xff]),
+  ];
+  test.each<[string, JsonValue]>([
+    [
+      "a UTF-16 text/plain blob read by its charset",
+      resource({ mimeType: 'text/plain; charset="UTF-16LE"', blob: encoded(utf16le(NOTE_TEXT)) }),
+    ],
+    [
+      "a UTF-16 blob with a byte-order mark",
+      resource({ mimeType: "text/plain", blob: encoded(utf16le(NOTE_TEXT, true)) }),
+    ],
+    [
+      "a big-endian UTF-16 blob with a byte-order mark",
+      resource({ mimeType: "text/csv", blob: encoded(utf16be(NOTE_TEXT)) }),
+    ],
+    ["an untyped UTF-16 blob with a byte-order mark", resource({ blob: encoded(utf16le(NOTE_TEXT, true)) })],
+    [
+      "a UTF-8 blob declared UTF-16 (a client may ignore the charset)",
+      resource({ mimeType: "text/plain; charset=utf-16le", blob: BASE64_NOTE }),
+    ],
+    [
+      "a blob of an unknown charset, read as UTF-8",
+      resource({ mimeType: "text/plain; charset=x-klingon", blob: BASE64_NOTE }),
+    ],
+    ["a JSON Lines blob", resource({ mimeType: "application/x-ndjson", blob: BASE64_NOTE })],
+    ["a jsonl blob", resource({ mimeType: "application/jsonl", blob: BASE64_NOTE })],
+    ["a mailbox blob", resource({ mimeType: "application/mbox", blob: BASE64_NOTE })],
+  ])("an address planted in %s is free text: the send is denied", (_name, value) => {
+    expect(afterReading(value)).toEqual({ verdict: "deny", free: true });
+  });
+
   test("a resources/read result's text/plain blob is decoded", () => {
     const state = createEngineState();
     recordOutput(state.taint, {
