@@ -1,16 +1,21 @@
 /**
- * Backslash escapes in untrusted text (SPEC §2.5 "Untrusted text, recorded"): the model reads
- * `attacker\u0040evil.example` as an address, so recorded text that holds escapes is recorded a
- * second time with them decoded. Pure.
+ * Escapes in untrusted text (SPEC §2.5 "Untrusted text, recorded"): the model reads
+ * `attacker\u0040evil.example`, `attacker\100evil.example` or a raw email's quoted-printable
+ * `attacker=40evil.example` as an address, so recorded text that holds escapes is recorded a second
+ * time with them decoded. Pure.
  * @module
  */
 
 /**
- * A backslash escape: `\u{1F600}`, `\u0040` (JSON, JavaScript, Python), `\x40`, one of JSON's
- * `\n \r \t \b \f`, or a backslash before ASCII punctuation (`\"`, `\/`, `\\`, Markdown's `\@`).
+ * A backslash escape: `\u{1F600}`, `\u0040` (JSON, JavaScript, Python), `\x40`, three octal digits
+ * (`\100`: C, Python, shells), one of JSON's `\n \r \t \b \f`, or a backslash before ASCII
+ * punctuation (`\"`, `\/`, `\\`, Markdown's `\@`).
  */
 const ESCAPE =
-  /\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([nrtbf])|([!-/:-@[-`{-~]))/g;
+  /\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([0-3][0-7]{2})|([nrtbf])|([!-/:-@[-`{-~]))/g;
+/** Quoted-printable (RFC 2045 §6.7): `=40` (upper-case hex, as the RFC writes it) and soft line breaks. */
+const QUOTED_PRINTABLE = /=(?:([0-9A-F]{2})|\r?\n)/g;
+const MAY_HOLD_QUOTED_PRINTABLE = /=(?:[0-9A-F]{2}|\r?\n)/;
 /** Escapes decoded again in the result (`\\u0040` → `\u0040` → `@`), like canonical form's rounds. */
 const MAX_ROUNDS = 3;
 const SINGLE: Readonly<Record<string, string>> = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f" };
@@ -20,6 +25,7 @@ function decodeOne(
   braced: string | undefined,
   unit: string | undefined,
   byte: string | undefined,
+  octal: string | undefined,
   single: string | undefined,
   punctuation: string | undefined,
 ): string {
@@ -29,22 +35,30 @@ function decodeOne(
   }
   const hex = unit ?? byte;
   if (hex !== undefined) return String.fromCharCode(Number.parseInt(hex, 16));
+  if (octal !== undefined) return String.fromCharCode(Number.parseInt(octal, 8));
   if (single !== undefined) return SINGLE[single] ?? match;
   return punctuation ?? match;
 }
 
 /**
- * Decodes the backslash escapes of a text, up to {@link MAX_ROUNDS} rounds. Each change shortens the
- * text, so the result is never longer than the input.
+ * Decodes the escapes of a text: quoted-printable's `=HH` and soft line breaks (bytes read as
+ * Latin-1: an ASCII address decodes exactly), then backslash escapes, up to {@link MAX_ROUNDS}
+ * rounds. Each change shortens the text, so the result is never longer than the input.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded" (everything the model can read is recorded).
  * @param text - Untrusted text as the upstream sent it.
  * @returns The decoded text, or undefined when it holds no escape (nothing to record twice).
  * @example decodeEscapes("attacker\\u0040evil.example") // "attacker@evil.example"
+ * @example decodeEscapes("attacker=40evil.example") // "attacker@evil.example"
  */
 export function decodeEscapes(text: string): string | undefined {
-  if (!text.includes("\\")) return undefined;
-  let out = text;
+  const quoted = text.includes("=") && MAY_HOLD_QUOTED_PRINTABLE.test(text);
+  if (!quoted && !text.includes("\\")) return undefined;
+  let out = quoted
+    ? text.replace(QUOTED_PRINTABLE, (_, hex: string | undefined) =>
+        hex === undefined ? "" : String.fromCharCode(Number.parseInt(hex, 16)),
+      )
+    : text;
   for (let round = 0; round < MAX_ROUNDS && out.includes("\\"); round += 1) {
     const next = out.replace(ESCAPE, decodeOne);
     if (next === out) break;
