@@ -165,7 +165,6 @@ function clientRequest(
     state: "held",
   };
   core.pending.set(key, pending);
-  if (tokenKey !== undefined) core.clientTokens.set(tokenKey, (core.clientTokens.get(tokenKey) ?? 0) + 1);
   const textFor = (legId: number): string => spliceSpan(line, span, String(legId));
   if (!interceptRequest(core, { pending, line, textFor, repeatsKey, value: raw.value })) {
     core.forward(pending, textFor);

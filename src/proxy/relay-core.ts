@@ -114,7 +114,7 @@ export class RelayCore {
   readonly client: Leg<PendingUpstream>;
   /** Client requests not answered yet, by `idKey`. */
   readonly pending = new Map<string, PendingClient>();
-  /** Progress tokens of open client requests (token key → count). */
+  /** Progress tokens of client requests forwarded and not answered yet (token key → count). */
   readonly clientTokens = new Map<string, number>();
   /** Progress tokens of open upstream requests. */
   readonly upstreamTokens = new Set<string>();
@@ -197,6 +197,9 @@ export class RelayCore {
     const legId = this.upstream.relay(pending, pending.key);
     pending.state = "forwarded";
     pending.legId = legId;
+    // Progress on a token counts from here: the upstream never saw a held request (SPEC §3.1).
+    const token = pending.tokenKey;
+    if (token !== undefined) this.clientTokens.set(token, (this.clientTokens.get(token) ?? 0) + 1);
     this.sendUpstream(textFor(legId));
   }
 
@@ -228,10 +231,11 @@ export class RelayCore {
    * @param pending - The request.
    */
   finish(pending: PendingClient): void {
+    const forwarded = pending.state === "forwarded";
     pending.state = "done";
     if (this.pending.get(pending.key) === pending) this.pending.delete(pending.key);
     const token = pending.tokenKey;
-    if (token === undefined) return;
+    if (token === undefined || !forwarded) return;
     const count = (this.clientTokens.get(token) ?? 1) - 1;
     if (count <= 0) this.clientTokens.delete(token);
     else this.clientTokens.set(token, count);
