@@ -1,6 +1,8 @@
 /**
  * `bouncer run --record FILE`: writes a replayable session file in the format of SPEC §5.9 — `server`
- * events (command, cwd, serverInfo), `tools` events (each walk of `tools/list`), and `call` events with
+ * events (command, cwd, serverInfo), `tools` events (each walk of `tools/list`), `output` events (every
+ * other upstream text recorded as untrusted: resources, prompts, task results, notifications,
+ * sampling requests, the server's instructions; written when it arrives), and `call` events with
  * their arguments, their result or error, and an ask's outcome as `"ask"` (`approved` or `declined`;
  * every other outcome is a decline) with what the answer applied beside it (`"remember"`, and
  * `"scope"` for a URL answer), so replay remembers exactly what the live session remembered. The file is created with mode 0600 and appended to (several
@@ -98,6 +100,16 @@ export interface SessionRecorder {
    * @throws {BouncerError} `RECORD_WRITE_FAILED`.
    */
   recordCall(call: RecordedCall): void;
+  /**
+   * Writes an `output` event: upstream text recorded as untrusted output outside a `tools/call`.
+   * @param server - The `--upstream-name`.
+   * @param method - What carried it: the request (`resources/read`), notification
+   *   (`notifications/message`) or server-to-client request (`sampling/createMessage`), or
+   *   `initialize` for the server's instructions (`value` is then `{"instructions": …}`).
+   * @param value - The result, error (`code`, `message`, `data`) or params, as received.
+   * @throws {BouncerError} `RECORD_WRITE_FAILED`.
+   */
+  recordOutput(server: string, method: string, value: JsonValue): void;
   /** Forces written events to disk (for shutdown). */
   flush(): void;
   /** Closes the file. */
@@ -178,6 +190,9 @@ export function createSessionRecorder(path: string): SessionRecorder {
     },
     recordCall(call: RecordedCall): void {
       append(callEvent(call));
+    },
+    recordOutput(server: string, method: string, value: JsonValue): void {
+      append({ event: "output", server, method, value });
     },
     flush(): void {
       if (fd === undefined) return;

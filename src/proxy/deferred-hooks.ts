@@ -93,6 +93,7 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
     onToolResult: (call, outcome) => withHooks((hooks) => hooks.onToolResult(call, outcome)),
     onUpstreamResult: (request, outcome) => withHooks((hooks) => hooks.onUpstreamResult(request, outcome)),
     onUpstreamRequest: (request) => observe((hooks) => hooks.onUpstreamRequest(request)),
+    onUpstreamNotification: (notification) => observe((hooks) => hooks.onUpstreamNotification(notification)),
     onToolsListChanged: () => observe((hooks) => hooks.onToolsListChanged()),
     onDroppedCall: (message) => observe((hooks) => hooks.onDroppedCall(message)),
     onNoise: (noise) => observe((hooks) => hooks.onNoise(noise)),

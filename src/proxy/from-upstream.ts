@@ -289,15 +289,26 @@ function upstreamNotification(
   }
   if (method === "notifications/progress") {
     const token = progressTokenKey(params, "direct");
-    if (token !== undefined && core.clientTokens.has(token)) core.sendClient(line);
-    else core.log("Dropped an upstream progress notification with an unknown token");
-    return;
-  }
-  if (method === "notifications/tools/list_changed") {
+    if (token === undefined || !core.clientTokens.has(token)) {
+      core.log("Dropped an upstream progress notification with an unknown token");
+      return;
+    }
+  } else if (method === "notifications/tools/list_changed") {
     core.safely("onToolsListChanged", () => core.hooks.onToolsListChanged());
+    core.sendClient(line);
+    return;
   } else if (core.options.unknownMethods === "deny" && !isKnownMethod(method, "notification")) {
     core.log(
       `Dropped the upstream's unknown notification ${JSON.stringify(method)} (--unknown-methods deny)`,
+    );
+    return;
+  }
+  // Recorded as untrusted output by the gate before the client sees it: unrecorded, it is not relayed.
+  try {
+    core.hooks.onUpstreamNotification({ method, params });
+  } catch (error) {
+    core.log(
+      `Dropped the upstream's ${JSON.stringify(method)} notification: it could not be recorded (${error instanceof Error ? error.message : String(error)})`,
     );
     return;
   }

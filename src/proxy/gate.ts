@@ -18,7 +18,7 @@ import {
   answerKey,
   applyAnswer,
   type CallInput,
-  canonicalToolJson,
+  canonicalJson,
   comparePins,
   createEngineState,
   decide,
@@ -336,11 +336,9 @@ export class Gate {
   }
 
   #recordDefinition(server: string, name: string, value: JsonValue): readonly IndexEntry[] {
-    const mark = JSON.stringify([
-      server,
-      name,
-      typeof value === "string" ? value : canonicalToolJson(value as unknown as ToolDefinition),
-    ]);
+    // The whole definition as served, not only its pinned fields: a pinned tool is served as now
+    // listed, and a changed `_meta` or other field reaches the model too (SPEC §2.5).
+    const mark = JSON.stringify([server, name, typeof value === "string" ? value : canonicalJson(value)]);
     if (this.#recordedDefinitions.has(mark)) return [];
     this.#recordedDefinitions.add(mark);
     return recordOutput(

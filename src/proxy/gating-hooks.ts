@@ -32,9 +32,6 @@ import type { RelayContext, RelayHooks, RpcOutcome, ToolCallRequest } from "./re
 export type { GatingSetup } from "./gating-session.ts";
 export { SESSION_REFUSED_CODE } from "./gating-session.ts";
 
-/** Upstream methods whose results reach the model and are recorded as untrusted (SPEC §2.5). */
-const UNTRUSTED_RESULTS: ReadonlySet<string> = new Set(["resources/read", "prompts/get", "tasks/result"]);
-
 /**
  * The start-up notice for a pack that matched by the `--upstream-name` alone (SPEC §4.3's fallback).
  * @param pack - The pack's name.
@@ -135,6 +132,7 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
           cwd: context.cwd ?? "",
           ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
         });
+        if (typeof instructions === "string") audit.recordOutput("initialize", { instructions });
       }),
     onInitialized: () => live((session) => void session.calls.tools.walk()),
     whenReady: () => {
@@ -171,10 +169,24 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       settled === undefined
         ? started.then((session) => toolResult(session, call, outcome))
         : toolResult(settled, call, outcome),
+    // Every other answer may reach the model — resources/read, prompts/get, task results, the lists
+    // of resources and prompts, completions — and so does an error's message and data (SPEC §2.5).
     onUpstreamResult: (request, outcome) =>
       live((session) => {
-        if (!UNTRUSTED_RESULTS.has(request.method) || outcome.kind !== "result") return;
-        session.calls.gate.recordUntrusted(session.calls.server, request.method, outcome.result);
+        const { gate, server, audit } = session.calls;
+        if (request.method === "server/discover" && outcome.kind === "result") {
+          const instructions = isJsonObject(outcome.result)
+            ? member(outcome.result, "instructions")
+            : undefined;
+          // The server's instructions, as in its initialize result: field values at most.
+          if (typeof instructions !== "string") return;
+          gate.recordInstructions(server, instructions);
+          audit.recordOutput("initialize", { instructions });
+          return;
+        }
+        const value = outcomeValue(outcome);
+        gate.recordUntrusted(server, request.method, value);
+        audit.recordOutput(request.method, value);
       }),
     onUpstreamRequest: (request) => {
       const flagged = flagMarkedElicitation(request, { server: setup.upstream.name, log });
@@ -182,8 +194,14 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
         if (flagged) session.calls.audit.markedElicitation(request.params);
         if (request.method !== "sampling/createMessage") return;
         session.calls.gate.recordUntrusted(session.calls.server, request.method, request.params);
+        session.calls.audit.recordOutput(request.method, request.params);
       });
     },
+    onUpstreamNotification: ({ method, params }) =>
+      live((session) => {
+        session.calls.gate.recordUntrusted(session.calls.server, method, params);
+        session.calls.audit.recordOutput(method, params);
+      }),
     onToolsListChanged: () => live((session) => void session.calls.tools.walk()),
     onDroppedCall: (message) => live((session) => session.calls.audit.droppedCall(message)),
     onNoise: (noise) => live((session) => session.calls.audit.noise(noise)),

@@ -156,6 +156,11 @@ export interface RelayHooks {
   onUpstreamResult(request: ClientRequestInfo, outcome: RpcOutcome): void | Promise<void>;
   /** A server-to-client request (sampling, elicitation, roots) about to be relayed; observe only. */
   onUpstreamRequest(request: { readonly method: string; readonly params: JsonObject }): void;
+  /**
+   * An upstream notification about to be relayed to the client (logging, progress of a forwarded
+   * request, task status, …; not `tools/list_changed`, which has its own hook); observe only.
+   */
+  onUpstreamNotification(notification: { readonly method: string; readonly params: JsonObject }): void;
   /** The upstream sent `notifications/tools/list_changed` (relayed to the client right after). */
   onToolsListChanged(): void;
   /** A client `tools/call` without an id: dropped, never forwarded (audit it). */
@@ -190,6 +195,7 @@ export function passThroughHooks(): RelayHooks {
     onToolResult: () => {},
     onUpstreamResult: () => {},
     onUpstreamRequest: () => {},
+    onUpstreamNotification: () => {},
     onToolsListChanged: () => {},
     onDroppedCall: () => {},
     onNoise: () => {},

@@ -7,7 +7,7 @@
  */
 
 import type { RecordedCall } from "../audit/index.ts";
-import type { JsonObject, ToolDefinition } from "../engine/index.ts";
+import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
 
 /** `{"event":"server",...}`: what pack matching and path resolution need about one server. */
 export interface ServerEvent {
@@ -43,5 +43,19 @@ export interface CallEvent extends Omit<RecordedCall, "ask"> {
   readonly ask?: string;
 }
 
+/**
+ * `{"event":"output",...}`: upstream text recorded as untrusted outside a `tools/call` — a result or
+ * error of another request (`resources/read`, `prompts/get`, `tasks/result`, …), a notification's
+ * params, a `sampling/createMessage` request's params, or with `method` `initialize` the server's
+ * `{"instructions": …}` (field values at most, as tool definitions). Written when it arrived.
+ */
+export interface OutputEvent {
+  readonly event: "output";
+  readonly line: number;
+  readonly server: string;
+  readonly method: string;
+  readonly value: JsonValue;
+}
+
 /** One event of a session file. */
-export type SessionEvent = ServerEvent | ToolsEvent | CallEvent;
+export type SessionEvent = ServerEvent | ToolsEvent | CallEvent | OutputEvent;

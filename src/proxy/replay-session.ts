@@ -1,5 +1,6 @@
 /**
- * The replayable session file (SPEC §5.9): one JSON event per line — `server`, `tools` and `call` —
+ * The replayable session file (SPEC §5.9): one JSON event per line — `server`, `tools`, `output` and
+ * `call` —
  * parsed strictly, every problem named with its line number. `bouncer run --record` writes this
  * format (SPEC §3.6) and `bouncer replay` reads it. Edge (pure parsing; the caller reads the file).
  *
@@ -14,12 +15,19 @@ import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 import type { CallEvent, ServerEvent, SessionEvent } from "./replay-session-types.ts";
 import { strictLine } from "./session-strict.ts";
 
-export type { CallEvent, ServerEvent, SessionEvent, ToolsEvent } from "./replay-session-types.ts";
+export type {
+  CallEvent,
+  OutputEvent,
+  ServerEvent,
+  SessionEvent,
+  ToolsEvent,
+} from "./replay-session-types.ts";
 
 /** Keys allowed per event; `ts` (and `seq` but on a call) are accepted and ignored, so recorders may add them. */
 const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["server", new Set(["event", "server", "command", "cwd", "serverInfo", "ts", "seq"])],
   ["tools", new Set(["event", "server", "tools", "ts", "seq"])],
+  ["output", new Set(["event", "server", "method", "value", "ts", "seq"])],
   [
     "call",
     new Set([
@@ -95,7 +103,7 @@ function toEvent(value: JsonValue, line: number, found?: AmbiguousJson): Session
   if (typeof kind !== "string") throw new LineProblem('missing "event"');
   const allowed = EVENT_KEYS.get(kind);
   if (allowed === undefined)
-    throw new LineProblem(`unknown event ${quote(kind)} (expected "server", "tools" or "call")`);
+    throw new LineProblem(`unknown event ${quote(kind)} (expected "server", "tools", "output" or "call")`);
   for (const key of Object.keys(value)) {
     if (!allowed.has(key)) throw new LineProblem(`unknown key ${quote(key)} in a "${kind}" event`);
   }
@@ -107,6 +115,19 @@ function toEvent(value: JsonValue, line: number, found?: AmbiguousJson): Session
     const tools = member(value, "tools");
     if (!Array.isArray(tools)) throw new LineProblem('"tools" is not a list');
     return { event: "tools", line, server, tools: tools.map(checkTool) };
+  }
+  if (kind === "output") {
+    const method = member(value, "method");
+    if (typeof method !== "string" || method === "")
+      throw new LineProblem('"output" event without a "method" string');
+    const recorded = member(value, "value");
+    if (recorded === undefined) throw new LineProblem('"output" event without a "value"');
+    if (
+      method === "initialize" &&
+      !(isJsonObject(recorded) && typeof member(recorded, "instructions") === "string")
+    )
+      throw new LineProblem('an "initialize" output holds {"instructions": "…"}');
+    return { event: "output", line, server, method, value: recorded };
   }
   return callEvent(value, server, { line, found });
 }

@@ -3,7 +3,8 @@
  * limits. All servers of the file form one client session; the first `tools` event of a server pins
  * it (in memory), later ones are re-walks; each call is decided (an instance's calls in their live
  * `seq` order, see `replay-order.ts`), its ask answered from the file (or
- * `--ask`), and the output of every call that was forwarded is recorded as untrusted. Edge (no I/O:
+ * `--ask`), and the output of every call that was forwarded is recorded as untrusted, as is each
+ * `output` event where it stands (resources, prompts, notifications, instructions). Edge (no I/O:
  * the command reads the file and prints the rows).
  *
  * Source: SPEC §5.9, §7 (the security bench replays the same way).
@@ -11,7 +12,7 @@
  */
 
 import type { AskAnswer, Contract, Evidence, PathResolver, RuleSource, Verdict } from "../engine/index.ts";
-import { forgetServerState } from "../engine/index.ts";
+import { forgetServerState, isJsonObject, member } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny } from "./proxy-denies.ts";
 import { decisionOrder } from "./replay-order.ts";
@@ -168,6 +169,13 @@ export async function replaySession(
       );
     } else if (event.event === "tools") {
       await gate.walkTools(event.server, event.tools);
+    } else if (event.event === "output") {
+      // Other upstream text that reached the model, recorded where it arrived (SPEC §2.5).
+      const { server, method, value } = event;
+      const instructions =
+        method === "initialize" && isJsonObject(value) ? member(value, "instructions") : undefined;
+      if (typeof instructions === "string") gate.recordInstructions(server, instructions);
+      else gate.recordUntrusted(server, method, value);
     } else {
       const row = await replayCall(gate, event, options);
       rows.push(row);

@@ -25,7 +25,7 @@ import {
   type SessionRecorder,
   upstreamExitEntry,
 } from "../audit/index.ts";
-import { type Decision, type JsonObject, renderUntrusted } from "../engine/index.ts";
+import { type Decision, type JsonObject, type JsonValue, renderUntrusted } from "../engine/index.ts";
 import { BOUNCER_MARKER } from "./bouncer-marker.ts";
 import type { PinEvent } from "./gate-types.ts";
 import type { NoiseReport, UpstreamFailure } from "./relay-hooks.ts";
@@ -226,6 +226,15 @@ export class SessionAudit {
    */
   recordCall(call: Omit<RecordedCall, "server">): void {
     this.#record((recorder) => recorder.recordCall({ ...call, server: this.#options.server }));
+  }
+
+  /**
+   * Records upstream text recorded as untrusted outside a `tools/call` (best effort).
+   * @param method - The method that carried it (`initialize` for the server's instructions).
+   * @param value - The result, error or params.
+   */
+  recordOutput(method: string, value: JsonValue): void {
+    this.#record((recorder) => recorder.recordOutput(this.#options.server, method, value));
   }
 
   /** Flushes the audit log and the session file (shutdown); failures are logged. */
