@@ -1,28 +1,25 @@
 /**
  * Messages from the upstream, handled strictly in order: answers matched to Bouncer's ids (relayed
  * ones recorded by their hook before the client sees them, with the client's original id restored;
- * Bouncer's own ones settled; late ones dropped), server-to-client requests relayed with Bouncer ids,
- * notifications relayed (cancellations translated, progress only for open tokens, `list_changed`
- * shown to its hook), noise reported, over-long lines and the upstream's death answered. Edge.
+ * Bouncer's own ones settled; late ones dropped), the upstream's own requests and notifications
+ * (from-upstream-own.ts), noise reported, over-long lines and the upstream's death answered. Edge.
  *
  * Source: SPEC §3.1, §3.2 step 2, §3.3; F03, F07, F19, F20, F22.
  * @module
  */
 
 import type { JsonObject } from "../engine/index.ts";
+import { upstreamNotification, upstreamRequest } from "./from-upstream-own.ts";
 import { findIdSpan, spliceSpan } from "./json-scan.ts";
 import {
   type Classified,
   classify,
   errorResponseText,
-  idKey,
   isJsonObject,
   member,
   RPC_ERROR,
   type RpcErrorObject,
-  requestText,
 } from "./jsonrpc.ts";
-import { isKnownMethod } from "./known-methods.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import type { PendingClient, RelayCore } from "./relay-core.ts";
 import type { UpstreamFailure } from "./relay-hooks.ts";
@@ -33,7 +30,6 @@ import {
   oversizeError,
   parseIdText,
   preview,
-  progressTokenKey,
 } from "./relay-support.ts";
 import { RequestView } from "./request-view.ts";
 
@@ -231,88 +227,6 @@ function initializeAnswer(
   }
   const patched = { ...result, capabilities: { ...capabilities, tools: { ...tools, listChanged: true } } };
   core.answer(pending, `{"jsonrpc":"2.0","id":${pending.idText},"result":${JSON.stringify(patched)}}`);
-}
-
-/**
- * Relays a server-to-client request (sampling, elicitation, roots) with a Bouncer id.
- * @param core - The relay.
- * @param message - The classified request.
- * @param line - Its text.
- */
-function upstreamRequest(
-  core: RelayCore,
-  message: Classified & { readonly kind: "request" },
-  line: string,
-): void {
-  const span = findIdSpan(line);
-  const idText = span === undefined ? JSON.stringify(message.id) : line.slice(span.start, span.end);
-  if (
-    span === undefined ||
-    (core.options.unknownMethods === "deny" && !isKnownMethod(message.method, "request"))
-  ) {
-    core.log(`Refused the upstream's method ${JSON.stringify(message.method)} (--unknown-methods deny)`);
-    const error = { code: RPC_ERROR.methodNotFound, message: `Method not found: "${message.method}"` };
-    core.sendUpstream(errorResponseText(idText, error));
-    return;
-  }
-  core.safely("onUpstreamRequest", () =>
-    core.hooks.onUpstreamRequest({ method: message.method, params: message.params }),
-  );
-  const tokenKey = progressTokenKey(message.params, "meta");
-  const legId = core.client.relay({ idText, tokenKey }, idKey(message.id));
-  if (tokenKey !== undefined) core.upstreamTokens.add(tokenKey);
-  core.sendClient(spliceSpan(line, span, String(legId)));
-}
-
-/**
- * Relays an upstream notification (cancellations translated, progress only for open tokens).
- * @param core - The relay.
- * @param message - The classified notification.
- * @param line - Its text.
- */
-function upstreamNotification(
-  core: RelayCore,
-  message: Classified & { readonly kind: "notification" },
-  line: string,
-): void {
-  const { method, params } = message;
-  if (method === "notifications/cancelled") {
-    const requestId = member(params, "requestId");
-    if (typeof requestId !== "string" && typeof requestId !== "number") return;
-    const legId = core.client.table.idForOrigin(idKey(requestId));
-    if (legId === undefined) return;
-    const entry = core.client.table.take(legId);
-    if (entry?.kind === "relay" && entry.value.tokenKey !== undefined)
-      core.upstreamTokens.delete(entry.value.tokenKey);
-    core.sendClient(requestText(method, { params: { ...params, requestId: legId } }));
-    return;
-  }
-  if (method === "notifications/progress") {
-    const token = progressTokenKey(params, "direct");
-    if (token === undefined || !core.clientTokens.has(token)) {
-      core.log("Dropped an upstream progress notification with an unknown token");
-      return;
-    }
-  } else if (method === "notifications/tools/list_changed") {
-    core.safely("onToolsListChanged", () => core.hooks.onToolsListChanged());
-    core.sendClient(line);
-    return;
-  } else if (core.options.unknownMethods === "deny" && !isKnownMethod(method, "notification")) {
-    core.log(
-      `Dropped the upstream's unknown notification ${JSON.stringify(method)} (--unknown-methods deny)`,
-    );
-    return;
-  }
-  // Recorded as untrusted output by the gate before the client sees it: unrecorded, it is not relayed.
-  try {
-    core.hooks.onUpstreamNotification({ method, params });
-  } catch (error) {
-    core.log(
-      `Dropped the upstream's ${JSON.stringify(method)} notification: it could not be recorded (${error instanceof Error ? error.message : String(error)})`,
-    );
-    return;
-  }
-  core.sendClient(line);
 }
 
 /**

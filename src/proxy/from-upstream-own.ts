@@ -1,0 +1,97 @@
+/**
+ * What the upstream sends on its own: server-to-client requests (sampling, elicitation, roots),
+ * relayed to the client with Bouncer ids, and notifications (cancellations translated, progress only
+ * for requests forwarded to it, `list_changed` shown to its hook, every other one shown to the gate
+ * to record before the client sees it). Edge.
+ *
+ * Source: SPEC §3.1, §2.5 ("all of it is recorded"), §3.4.
+ * @module
+ */
+
+import { findIdSpan, spliceSpan } from "./json-scan.ts";
+import { type Classified, errorResponseText, idKey, member, RPC_ERROR, requestText } from "./jsonrpc.ts";
+import { isKnownMethod } from "./known-methods.ts";
+import type { RelayCore } from "./relay-core.ts";
+import { progressTokenKey } from "./relay-support.ts";
+
+/**
+ * Relays a server-to-client request (sampling, elicitation, roots) with a Bouncer id.
+ * @param core - The relay.
+ * @param message - The classified request.
+ * @param line - Its text.
+ */
+export function upstreamRequest(
+  core: RelayCore,
+  message: Classified & { readonly kind: "request" },
+  line: string,
+): void {
+  const span = findIdSpan(line);
+  const idText = span === undefined ? JSON.stringify(message.id) : line.slice(span.start, span.end);
+  if (
+    span === undefined ||
+    (core.options.unknownMethods === "deny" && !isKnownMethod(message.method, "request"))
+  ) {
+    core.log(`Refused the upstream's method ${JSON.stringify(message.method)} (--unknown-methods deny)`);
+    const error = { code: RPC_ERROR.methodNotFound, message: `Method not found: "${message.method}"` };
+    core.sendUpstream(errorResponseText(idText, error));
+    return;
+  }
+  core.safely("onUpstreamRequest", () =>
+    core.hooks.onUpstreamRequest({ method: message.method, params: message.params }),
+  );
+  const tokenKey = progressTokenKey(message.params, "meta");
+  const legId = core.client.relay({ idText, tokenKey }, idKey(message.id));
+  if (tokenKey !== undefined) core.upstreamTokens.add(tokenKey);
+  core.sendClient(spliceSpan(line, span, String(legId)));
+}
+
+/**
+ * Relays an upstream notification (cancellations translated, progress only for open tokens).
+ * @param core - The relay.
+ * @param message - The classified notification.
+ * @param line - Its text.
+ */
+export function upstreamNotification(
+  core: RelayCore,
+  message: Classified & { readonly kind: "notification" },
+  line: string,
+): void {
+  const { method, params } = message;
+  if (method === "notifications/cancelled") {
+    const requestId = member(params, "requestId");
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    const legId = core.client.table.idForOrigin(idKey(requestId));
+    if (legId === undefined) return;
+    const entry = core.client.table.take(legId);
+    if (entry?.kind === "relay" && entry.value.tokenKey !== undefined)
+      core.upstreamTokens.delete(entry.value.tokenKey);
+    core.sendClient(requestText(method, { params: { ...params, requestId: legId } }));
+    return;
+  }
+  if (method === "notifications/progress") {
+    const token = progressTokenKey(params, "direct");
+    if (token === undefined || !core.clientTokens.has(token)) {
+      core.log("Dropped an upstream progress notification with an unknown token");
+      return;
+    }
+  } else if (method === "notifications/tools/list_changed") {
+    core.safely("onToolsListChanged", () => core.hooks.onToolsListChanged());
+    core.sendClient(line);
+    return;
+  } else if (core.options.unknownMethods === "deny" && !isKnownMethod(method, "notification")) {
+    core.log(
+      `Dropped the upstream's unknown notification ${JSON.stringify(method)} (--unknown-methods deny)`,
+    );
+    return;
+  }
+  // Recorded as untrusted output by the gate before the client sees it: unrecorded, it is not relayed.
+  try {
+    core.hooks.onUpstreamNotification({ method, params });
+  } catch (error) {
+    core.log(
+      `Dropped the upstream's ${JSON.stringify(method)} notification: it could not be recorded (${error instanceof Error ? error.message : String(error)})`,
+    );
+    return;
+  }
+  core.sendClient(line);
+}
