@@ -51,7 +51,15 @@ export interface LogPosition {
   readonly bytes: number;
   /** Newlines in those bytes (the line number of the last complete line). */
   readonly lines: number;
+  /**
+   * The file's first bytes as read (up to {@link POSITION_HEAD_BYTES}, not past `bytes`): a file that
+   * begins otherwise when followed was emptied and written again since.
+   */
+  readonly head: Uint8Array;
 }
+
+/** How many of a file's first bytes a {@link LogPosition} keeps. */
+export const POSITION_HEAD_BYTES = 4096;
 
 /**
  * Lists the log and its rotated files that exist, oldest first: `path.N` … `path.1`, then `path`.
@@ -139,17 +147,23 @@ export function parseAuditText(text: string, file: string): { records: AuditReco
  * rotated file that is not a regular file (a FIFO, a folder: never waited on) is skipped with an
  * issue (line 0).
  *
+ * With `following`, the log's last line that has no newline yet and does not parse is not reported:
+ * it is a line still being written, which `--follow` reads whole (from `end`) once its newline is
+ * there, and reports then if it is bad.
+ *
  * Source: SPEC §3.5, §5.6.
  * @param path - The log file.
+ * @param options - `following`: the read is followed from its `end` (default false).
  * @returns Records, issues and the files read.
  * @throws {BouncerError} `AUDIT_UNREADABLE` for a file that exists but cannot be read, and for a log
  *   (not a rotated file) that is not a regular file.
  */
-export function readAuditLog(path: string): AuditReadResult {
+export function readAuditLog(path: string, options: { readonly following?: boolean } = {}): AuditReadResult {
   const records: AuditRecord[] = [];
   const issues: AuditIssue[] = [];
   const files: string[] = [];
   let end: LogPosition | undefined;
+  let logBytes = 0;
   const log = join(dirname(path), basename(path));
   for (const file of listAuditFiles(path)) {
     let text: string;
@@ -157,11 +171,17 @@ export function readAuditLog(path: string): AuditReadResult {
       const read = readWithIdentity(file);
       text = read.text;
       if (file === log) {
+        logBytes = read.totalBytes;
         // A last line without its newline that is a whole record was shown: follow from after it.
         const tail = read.text.slice(read.text.lastIndexOf("\n") + 1);
         end =
           tail !== "" && parseAuditLine(tail).ok
-            ? { ...read.position, bytes: read.totalBytes, lines: read.position.lines + 1 }
+            ? {
+                ...read.position,
+                bytes: read.totalBytes,
+                lines: read.position.lines + 1,
+                head: read.bytes.subarray(0, POSITION_HEAD_BYTES),
+              }
             : read.position;
       }
     } catch (error) {
@@ -183,7 +203,12 @@ export function readAuditLog(path: string): AuditReadResult {
     const parsed = parseAuditText(text, file);
     // One by one: a spread of a large file's records would overflow the call stack.
     for (const record of parsed.records) records.push(record);
-    for (const issue of parsed.issues) issues.push(issue);
+    // A line still being written: read again, whole, by `--follow` (`end` stops before it).
+    const writing =
+      options.following === true && file === log && end !== undefined && end.bytes < logBytes
+        ? end.lines + 1
+        : undefined;
+    for (const issue of parsed.issues) if (issue.line !== writing) issues.push(issue);
   }
   return end === undefined ? { records, issues, files } : { records, issues, files, end };
 }
@@ -191,10 +216,15 @@ export function readAuditLog(path: string): AuditReadResult {
 /**
  * Reads a file through one descriptor: its text, and its identity and size as read.
  * @param file - The file.
- * @returns The text, the position after its last complete line, and its whole length in bytes.
+ * @returns The text, the position after its last complete line, and its bytes and their length.
  * @throws The file-system error.
  */
-function readWithIdentity(file: string): { text: string; position: LogPosition; totalBytes: number } {
+function readWithIdentity(file: string): {
+  text: string;
+  position: LogPosition;
+  totalBytes: number;
+  bytes: Buffer;
+} {
   // A FIFO or a device is refused, not waited on.
   const { bytes, stats } = readRegularFile(file);
   let lines = 0;
@@ -207,7 +237,13 @@ function readWithIdentity(file: string): { text: string; position: LogPosition; 
   // `--follow`, whole, once its newline is there.
   return {
     text: bytes.toString("utf8"),
-    position: { identity: `${stats.dev}:${stats.ino}`, bytes: lineEnd, lines },
+    position: {
+      identity: `${stats.dev}:${stats.ino}`,
+      bytes: lineEnd,
+      lines,
+      head: bytes.subarray(0, Math.min(lineEnd, POSITION_HEAD_BYTES)),
+    },
     totalBytes: bytes.length,
+    bytes,
   };
 }

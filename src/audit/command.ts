@@ -65,7 +65,7 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
       'Cannot run "bouncer audit": "--summary" and "--follow" do not go together',
     );
   }
-  const read = readAuditLog(options.auditLog);
+  const read = readAuditLog(options.auditLog, { following: options.follow === true });
   for (const issue of read.issues) reportIssue(io, issue);
   if (read.files.length === 0 && options.follow !== true) {
     io.err(`bouncer: No audit log at "${options.auditLog}"\n`);
@@ -80,21 +80,25 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
   }
   const tail = options.tail ?? (options.follow === true ? FOLLOW_TAIL : undefined);
   const shown = tail === undefined ? read.records : tail === 0 ? [] : read.records.slice(-tail);
-  const print = (records: readonly AuditRecord[], header: boolean): void => {
+  // The table's header comes with its first row: under `--follow` of a log with nothing to show yet,
+  // with the first record that arrives.
+  let header = true;
+  const print = (records: readonly AuditRecord[]): void => {
     if (options.json === true) {
       for (const record of records) io.out(`${JSON.stringify(record)}\n`);
-    } else {
+    } else if (records.length > 0) {
       io.out(formatAuditTable(records, { color: io.color, header }));
+      header = false;
     }
   };
-  print(shown, true);
+  print(shown);
   if (options.follow !== true) return 0;
   await followAuditLog(options.auditLog, {
     // From where the read above ended (nothing written meanwhile is missed), or, with no log yet,
     // from the start of the log once it appears.
     ...(read.end === undefined ? { fromStart: true } : { after: read.end }),
     signal: options.signal ?? new AbortController().signal,
-    onRecord: (record) => print([record], false),
+    onRecord: (record) => print([record]),
     onIssue: (issue) => reportIssue(io, issue),
     ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
   });

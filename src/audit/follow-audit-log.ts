@@ -10,9 +10,10 @@
  */
 
 import { closeSync } from "node:fs";
+import { basename } from "node:path";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
-import type { AuditIssue, LogPosition } from "./audit-reader.ts";
+import { type AuditIssue, type LogPosition, listAuditFiles } from "./audit-reader.ts";
 import type { AuditRecord } from "./audit-record.ts";
 import { openChain } from "./follow-chain.ts";
 import { type Cursor, drain, identityOf, openCursor, rewindIfTruncated } from "./follow-cursor.ts";
@@ -71,16 +72,54 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * The issue for a followed file that is no longer the log nor any rotated file: what happened, as
- * far as the files show it.
+ * The identities of the rotated files there are while a file is the log: files older than it, all of
+ * them (a file newer than the log is made only once the log is rotated away).
  * @param path - The log file.
+ * @param identity - The file that is the log.
+ * @returns The identities, or `undefined` when that file is no longer the log by the end of the look.
+ */
+function olderFiles(path: string, identity: string): ReadonlySet<string> | undefined {
+  const older = new Set<string>();
+  for (const file of listAuditFiles(path)) {
+    if (basename(file) === basename(path)) continue;
+    const rotated = identityOf(file);
+    if (rotated !== undefined) older.add(rotated);
+  }
+  return identityOf(path) === identity ? older : undefined;
+}
+
+/**
+ * The issue for a followed file that is no longer the log nor any rotated file: what happened, as
+ * far as the files show it, and whether records may be missing. A log held open while it was
+ * deleted or replaced is read to its end through its descriptor (and for `lingerMs` more), and the
+ * new log from its start, so nothing is missed unless a rotation came in between: a rotated file
+ * that is not among those older than the lost file (`older`) holds records written after it, which
+ * are not read.
+ * @param path - The log file.
+ * @param older - The rotated files there were while the lost file was the log; `undefined` when not
+ *   known (a file not held open: records written to it since it was read may be missing too).
  * @returns The issue (line 0).
  */
-function lostIssue(path: string): AuditIssue {
+function lostIssue(path: string, older: ReadonlySet<string> | undefined): AuditIssue {
+  const log = identityOf(path);
+  const rotatedSince =
+    older === undefined ||
+    listAuditFiles(path).some((file) => {
+      if (basename(file) === basename(path)) return false;
+      const rotated = identityOf(file);
+      return rotated !== undefined && !older.has(rotated);
+    });
+  if (!rotatedSince) {
+    const message =
+      log === undefined
+        ? "the log was deleted: reading the new log from its start once it is there"
+        : "the log was replaced by another file: reading it from its start";
+    return { file: path, line: 0, message };
+  }
   const happened =
     identityOf(`${path}.1`) !== undefined
       ? "the log rotated faster than it was read"
-      : identityOf(path) === undefined
+      : log === undefined
         ? "the log was deleted"
         : "the log was replaced by another file";
   return { file: path, line: 0, message: `records may be missing: ${happened}` };
@@ -90,6 +129,8 @@ function lostIssue(path: string): AuditIssue {
 interface Pending {
   readonly identity: string;
   readonly position?: LogPosition;
+  /** The rotated files older than it, when it was followed as the log (see {@link lostIssue}). */
+  readonly older?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -112,7 +153,7 @@ function catchUp(
   const step = openChain(path, from.identity, from.position);
   if (step.kind === "unsettled") return { cursor: undefined, pending: from };
   if (step.kind === "lost") {
-    options.onIssue?.(lostIssue(path));
+    options.onIssue?.(lostIssue(path, from.older));
     return { cursor: openCursor(path, true), pending: undefined };
   }
   for (const { file, reason } of step.skipped)
@@ -130,10 +171,11 @@ function catchUp(
  * none skipped when writers rotate again meanwhile (follow-chain.ts); each of these rotated files is
  * read on every poll for `lingerMs` more (a line a writer appends to it meanwhile is delivered then,
  * after newer lines of the new log), and an unterminated last line of it is reported as an issue once
- * it is no longer read. When a file not read to its end is gone (rotated out, the log deleted or
- * replaced), an issue says records may be missing. A log that does not exist yet is waited for. With
- * `after`, following starts exactly where a read of the log ended; a log truncated in place is read
- * again from its start, with an issue.
+ * it is no longer read. When the followed file is gone (rotated out, the log deleted or replaced), an
+ * issue says so, and that records may be missing when they may (a rotation came in between, or the
+ * file was not held open: see {@link lostIssue}). A log that does not exist yet is waited for. With
+ * `after`, following starts exactly where a read of the log ended; a log truncated in place (also
+ * one written again to its old length within one poll) is read again from its start, with an issue.
  *
  * Source: SPEC §5.6, §3.5.
  * @param path - The log file.
@@ -148,6 +190,8 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
   const lingerMs = options.lingerMs ?? 2000;
   const now = options.now ?? Date.now;
   let cursor: Cursor | undefined;
+  // The rotated files older than the followed log, looked at once per log (see lostIssue).
+  let older: { readonly identity: string; readonly files: ReadonlySet<string> | undefined } | undefined;
   // While no log is followed: the file read last, whose successors are opened next; undefined: the
   // log is read from its start once it is there.
   let pending: Pending | undefined;
@@ -178,6 +222,9 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
         else ({ cursor, pending } = catchUp(path, pending, options, linger));
       }
       if (cursor !== undefined) {
+        if (older?.identity !== cursor.identity) {
+          older = { identity: cursor.identity, files: olderFiles(path, cursor.identity) };
+        }
         rewindIfTruncated(cursor, path, options.onIssue);
         drain(cursor, path, options);
         if (identityOf(path) !== cursor.identity) {
@@ -185,7 +232,8 @@ export async function followAuditLog(path: string, options: FollowOptions): Prom
           const left = cursor;
           cursor = undefined;
           linger(left, path);
-          ({ cursor, pending } = catchUp(path, { identity: left.identity }, options, linger));
+          const from = { identity: left.identity, older: older?.files };
+          ({ cursor, pending } = catchUp(path, from, options, linger));
           if (cursor !== undefined) drain(cursor, path, options);
         }
       }

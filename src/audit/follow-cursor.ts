@@ -1,7 +1,8 @@
 /**
  * The cursor of `bouncer audit --follow` on one audit log file: opened at its start, its end or a
  * position a read ended at, drained line by line, and rewound when the file was truncated or
- * rewritten under it. Edge (file system).
+ * rewritten under it (its size shrank, or the bytes it begins with or the bytes just before the read
+ * position are no longer the ones read there). Edge (file system).
  *
  * Source: SPEC §5.6 (`--follow`), §3.5.
  * @module
@@ -9,9 +10,19 @@
 
 import { fstatSync, readSync, type Stats, statSync } from "node:fs";
 import { openRegularFile } from "../platform/regular-file.ts";
-import { type LogPosition, parseAuditLine } from "./audit-reader.ts";
+import { type LogPosition, POSITION_HEAD_BYTES, parseAuditLine } from "./audit-reader.ts";
 import type { FollowOptions } from "./follow-audit-log.ts";
 import { hasErrorCode } from "./rotation-lock.ts";
+
+/**
+ * How many of a followed file's first bytes are kept and compared on every poll: a log emptied in
+ * place and written again to the same length or longer (`logrotate`'s `copytruncate`) begins with
+ * other records (another `ts`, `session`, `seq`), though its size and last byte may be as before.
+ */
+const HEAD_BYTES = POSITION_HEAD_BYTES;
+
+/** How many bytes before the read position are kept and compared on every poll. */
+const TAIL_BYTES = 256;
 
 /** An open file being followed. */
 export interface Cursor {
@@ -20,8 +31,10 @@ export interface Cursor {
   offset: number;
   line: number;
   pending: Buffer;
-  /** The byte just before `offset` as it was read (-1 at offset 0): a change means a rewrite. */
-  lastByte: number;
+  /** The file's first bytes as read (up to {@link HEAD_BYTES}): a change means a rewrite. */
+  head: Buffer;
+  /** The bytes just before `offset` as read (up to {@link TAIL_BYTES}): a change means a rewrite. */
+  tail: Buffer;
   /**
    * The position is right after a whole last record that had no newline yet (the read showed it):
    * the newline that ends it, when it comes, is not a line of its own.
@@ -53,7 +66,8 @@ export function openCursor(path: string, fromStart: boolean): Cursor | undefined
     offset: 0,
     line: 0,
     pending: Buffer.alloc(0),
-    lastByte: -1,
+    head: Buffer.alloc(0),
+    tail: Buffer.alloc(0),
     awaitingLineEnd: false,
   };
   if (!fromStart) {
@@ -78,8 +92,15 @@ export function drain(
   for (;;) {
     const read = readSync(cursor.fd, chunk, 0, chunk.length, cursor.offset);
     if (read === 0) break;
+    if (cursor.head.length === cursor.offset && cursor.offset < HEAD_BYTES) {
+      cursor.head = Buffer.concat([
+        cursor.head,
+        chunk.subarray(0, Math.min(read, HEAD_BYTES - cursor.offset)),
+      ]);
+    }
     cursor.offset += read;
-    cursor.lastByte = chunk[read - 1] ?? -1;
+    cursor.tail = Buffer.concat([cursor.tail, chunk.subarray(Math.max(0, read - TAIL_BYTES), read)]);
+    if (cursor.tail.length > TAIL_BYTES) cursor.tail = cursor.tail.subarray(cursor.tail.length - TAIL_BYTES);
     cursor.pending = Buffer.concat([cursor.pending, chunk.subarray(0, read)]);
     if (cursor.awaitingLineEnd) {
       if (cursor.pending[0] === 0x0a) cursor.pending = cursor.pending.subarray(1);
@@ -114,55 +135,84 @@ export function identityOf(path: string): string | undefined {
 }
 
 /**
- * Moves a cursor opened at the start of a file to where a read of that file ended.
+ * Moves a cursor opened at the start of a file to where a read of that file ended. The file's first
+ * bytes are those the read saw, so a file emptied and written again since is rewound on the next
+ * poll ({@link rewindIfTruncated}).
  * @param cursor - The cursor (its file is the one the position is in).
- * @param position - Bytes and lines read (`readAuditLog`'s `end`).
+ * @param position - Bytes and lines read and the first bytes (`readAuditLog`'s `end`).
  */
 export function positionCursor(cursor: Cursor, position: LogPosition): void {
   cursor.offset = position.bytes;
-  cursor.lastByte = byteAt(cursor.fd, position.bytes - 1);
-  cursor.awaitingLineEnd = cursor.lastByte !== -1 && cursor.lastByte !== 0x0a;
+  cursor.head = Buffer.from(position.head);
+  cursor.tail = tailOf(cursor);
+  const last = cursor.tail.at(-1);
+  cursor.awaitingLineEnd = last !== undefined && last !== 0x0a;
   cursor.line = position.lines;
   cursor.pending = Buffer.alloc(0);
 }
 
 /**
- * The byte at a position of an open file.
+ * The bytes of an open file in a range, as many as there are.
  * @param fd - The file.
- * @param at - The position (negative: none).
- * @returns The byte, or -1 when there is none.
+ * @param at - Where the range starts.
+ * @param length - How many bytes it has.
+ * @returns The bytes (fewer when the file ends before the range does).
  */
-function byteAt(fd: number, at: number): number {
-  if (at < 0) return -1;
-  const byte = Buffer.alloc(1);
-  return readSync(fd, byte, 0, 1, at) === 1 ? (byte[0] ?? -1) : -1;
+function bytesAt(fd: number, at: number, length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const read = readSync(fd, bytes, got, length - got, at + got);
+    if (read === 0) break;
+    got += read;
+  }
+  return bytes.subarray(0, got);
 }
 
 /**
- * Whether the byte before the read position is no longer the one read there: the file was truncated
- * and written again past the old position between two polls.
+ * The bytes now just before a cursor's read position (as many as its `tail` would keep).
+ * @param cursor - The followed file.
+ * @returns Up to {@link TAIL_BYTES} bytes.
+ */
+function tailOf(cursor: Cursor): Buffer {
+  const from = Math.max(0, cursor.offset - TAIL_BYTES);
+  return bytesAt(cursor.fd, from, cursor.offset - from);
+}
+
+/**
+ * Whether the bytes the file begins with, or those just before the read position, are no longer the
+ * ones read there: the file was truncated and written again between two polls, to its old length or
+ * past it.
  * @param cursor - The followed file.
  * @returns True when the file changed under the position.
  */
-function lostLineEnd(cursor: Cursor): boolean {
-  return cursor.offset > 0 && byteAt(cursor.fd, cursor.offset - 1) !== cursor.lastByte;
+function rewritten(cursor: Cursor): boolean {
+  if (cursor.offset === 0) return false;
+  return (
+    !bytesAt(cursor.fd, 0, cursor.head.length).equals(cursor.head) || !tailOf(cursor).equals(cursor.tail)
+  );
 }
 
 /**
  * Starts again from the start of a followed file that shrank (truncated in place, as `logrotate`'s
- * `copytruncate` does) or whose byte before the read position changed (truncated and written
- * again past it between two polls), saying so: what was written between the last read and the
- * truncation is not there to read. A rewrite that leaves the same byte before the old position
- * cannot be told apart from appending, and is not noticed.
+ * `copytruncate` does) or whose first bytes or bytes before the read position changed (truncated
+ * and written again to its old length or past it between two polls), saying so: what was written
+ * between the last read and the truncation is not there to read. A rewrite that leaves the first
+ * {@link HEAD_BYTES} and the last {@link TAIL_BYTES} bytes read as they were (the same records written
+ * again, byte for byte) cannot be told apart from appending, and is not noticed.
+ *
+ * Source: SPEC §5.6 (`--follow`); review: a log emptied and refilled to the same length in one poll
+ * lost the new records with nothing said.
  * @param cursor - The followed file.
  * @param file - Its name, for the issue.
  * @param onIssue - Where the issue goes.
  */
 export function rewindIfTruncated(cursor: Cursor, file: string, onIssue: FollowOptions["onIssue"]): void {
-  if (fstatSync(cursor.fd).size >= cursor.offset && !lostLineEnd(cursor)) return;
+  if (fstatSync(cursor.fd).size >= cursor.offset && !rewritten(cursor)) return;
   onIssue?.({ file, line: 0, message: "the log was truncated: reading it again from its start" });
   cursor.offset = 0;
-  cursor.lastByte = -1;
+  cursor.head = Buffer.alloc(0);
+  cursor.tail = Buffer.alloc(0);
   cursor.awaitingLineEnd = false;
   cursor.line = 0;
   cursor.pending = Buffer.alloc(0);

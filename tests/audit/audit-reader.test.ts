@@ -95,6 +95,20 @@ describe("readAuditLog()", () => {
     expect(readAuditLog(log).records).toHaveLength(1_000_000);
   });
 
+  test("readAuditLog() with following leaves the log's line still being written unreported, and reports it otherwise", () => {
+    writeFileSync(`${log}.1`, `${line(1)}\n${line(2).slice(0, 20)}`);
+    writeFileSync(log, `${line(3)}\n${line(4).slice(0, 20)}`);
+    const followed = readAuditLog(log, { following: true });
+    expect(followed.records.map((record) => record.seq)).toEqual([1, 3]);
+    // A rotated file's torn line is final: reported either way.
+    expect(followed.issues).toEqual([{ file: `${log}.1`, line: 2, message: "not JSON" }]);
+    expect(followed.end?.lines).toBe(1);
+    expect(readAuditLog(log).issues).toEqual([
+      { file: `${log}.1`, line: 2, message: "not JSON" },
+      { file: log, line: 2, message: "not JSON" },
+    ]);
+  });
+
   test("readAuditLog() returns nothing for a log that does not exist", () => {
     expect(readAuditLog(log)).toEqual({ records: [], issues: [], files: [] });
   });

@@ -235,6 +235,52 @@ describe("auditCommand", () => {
     expect(memory.stdout()).toContain("late");
   });
 
+  test("auditCommand --follow of a log that is not there yet prints the table's header with its first record", async () => {
+    const controller = new AbortController();
+    const memory = memoryIo({ cwd: dir });
+    const running = runAudit(
+      { auditLog: log, follow: true, signal: controller.signal, intervalMs: 5 },
+      memory.io,
+    );
+    const row = (seq: number): string =>
+      `${JSON.stringify({ ts: `t${seq}`, event: "decision", seq, server: "mail", tool: "send" })}\n`;
+    writeFileSync(log, row(1));
+    await waitFor(() => memory.stdout().includes("t1"));
+    appendFileSync(log, row(2));
+    await waitFor(() => memory.stdout().includes("t2"));
+    controller.abort();
+    expect(await running).toBe(0);
+    const lines = memory.stdout().trimEnd().split("\n");
+    expect(lines.map((text) => text.split(/ +/).slice(0, 3))).toEqual([
+      ["TIME", "SERVER", "TOOL"],
+      ["t1", "mail", "send"],
+      ["t2", "mail", "send"],
+    ]);
+  });
+
+  test("auditCommand --follow waits for the newline of a line still being written, without reporting it", async () => {
+    const second = recordLine(2);
+    writeFileSync(log, recordLine(1) + second.slice(0, 12));
+    const controller = new AbortController();
+    const memory = memoryIo({ cwd: dir });
+    const running = runAudit(
+      { auditLog: log, follow: true, json: true, signal: controller.signal, intervalMs: 5 },
+      memory.io,
+    );
+    appendFileSync(log, second.slice(12));
+    await waitFor(() => memory.stdout().includes('"seq":2'));
+    controller.abort();
+    expect(await running).toBe(0);
+    expect(
+      memory
+        .stdout()
+        .trimEnd()
+        .split("\n")
+        .map((text) => JSON.parse(text).seq),
+    ).toEqual([1, 2]);
+    expect(memory.stderr()).toBe("");
+  });
+
   test.skipIf(process.platform === "win32")(
     "auditCommand --follow passes over a FIFO at audit.jsonl.1 after a rotation, saying so, and goes on",
     async () => {

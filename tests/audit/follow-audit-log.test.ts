@@ -166,6 +166,37 @@ test("followAuditLog() notices a log truncated and written again past the old po
   ]);
 });
 
+test("followAuditLog() notices a log emptied in place and refilled to the same length within one poll (copytruncate)", async () => {
+  writeFileSync(log, lineOf(1) + lineOf(2));
+  // The first poll has run when follow() returns; the next one is 300 ms away.
+  const followed = follow({ intervalMs: 300 });
+  truncateSync(log, 0);
+  appendFileSync(log, lineOf(3) + lineOf(4));
+  await until(() => followed.records.length === 2);
+  appendFileSync(log, lineOf(5));
+  await until(() => followed.records.length === 3);
+  await followed.stop();
+  expect(lineOf(3).length + lineOf(4).length).toBe(lineOf(1).length + lineOf(2).length);
+  expect(followed.records.map((record) => record.seq)).toEqual([3, 4, 5]);
+  expect(followed.issues.map((issue) => issue.message)).toEqual([
+    "the log was truncated: reading it again from its start",
+  ]);
+});
+
+test("followAuditLog() after a read notices a log emptied and refilled to the same length before it started", async () => {
+  writeFileSync(log, lineOf(1) + lineOf(2));
+  const read = readAuditLog(log);
+  truncateSync(log, 0);
+  appendFileSync(log, lineOf(3) + lineOf(4));
+  const followed = follow({ ...(read.end === undefined ? {} : { after: read.end }) });
+  await until(() => followed.records.length === 2);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([3, 4]);
+  expect(followed.issues.map((issue) => issue.message)).toEqual([
+    "the log was truncated: reading it again from its start",
+  ]);
+});
+
 test("followAuditLog() reads a log truncated in place again from its start, and says so", async () => {
   writeFileSync(log, lineOf(1) + lineOf(2));
   const followed = follow();
@@ -259,7 +290,7 @@ test("followAuditLog() stops reading a renamed file after lingerMs and reports i
   expect(followed.issues).toEqual([{ file: log, line: 2, message: "unterminated last line" }]);
 });
 
-test("followAuditLog() says once that the log was replaced by another file, and reads the new one from its start", async () => {
+test("followAuditLog() says once that the log was replaced by another file (nothing missed), and reads the new one from its start", async () => {
   writeFileSync(log, line(0));
   const followed = follow({ fromStart: true });
   await until(() => followed.records.length === 1);
@@ -273,11 +304,11 @@ test("followAuditLog() says once that the log was replaced by another file, and 
   await followed.stop();
   expect(followed.records.map((record) => record.seq)).toEqual([0, 1, 2, 3]);
   expect(followed.issues).toEqual([
-    { file: log, line: 0, message: "records may be missing: the log was replaced by another file" },
+    { file: log, line: 0, message: "the log was replaced by another file: reading it from its start" },
   ]);
 });
 
-test("followAuditLog() says once that the log was deleted, and reads a new log from its start", async () => {
+test("followAuditLog() says once that the log was deleted (nothing missed), and reads a new log from its start", async () => {
   writeFileSync(log, line(0));
   const followed = follow({ fromStart: true });
   await until(() => followed.records.length === 1);
@@ -289,7 +320,53 @@ test("followAuditLog() says once that the log was deleted, and reads a new log f
   await followed.stop();
   expect(followed.records.map((record) => record.seq)).toEqual([0, 1]);
   expect(followed.issues).toEqual([
-    { file: log, line: 0, message: "records may be missing: the log was deleted" },
+    {
+      file: log,
+      line: 0,
+      message: "the log was deleted: reading the new log from its start once it is there",
+    },
+  ]);
+});
+
+test.each([
+  ["with an older rotated file beside it", true],
+  ["with no rotated file", false],
+])(
+  "followAuditLog() does not say records may be missing when a log read to its end is deleted and made again within one poll, %s",
+  async (_name, rotated) => {
+    if (rotated) writeFileSync(`${log}.1`, line(0));
+    writeFileSync(log, line(1));
+    const followed = follow({ fromStart: true, intervalMs: 300 });
+    expect(followed.records.map((record) => record.seq)).toEqual([1]);
+    unlinkSync(log);
+    writeFileSync(log, line(2));
+    await until(() => followed.records.length === 2);
+    appendFileSync(log, line(3));
+    await until(() => followed.records.length === 3);
+    await followed.stop();
+    expect(followed.records.map((record) => record.seq)).toEqual([1, 2, 3]);
+    expect(followed.issues).toEqual([
+      { file: log, line: 0, message: "the log was replaced by another file: reading it from its start" },
+    ]);
+  },
+);
+
+test("followAuditLog() says records may be missing when the log was rotated out of reach within one poll", async () => {
+  writeFileSync(log, line(0));
+  const followed = follow({ fromStart: true, intervalMs: 300 });
+  expect(followed.records.map((record) => record.seq)).toEqual([0]);
+  // Rotated twice (keep 1) before the next poll: the followed file went to log.1 and out of reach,
+  // and log.1 is now a newer file (record 2) that following the new log does not read.
+  renameSync(log, `${log}.1`);
+  unlinkSync(`${log}.1`);
+  writeFileSync(`${log}.1`, line(2));
+  writeFileSync(log, line(3));
+  await until(() => followed.records.length === 2);
+  await Bun.sleep(30);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([0, 3]);
+  expect(followed.issues).toEqual([
+    { file: log, line: 0, message: "records may be missing: the log rotated faster than it was read" },
   ]);
 });
 
