@@ -55,7 +55,8 @@ function reportIssue(io: CommandIo, issue: AuditIssue): void {
  * Source: SPEC §5.6.
  * @param options - What to show and where the log is.
  * @param io - Where output goes.
- * @returns 0 on success; 1 when a log named with `--audit-log` does not exist.
+ * @returns 0 on success (no log at the default path is an empty log, said on stderr); 1 when a log
+ *   named with `--audit-log` does not exist.
  * @throws {BouncerError} `USAGE` for `--summary` with `--follow`; `AUDIT_UNREADABLE` for an unreadable file.
  */
 export async function runAudit(options: AuditOptions, io: CommandIo): Promise<number> {
@@ -67,12 +68,17 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
   }
   const read = readAuditLog(options.auditLog, { following: options.follow === true });
   for (const issue of read.issues) reportIssue(io, issue);
-  if (read.files.length === 0 && options.follow !== true) {
+  if (read.files.length === 0 && options.follow !== true && options.explicit === true) {
     io.err(`bouncer: No audit log at "${options.auditLog}"\n`);
-    return options.explicit === true ? 1 : 0;
+    return 1;
   }
-  // Following a log that is not there yet waits for it; a mistyped path should not wait in silence.
-  if (read.files.length === 0) io.err(`bouncer: No audit log at "${options.auditLog}" yet: waiting for it\n`);
+  // No log at the default path: nothing was logged yet, shown as an empty log is (a zero-count
+  // summary), saying so. Following a log that is not there yet waits for it; a mistyped path should
+  // not wait in silence.
+  if (read.files.length === 0) {
+    const then = options.follow === true ? ": waiting for it" : "";
+    io.err(`bouncer: No audit log at "${options.auditLog}" yet${then}\n`);
+  }
   if (options.summary === true) {
     const summary = summarizeAudit(read.records);
     io.out(options.json === true ? `${JSON.stringify(summary, null, 2)}\n` : formatAuditSummary(summary));

@@ -20,7 +20,7 @@ import {
   resolveToolRules,
 } from "../policy/index.ts";
 import { type CommandIo, commandIo } from "./io.ts";
-import { checkPolicyPaths, formatIssueLine } from "./policy-files.ts";
+import { checkEveryPolicyPath, checkPolicyPaths, formatIssueLine } from "./policy-files.ts";
 import { placeholderNotes, rulesLines, safeName } from "./rules-view.ts";
 
 /** What `bouncer check` was asked to do. */
@@ -175,26 +175,28 @@ function mergedText(policy: Policy, merged: readonly MergedTool[]): string {
  * Source: SPEC §5.5.
  * @param options - The policy files and the output format.
  * @param io - Where output goes (with the working directory).
- * @returns 0 when every file is valid, 2 on any issue.
- * @throws {BouncerError} `POLICY_UNREADABLE` (exit 2) when a file cannot be read.
+ * @returns 0 when every file is valid, 2 on any issue (with `--json`, also when a file cannot be read:
+ *   `{"ok":false,"issues":[...]}` lists it as an issue of code `unreadable`, line and column 0).
+ * @throws {BouncerError} `POLICY_UNREADABLE` (exit 2) when a file cannot be read, without `--json`.
  */
 export async function runCheck(options: CheckOptions, io: CommandIo): Promise<number> {
+  if (options.json === true) {
+    const result = checkEveryPolicyPath(options.policies, { cwd: io.cwd });
+    if (!result.ok) {
+      io.out(`${JSON.stringify({ ok: false, issues: result.issues })}\n`);
+      return 2;
+    }
+    io.out(`${JSON.stringify(mergedJson(result.policy, mergedPolicy(result.policy)))}\n`);
+    return 0;
+  }
   const result = await checkPolicyPaths(options.policies, { cwd: io.cwd });
   if (!result.ok) {
-    if (options.json === true) {
-      io.out(`${JSON.stringify({ ok: false, issues: result.issues })}\n`);
-    } else {
-      for (const issue of result.issues) io.err(`${formatIssueLine(issue)}\n`);
-      const count = result.issues.length;
-      io.err(`bouncer: Policy check failed: ${count} ${count === 1 ? "issue" : "issues"}\n`);
-    }
+    for (const issue of result.issues) io.err(`${formatIssueLine(issue)}\n`);
+    const count = result.issues.length;
+    io.err(`bouncer: Policy check failed: ${count} ${count === 1 ? "issue" : "issues"}\n`);
     return 2;
   }
-  const { policy } = result;
-  const merged = mergedPolicy(policy);
-  io.out(
-    options.json === true ? `${JSON.stringify(mergedJson(policy, merged))}\n` : mergedText(policy, merged),
-  );
+  io.out(mergedText(result.policy, mergedPolicy(result.policy)));
   return 0;
 }
 

@@ -193,6 +193,24 @@ describe("auditCommand", () => {
     }
   });
 
+  test("auditCommand --summary --json with no log at the default path prints the empty log's zero-count summary, saying no log exists yet", async () => {
+    const saved = process.env.BOUNCER_HOME;
+    process.env.BOUNCER_HOME = dir;
+    try {
+      const absent = await run(["--summary", "--json"]);
+      writeFileSync(log, "");
+      const empty = await run(["--summary", "--json"]);
+      expect(absent.code).toBe(0);
+      expect(absent.stdout).toBe(empty.stdout);
+      expect(JSON.parse(absent.stdout)).toMatchObject({ records: 0, decisions: 0 });
+      expect(absent.stderr).toBe(`bouncer: No audit log at "${log}" yet\n`);
+      expect(empty.stderr).toBe("");
+    } finally {
+      if (saved === undefined) delete process.env.BOUNCER_HOME;
+      else process.env.BOUNCER_HOME = saved;
+    }
+  });
+
   test.each([
     ["--tail", "x"],
     ["--tail", "-1"],

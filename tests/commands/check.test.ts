@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCheck } from "../../src/commands/check.ts";
@@ -32,6 +33,24 @@ describe("bouncer check (subprocess)", () => {
     expect(run.stderr).toContain('Cannot read policy "tests/fixtures/policies/nope.yaml": no such file');
   });
 
+  test("bouncer check --json exits 2 with ok false on stdout when a policy file does not exist", async () => {
+    const run = await runCli(["check", "--json", "--policy", "tests/fixtures/policies/nope.yaml"]);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: false,
+      issues: [
+        {
+          code: "unreadable",
+          file: "tests/fixtures/policies/nope.yaml",
+          line: 0,
+          column: 0,
+          message: "no such file",
+        },
+      ],
+    });
+    expect(run.stderr).toBe("");
+  });
+
   test("bouncer check exits 0 on a good policy and prints each rule with its layer", async () => {
     const run = await runCli(["check", "--policy", GOOD]);
     expect(run.code).toBe(0);
@@ -55,6 +74,42 @@ describe("runCheck()", () => {
       [5, 14, "max_calls"],
     ]);
   });
+
+  test.skipIf(process.platform === "win32")(
+    "runCheck() --json prints ok false for a missing file, a folder, a FIFO and a non-UTF-8 file, in order with a bad file's issues",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
+      mkdirSync(join(dir, "folder.yaml"));
+      expect(spawnSync("mkfifo", [join(dir, "fifo.yaml")]).status).toBe(0);
+      writeFileSync(join(dir, "latin1.yaml"), Buffer.from([0x23, 0x20, 0xe9, 0x0a]));
+      copyFileSync(join(REPO, BAD), join(dir, "bad.yaml"));
+      const out = memoryIo({ cwd: dir });
+      const files = ["missing.yaml", "folder.yaml", "bad.yaml", "fifo.yaml", "latin1.yaml"];
+      expect(await runCheck({ policies: files, json: true }, out.io)).toBe(2);
+      const document = JSON.parse(out.stdout()) as {
+        ok: boolean;
+        issues: { code: string; file: string; line: number; message: string }[];
+      };
+      expect(document.ok).toBe(false);
+      expect(document.issues.map((issue) => [issue.file, issue.code, issue.line])).toEqual([
+        ["missing.yaml", "unreadable", 0],
+        ["folder.yaml", "unreadable", 0],
+        ["bad.yaml", "unknown_key", 3],
+        ["bad.yaml", "wrong_type", 5],
+        ["fifo.yaml", "unreadable", 0],
+        ["latin1.yaml", "unreadable", 0],
+      ]);
+      expect(
+        document.issues.filter((issue) => issue.code === "unreadable").map((issue) => issue.message),
+      ).toEqual([
+        "no such file",
+        "it is a directory",
+        "it is not a regular file",
+        "it is not UTF-8 text (line 1, column 3)",
+      ]);
+      expect(out.stderr()).toBe("");
+    },
+  );
 
   test("runCheck() shows the filesystem pack's $COMMAND_LINE_DIRS confinement and what it means (write tools looked unconfined)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
