@@ -22,7 +22,7 @@ import packageJson from "../package.json" with { type: "json" };
 import { type CommandIo, processIo } from "./commands/io.ts";
 import { type AnyCommand, isStandIn, lazyCommand } from "./commands/lazy-command.ts";
 import { assertKnownArgs } from "./platform/args.ts";
-import { BouncerError, errorCode, exitCodeFor, isBouncerError } from "./platform/errors.ts";
+import { BouncerError, errorCode, errorLine, exitCodeFor, isBouncerError } from "./platform/errors.ts";
 
 /** Bouncer's version, from package.json (embedded by the compiler). */
 export const VERSION: string = packageJson.version;
@@ -236,17 +236,18 @@ async function runTarget(target: Target, io: CommandIo): Promise<unknown> {
  * @returns 2 for usage and policy errors (including citty's argument errors), else 1.
  */
 function report(error: unknown, options: { readonly io: CommandIo; readonly command: string }): number {
+  // Messages quote file names and values as the user gave them: errorLine escapes their controls.
   if (error instanceof Error && (isBouncerError(error) || exitCodeFor(error) === 2)) {
-    options.io.err(`bouncer: ${error.message}\n`);
+    options.io.err(errorLine(error.message));
     return exitCodeFor(error);
   }
   if (error instanceof Error && error.name === "CLIError") {
     const message = stripAnsi(error.message).replace(/\.$/, "");
-    options.io.err(`bouncer: Cannot run "${options.command}": ${message}\n`);
+    options.io.err(errorLine(`Cannot run "${options.command}": ${message}`));
     return 2;
   }
   const message = error instanceof Error ? error.message : String(error);
-  options.io.err(`bouncer: Unexpected failure: ${message}\n`);
+  options.io.err(errorLine(`Unexpected failure: ${message}`));
   if (process.env.BOUNCER_DEBUG === "1" && error instanceof Error && error.stack !== undefined) {
     options.io.err(`${error.stack}\n`);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
@@ -211,6 +211,52 @@ describe("main() (in process)", () => {
     expect(await main(["check", "--bogus"], bad.io)).toBe(2);
     expect(bad.stderr()).toContain('unknown flag "--bogus"');
   });
+
+  test.each([
+    [
+      "explain of an invalid policy",
+      ["explain", "t", "--policy", "bad"],
+      'Cannot load policy "x\\u{1b}[2J-bad.yaml"',
+    ],
+    [
+      "explain of a missing policy",
+      ["explain", "t", "--policy", "missing"],
+      'Cannot read policy "x\\u{1b}[2J-missing.yaml"',
+    ],
+    [
+      "explain of a missing schema",
+      ["explain", "t", "--schema", "missing"],
+      'Cannot read schema "x\\u{1b}[2J-missing.yaml"',
+    ],
+    ["replay of a missing session", ["replay", "missing"], 'Cannot read session "x\\u{1b}[2J-missing.yaml"'],
+    ["replay of a bad session", ["replay", "bad"], 'Cannot read session "x\\u{1b}[2J-bad.yaml": line 1'],
+    [
+      "check of a missing policy",
+      ["check", "--policy", "missing"],
+      'Cannot read policy "x\\u{1b}[2J-missing.yaml"',
+    ],
+    ["audit of a missing log", ["audit", "--audit-log", "missing"], 'No audit log at "'],
+    ["audit of a bad line", ["audit", "--audit-log", "bad"], 'Skipped line 1 of audit log "'],
+  ])(
+    "main() escapes the control characters of a file name in its error message: %s",
+    async (_name, args, expected) => {
+      const dir = mkdtempSync(join(tmpdir(), "bouncer-cli-"));
+      const name = (kind: string): string => `x\u001b[2J-${kind}.yaml`;
+      writeFileSync(join(dir, name("bad")), "alow: 1\n");
+      const out = memoryIo({ cwd: dir });
+      try {
+        await main(
+          args.map((arg) => (arg === "bad" || arg === "missing" ? name(arg) : arg)),
+          out.io,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      expect(out.stderr()).toContain(expected);
+      expect(out.stderr()).toContain("x\\u{1b}[2J-");
+      expect(out.stderr()).not.toContain("\u001b");
+    },
+  );
 
   test("bouncer run --help shows the server command on its USAGE line, with and without colour", async () => {
     for (const color of [false, true]) {

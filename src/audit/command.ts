@@ -11,7 +11,7 @@
 import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
-import { BouncerError } from "../platform/errors.ts";
+import { BouncerError, errorLine } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import { type AuditIssue, readAuditLog } from "./audit-reader.ts";
 import type { AuditRecord } from "./audit-record.ts";
@@ -45,8 +45,8 @@ export interface AuditOptions {
  * @param issue - The skipped line.
  */
 function reportIssue(io: CommandIo, issue: AuditIssue): void {
-  if (issue.line === 0) io.err(`bouncer: Audit log "${issue.file}": ${issue.message}\n`);
-  else io.err(`bouncer: Skipped line ${issue.line} of audit log "${issue.file}": ${issue.message}\n`);
+  if (issue.line === 0) io.err(errorLine(`Audit log "${issue.file}": ${issue.message}`));
+  else io.err(errorLine(`Skipped line ${issue.line} of audit log "${issue.file}": ${issue.message}`));
 }
 
 /**
@@ -69,7 +69,7 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
   const read = readAuditLog(options.auditLog, { following: options.follow === true });
   for (const issue of read.issues) reportIssue(io, issue);
   if (read.files.length === 0 && options.follow !== true && options.explicit === true) {
-    io.err(`bouncer: No audit log at "${options.auditLog}"\n`);
+    io.err(errorLine(`No audit log at "${options.auditLog}"`));
     return 1;
   }
   // No log at the default path: nothing was logged yet, shown as an empty log is (a zero-count
@@ -77,7 +77,7 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
   // not wait in silence.
   if (read.files.length === 0) {
     const then = options.follow === true ? ": waiting for it" : "";
-    io.err(`bouncer: No audit log at "${options.auditLog}" yet${then}\n`);
+    io.err(errorLine(`No audit log at "${options.auditLog}" yet${then}`));
   }
   if (options.summary === true) {
     const summary = summarizeAudit(read.records);

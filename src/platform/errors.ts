@@ -103,6 +103,22 @@ export function jsonParseDetail(error: unknown): string {
 }
 
 /**
+ * An error message as the line the CLI prints on stderr, `bouncer: MESSAGE`: its control and
+ * invisible characters escaped as `\u{…}` (as `bouncer check` shows names), so that a file name or
+ * another value the message quotes from the command line or a file (`x<ESC>[2J.yaml`) cannot act on
+ * the terminal. Already escaped text is left as it is. The one place the offline commands' error
+ * messages are rendered, whichever module built them.
+ *
+ * Source: SPEC §3.4 (rendering untrusted strings); STYLE #12 (one line per message).
+ * @param message - The message (one line, STYLE #12).
+ * @returns The line, ending in a newline.
+ * @example errorLine('Cannot read policy "x\u001b[2J.yaml": no such file') // 'bouncer: Cannot read policy "x\\u{1b}[2J.yaml": no such file\n'
+ */
+export function errorLine(message: string): string {
+  return `bouncer: ${escapeControls(message)}\n`;
+}
+
+/**
  * The exit status an error maps to (SPEC §5): 2 for usage and policy errors (the codes of
  * {@link USAGE_ERROR_CODES}, or any code ending in `_INVALID`, on a {@link BouncerError} or any error
  * with such a `code`), 1 for everything else.
