@@ -11,9 +11,9 @@
 import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
-import { BouncerError, errorLine } from "../platform/errors.ts";
+import { BouncerError, errorCode, errorLine } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
-import { type AuditIssue, readAuditLog } from "./audit-reader.ts";
+import { type AuditIssue, type AuditReadResult, readAuditLog } from "./audit-reader.ts";
 import type { AuditRecord } from "./audit-record.ts";
 import { followAuditLog } from "./follow-audit-log.ts";
 import { formatAuditSummary, formatAuditTable } from "./format-audit.ts";
@@ -26,7 +26,7 @@ const FOLLOW_TAIL = 10;
 export interface AuditOptions {
   /** The log file, resolved. */
   readonly auditLog: string;
-  /** Whether the user named the log (`--audit-log`): a missing named log is an error (exit 1). */
+  /** Whether the user named the log (`--audit-log`): a missing or unreadable named log is an error (exit 2). */
   readonly explicit?: boolean;
   readonly summary?: boolean;
   /** Show only the last N records. */
@@ -50,14 +50,36 @@ function reportIssue(io: CommandIo, issue: AuditIssue): void {
 }
 
 /**
+ * Reads the log before showing or following it. A log the user named (`--audit-log`) that cannot be
+ * read is a usage error, as every file named on the command line is; the log at the default path is
+ * Bouncer's own, and one that cannot be read is a runtime failure.
+ *
+ * Source: SPEC §5 (exit codes), README "Commands".
+ * @param options - Where the log is, whether it was named, whether it is followed next.
+ * @returns What was read.
+ * @throws {BouncerError} `AUDIT_NAMED_UNREADABLE` (exit 2) for a named log, `AUDIT_UNREADABLE` (exit 1)
+ *   for the default one.
+ */
+function readNamedLog(options: AuditOptions): AuditReadResult {
+  try {
+    return readAuditLog(options.auditLog, { following: options.follow === true });
+  } catch (error) {
+    if (options.explicit !== true || errorCode(error) !== "AUDIT_UNREADABLE") throw error;
+    throw new BouncerError("AUDIT_NAMED_UNREADABLE", (error as Error).message, { cause: error });
+  }
+}
+
+/**
  * Runs `bouncer audit` with parsed options.
  *
  * Source: SPEC §5.6.
  * @param options - What to show and where the log is.
  * @param io - Where output goes.
- * @returns 0 on success (no log at the default path is an empty log, said on stderr); 1 when a log
- *   named with `--audit-log` does not exist.
- * @throws {BouncerError} `USAGE` for `--summary` with `--follow`; `AUDIT_UNREADABLE` for an unreadable file.
+ * @returns 0 on success (no log at the default path is an empty log, said on stderr).
+ * @throws {BouncerError} `USAGE` for `--summary` with `--follow`; `AUDIT_NAMED_UNREADABLE` (exit 2)
+ *   when the log named with `--audit-log` does not exist (without `--follow`, which waits for it) or
+ *   cannot be read; `AUDIT_UNREADABLE` (exit 1) when the log at the default path cannot be read, or
+ *   the log turns unreadable while it is followed.
  */
 export async function runAudit(options: AuditOptions, io: CommandIo): Promise<number> {
   if (options.summary === true && options.follow === true) {
@@ -66,11 +88,10 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
       'Cannot run "bouncer audit": "--summary" and "--follow" do not go together',
     );
   }
-  const read = readAuditLog(options.auditLog, { following: options.follow === true });
+  const read = readNamedLog(options);
   for (const issue of read.issues) reportIssue(io, issue);
   if (read.files.length === 0 && options.follow !== true && options.explicit === true) {
-    io.err(errorLine(`No audit log at "${options.auditLog}"`));
-    return 1;
+    throw new BouncerError("AUDIT_NAMED_UNREADABLE", `No audit log at "${options.auditLog}"`);
   }
   // No log at the default path: nothing was logged yet, shown as an empty log is (a zero-count
   // summary), saying so. Following a log that is not there yet waits for it; a mistyped path should

@@ -13,7 +13,13 @@ import { escapeControls } from "../engine/render.ts";
 
 /**
  * Codes that mean "usage or policy error" (exit 2, SPEC §5). Any other code, and any code not listed
- * here that does not end in `_INVALID`, is a runtime failure (exit 1).
+ * here that does not end in `_INVALID`, is a runtime failure (exit 1). A file named on the command
+ * line that is missing or cannot be read is a usage error (`POLICY_UNREADABLE`, `SESSION_UNREADABLE`,
+ * `AUDIT_NAMED_UNREADABLE`, and `SCHEMA_INVALID` for `--schema`; `init`, `doctor` and `run` give 2
+ * for their `--config` themselves); a file Bouncer keeps itself (the audit log at its default path,
+ * the pin store), or one that turns unreadable while a command runs, is a runtime failure.
+ *
+ * Source: SPEC §5; README "Commands" (the rule for files).
  */
 export const USAGE_ERROR_CODES: ReadonlySet<string> = new Set([
   "USAGE",
@@ -26,6 +32,7 @@ export const USAGE_ERROR_CODES: ReadonlySet<string> = new Set([
   "SCHEMA_INVALID",
   "POLICY_UNREADABLE",
   "SESSION_UNREADABLE",
+  "AUDIT_NAMED_UNREADABLE",
   "PACK_UNKNOWN",
 ]);
 

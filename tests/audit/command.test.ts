@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCommand } from "citty";
 import { createAuditWriter } from "../../src/audit/audit-writer.ts";
 import auditCommandDefault, { auditCommand, runAudit } from "../../src/audit/command.ts";
 import { memoryIo } from "../../src/commands/io.ts";
+import { runCli } from "../run-cli.ts";
 
 let dir = "";
 let log = "";
@@ -173,10 +174,39 @@ describe("auditCommand", () => {
     expect(stderr).toBe(`bouncer: Skipped line 5 of audit log "${log}": not JSON\n`);
   });
 
-  test("auditCommand exits 1 when the named log does not exist", async () => {
-    const { code, stderr } = await run(["--audit-log", "missing.jsonl"]);
-    expect(code).toBe(1);
-    expect(stderr).toBe(`bouncer: No audit log at "${join(dir, "missing.jsonl")}"\n`);
+  test("auditCommand refuses a named log that does not exist with AUDIT_NAMED_UNREADABLE (a usage error, exit 2)", async () => {
+    await expect(run(["--audit-log", "missing.jsonl"])).rejects.toMatchObject({
+      code: "AUDIT_NAMED_UNREADABLE",
+      message: `No audit log at "${join(dir, "missing.jsonl")}"`,
+    });
+  });
+
+  test.each([
+    ["a named log that does not exist", 2, (): string[] => ["--audit-log", "missing.jsonl"]],
+    [
+      "a named log that is a folder",
+      2,
+      (): string[] => {
+        mkdirSync(join(dir, "folder.jsonl"));
+        return ["--audit-log", "folder.jsonl"];
+      },
+    ],
+    [
+      "the default log when it is a folder (Bouncer's own file)",
+      1,
+      (): string[] => {
+        mkdirSync(join(dir, "home", "audit.jsonl"), { recursive: true });
+        return [];
+      },
+    ],
+  ])("bouncer audit with %s exits %d", async (_name, expected, setUp) => {
+    const result = await runCli(["audit", ...setUp()], {
+      cwd: dir,
+      env: { BOUNCER_HOME: join(dir, "home") },
+    });
+    expect(result.code).toBe(expected);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toStartWith("bouncer: ");
   });
 
   test("auditCommand reads $BOUNCER_HOME/audit.jsonl by default and exits 0 when it is absent", async () => {
