@@ -67,7 +67,9 @@ export function renderDestination(subject: MessageSubject): string {
 
 function outputOf(evidence: Evidence, server: string): string {
   const where = evidence.server === server ? "" : ` on server ${renderName(evidence.server)}`;
-  return `${renderName(evidence.tool)}'s output (call #${evidence.seq})${where}`;
+  // Seq 0 is no call: another request's answer or a notification (`resources/read`'s output).
+  const call = evidence.seq === 0 ? "" : ` (call #${evidence.seq})`;
+  return `${renderName(evidence.tool)}'s output${call}${where}`;
 }
 
 /**

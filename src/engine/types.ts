@@ -46,7 +46,10 @@ export type JsonObject = { [key: string]: JsonValue };
 export interface Evidence {
   readonly server: string;
   readonly tool: string;
-  /** The per-session call sequence number of the output that held the value. */
+  /**
+   * The per-session call sequence number of the output that held the value (from 1); 0 for output
+   * that no `tools/call` produced (another request's answer, a notification).
+   */
   readonly seq: number;
   readonly kind: "free_text" | "field" | "definition";
   /** For a field value: the key it stood under (e.g. `sender`), when known. */

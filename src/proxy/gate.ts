@@ -264,18 +264,19 @@ export class Gate {
   }
 
   /**
-   * Records other upstream text that reaches the model (`resources/read`, `prompts/get`, task
-   * results) as untrusted output (SPEC §2.5).
+   * Records other upstream text that reaches the model (the answers and errors of `resources/read`,
+   * `prompts/get`, task results and every other relayed request, notifications, sampling requests)
+   * as untrusted output (SPEC §2.5), with seq 0: no `tools/call` produced it.
    * @param server - The server name.
-   * @param method - The method whose result it is, e.g. `resources/read`.
-   * @param value - The result.
+   * @param method - The method that carried it, e.g. `resources/read`, `notifications/message`.
+   * @param value - The result, error or params.
    * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7): with
    *   `listIndexed` only.
    */
   recordUntrusted(server: string, method: string, value: JsonValue): readonly IndexEntry[] {
     return recordOutput(
       this.state.taint,
-      { server, tool: method, seq: this.#seq, kind: "other", value },
+      { server, tool: method, seq: 0, kind: "other", value },
       this.#recordOptions,
     );
   }
