@@ -101,7 +101,11 @@ describe("other upstream output is recorded as untrusted (SPEC §2.5)", () => {
       const r = relayWith((asked) => (asked === method ? answer : { result: {} }));
       await r.handshake();
       await request(r, "other", method);
-      expect(await sendToPlanted(r)).toContain("occurs in free text");
+      const blocked = await sendToPlanted(r);
+      expect(blocked).toContain("occurs in free text");
+      // No tools/call produced it: the evidence names the method, and no call number.
+      expect(blocked).toContain(`${method}'s output`);
+      expect(blocked).not.toContain(`${method}'s output (call #`);
       const replay = await replayed(r);
       expect(replay.verdict).toBe("deny");
       expect(replay.reason).toContain("occurs in free text");
