@@ -7,15 +7,36 @@
  */
 
 /**
- * A backslash escape: `\u{1F600}`, `\u0040` (JSON, JavaScript, Python), `\x40`, three octal digits
- * (`\100`: C, Python, shells), one of JSON's `\n \r \t \b \f`, or a backslash before ASCII
- * punctuation (`\"`, `\/`, `\\`, Markdown's `\@`).
+ * A backslash escape: `\u{1F600}`, `\u0040` (JSON, JavaScript, Python), `\x40`, two or three octal
+ * digits (`\100`, `\56`: C, Python, shells), one of JSON's `\n \r \t \b \f`, or a backslash before
+ * ASCII punctuation (`\"`, `\/`, `\\`, Markdown's `\@`).
  */
 const ESCAPE =
-  /\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([0-3][0-7]{2})|([nrtbf])|([!-/:-@[-`{-~]))/g;
-/** Quoted-printable (RFC 2045 §6.7): `=40` (upper-case hex, as the RFC writes it) and soft line breaks. */
-const QUOTED_PRINTABLE = /=(?:([0-9A-F]{2})|\r?\n)/g;
-const MAY_HOLD_QUOTED_PRINTABLE = /=(?:[0-9A-F]{2}|\r?\n)/;
+  /\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([0-7]{2,3})|([nrtbf])|([!-/:-@[-`{-~]))/g;
+/**
+ * Quoted-printable (RFC 2045 §6.7): runs of `=40` (hex in either case: decoders accept both) and
+ * soft line breaks.
+ */
+const QUOTED_PRINTABLE = /(?:=[0-9A-Fa-f]{2})+|=\r?\n/g;
+const MAY_HOLD_QUOTED_PRINTABLE = /=(?:[0-9A-Fa-f]{2}|\r?\n)/;
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * One run of quoted-printable bytes as text: UTF-8 when the bytes are UTF-8 (`=EF=BC=A0` is `＠`),
+ * else each byte as Latin-1; a soft line break as nothing.
+ */
+function decodePrintable(run: string): string {
+  if (run.charCodeAt(1) === 0x0d || run.charCodeAt(1) === 0x0a) return "";
+  const bytes = new Uint8Array(run.length / 3);
+  for (let i = 0; i < bytes.length; i += 1) bytes[i] = Number.parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16);
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    let latin1 = "";
+    for (const byte of bytes) latin1 += String.fromCharCode(byte);
+    return latin1;
+  }
+}
 /** Escapes decoded again in the result (`\\u0040` → `\u0040` → `@`), like canonical form's rounds. */
 const MAX_ROUNDS = 3;
 const SINGLE: Readonly<Record<string, string>> = { n: "\n", r: "\r", t: "\t", b: "\b", f: "\f" };
@@ -41,8 +62,8 @@ function decodeOne(
 }
 
 /**
- * Decodes the escapes of a text: quoted-printable's `=HH` and soft line breaks (bytes read as
- * Latin-1: an ASCII address decodes exactly), then backslash escapes, up to {@link MAX_ROUNDS}
+ * Decodes the escapes of a text: quoted-printable's `=HH` and soft line breaks (a run of bytes read
+ * as UTF-8 when it is, else as Latin-1), then backslash escapes, up to {@link MAX_ROUNDS}
  * rounds. Each change shortens the text, so the result is never longer than the input.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded" (everything the model can read is recorded).
@@ -54,11 +75,7 @@ function decodeOne(
 export function decodeEscapes(text: string): string | undefined {
   const quoted = text.includes("=") && MAY_HOLD_QUOTED_PRINTABLE.test(text);
   if (!quoted && !text.includes("\\")) return undefined;
-  let out = quoted
-    ? text.replace(QUOTED_PRINTABLE, (_, hex: string | undefined) =>
-        hex === undefined ? "" : String.fromCharCode(Number.parseInt(hex, 16)),
-      )
-    : text;
+  let out = quoted ? text.replace(QUOTED_PRINTABLE, decodePrintable) : text;
   for (let round = 0; round < MAX_ROUNDS && out.includes("\\"); round += 1) {
     const next = out.replace(ESCAPE, decodeOne);
     if (next === out) break;

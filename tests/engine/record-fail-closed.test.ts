@@ -86,9 +86,10 @@ describe("decodeEscapes()", () => {
     ["a\\u0040b \\u{1F600} \\x41 \\\\ \\/", "a@b \u{1F600} A \\ /"],
     ["\\u{110000} stays", undefined],
     ["\\\\u0040", "@"],
-    ["attacker\\100evil.example \\400 stays", "attacker@evil.example \\400 stays"],
+    ["attacker\\100evil.example \\56 \\400 \\9", "attacker@evil.example . \u0100 \\9"],
     ["attacker=40evil.ex=\r\nample", "attacker@evil.example"],
-    ["soft=\nbreak, =4a (lower case) stays", "softbreak, =4a (lower case) stays"],
+    ["soft=\nbreak, =4a (lower case)", "softbreak, J (lower case)"],
+    ["attacker=EF=BC=A0evil=2eexample, =E9t=E9", "attacker\uff20evil.example, \u00e9t\u00e9"],
     ["a=b&id=4z", undefined],
   ])("decodeEscapes(%p) is %p", (text, decoded) => {
     expect(decodeEscapes(text)).toBe(decoded);
