@@ -2,7 +2,8 @@
  * `bouncer run --record FILE`: writes a replayable session file in the format of SPEC §5.9 — `server`
  * events (command, cwd, serverInfo), `tools` events (each walk of `tools/list`), `output` events (every
  * other upstream text recorded as untrusted: resources, prompts, task results, notifications,
- * sampling requests, the server's instructions; written when it arrives), and `call` events with
+ * sampling requests; written when it arrives), an `instructions` event (the server's instructions),
+ * and `call` events with
  * their arguments, their result or error, and an ask's outcome as `"ask"` (`approved` or `declined`;
  * every other outcome is a decline) with what the answer applied beside it (`"remember"`, and
  * `"scope"` for a URL answer), so replay remembers exactly what the live session remembered. The file is created with mode 0600 and appended to (several
@@ -21,6 +22,7 @@ import { describeFsError } from "../platform/fs-error-text.ts";
 import { openPrivateAppend, syncWhereSupported } from "../platform/private-file.ts";
 import type { AskOutcome } from "./audit-record.ts";
 import { redactTokens } from "./redact.ts";
+import { sessionLine } from "./session-line.ts";
 
 /** What a `server` event says about the upstream (SPEC §5.9). Env values are never recorded. */
 export interface RecordedServer {
@@ -104,12 +106,18 @@ export interface SessionRecorder {
    * Writes an `output` event: upstream text recorded as untrusted output outside a `tools/call`.
    * @param server - The `--upstream-name`.
    * @param method - What carried it: the request (`resources/read`), notification
-   *   (`notifications/message`) or server-to-client request (`sampling/createMessage`), or
-   *   `initialize` for the server's instructions (`value` is then `{"instructions": …}`).
-   * @param value - The result, error (`code`, `message`, `data`) or params, as received.
+   *   (`notifications/message`) or server-to-client request (`sampling/createMessage`).
+   * @param value - The result, error or params, as received.
    * @throws {BouncerError} `RECORD_WRITE_FAILED`.
    */
   recordOutput(server: string, method: string, value: JsonValue): void;
+  /**
+   * Writes an `instructions` event: the server's instructions (of `initialize` or `server/discover`).
+   * @param server - The `--upstream-name`.
+   * @param instructions - The text.
+   * @throws {BouncerError} `RECORD_WRITE_FAILED`.
+   */
+  recordInstructions(server: string, instructions: string): void;
   /** Forces written events to disk (for shutdown). */
   flush(): void;
   /** Closes the file. */
@@ -164,7 +172,12 @@ export function createSessionRecorder(path: string): SessionRecorder {
     throw fail(error);
   }
   const append = (event: JsonObject): void => {
-    const line = Buffer.from(`${JSON.stringify(event)}\n`, "utf8");
+    let line: Buffer;
+    try {
+      line = Buffer.from(`${sessionLine(event)}\n`, "utf8");
+    } catch (error) {
+      throw fail(error);
+    }
     try {
       if (fd === undefined) fd = openPrivateAppend(path);
       const written = writeSync(fd, line);
@@ -193,6 +206,9 @@ export function createSessionRecorder(path: string): SessionRecorder {
     },
     recordOutput(server: string, method: string, value: JsonValue): void {
       append({ event: "output", server, method, value });
+    },
+    recordInstructions(server: string, instructions: string): void {
+      append({ event: "instructions", server, instructions });
     },
     flush(): void {
       if (fd === undefined) return;

@@ -143,8 +143,16 @@ export function evidence(recorder: Recorder, kind: Evidence["kind"], field?: str
   const cacheKey = cut === undefined ? actual : `${actual}\u0000${cut}`;
   let found = recorder.evidenceCache.get(cacheKey);
   if (found === undefined) {
-    const base = { ...recorder.provenance, kind: actual };
-    found = cut === undefined ? base : { ...base, field: JSON.parse(JSON.stringify(cut)) as string };
+    const { provenance, store } = recorder;
+    // Output no call produced (seq 0) shares one record per server, method, kind and field.
+    const sharedKey =
+      provenance.seq === 0 ? JSON.stringify([provenance.server, provenance.tool, cacheKey]) : undefined;
+    found = sharedKey === undefined ? undefined : store.sharedEvidence.get(sharedKey);
+    if (found === undefined) {
+      const base = { ...provenance, kind: actual };
+      found = cut === undefined ? base : { ...base, field: JSON.parse(JSON.stringify(cut)) as string };
+      if (sharedKey !== undefined) store.sharedEvidence.set(sharedKey, found);
+    }
     recorder.evidenceCache.set(cacheKey, found);
   }
   return found;

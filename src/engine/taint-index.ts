@@ -110,6 +110,11 @@ export interface TaintStore {
   /** Evidence by id: one object per output, kind and field key, shared by its tokens. */
   readonly evidence: Evidence[];
   readonly evidenceIds: Map<Evidence, number>;
+  /**
+   * Evidence of outputs no call produced (seq 0: notifications, other requests' answers), one per
+   * server, method, kind and field key: a flood of log lines shares one record, not one each.
+   */
+  readonly sharedEvidence: Map<string, Evidence>;
   /** Token key hash → index in `excerpts` of its first free-text occurrence's excerpt. */
   readonly excerptIds: TokenTable;
   /** Excerpts of first free-text occurrences, while the excerpt budget lasts. */
@@ -144,6 +149,7 @@ export function createTaintStore(options: TaintStoreOptions = {}): TaintStore {
     definition: createTokenTable(),
     evidence: [],
     evidenceIds: new Map(),
+    sharedEvidence: new Map(),
     excerptIds: createTokenTable(),
     excerpts: [],
     excerptBudget: EXCERPT_BUDGET,

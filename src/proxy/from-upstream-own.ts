@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { JsonObject } from "../engine/index.ts";
 import { findIdSpan, spliceSpan } from "./json-scan.ts";
 import { type Classified, errorResponseText, idKey, member, RPC_ERROR, requestText } from "./jsonrpc.ts";
 import { isKnownMethod } from "./known-methods.ts";
@@ -18,13 +19,14 @@ import { progressTokenKey } from "./relay-support.ts";
  * Relays a server-to-client request (sampling, elicitation, roots) with a Bouncer id.
  * @param core - The relay.
  * @param message - The classified request.
- * @param line - Its text.
+ * @param raw - Its text and the message as parsed.
  */
 export function upstreamRequest(
   core: RelayCore,
   message: Classified & { readonly kind: "request" },
-  line: string,
+  raw: { readonly line: string; readonly value: JsonObject },
 ): void {
+  const { line } = raw;
   const span = findIdSpan(line);
   const idText = span === undefined ? JSON.stringify(message.id) : line.slice(span.start, span.end);
   if (
@@ -36,9 +38,12 @@ export function upstreamRequest(
     core.sendUpstream(errorResponseText(idText, error));
     return;
   }
-  core.safely("onUpstreamRequest", () =>
-    core.hooks.onUpstreamRequest({ method: message.method, params: message.params }),
-  );
+  const seen = { method: message.method, params: message.params, message: raw.value };
+  if (!observed(core, "request", () => core.hooks.onUpstreamRequest(seen))) {
+    const error = { code: RPC_ERROR.internalError, message: "Bouncer could not record this request" };
+    core.sendUpstream(errorResponseText(idText, error));
+    return;
+  }
   const tokenKey = progressTokenKey(message.params, "meta");
   const legId = core.client.relay({ idText, tokenKey }, idKey(message.id));
   if (tokenKey !== undefined) core.upstreamTokens.add(tokenKey);
@@ -49,14 +54,16 @@ export function upstreamRequest(
  * Relays an upstream notification (cancellations translated, progress only for open tokens).
  * @param core - The relay.
  * @param message - The classified notification.
- * @param line - Its text.
+ * @param raw - Its text and the message as parsed.
  */
 export function upstreamNotification(
   core: RelayCore,
   message: Classified & { readonly kind: "notification" },
-  line: string,
+  raw: { readonly line: string; readonly value: JsonObject },
 ): void {
+  const { line } = raw;
   const { method, params } = message;
+  const seen = { method, params, message: raw.value };
   if (method === "notifications/cancelled") {
     const requestId = member(params, "requestId");
     if (typeof requestId !== "string" && typeof requestId !== "number") return;
@@ -65,6 +72,8 @@ export function upstreamNotification(
     const entry = core.client.table.take(legId);
     if (entry?.kind === "relay" && entry.value.tokenKey !== undefined)
       core.upstreamTokens.delete(entry.value.tokenKey);
+    // Its reason reaches the client too: recorded (the request is cancelled either way).
+    observed(core, "notification", () => core.hooks.onUpstreamNotification(seen));
     core.sendClient(requestText(method, { params: { ...params, requestId: legId } }));
     return;
   }
@@ -76,8 +85,6 @@ export function upstreamNotification(
     }
   } else if (method === "notifications/tools/list_changed") {
     core.safely("onToolsListChanged", () => core.hooks.onToolsListChanged());
-    core.sendClient(line);
-    return;
   } else if (core.options.unknownMethods === "deny" && !isKnownMethod(method, "notification")) {
     core.log(
       `Dropped the upstream's unknown notification ${JSON.stringify(method)} (--unknown-methods deny)`,
@@ -85,13 +92,25 @@ export function upstreamNotification(
     return;
   }
   // Recorded as untrusted output by the gate before the client sees it: unrecorded, it is not relayed.
+  if (!observed(core, "notification", () => core.hooks.onUpstreamNotification(seen))) return;
+  core.sendClient(line);
+}
+
+/**
+ * Runs a hook that records what the upstream sends on its own before the client sees it.
+ * @param core - The relay.
+ * @param what - `request` or `notification`, for the stderr line.
+ * @param run - The hook call.
+ * @returns False when the hook threw (said on stderr): the message must not reach the client.
+ */
+function observed(core: RelayCore, what: string, run: () => void): boolean {
   try {
-    core.hooks.onUpstreamNotification({ method, params });
+    run();
+    return true;
   } catch (error) {
     core.log(
-      `Dropped the upstream's ${JSON.stringify(method)} notification: it could not be recorded (${error instanceof Error ? error.message : String(error)})`,
+      `Dropped an upstream ${what}: it could not be recorded (${error instanceof Error ? error.message : String(error)})`,
     );
-    return;
+    return false;
   }
-  core.sendClient(line);
 }

@@ -144,9 +144,10 @@ export function fromUpstream(core: RelayCore, text: string): void | Promise<void
  */
 function upstreamMessage(core: RelayCore, value: JsonObject, line: string): void | Promise<void> {
   const message = classify(value);
-  if (message.kind === "result" || message.kind === "error") return upstreamResponse(core, message, line);
-  if (message.kind === "request") return upstreamRequest(core, message, line);
-  if (message.kind === "notification") return upstreamNotification(core, message, line);
+  if (message.kind === "result" || message.kind === "error")
+    return upstreamResponse(core, message, { line, value });
+  if (message.kind === "request") return upstreamRequest(core, message, { line, value });
+  if (message.kind === "notification") return upstreamNotification(core, message, { line, value });
   core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
   if (message.id !== null) {
     const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${message.reason}` };
@@ -159,19 +160,20 @@ function upstreamMessage(core: RelayCore, value: JsonObject, line: string): void
  * then reaches the client with its original id. Late answers (cancelled requests) are dropped.
  * @param core - The relay.
  * @param message - The classified response.
- * @param line - Its text.
+ * @param raw - Its text and the message as parsed.
  * @returns A promise while a hook records it.
  */
 function upstreamResponse(
   core: RelayCore,
   message: Classified & { readonly kind: "result" | "error" },
-  line: string,
+  raw: { readonly line: string; readonly value: JsonObject },
 ): void | Promise<void> {
+  const { line } = raw;
   if (message.id === null) {
     core.log(`The upstream sent an error without an id: ${preview(line)}`);
     return;
   }
-  const outcome = outcomeOf(message);
+  const outcome = { ...outcomeOf(message), message: raw.value };
   const pending = core.upstream.settle(message.id, outcome).relayed;
   if (pending === undefined || pending.state === "done") return;
   const span = findIdSpan(line);

@@ -14,7 +14,7 @@
  */
 
 import type { RecordedCall } from "../audit/index.ts";
-import type { JsonValue } from "../engine/index.ts";
+import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { flagMarkedElicitation } from "./bouncer-marker.ts";
 import type { ServerContext } from "./gate.ts";
 import { type CallRecord, gateToolCall } from "./gated-call.ts";
@@ -27,7 +27,13 @@ import {
 } from "./gating-session.ts";
 import { isJsonObject, member, RPC_ERROR } from "./jsonrpc.ts";
 import { blockedResult } from "./proxy-denies.ts";
-import type { RelayContext, RelayHooks, RpcOutcome, ToolCallRequest } from "./relay-hooks.ts";
+import type {
+  RelayContext,
+  RelayHooks,
+  RpcOutcome,
+  ToolCallRequest,
+  UpstreamMessage,
+} from "./relay-hooks.ts";
 
 export type { GatingSetup } from "./gating-session.ts";
 export { SESSION_REFUSED_CODE } from "./gating-session.ts";
@@ -97,8 +103,12 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
     } else {
       gate.recordResult(forwarded, { error: outcomeValue(outcome) });
     }
+    const extra = otherMembers(outcome.message, outcome.kind);
+    if (extra !== undefined) recordOther(session, "tools/call", extra);
     recordCall(session, call, { record, outcome });
   };
+  /** Whether the first initialize result registered the server (later ones do not again). */
+  let registered = false;
   const live = (run: (session: Live) => void): void => {
     if (settled?.kind === "live") run(settled);
     else void started.then((session) => (session.kind === "live" ? run(session) : undefined));
@@ -115,6 +125,17 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
     onInitializeResult: (result) =>
       live((session) => {
         const { gate, audit } = session.calls;
+        const instructions = member(result, "instructions");
+        if (registered) {
+          // A later initialize of the same session (a client that sends it again): its instructions
+          // are recorded, but the server stays the one first registered — a new serverInfo must not
+          // match other packs mid-session, and the session file keeps one server event per run.
+          if (typeof instructions !== "string") return;
+          gate.recordInstructions(session.context.name, instructions);
+          audit.recordInstructions(instructions);
+          return;
+        }
+        registered = true;
         const serverInfo = member(result, "serverInfo");
         const context: ServerContext = {
           ...session.context,
@@ -125,14 +146,13 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
           // false`, its path prefixes) on tools that merely share names. Said once, at start.
           if (matched.by === "upstream_name") log(packByNameNotice(matched.pack.name, context.name));
         }
-        const instructions = member(result, "instructions");
         if (typeof instructions === "string") gate.recordInstructions(context.name, instructions);
         audit.recordServer({
           command: context.command ?? [],
           cwd: context.cwd ?? "",
           ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
         });
-        if (typeof instructions === "string") audit.recordOutput("initialize", { instructions });
+        if (typeof instructions === "string") audit.recordInstructions(instructions);
       }),
     onInitialized: () => live((session) => void session.calls.tools.walk()),
     whenReady: () => {
@@ -181,27 +201,22 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
           // The server's instructions, as in its initialize result: field values at most.
           if (typeof instructions !== "string") return;
           gate.recordInstructions(server, instructions);
-          audit.recordOutput("initialize", { instructions });
+          audit.recordInstructions(instructions);
           return;
         }
-        const value = outcomeValue(outcome);
-        gate.recordUntrusted(server, request.method, value);
-        audit.recordOutput(request.method, value);
+        recordOther(session, request.method, outcomeValue(outcome));
+        const extra = otherMembers(outcome.message, outcome.kind);
+        if (extra !== undefined) recordOther(session, request.method, extra);
       }),
     onUpstreamRequest: (request) => {
       const flagged = flagMarkedElicitation(request, { server: setup.upstream.name, log });
       live((session) => {
         if (flagged) session.calls.audit.markedElicitation(request.params);
         if (request.method !== "sampling/createMessage") return;
-        session.calls.gate.recordUntrusted(session.calls.server, request.method, request.params);
-        session.calls.audit.recordOutput(request.method, request.params);
+        recordMessage(session, request);
       });
     },
-    onUpstreamNotification: ({ method, params }) =>
-      live((session) => {
-        session.calls.gate.recordUntrusted(session.calls.server, method, params);
-        session.calls.audit.recordOutput(method, params);
-      }),
+    onUpstreamNotification: (notification) => live((session) => recordMessage(session, notification)),
     onToolsListChanged: () => live((session) => void session.calls.tools.walk()),
     onDroppedCall: (message) => live((session) => session.calls.audit.droppedCall(message)),
     onNoise: (noise) => live((session) => session.calls.audit.noise(noise)),
@@ -221,14 +236,58 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
 }
 
 /**
- * The JSON value an outcome carries (the result, or the error object).
- * @param outcome - The upstream's answer.
+ * The JSON value an outcome carries: the result, or the error object — as the upstream wrote it when
+ * it did (what the client receives: a `message` that is no string, members beyond `code`, `message`
+ * and `data`), else the classified one (an error of Bouncer's own making, e.g. the upstream's exit).
+ * @param outcome - The answer.
  * @returns The value.
  */
 function outcomeValue(outcome: RpcOutcome): JsonValue {
   if (outcome.kind === "result") return outcome.result;
+  const written = outcome.message === undefined ? undefined : member(outcome.message, "error");
+  if (written !== undefined) return written;
   const { code, message, data } = outcome.error;
   return { code, message, ...(data === undefined ? {} : { data }) };
+}
+
+/** Members of a JSON-RPC message that are not its envelope or its main member. */
+const ENVELOPE: ReadonlySet<string> = new Set(["jsonrpc", "id", "method"]);
+
+/**
+ * The members of an upstream message beyond its envelope and its main member (`result`, `error`,
+ * `params`): they reach the client with the line, so they are recorded too (SPEC §2.5).
+ * @param message - The message as the upstream wrote it, if known.
+ * @param main - The main member's name.
+ * @returns Those members (own keys only), or undefined when there are none.
+ */
+function otherMembers(message: JsonObject | undefined, main: string): JsonObject | undefined {
+  if (message === undefined) return undefined;
+  const others = Object.entries(message).filter(([key]) => key !== main && !ENVELOPE.has(key));
+  return others.length === 0 ? undefined : Object.fromEntries(others);
+}
+
+/**
+ * Records other upstream output as untrusted and writes it to the `--record` file.
+ * @param session - The live session.
+ * @param method - What carried it.
+ * @param value - The output.
+ */
+function recordOther(session: Live, method: string, value: JsonValue): void {
+  session.calls.gate.recordUntrusted(session.calls.server, method, value);
+  session.calls.audit.recordOutput(method, value);
+}
+
+/**
+ * Records a request or notification of the upstream's own: its params as written (an array too),
+ * and any other members of the message.
+ * @param session - The live session.
+ * @param seen - The message as the hook saw it.
+ */
+function recordMessage(session: Live, seen: UpstreamMessage): void {
+  const written = member(seen.message, "params");
+  recordOther(session, seen.method, written === undefined ? seen.params : written);
+  const extra = otherMembers(seen.message, "params");
+  if (extra !== undefined) recordOther(session, seen.method, extra);
 }
 
 /**

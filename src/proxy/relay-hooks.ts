@@ -15,9 +15,27 @@ import type { AbortWhy } from "./relay-support.ts";
 import type { StrictJsonReport } from "./strict-json.ts";
 
 /** How a request was answered by its peer. */
-export type RpcOutcome =
+export type RpcOutcome = (
   | { readonly kind: "result"; readonly result: JsonValue }
-  | { readonly kind: "error"; readonly error: RpcErrorObject };
+  | { readonly kind: "error"; readonly error: RpcErrorObject }
+) & {
+  /**
+   * For an upstream answer: the message as the upstream wrote it (parsed) — what the client receives,
+   * extra members and an error's own shape included (`error` above is its classified reading).
+   */
+  readonly message?: JsonObject;
+};
+
+/**
+ * A request or notification of the upstream's own: its method and params as classified (params
+ * that are not an object read as `{}`), and the message as the upstream wrote it (parsed), which is
+ * what the client receives.
+ */
+export interface UpstreamMessage {
+  readonly method: string;
+  readonly params: JsonObject;
+  readonly message: JsonObject;
+}
 
 /** A client request as hooks see it (ids are the client's own). */
 export interface ClientRequestInfo {
@@ -155,12 +173,12 @@ export interface RelayHooks {
   /** The upstream's answer to any other relayed client request (resources/read, prompts/get, …). */
   onUpstreamResult(request: ClientRequestInfo, outcome: RpcOutcome): void | Promise<void>;
   /** A server-to-client request (sampling, elicitation, roots) about to be relayed; observe only. */
-  onUpstreamRequest(request: { readonly method: string; readonly params: JsonObject }): void;
+  onUpstreamRequest(request: UpstreamMessage): void;
   /**
    * An upstream notification about to be relayed to the client (logging, progress of a forwarded
-   * request, task status, …; not `tools/list_changed`, which has its own hook); observe only.
+   * request, task status, list changes, a cancellation, …); observe only. A throw drops it.
    */
-  onUpstreamNotification(notification: { readonly method: string; readonly params: JsonObject }): void;
+  onUpstreamNotification(notification: UpstreamMessage): void;
   /** The upstream sent `notifications/tools/list_changed` (relayed to the client right after). */
   onToolsListChanged(): void;
   /** A client `tools/call` without an id: dropped, never forwarded (audit it). */

@@ -46,8 +46,8 @@ export interface CallEvent extends Omit<RecordedCall, "ask"> {
 /**
  * `{"event":"output",...}`: upstream text recorded as untrusted outside a `tools/call` — a result or
  * error of another request (`resources/read`, `prompts/get`, `tasks/result`, …), a notification's
- * params, a `sampling/createMessage` request's params, or with `method` `initialize` the server's
- * `{"instructions": …}` (field values at most, as tool definitions). Written when it arrived.
+ * params, a `sampling/createMessage` request's params, other members of such a message. Written
+ * when it arrived.
  */
 export interface OutputEvent {
   readonly event: "output";
@@ -57,5 +57,16 @@ export interface OutputEvent {
   readonly value: JsonValue;
 }
 
+/**
+ * `{"event":"instructions",...}`: the server's instructions (of `initialize` or `server/discover`),
+ * recorded as tool definitions are (field values at most).
+ */
+export interface InstructionsEvent {
+  readonly event: "instructions";
+  readonly line: number;
+  readonly server: string;
+  readonly instructions: string;
+}
+
 /** One event of a session file. */
-export type SessionEvent = ServerEvent | ToolsEvent | CallEvent | OutputEvent;
+export type SessionEvent = ServerEvent | ToolsEvent | CallEvent | OutputEvent | InstructionsEvent;

@@ -17,6 +17,7 @@ import { strictLine } from "./session-strict.ts";
 
 export type {
   CallEvent,
+  InstructionsEvent,
   OutputEvent,
   ServerEvent,
   SessionEvent,
@@ -27,7 +28,8 @@ export type {
 const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["server", new Set(["event", "server", "command", "cwd", "serverInfo", "ts", "seq"])],
   ["tools", new Set(["event", "server", "tools", "ts", "seq"])],
-  ["output", new Set(["event", "server", "method", "value", "ts", "seq"])],
+  ["output", new Set(["event", "server", "method", "value", "too_deep", "ts", "seq"])],
+  ["instructions", new Set(["event", "server", "instructions", "ts", "seq"])],
   [
     "call",
     new Set([
@@ -41,6 +43,7 @@ const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
       "remember",
       "scope",
       "ambiguous_json",
+      "result_too_deep",
       "ts",
       "seq",
     ]),
@@ -103,7 +106,9 @@ function toEvent(value: JsonValue, line: number, found?: AmbiguousJson): Session
   if (typeof kind !== "string") throw new LineProblem('missing "event"');
   const allowed = EVENT_KEYS.get(kind);
   if (allowed === undefined)
-    throw new LineProblem(`unknown event ${quote(kind)} (expected "server", "tools", "output" or "call")`);
+    throw new LineProblem(
+      `unknown event ${quote(kind)} (expected "server", "tools", "call", "output" or "instructions")`,
+    );
   for (const key of Object.keys(value)) {
     if (!allowed.has(key)) throw new LineProblem(`unknown key ${quote(key)} in a "${kind}" event`);
   }
@@ -122,12 +127,12 @@ function toEvent(value: JsonValue, line: number, found?: AmbiguousJson): Session
       throw new LineProblem('"output" event without a "method" string');
     const recorded = member(value, "value");
     if (recorded === undefined) throw new LineProblem('"output" event without a "value"');
-    if (
-      method === "initialize" &&
-      !(isJsonObject(recorded) && typeof member(recorded, "instructions") === "string")
-    )
-      throw new LineProblem('an "initialize" output holds {"instructions": "…"}');
     return { event: "output", line, server, method, value: recorded };
+  }
+  if (kind === "instructions") {
+    const instructions = member(value, "instructions");
+    if (typeof instructions !== "string") throw new LineProblem('"instructions" is not a string');
+    return { event: "instructions", line, server, instructions };
   }
   return callEvent(value, server, { line, found });
 }

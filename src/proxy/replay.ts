@@ -12,7 +12,7 @@
  */
 
 import type { AskAnswer, Contract, Evidence, PathResolver, RuleSource, Verdict } from "../engine/index.ts";
-import { forgetServerState, isJsonObject, member } from "../engine/index.ts";
+import { forgetServerState } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny } from "./proxy-denies.ts";
 import { decisionOrder } from "./replay-order.ts";
@@ -171,11 +171,9 @@ export async function replaySession(
       await gate.walkTools(event.server, event.tools);
     } else if (event.event === "output") {
       // Other upstream text that reached the model, recorded where it arrived (SPEC §2.5).
-      const { server, method, value } = event;
-      const instructions =
-        method === "initialize" && isJsonObject(value) ? member(value, "instructions") : undefined;
-      if (typeof instructions === "string") gate.recordInstructions(server, instructions);
-      else gate.recordUntrusted(server, method, value);
+      gate.recordUntrusted(event.server, event.method, event.value);
+    } else if (event.event === "instructions") {
+      gate.recordInstructions(event.server, event.instructions);
     } else {
       const row = await replayCall(gate, event, options);
       rows.push(row);

@@ -230,11 +230,19 @@ export class SessionAudit {
 
   /**
    * Records upstream text recorded as untrusted outside a `tools/call` (best effort).
-   * @param method - The method that carried it (`initialize` for the server's instructions).
+   * @param method - The method that carried it.
    * @param value - The result, error or params.
    */
   recordOutput(method: string, value: JsonValue): void {
     this.#record((recorder) => recorder.recordOutput(this.#options.server, method, value));
+  }
+
+  /**
+   * Records the server's instructions (best effort).
+   * @param instructions - The text.
+   */
+  recordInstructions(instructions: string): void {
+    this.#record((recorder) => recorder.recordInstructions(this.#options.server, instructions));
   }
 
   /** Flushes the audit log and the session file (shutdown); failures are logged. */

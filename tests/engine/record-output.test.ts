@@ -477,3 +477,42 @@ describe("recordCallOutput() and trusted_output", () => {
     expect(kinds(store, "attacker@evil.example")).toEqual(["free"]);
   });
 });
+
+describe("recordOutput() evidence of output no call produced", () => {
+  test("recordOutput() shares one evidence record among a server's notifications of one method (a log flood keeps one, not one per line)", () => {
+    const store = createTaintStore();
+    for (let line = 0; line < 500; line += 1) {
+      recordOutput(store, {
+        server: "mail",
+        tool: "notifications/message",
+        seq: 0,
+        kind: "other",
+        value: { level: "info", data: `Delivered to user${line}@example.com` },
+      });
+    }
+    expect(lookupToken(store, "user499@example.com")?.free?.tool).toBe("notifications/message");
+    expect(store.evidence).toHaveLength(1);
+    recordOutput(store, {
+      server: "mail",
+      tool: "resources/read",
+      seq: 0,
+      kind: "other",
+      value: "a@b.example",
+    });
+    recordOutput(store, {
+      server: "mail",
+      tool: "read_inbox",
+      seq: 1,
+      kind: "tool_result",
+      value: textResult("c@d.example"),
+    });
+    recordOutput(store, {
+      server: "mail",
+      tool: "read_inbox",
+      seq: 2,
+      kind: "tool_result",
+      value: textResult("e@f.example"),
+    });
+    expect(store.evidence).toHaveLength(4);
+  });
+});
