@@ -1,7 +1,8 @@
 /**
  * The values of a call's secret-named arguments, hidden wherever an audit record's text quotes them:
  * a reason names a destination as written, its address or host, its end, or one piece of a value
- * split at commas (SPEC §2.5, §3.4), so each of those forms is redacted, not only the whole value.
+ * split at commas, and quotes excerpts of output in canonical form (SPEC §2.5, §3.4), so each of
+ * those forms is redacted, not only the whole value.
  * Edge (pure apart from `node:crypto` through `redact.ts`).
  *
  * Source: SPEC §3.5 ("Redaction applies to `args`, `reason` and `evidence`: values of arguments
@@ -9,7 +10,7 @@
  * @module
  */
 
-import { renderUntrusted, renderUntrustedEnd } from "../engine/index.ts";
+import { canonicalize, renderUntrusted, renderUntrustedEnd } from "../engine/index.ts";
 import { isSecretName, MAX_DEPTH, REDACTED, redactText } from "./redact.ts";
 
 /** Values under secret-named keys shorter than this are not searched for in other text. */
@@ -62,22 +63,55 @@ export function secretValues(value: unknown): string[] {
 }
 
 /**
- * Every form in which a message may show a secret value: as written, as JSON, as rendered (escaped,
- * cut at 200 characters), its rendered end, and each piece of at least 8 characters between
- * separators (an address behind a display name, one of several recipients, a URL's host or query).
+ * The texts a record may hold a secret value as before any rendering: as written, and in each
+ * canonical form the engine computes (SPEC §2.5: NFKC, invisible characters removed, lower case,
+ * whitespace collapsed, percent-encoding and entities decoded) — an excerpt of recorded output is
+ * canonical text, a destination's identity its canonical form.
+ * @param secret - A value from {@link secretValues}.
+ * @returns The distinct texts, the secret first.
+ */
+function writtenForms(secret: string): string[] {
+  const forms = new Set<string>([secret]);
+  forms.add(canonicalize(secret));
+  forms.add(canonicalize(secret, { output: true }));
+  forms.add(canonicalize(secret, { destination: true }));
+  return [...forms];
+}
+
+/**
+ * Every form in which a message may show a secret value: each of its {@link writtenForms} as
+ * written, as JSON, as rendered (escaped, cut at 200 characters: a reason quotes an excerpt or a
+ * destination rendered, SPEC §3.4), its rendered end, and each piece of at least 8 characters
+ * between separators (an address behind a display name, one of several recipients, a URL's host or
+ * query).
+ * @param secret - A value from {@link secretValues}.
+ * @returns The forms of at least 4 characters, longest first.
  */
 function formsOf(secret: string): string[] {
-  const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1)]);
-  forms.add(renderUntrusted(secret).slice(1, -1).replace(/…$/, ""));
-  forms.add(renderUntrustedEnd(secret).slice(1, -1).replace(/^…/, ""));
-  for (const piece of secret.split(/[\s,;<>()"'|[\]{}/?&=#]+/)) {
+  const forms = new Set<string>();
+  for (const written of writtenForms(secret)) {
+    forms.add(written);
+    forms.add(JSON.stringify(written).slice(1, -1));
+    forms.add(renderUntrusted(written).slice(1, -1).replace(/…$/, ""));
+    forms.add(renderUntrustedEnd(written).slice(1, -1).replace(/^…/, ""));
+    addPieces(forms, written);
+  }
+  return [...forms].filter((form) => form.length >= MIN_SECRET_VALUE).sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Adds each piece of at least 8 characters of a value between separators, and each such piece's
+ * ASCII host form (a reason names a host in punycode, lower case).
+ * @param forms - Where the pieces go.
+ * @param value - One written form of a secret.
+ */
+function addPieces(forms: Set<string>, value: string): void {
+  for (const piece of value.split(/[\s,;<>()"'|[\]{}/?&=#]+/)) {
     const trimmed = piece.replace(/^[.:@-]+|[.:@-]+$/g, "");
     if (trimmed.length >= MIN_SECRET_PIECE) forms.add(trimmed);
-    // A host as a reason names it: in ASCII (punycode), lower case.
     const host = asciiHost(trimmed.includes("@") ? trimmed.slice(trimmed.lastIndexOf("@") + 1) : trimmed);
     if (host !== undefined && host.length >= MIN_SECRET_PIECE) forms.add(host);
   }
-  return [...forms].filter((form) => form.length >= MIN_SECRET_VALUE).sort((a, b) => b.length - a.length);
 }
 
 /** A dotted host in its ASCII form (`bücher.example` → `xn--bcher-kva.example`), if the text is one. */
@@ -115,10 +149,11 @@ function replaceWhole(text: string, form: string): string {
 }
 
 /**
- * Replaces each secret value in a text with `"[redacted]"` — as written, as a question or reason
- * renders it, by its pieces, and by any 12 characters of it in any case (a cut start, an ending
- * window, a lower-cased host; a short one only where it does not continue a word) — then redacts
- * tokens as `redactText` does.
+ * Replaces each secret value in a text with `"[redacted]"` — as written and in canonical form (an
+ * excerpt of output is canonical: lower case, NFKC), each as a question or reason renders it
+ * (non-ASCII escaped), by its pieces, and by any 12 characters of it in any case (a cut start, an
+ * ending window, a lower-cased host); a short one only where it does not continue a word — then
+ * redacts tokens as `redactText` does.
  *
  * Source: SPEC §3.5 (redaction of `reason` and `evidence`), §3.4 (rendering).
  * @param text - A reason, an excerpt, or any text that may quote the arguments.
@@ -129,9 +164,27 @@ export function redactTextOf(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
     for (const form of formsOf(secret)) out = replaceWhole(out, form);
-    out = redactWindows(out, secret);
+    for (const written of windowedForms(secret)) out = redactWindows(out, written);
   }
   return redactText(out);
+}
+
+/**
+ * The forms of a secret whose windows are looked for: each of its {@link writtenForms}, and each as
+ * rendered where rendering escapes something (a non-ASCII letter shown as `\u{e4}`), without a
+ * repeat in another case (windows are found in any case).
+ * @param secret - A value from {@link secretValues}.
+ * @returns The distinct forms.
+ */
+function windowedForms(secret: string): string[] {
+  const forms = new Map<string, string>();
+  for (const written of writtenForms(secret)) {
+    for (const form of [written, renderUntrusted(written.slice(0, MAX_WINDOWED)).slice(1, -1)]) {
+      const key = form.toLowerCase();
+      if (!forms.has(key)) forms.set(key, form);
+    }
+  }
+  return [...forms.values()];
 }
 
 /** Characters of a secret that, found anywhere in a text (any case), are redacted there. */
