@@ -19,35 +19,45 @@ const MIN_SECRET_VALUE = 4;
 const MIN_SECRET_PIECE = 8;
 
 /**
- * The scalar values that `redactJson` hides because of their key (`password`, `api_key`...), at any
- * depth, as text: what a reason or evidence may quote and must not show either — except a value
- * that another, not secret-named, argument holds (the record's `args` show it there anyway; an agent
- * passing the recipient again as `token` would otherwise blank it out of the reason).
+ * The scalar values that `redactJson` hides because of their key (`password`, `api_key`...), and the
+ * keys of objects under such a key, at any depth (the engine flattens and quotes a destination at
+ * any depth, keys included: SPEC §2.5 "Flattening"), as text: what a reason or evidence may quote and
+ * must not show either — except a value that another, not secret-named, argument holds where the
+ * record's `args` show it (the record's `args` show it there anyway; an agent passing the recipient
+ * again as `token` would otherwise blank it out of the reason). Iterative: no nesting runs out of
+ * stack.
  *
  * Source: SPEC §3.5.
  * @param value - Tool arguments.
- * @returns The secret values (strings, numbers as text) of at least 4 characters that no other
+ * @returns The secret values (strings, numbers as text, keys) of at least 4 characters that no other
  *   argument shows.
  */
 export function secretValues(value: unknown): string[] {
   const found = new Set<string>();
   const others: string[] = [];
-  const visit = (item: unknown, under: boolean, depth: number): void => {
-    if (depth > MAX_DEPTH) return; // deeper, `redactJson` shows only a marker
+  const stack: { item: unknown; under: boolean; depth: number }[] = [{ item: value, under: false, depth: 0 }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { item, under, depth } = next;
     if (typeof item === "string" || typeof item === "number") {
       const text = String(item);
-      if (under && text.length >= MIN_SECRET_VALUE) found.add(text);
-      else if (!under) others.push(text);
-      return;
+      if (under) {
+        if (text.length >= MIN_SECRET_VALUE) found.add(text);
+      } else if (depth <= MAX_DEPTH) others.push(text); // deeper, `redactJson` shows only a marker
+      continue;
     }
-    if (typeof item !== "object" || item === null) return;
+    if (typeof item !== "object" || item === null) continue;
+    // Children go on the stack last first, so values are found in document order.
     if (Array.isArray(item)) {
-      for (const element of item) visit(element, under, depth + 1);
-      return;
+      for (let i = item.length - 1; i >= 0; i -= 1) stack.push({ item: item[i], under, depth: depth + 1 });
+      continue;
     }
-    for (const key of Object.keys(item)) visit(Reflect.get(item, key), under || isSecretName(key), depth + 1);
-  };
-  visit(value, false, 0);
+    const keys = Object.keys(item);
+    if (under) for (const key of keys) if (key.length >= MIN_SECRET_VALUE) found.add(key);
+    for (let i = keys.length - 1; i >= 0; i -= 1) {
+      const key = keys[i] as string;
+      stack.push({ item: Reflect.get(item, key), under: under || isSecretName(key), depth: depth + 1 });
+    }
+  }
   if (found.size === 0) return [];
   // A value the record's `args` show anyway under another key (the recipient passed again as
   // `token`) hides nothing by being redacted: it would only blank what the reason says. `args` show

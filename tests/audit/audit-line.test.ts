@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import fc from "fast-check";
 import { isoStamper, lineEncoder, toRecord } from "../../src/audit/audit-line.ts";
 import type { AuditEntry, AuditRecord } from "../../src/audit/audit-record.ts";
+import type { JsonObject } from "../../src/engine/index.ts";
 import { builtinPacks } from "../../src/platform/packs.ts";
 import { parsePolicyFiles } from "../../src/policy/index.ts";
 import { Gate } from "../../src/proxy/gate.ts";
@@ -50,45 +51,65 @@ test("lineEncoder() gives the UTF-8 bytes of short and long lines, each call's o
   expect(first.toString("utf8")).toBe("first\n");
 });
 
-/**
- * The audit record of a call passing `api_key: secret` to an exfiltrating `post` after `read_config`
- * returned `output`, decided by the real gate (replayed).
- */
-async function recordOfSecretPost(secret: string, output: string): Promise<AuditRecord> {
-  const policy = parsePolicyFiles(
-    [{ text: "post:\n  exfiltrating: true\n", fileName: "p.yaml" }],
-    builtinPacks(),
-  );
-  const schema = { type: "object", properties: { message: { type: "string" }, api_key: { type: "string" } } };
-  const read = { name: "read_config", inputSchema: { type: "object" } };
-  const lines = [
-    { event: "tools", server: "s", tools: [read, { name: "post", inputSchema: schema }] },
+/** The tools of the replayed sessions: `read_config`, and `post` and `send` (policies make them exfiltrating). */
+const TOOLS = {
+  event: "tools",
+  server: "s",
+  tools: [
+    { name: "read_config", inputSchema: { type: "object" } },
     {
-      event: "call",
-      server: "s",
-      tool: "read_config",
-      arguments: {},
-      result: { content: [{ type: "text", text: output }] },
+      name: "post",
+      inputSchema: {
+        type: "object",
+        properties: { message: { type: "string" }, api_key: { type: "string" } },
+      },
     },
-    { event: "call", server: "s", tool: "post", arguments: { api_key: secret } },
-  ];
+    {
+      name: "send",
+      inputSchema: { type: "object", properties: { message: { type: "string" }, to: { type: "object" } } },
+    },
+  ],
+};
+
+/**
+ * The audit record of the last call of a session (after {@link TOOLS}), decided by the real gate
+ * (replayed) under `policy`.
+ */
+async function recordOfLastCall(
+  policy: string,
+  calls: readonly Record<string, unknown>[],
+): Promise<AuditRecord> {
+  const files = parsePolicyFiles([{ text: policy, fileName: "p.yaml" }], builtinPacks());
+  const lines = [TOOLS, ...calls.map((call) => ({ event: "call", server: "s", ...call }))];
   const session = parseSession(lines.map((line) => JSON.stringify(line)).join("\n"));
-  const { rows } = await replaySession(session, new Gate(policy, { home: "/h", cwd: "/w" }));
-  const row = rows[1];
-  if (row === undefined || row.reason === null) throw new Error("no reason for the post call");
+  const { rows } = await replaySession(session, new Gate(files, { home: "/h", cwd: "/w" }));
+  const row = rows.at(-1);
+  const args = calls.at(-1)?.arguments as JsonObject;
+  if (row === undefined || row.reason === null) throw new Error("no reason for the last call");
   const entry: AuditEntry = {
     event: "decision",
     session: "s1",
-    seq: 2,
+    seq: rows.length,
     server: "s",
-    tool: "post",
-    args: { api_key: secret },
+    tool: row.tool,
+    args,
     verdict: row.verdict,
     contract: row.contract,
     reason: row.reason,
     ...(row.evidence === undefined ? {} : { evidence: row.evidence }),
   };
   return toRecord(entry, { ts: "t", bouncer: "b" });
+}
+
+/**
+ * The audit record of a call passing `api_key: secret` to an exfiltrating `post` after `read_config`
+ * returned `output`.
+ */
+function recordOfSecretPost(secret: string, output: string): Promise<AuditRecord> {
+  return recordOfLastCall("post:\n  exfiltrating: true\n", [
+    { tool: "read_config", arguments: {}, result: { content: [{ type: "text", text: output }] } },
+    { tool: "post", arguments: { api_key: secret } },
+  ]);
 }
 
 test.each([
@@ -122,3 +143,14 @@ test.each([
     expect(text).toContain("[redacted]");
   },
 );
+
+test("toRecord() hides a secret-named value nested deeper than args show, where the reason quotes it", async () => {
+  let to: JsonObject = { password: "SuperSecretValue123" };
+  for (let level = 0; level < 70; level += 1) to = { a: to };
+  const record = await recordOfLastCall(
+    "send:\n  exfiltrating: true\n  trusted_destinations: [a, password, hi]\n",
+    [{ tool: "send", arguments: { message: "hi", to } }],
+  );
+  expect(record.reason).toStartWith('Destination "[redacted]" in "to.a.a.a');
+  expect(JSON.stringify(record)).not.toContain("SuperSecretValue123");
+});

@@ -109,3 +109,34 @@ describe("redactTextOf()", () => {
     );
   });
 });
+
+describe("secretValues() at any depth", () => {
+  /** `value` under `key`, inside `levels` objects `{a: …}`. */
+  function nested(levels: number, key: string, value: string): Record<string, unknown> {
+    let out: Record<string, unknown> = { [key]: value };
+    for (let level = 0; level < levels; level += 1) out = { a: out };
+    return out;
+  }
+
+  test("secretValues() finds a secret-named value nested past redactJson's depth and 100,000 levels deep, shown or not only as args show it", () => {
+    expect(secretValues({ to: nested(70, "password", "SuperSecretValue123") })).toEqual([
+      "SuperSecretValue123",
+    ]);
+    expect(secretValues({ to: nested(100_000, "password", "SuperSecretValue123") })).toEqual([
+      "SuperSecretValue123",
+    ]);
+    // Past redactJson's depth, `args` show a marker: the same value there is not shown.
+    const args = {
+      note: nested(70, "text", "SuperSecretValue123"),
+      to: nested(70, "password", "SuperSecretValue123"),
+    };
+    expect(secretValues(args)).toEqual(["SuperSecretValue123"]);
+  });
+
+  test("secretValues() lists the keys of an object under a secret-named key (flattening quotes keys)", () => {
+    expect(secretValues({ credentials: { "alice@corp.example": "pw12" } }).sort()).toEqual([
+      "alice@corp.example",
+      "pw12",
+    ]);
+  });
+});
