@@ -8,7 +8,7 @@
 
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
 import { redactJson, redactText } from "./redact.ts";
-import { redactTextOf, secretValues } from "./redact-values.ts";
+import { secretHider, secretValues } from "./redact-values.ts";
 
 /**
  * Builds the line object in the field order of SPEC §3.5, redacting `args`, `reason` and `evidence`.
@@ -37,8 +37,8 @@ export function toRecord(
       : secretValues(entry.args).filter((value) => !names.has(value.toLowerCase()));
   if (entry.verdict !== undefined) record.verdict = entry.verdict;
   if (entry.contract !== undefined) record.contract = entry.contract;
-  const redactString =
-    secrets.length === 0 ? redactText : (text: string): string => redactTextOf(text, secrets);
+  const hide = secrets.length === 0 ? undefined : secretHider(secrets);
+  const redactString = hide === undefined ? redactText : (text: string): string => redactText(hide(text));
   if (entry.reason !== undefined) record.reason = redactString(entry.reason);
   if (entry.source !== undefined) record.source = entry.source;
   if (entry.evidence !== undefined) record.evidence = redactJson(entry.evidence, redactString);

@@ -11,12 +11,16 @@
  */
 
 import { canonicalize, renderUntrusted, renderUntrustedEnd } from "../engine/index.ts";
-import { isSecretName, MAX_DEPTH, REDACTED, redactText } from "./redact.ts";
-
-/** Values under secret-named keys shorter than this are not searched for in other text. */
-const MIN_SECRET_VALUE = 4;
-/** Pieces of a secret value shorter than this are not searched for on their own. */
-const MIN_SECRET_PIECE = 8;
+import { isSecretName, MAX_DEPTH, redactText } from "./redact.ts";
+import {
+  addPieces,
+  hideForms,
+  longestFirst,
+  MAX_WINDOWED,
+  MIN_SECRET_PIECE,
+  MIN_SECRET_VALUE,
+  type SecretForms,
+} from "./secret-forms.ts";
 
 /**
  * The scalar values that `redactJson` hides because of their key (`password`, `api_key`...), and the
@@ -106,63 +110,11 @@ function formsOf(secret: string): string[] {
     forms.add(renderUntrustedEnd(written).slice(1, -1).replace(/^…/, ""));
     addPieces(forms, written);
   }
-  return [...forms].filter((form) => form.length >= MIN_SECRET_VALUE).sort((a, b) => b.length - a.length);
+  return longestFirst(forms);
 }
 
 /**
- * Adds each piece of at least 8 characters of a value between separators, and each such piece's
- * ASCII host form (a reason names a host in punycode, lower case).
- * @param forms - Where the pieces go.
- * @param value - One written form of a secret.
- */
-function addPieces(forms: Set<string>, value: string): void {
-  for (const piece of value.split(/[\s,;<>()"'|[\]{}/?&=#]+/)) {
-    const trimmed = piece.replace(/^[.:@-]+|[.:@-]+$/g, "");
-    if (trimmed.length >= MIN_SECRET_PIECE) forms.add(trimmed);
-    const host = asciiHost(trimmed.includes("@") ? trimmed.slice(trimmed.lastIndexOf("@") + 1) : trimmed);
-    if (host !== undefined && host.length >= MIN_SECRET_PIECE) forms.add(host);
-  }
-}
-
-/** A dotted host in its ASCII form (`bücher.example` → `xn--bcher-kva.example`), if the text is one. */
-function asciiHost(text: string): string | undefined {
-  if (!text.includes(".") || /[\s/]/.test(text)) return undefined;
-  try {
-    return new URL(`http://${text}/`).hostname;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A word character: a form is replaced only where it does not continue a word (`date` in `update`). */
-const WORD = /[\p{L}\p{N}_]/u;
-
-/**
- * Replaces a form wherever it occurs; a short one (under 8 characters: `date`) only where it does
- * not continue a word (`update`), a longer one anywhere (`-ps3cretpass`).
- */
-function replaceWhole(text: string, form: string): string {
-  const short = form.length < MIN_SECRET_PIECE;
-  let out = "";
-  let from = 0;
-  for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
-    const before = text[at - 1] ?? "";
-    const after = text[at + form.length] ?? "";
-    const glued =
-      short &&
-      ((WORD.test(form[0] ?? "") && WORD.test(before)) || (WORD.test(form.at(-1) ?? "") && WORD.test(after)));
-    if (glued || at < from) continue;
-    out += `${text.slice(from, at)}${REDACTED}`;
-    from = at + form.length;
-  }
-  return out + text.slice(from);
-}
-
-/**
- * Replaces each secret value in a text with `"[redacted]"` — as written and in canonical form (an
- * excerpt of output is canonical: lower case, NFKC), each as a question or reason renders it
- * (non-ASCII escaped), by its pieces, and by any 12 characters of it in any case (a cut start, an
- * ending window, a lower-cased host); a short one only where it does not continue a word — then
+ * Replaces each secret value in a text with `"[redacted]"` — as {@link secretHider} does — then
  * redacts tokens as `redactText` does.
  *
  * Source: SPEC §3.5 (redaction of `reason` and `evidence`), §3.4 (rendering).
@@ -171,12 +123,26 @@ function replaceWhole(text: string, form: string): string {
  * @returns The text with no form of a secret value left in it.
  */
 export function redactTextOf(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    for (const form of formsOf(secret)) out = replaceWhole(out, form);
-    for (const written of windowedForms(secret)) out = redactWindows(out, written);
-  }
-  return redactText(out);
+  return redactText(secretHider(secrets)(text));
+}
+
+/**
+ * Builds a function that replaces each secret value in a text with `"[redacted]"` — as written and
+ * in canonical form (an excerpt of output is canonical: lower case, NFKC), each as a question or
+ * reason renders it (non-ASCII escaped), by its pieces, and by any 12 characters of it in any case
+ * (a cut start, an ending window, a lower-cased host); a short one only where it does not continue
+ * a word. Nothing else changes (no token redaction, no cut). The forms are computed once, here.
+ *
+ * Source: SPEC §3.5 (redaction of `reason` and `evidence`), §3.4 (rendering).
+ * @param secrets - Values to hide (from {@link secretValues}, or environment values).
+ * @returns From a text to the text with no form of a secret value left in it.
+ */
+export function secretHider(secrets: readonly string[]): (text: string) => string {
+  const compiled: SecretForms[] = secrets.map((secret) => ({
+    forms: formsOf(secret),
+    windowed: windowedForms(secret),
+  }));
+  return (text) => hideForms(text, compiled);
 }
 
 /**
@@ -195,44 +161,4 @@ function windowedForms(secret: string): string[] {
     }
   }
   return [...forms.values()];
-}
-
-/** Characters of a secret that, found anywhere in a text (any case), are redacted there. */
-const SECRET_WINDOW = 12;
-/** Characters of a secret looked for by windows at most (a longer one: its first part). */
-const MAX_WINDOWED = 256;
-
-/**
- * Redacts every run of 12 or more characters of a secret found in a text, in any case: what a
- * message shows of a secret inside a longer value — its start before a cut, its middle in an
- * ending window, a host lower-cased as the identity writes it. Overlapping finds merge.
- */
-function redactWindows(text: string, secret: string): string {
-  if (secret.length < SECRET_WINDOW) return text;
-  // Lower case must keep every offset (it does not for a few letters, `İ`): else case counts.
-  const folded = text.toLowerCase();
-  const caseless = folded.length === text.length;
-  const lower = caseless ? folded : text;
-  const wanted = caseless ? secret.slice(0, MAX_WINDOWED).toLowerCase() : secret.slice(0, MAX_WINDOWED);
-  const spans: [number, number][] = [];
-  for (let i = 0; i + SECRET_WINDOW <= wanted.length; i += 1) {
-    const window = wanted.slice(i, i + SECRET_WINDOW);
-    for (let at = lower.indexOf(window); at !== -1; at = lower.indexOf(window, at + 1)) {
-      spans.push([at, at + SECRET_WINDOW]);
-    }
-  }
-  if (spans.length === 0) return text;
-  spans.sort((a, b) => a[0] - b[0]);
-  let out = "";
-  let from = 0;
-  let [start, end] = spans[0] as [number, number];
-  for (const [s, e] of spans.slice(1)) {
-    if (s <= end) end = Math.max(end, e);
-    else {
-      out += `${text.slice(from, start)}${REDACTED}`;
-      from = end;
-      [start, end] = [s, e];
-    }
-  }
-  return `${out}${text.slice(from, start)}${REDACTED}${text.slice(end)}`;
 }

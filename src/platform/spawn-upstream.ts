@@ -1,7 +1,8 @@
 /**
  * Spawns the upstream MCP server: Bouncer's full environment plus the configured overrides (not the
  * SDK's short whitelist), the configured cwd, its own process group on POSIX (so the whole tree can
- * be signalled), stdin/stdout piped for the relay and stderr drained at once. Edge.
+ * be signalled), stdin/stdout piped for the relay and stderr drained at once (through the caller's
+ * redaction of the environment's secrets, when given). Edge.
  *
  * Source: SPEC §3.3, STYLE #17, field cases F05, F06, F09, F10, F15.
  * @module
@@ -46,7 +47,7 @@ export interface UpstreamProcess {
   readonly exited: Promise<UpstreamExit>;
   /** Whether {@link exited} has resolved. */
   readonly hasExited: () => boolean;
-  /** The last 8 KiB of its stderr. */
+  /** The last 8 KiB of its stderr (redacted as {@link SpawnUpstreamOptions.redactStderr} says). */
   readonly stderrTail: () => string;
   /**
    * Closes Bouncer's ends of its stdin, stdout and stderr, once it is stopped: a descendant that
@@ -59,6 +60,11 @@ export interface UpstreamProcess {
 export interface SpawnUpstreamOptions extends ResolveCommandOptions {
   /** Where the prefixed stderr goes (Bouncer's stderr). */
   readonly writeStderr: (text: string) => void;
+  /**
+   * Given the environment the upstream gets, what hides its secrets in the stderr written and kept
+   * (`bouncer run` passes `environmentHider`: secret-named variables' values), or undefined for none.
+   */
+  readonly redactStderr?: (env: Readonly<Record<string, string>>) => ((text: string) => string) | undefined;
   /** The inherited environment (default `process.env`). */
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
 }
@@ -133,7 +139,13 @@ export function spawnUpstream(spec: UpstreamSpec, options: SpawnUpstreamOptions)
       `Cannot start upstream "${spec.command}": no process was created`,
     );
   }
-  const drain = drainStderr(stderr, { name: spec.name, write: options.writeStderr });
+  // What it prints of a secret it was given (a password in its environment) is not repeated.
+  const redact = options.redactStderr?.(env);
+  const drain = drainStderr(stderr, {
+    name: spec.name,
+    write: options.writeStderr,
+    ...(redact === undefined ? {} : { redact }),
+  });
   let done = false;
   const exited = new Promise<UpstreamExit>((resolve) => {
     child.on("exit", (code, signal) => {

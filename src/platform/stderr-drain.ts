@@ -2,6 +2,7 @@
  * Drains an upstream's stderr continuously from the moment it is spawned, so a chatty server never
  * blocks in `write(2)` on a full pipe: every line goes to Bouncer's stderr prefixed
  * `[upstream:<name>] ` (over-long lines are wrapped), and the last 8 KiB are kept for error reports.
+ * Given a `redact` function (the upstream's secret environment values), both pass through it first.
  * Edge.
  *
  * Source: SPEC §3.3 ("drained continuously … prefixed … last 8 KiB are kept"), field case F05.
@@ -20,7 +21,16 @@ export interface StderrDrainOptions {
   readonly tailBytes?: number;
   /** Characters after which a line without a newline is wrapped (default 4,096). */
   readonly maxLineChars?: number;
+  /**
+   * Hides secrets in the text written and in the tail. With it, text is written by whole lines (an
+   * unterminated line waits for its newline, the end, or {@link MAX_HELD_CHARS}), so no secret is
+   * written in two halves; the tail is redacted from twice its length, so none is cut in half there.
+   */
+  readonly redact?: (text: string) => string;
 }
+
+/** Characters of an unterminated line held back for redaction at most (then written redacted). */
+export const MAX_HELD_CHARS = 64 * 1024;
 
 /** A running drain. */
 export interface StderrDrain {
@@ -81,30 +91,74 @@ export function drainStderr(stream: Readable, options: StderrDrainOptions): Stde
     return out;
   }
 
+  const { redact } = options;
+  // Raw bytes kept: with redaction twice the tail, so that a secret the tail's start cuts is whole.
+  const keptBytes = redact === undefined ? tailBytes : tailBytes * 2;
+  /** Text not yet written: with redaction, the unterminated end of the current line. */
+  let held = "";
+
+  /**
+   * Writes decoded text; with redaction, only whole lines (and a held line past its limit).
+   * @param text - Newly decoded text.
+   * @param flush - Whether to write everything (the end of the stream).
+   */
+  function emit(text: string, flush: boolean): void {
+    if (redact === undefined) {
+      const out = format(text);
+      if (out !== "") options.write(out);
+      return;
+    }
+    held += text;
+    const cut = flush || held.length > MAX_HELD_CHARS ? held.length : held.lastIndexOf("\n") + 1;
+    if (cut === 0) return;
+    const out = format(redact(held.slice(0, cut)));
+    held = held.slice(cut);
+    if (out !== "") options.write(out);
+  }
+
   stream.on("data", (chunk: Uint8Array) => {
     total += chunk.byteLength;
-    if (chunk.byteLength >= tailBytes) {
-      tail = chunk.slice(chunk.byteLength - tailBytes);
+    if (chunk.byteLength >= keptBytes) {
+      tail = chunk.slice(chunk.byteLength - keptBytes);
     } else {
-      const merged = new Uint8Array(Math.min(tailBytes, tail.byteLength + chunk.byteLength));
+      const merged = new Uint8Array(Math.min(keptBytes, tail.byteLength + chunk.byteLength));
       const keep = merged.byteLength - chunk.byteLength;
       merged.set(tail.subarray(tail.byteLength - keep), 0);
       merged.set(chunk, keep);
       tail = merged;
     }
-    const text = format(decoder.decode(chunk, { stream: true }));
-    if (text !== "") options.write(text);
+    emit(decoder.decode(chunk, { stream: true }), false);
   });
-  stream.on("end", () => {
-    const rest = format(decoder.decode());
-    if (rest !== "" || !atLineStart) options.write(atLineStart ? rest : `${rest}\n`);
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    emit(decoder.decode(), true);
+    if (!atLineStart) options.write("\n");
     atLineStart = true;
-  });
-  stream.on("error", () => {
-    // A broken stderr pipe only ends the drain; the upstream's exit is reported elsewhere.
-  });
+  };
+  stream.on("end", end);
+  // A broken stderr pipe only ends the drain (what was held is written); the upstream's exit is
+  // reported elsewhere.
+  stream.on("error", end);
   return {
-    tail: () => new TextDecoder("utf-8").decode(tail).replace(/^\uFFFD+/, ""),
+    tail: () => {
+      const text = new TextDecoder("utf-8").decode(tail).replace(/^\uFFFD+/, "");
+      return redact === undefined ? text : lastBytes(redact(text), tailBytes);
+    },
     bytes: () => total,
   };
+}
+
+/**
+ * The end of a text of at most `max` UTF-8 bytes, starting on a character boundary.
+ * @param text - Any text.
+ * @param max - Bytes kept at most.
+ * @returns The text, or its end.
+ */
+function lastBytes(text: string, max: number): string {
+  if (text.length * 3 <= max) return text;
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.byteLength <= max) return text;
+  return new TextDecoder("utf-8").decode(bytes.subarray(bytes.byteLength - max)).replace(/^\uFFFD+/, "");
 }

@@ -16,6 +16,7 @@
 
 import type { Readable, Writable } from "node:stream";
 // A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
+import { environmentHider } from "../audit/redact-env.ts";
 import { escapeControls } from "../engine/render.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
@@ -214,7 +215,8 @@ export async function runProxy(
   try {
     upstream = spawnUpstream(
       { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
-      { writeStderr: io.writeStderr, baseEnv: env },
+      // The values of its secret-named variables are hidden in its stderr (SPEC §3.5).
+      { writeStderr: io.writeStderr, baseEnv: env, redactStderr: environmentHider },
     );
   } catch (error) {
     if (!isBouncerError(error)) throw error;

@@ -49,3 +49,36 @@ describe("drainStderr", () => {
     expect(tail.endsWith("END")).toBe(true);
   });
 });
+
+describe("drainStderr() with redact", () => {
+  const hide = (text: string): string => text.replaceAll("Tr0ub4dor&3", "[redacted]");
+
+  function drainHiding(chunks: readonly string[], options: { tailBytes?: number } = {}) {
+    const stream = new PassThrough();
+    let out = "";
+    const handle = drainStderr(stream, {
+      name: "db",
+      write: (text) => (out += text),
+      redact: hide,
+      ...options,
+    });
+    for (const chunk of chunks) stream.write(Buffer.from(chunk));
+    stream.end();
+    return new Promise<{ out: string; tail: string }>((resolve) => {
+      stream.on("end", () => resolve({ out, tail: handle.tail() }));
+      stream.resume();
+    });
+  }
+
+  test("drainStderr() hides a secret split across chunks in what it writes and in the tail", async () => {
+    const { out, tail } = await drainHiding(["connecting with password Tr0u", "b4dor&3\nfailed", " at last"]);
+    expect(out).toBe("[upstream:db] connecting with password [redacted]\n[upstream:db] failed at last\n");
+    expect(tail).toBe("connecting with password [redacted]\nfailed at last");
+  });
+
+  test("drainStderr() hides a secret the tail's start would cut, and keeps the tail within its bytes", async () => {
+    const { tail } = await drainHiding([`${"x".repeat(100)}Tr0ub4dor&3${"y".repeat(20)}`], { tailBytes: 25 });
+    expect(tail).toBe(`cted]${"y".repeat(20)}`);
+    expect(tail).not.toContain("dor&3");
+  });
+});

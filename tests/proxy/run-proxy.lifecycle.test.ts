@@ -166,6 +166,42 @@ describe("bouncer run life cycle", () => {
   );
 
   test(
+    "bouncer run hides a secret-named environment value its dying upstream printed, in its stderr, the client's error and the audit log",
+    async () => {
+      const auditLog = join(mkdtempSync(join(tmpdir(), "bouncer-envsecret-")), "audit.jsonl");
+      const script = 'echo "connecting as app with password $DB_PASSWORD" >&2; exit 3';
+      const { command, args } = bouncerCommand("cli", [
+        "--upstream-name",
+        "db",
+        "--audit-log",
+        auditLog,
+        "--",
+        "sh",
+        "-c",
+        script,
+      ]);
+      const session = startLines(command, args, { BOUNCER_HOME: home, DB_PASSWORD: "Tr0ub4dor&3" });
+      await waitUntil(() => session.stderr().includes('Upstream "db" exited (code 3)'), 20_000, "the exit");
+      session.send(initializeRequest(0));
+      const answer = await session.next((m) => m.id === 0, "the initialize error");
+      session.child.stdin?.end();
+      expect((await deadline(session.exited, 20_000, "bouncer exits")).code).toBe(1);
+      const exit = readFileSync(auditLog, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { event: string; reason?: string })
+        .find((record) => record.event === "upstream_exit");
+      expect(exit?.reason).toBe("Upstream exited with code 3: connecting as app with password [redacted]");
+      expect(JSON.stringify(answer)).toContain("password [redacted]");
+      expect(session.stderr()).toContain("[upstream:db] connecting as app with password [redacted]");
+      for (const text of [JSON.stringify(answer), session.stderr(), readFileSync(auditLog, "utf8")]) {
+        expect(text).not.toContain("Tr0ub4dor");
+      }
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
     "bouncer run exits 1 when its upstream died before the client said anything and the client then leaves",
     async () => {
       const { command, args } = bouncerCommand("cli", ["--upstream-name", "die", "--", "sh", "-c", "exit 3"]);

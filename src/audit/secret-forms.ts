@@ -1,0 +1,152 @@
+/**
+ * Finding and hiding the forms of known secret values in a text: each form replaced whole (a short
+ * one only where it does not continue a word), and any 12 characters of a secret in any case. No
+ * engine: `redact-values.ts` adds the engine's canonical and rendered forms for audit records, and
+ * the upstream's stderr is hidden with the plain forms alone (`redact-env.ts`), before the engine
+ * loads. Edge (pure apart from `node:crypto` through `redact.ts`).
+ *
+ * Source: SPEC §3.5 (redaction).
+ * @module
+ */
+
+import { REDACTED } from "./redact.ts";
+
+/** Values (and forms) shorter than this are not searched for in other text. */
+export const MIN_SECRET_VALUE = 4;
+/** Pieces of a secret value shorter than this are not searched for on their own. */
+export const MIN_SECRET_PIECE = 8;
+/** Characters of a secret looked for by windows at most (a longer one: its first part). */
+export const MAX_WINDOWED = 256;
+/** Characters of a secret that, found anywhere in a text (any case), are redacted there. */
+const SECRET_WINDOW = 12;
+
+/** What is looked for of one secret: forms replaced whole, and forms whose 12-character runs are. */
+export interface SecretForms {
+  /** Longest first, each of at least 4 characters. */
+  readonly forms: readonly string[];
+  readonly windowed: readonly string[];
+}
+
+/**
+ * Adds each piece of at least 8 characters of a value between separators, and each such piece's
+ * ASCII host form (a reason names a host in punycode, lower case).
+ * @param forms - Where the pieces go.
+ * @param value - One written form of a secret.
+ */
+export function addPieces(forms: Set<string>, value: string): void {
+  for (const piece of value.split(/[\s,;<>()"'|[\]{}/?&=#]+/)) {
+    const trimmed = piece.replace(/^[.:@-]+|[.:@-]+$/g, "");
+    if (trimmed.length >= MIN_SECRET_PIECE) forms.add(trimmed);
+    const host = asciiHost(trimmed.includes("@") ? trimmed.slice(trimmed.lastIndexOf("@") + 1) : trimmed);
+    if (host !== undefined && host.length >= MIN_SECRET_PIECE) forms.add(host);
+  }
+}
+
+/** A dotted host in its ASCII form (`bücher.example` → `xn--bcher-kva.example`), if the text is one. */
+function asciiHost(text: string): string | undefined {
+  if (!text.includes(".") || /[\s/]/.test(text)) return undefined;
+  try {
+    return new URL(`http://${text}/`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The forms of a value as a program prints it: as written, as inside a JSON string, and its pieces.
+ *
+ * Source: SPEC §3.5.
+ * @param secret - A secret value.
+ * @returns The forms of at least 4 characters, longest first, and the value for windows.
+ */
+export function plainForms(secret: string): SecretForms {
+  const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1)]);
+  addPieces(forms, secret);
+  return { forms: longestFirst(forms), windowed: [secret] };
+}
+
+/**
+ * The forms worth looking for, longest first.
+ * @param forms - Candidate forms.
+ * @returns Those of at least 4 characters, longest first.
+ */
+export function longestFirst(forms: Iterable<string>): string[] {
+  return [...forms].filter((form) => form.length >= MIN_SECRET_VALUE).sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Replaces every form of each secret in a text with `"[redacted]"`: whole forms, then 12-character
+ * runs of the windowed forms in any case.
+ *
+ * Source: SPEC §3.5.
+ * @param text - Any text.
+ * @param secrets - The forms of each secret.
+ * @returns The text with none of the forms left in it.
+ */
+export function hideForms(text: string, secrets: readonly SecretForms[]): string {
+  let out = text;
+  for (const { forms, windowed } of secrets) {
+    for (const form of forms) out = replaceWhole(out, form);
+    for (const form of windowed) out = redactWindows(out, form);
+  }
+  return out;
+}
+
+/** A word character: a form is replaced only where it does not continue a word (`date` in `update`). */
+const WORD = /[\p{L}\p{N}_]/u;
+
+/**
+ * Replaces a form wherever it occurs; a short one (under 8 characters: `date`) only where it does
+ * not continue a word (`update`), a longer one anywhere (`-ps3cretpass`).
+ */
+function replaceWhole(text: string, form: string): string {
+  const short = form.length < MIN_SECRET_PIECE;
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
+    const before = text[at - 1] ?? "";
+    const after = text[at + form.length] ?? "";
+    const glued =
+      short &&
+      ((WORD.test(form[0] ?? "") && WORD.test(before)) || (WORD.test(form.at(-1) ?? "") && WORD.test(after)));
+    if (glued || at < from) continue;
+    out += `${text.slice(from, at)}${REDACTED}`;
+    from = at + form.length;
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * Redacts every run of 12 or more characters of a secret found in a text, in any case: what a
+ * message shows of a secret inside a longer value — its start before a cut, its middle in an
+ * ending window, a host lower-cased as the identity writes it. Overlapping finds merge.
+ */
+function redactWindows(text: string, secret: string): string {
+  if (secret.length < SECRET_WINDOW) return text;
+  // Lower case must keep every offset (it does not for a few letters, `İ`): else case counts.
+  const folded = text.toLowerCase();
+  const caseless = folded.length === text.length;
+  const lower = caseless ? folded : text;
+  const wanted = caseless ? secret.slice(0, MAX_WINDOWED).toLowerCase() : secret.slice(0, MAX_WINDOWED);
+  const spans: [number, number][] = [];
+  for (let i = 0; i + SECRET_WINDOW <= wanted.length; i += 1) {
+    const window = wanted.slice(i, i + SECRET_WINDOW);
+    for (let at = lower.indexOf(window); at !== -1; at = lower.indexOf(window, at + 1)) {
+      spans.push([at, at + SECRET_WINDOW]);
+    }
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let from = 0;
+  let [start, end] = spans[0] as [number, number];
+  for (const [s, e] of spans.slice(1)) {
+    if (s <= end) end = Math.max(end, e);
+    else {
+      out += `${text.slice(from, start)}${REDACTED}`;
+      from = end;
+      [start, end] = [s, e];
+    }
+  }
+  return `${out}${text.slice(from, start)}${REDACTED}${text.slice(end)}`;
+}
