@@ -11,19 +11,44 @@ import type { JsonValue } from "./types.ts";
 const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
 
 /**
+ * Characters past which a path stops growing and ends in {@link PATH_CUT} instead: a value nested
+ * 20,000 levels deep would otherwise cost the square of its depth in path text (gigabytes).
+ */
+export const MAX_LEAF_PATH = 1024;
+
+/** What a path cut at {@link MAX_LEAF_PATH} ends in (no plain or bracketed step ends so). */
+export const PATH_CUT = "…";
+
+/**
+ * A path with one more step; past {@link MAX_LEAF_PATH} characters the path as it is, ending in
+ * {@link PATH_CUT}.
+ * @param path - The path so far.
+ * @param step - `.key`, `key` (at the top), `[i]` or `["key"]`.
+ * @returns The longer path, or the cut one.
+ */
+function extendPath(path: string, step: string): string {
+  if (path.length < MAX_LEAF_PATH) return `${path}${step}`;
+  return path.endsWith(PATH_CUT) ? path : `${path}${PATH_CUT}`;
+}
+
+/**
  * One leaf: a scalar, or an empty object or list.
  *
  * Source: SPEC §2.2 ("saying what changed"), §3.4.
  */
 export interface JsonLeaf {
-  /** Keys joined with `.`, list indexes and unusual keys in brackets; `""` for a bare scalar. */
+  /**
+   * Keys joined with `.`, list indexes and unusual keys in brackets; `""` for a bare scalar. Cut
+   * past 1,024 characters, ending in `…` (leaves deeper down share it).
+   */
   readonly path: string;
   readonly value: JsonValue;
 }
 
 /**
  * The leaves of a value in order (object keys as given), at most `max`; the rest are counted.
- * Iterative: no nesting runs out of stack.
+ * Iterative: no nesting runs out of stack; paths stop growing at 1,024 characters, so the work is
+ * linear in the value's size at any depth.
  *
  * Source: SPEC §2.2, §3.4.
  * @param value - Any JSON value.
@@ -38,14 +63,13 @@ export function jsonLeaves(value: JsonValue, max: number): { leaves: JsonLeaf[];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const { path, value: node } = item;
     const children: JsonLeaf[] = Array.isArray(node)
-      ? node.map((child, index) => ({ path: `${path}[${index}]`, value: child }))
+      ? node.map((child, index) => ({ path: extendPath(path, `[${index}]`), value: child }))
       : typeof node === "object" && node !== null
         ? Object.keys(node).map((key) => ({
-            path: PLAIN_KEY.test(key)
-              ? path === ""
-                ? key
-                : `${path}.${key}`
-              : `${path}[${JSON.stringify(key)}]`,
+            path: extendPath(
+              path,
+              PLAIN_KEY.test(key) ? (path === "" ? key : `.${key}`) : `[${JSON.stringify(key)}]`,
+            ),
             value: node[key] as JsonValue,
           }))
         : [];

@@ -5,7 +5,7 @@
  */
 
 import { canonicalJson } from "./canonical-json.ts";
-import { jsonLeaves } from "./json-leaves.ts";
+import { jsonLeaves, PATH_CUT } from "./json-leaves.ts";
 import type { JsonObject, JsonValue, PinDiff, PinDiffLine, ToolDefinition } from "./types.ts";
 
 /** Above this many cells the line diff falls back to a count of lines per side (bounded work). */
@@ -141,7 +141,6 @@ function annotationKeys(beforeValue: JsonObject | undefined, afterValue: JsonObj
  * @param pinned - The definition in the pin store.
  * @param current - The definition the upstream lists now.
  * @returns A {@link PinDiff}; all flags false and lists empty when the pinned fields are equal.
- * @throws RangeError when a schema nests too deeply for the call stack.
  * @example diffToolDefinitions(a, { ...a, description: "x" }).descriptionChanged // true
  */
 export function diffToolDefinitions(pinned: ToolDefinition, current: ToolDefinition): PinDiff {
@@ -175,21 +174,30 @@ const FIELDS = ["title", "inputSchema", "outputSchema", "annotations"] as const;
 /**
  * One field of a definition (title, input or output schema, annotations) as one line per leaf,
  * `path: JSON value` with keys sorted (`inputSchema.properties.to.description: "The recipient."`),
- * so that a line diff names what changed inside it; at most 10,000 leaves.
+ * so that a line diff names what changed inside it; at most 10,000 leaves, paths cut at 1,024
+ * characters (`jsonLeaves`). `cut` says why not every leaf is told apart: too many, or too deep.
  */
-function fieldText(def: ToolDefinition, field: (typeof FIELDS)[number]): { lines: string[]; cut: boolean } {
+function fieldText(
+  def: ToolDefinition,
+  field: (typeof FIELDS)[number],
+): { lines: string[]; cut: "leaves" | "deep" | undefined } {
   const value = (def as unknown as JsonObject)[field];
-  if (value === undefined) return { lines: [], cut: false };
+  if (value === undefined) return { lines: [], cut: undefined };
   const { leaves, more } = jsonLeaves(
     { [field]: JSON.parse(canonicalJson(value)) as JsonValue },
     MAX_FIELD_LINES,
   );
-  return { lines: leaves.map(({ path, value: leaf }) => `${path}: ${JSON.stringify(leaf)}`), cut: more > 0 };
+  const deep = leaves.some(({ path }) => path.endsWith(PATH_CUT));
+  return {
+    lines: leaves.map(({ path, value: leaf }) => `${path}: ${JSON.stringify(leaf)}`),
+    cut: more > 0 ? "leaves" : deep ? "deep" : undefined,
+  };
 }
 
 /**
  * The changed leaves of every field but the name and description. A field that changed where no
- * leaf was compared (past 10,000) gets a line saying so, first: a change is never shown as nothing.
+ * leaf was compared (past 10,000), or whose deepest leaves share a cut path, gets a line saying so,
+ * first: a change is never shown as nothing.
  */
 function fieldLines(pinned: ToolDefinition, current: ToolDefinition): PinDiffLine[] {
   const lines: PinDiffLine[] = [];
@@ -201,11 +209,13 @@ function fieldLines(pinned: ToolDefinition, current: ToolDefinition): PinDiffLin
       (pinned as unknown as JsonObject)[field],
       (current as unknown as JsonObject)[field],
     );
-    if (differs && (changed.length === 0 || before.cut || after.cut)) {
-      lines.push({
-        op: "added",
-        text: `(${field} has more than ${MAX_FIELD_LINES} leaves: its change is not all shown)`,
-      });
+    const cut = before.cut === "leaves" || after.cut === "leaves" ? "leaves" : (before.cut ?? after.cut);
+    if (differs && (changed.length === 0 || cut !== undefined)) {
+      const why =
+        cut === "deep"
+          ? "nests too deeply for each leaf's path to be shown"
+          : `has more than ${MAX_FIELD_LINES} leaves`;
+      lines.push({ op: "added", text: `(${field} ${why}: its change is not all shown)` });
     }
     lines.push(...changed);
   }

@@ -53,8 +53,7 @@ export interface PinComparison {
  *
  * Source: SPEC §2.2 "What is pinned"; STYLE #7.
  * @param def - A tool definition (hostile keys are fine: only own properties are read).
- * @returns The canonical JSON text.
- * @throws RangeError when a schema nests too deeply for the call stack.
+ * @returns The canonical JSON text (at any nesting depth: `canonicalJson` is iterative).
  * @example canonicalToolJson({ name: "t", description: "d" }) // '{"description":"d","name":"t"}'
  */
 export function canonicalToolJson(def: ToolDefinition): string {
@@ -120,7 +119,7 @@ export function hasSuspiciousCharacters(def: ToolDefinition): boolean {
  * @param current - The upstream's current `tools/list` (all pages).
  * @param options - The injected hash, first sight and mode.
  * @returns Per-tool statuses, the list the client sees, what to pin now and the removed names.
- * @throws Whatever the injected hash throws; RangeError for absurdly deep schemas.
+ * @throws Whatever the injected hash throws.
  * @example comparePins(new Map(), tools, { hash: sha256, firstSight: true }).pinNow.length === tools.length
  */
 export function comparePins(

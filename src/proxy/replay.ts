@@ -6,17 +6,28 @@
  * `--ask`), and the output of every call that was forwarded is recorded as untrusted, as is each
  * `output` event where it stands (resources, prompts, notifications, instructions). Edge (no I/O:
  * the command reads the file and prints the rows).
+ * `--ask`), and the output of every call that was forwarded is recorded as untrusted. A walk or a
+ * decision that fails is a deny with live's reason, never a crash of the replay. Edge (no I/O: the
+ * command reads the file and prints the rows).
  *
  * Source: SPEC §5.9, §7 (the security bench replays the same way).
  * @module
  */
 
-import type { AskAnswer, Contract, Evidence, PathResolver, RuleSource, Verdict } from "../engine/index.ts";
+import type {
+  AskAnswer,
+  Contract,
+  Decision,
+  Evidence,
+  PathResolver,
+  RuleSource,
+  Verdict,
+} from "../engine/index.ts";
 import { forgetServerState } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
-import { ambiguousJsonDeny } from "./proxy-denies.ts";
+import { ambiguousJsonDeny, proxyDeny } from "./proxy-denies.ts";
 import { decisionOrder } from "./replay-order.ts";
-import type { CallEvent, SessionEvent } from "./replay-session.ts";
+import type { CallEvent, SessionEvent, ToolsEvent } from "./replay-session.ts";
 
 /** One replayed call: the engine's first verdict and what became of the call. */
 export interface ReplayRow {
@@ -80,6 +91,52 @@ function recordedAnswer(event: CallEvent, options: ReplayOptions): AskAnswer {
 }
 
 /**
+ * Walks a `tools` event as the live proxy walks a `tools/list` answer (`tool-list-state.ts`): through
+ * the gate, then the list the client is shown is written as JSON, which fails for a list nested past
+ * what the runtime's `JSON.stringify` writes (tens of thousands of levels). Either failure is the
+ * server's failed walk, in live's words.
+ *
+ * Source: SPEC §2.2 ("calls wait for it"), §5.9 (replay decides as live).
+ * @param gate - The session's gate.
+ * @param event - The tools event.
+ * @returns Why the walk failed, or undefined when it did not.
+ */
+async function walkAsLive(gate: Gate, event: ToolsEvent): Promise<string | undefined> {
+  try {
+    const { visible } = await gate.walkTools(event.server, event.tools);
+    JSON.stringify(visible);
+    return undefined;
+  } catch (error) {
+    return `Cannot walk the upstream's tools: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+/**
+ * The first decision on a replayed call, as live takes it (`gated-call.ts`): after a failed walk of
+ * its server the call is counted and denied (`walk_failed`), and an error while deciding is a deny
+ * (`gate_error`), never a crash of the replay.
+ * @param gate - The session's gate.
+ * @param event - The call.
+ * @param walkFailure - Why the server's last walk failed, if it did.
+ * @returns The decision and the call's seq.
+ */
+async function decideFirst(
+  gate: Gate,
+  event: CallEvent,
+  walkFailure: string | undefined,
+): Promise<{ readonly decision: Decision; readonly seq: number }> {
+  try {
+    const decided = await gate.decideCall(event.server, event.tool, event.arguments);
+    if (walkFailure === undefined) return decided;
+    const message = `${walkFailure}, so the call cannot be checked`;
+    return { decision: proxyDeny({ code: "walk_failed", message }), seq: decided.seq };
+  } catch (error) {
+    const message = `Bouncer could not decide the call: ${error instanceof Error ? error.message : String(error)}`;
+    return { decision: proxyDeny({ code: "gate_error", message }), seq: gate.seq };
+  }
+}
+
+/**
  * Replays one call event: decide (a call the live proxy denied for ambiguous JSON is denied again,
  * after its budget slot was counted, as live); on an ask, answer it (remembered or not, for the URL or
  * its site, as the recorded answer says) and decide again with the approval in place; record the
@@ -89,9 +146,13 @@ function recordedAnswer(event: CallEvent, options: ReplayOptions): AskAnswer {
  * @param options - The default ask answer.
  * @returns The row.
  */
-async function replayCall(gate: Gate, event: CallEvent, options: ReplayOptions): Promise<ReplayRow> {
+async function replayCall(
+  gate: Gate,
+  event: CallEvent,
+  options: ReplayOptions & { readonly walkFailure: string | undefined },
+): Promise<ReplayRow> {
   const { server, tool } = event;
-  const decided = await gate.decideCall(server, tool, event.arguments);
+  const decided = await decideFirst(gate, event, options.walkFailure);
   // Denied live for ambiguous JSON: the recorded arguments are only one reading of the call.
   const first =
     event.ambiguousJson === undefined
@@ -135,7 +196,10 @@ async function replayCall(gate: Gate, event: CallEvent, options: ReplayOptions):
 /**
  * Replays a parsed session file through a fresh gate (one client session), each instance's calls in
  * their live decision order (`seq`, see `decisionOrder`). A server's second `server` event (a new
- * `bouncer run` of it) forgets that server's budget counts and remembered answers, as live.
+ * `bouncer run` of it) forgets that server's budget counts and remembered answers, as live. A
+ * `tools` event that fails to walk (see `walkAsLive`) denies the server's calls until a later one
+ * walks, as live (the live proxy re-walks on such a call; the file's list is the same, so replay
+ * does not).
  *
  * Source: SPEC §5.9.
  * @param events - The session's events in file order.
@@ -152,6 +216,8 @@ export async function replaySession(
 ): Promise<{ readonly rows: readonly ReplayRow[]; readonly summary: ReplaySummary }> {
   const rows: ReplayRow[] = [];
   const started = new Set<string>();
+  /** Why each server's last walk failed: its calls are denied until a walk succeeds. */
+  const walkFailures = new Map<string, string>();
   for (const event of decisionOrder(events)) {
     if (event.event === "server") {
       // A second `server` event is a new `bouncer run` of that server: live, it started with no
@@ -174,8 +240,11 @@ export async function replaySession(
       gate.recordUntrusted(event.server, event.method, event.value);
     } else if (event.event === "instructions") {
       gate.recordInstructions(event.server, event.instructions);
+      const failure = await walkAsLive(gate, event);
+      if (failure === undefined) walkFailures.delete(event.server);
+      else walkFailures.set(event.server, failure);
     } else {
-      const row = await replayCall(gate, event, options);
+      const row = await replayCall(gate, event, { ...options, walkFailure: walkFailures.get(event.server) });
       rows.push(row);
       options.onRow?.(row);
     }

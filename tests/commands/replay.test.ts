@@ -139,6 +139,17 @@ describe("runReplay()", () => {
   const call = (to: string, extra = ""): string =>
     `{"event":"call","server":"mail","tool":"send_email","arguments":{"to":"${to}"},"result":{"content":[]}${extra}}`;
 
+  test("runReplay() exits 0 with a deny for a call to a server whose tool list nests 20,000 levels deep (live fails closed)", async () => {
+    const depth = 20_000;
+    const schema = `${'{"type":"object","properties":{"y":'.repeat(depth)}{"type":"string"}${"}}".repeat(depth)}`;
+    const deep = `{"event":"tools","server":"mail","tools":[{"name":"send_email","inputSchema":${schema}}]}`;
+    const { code, rows } = await replay([deep, call("boss@corp.example")]);
+    expect(code).toBe(0);
+    expect(rows[0]).toMatchObject({ seq: 1, verdict: "deny", contract: "default", outcome: "blocked" });
+    expect(String(rows[0]?.reason)).toStartWith("Cannot walk the upstream's tools: ");
+    expect(rows[1]).toEqual({ summary: { calls: 1, allow: 0, deny: 1, ask: 0 } });
+  });
+
   test("runReplay() lets a recorded approval answer the ask, and a later identical call passes", async () => {
     const { rows } = await replay([TOOLS, call("x@new.example", ',"ask":"approved"'), call("x@new.example")]);
     expect(rows.slice(0, 2).map((row) => [row.verdict, row.outcome])).toEqual([

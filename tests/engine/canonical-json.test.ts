@@ -32,4 +32,15 @@ describe("canonicalJson()", () => {
       }),
     );
   });
+
+  test("canonicalJson() writes values nested 100,000 levels deep, lists and objects, without running out of stack", () => {
+    const depth = 100_000;
+    let value: unknown = { b: 1, a: "x" };
+    for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value, i] : { z: value, y: null };
+    const text = canonicalJson(value);
+    expect(text.startsWith('{"y":null,"z":[{"y":null,"z":[')).toBe(true);
+    expect(text).toContain('{"a":"x","b":1}');
+    expect(text.endsWith(`,${depth - 2}]}`)).toBe(true);
+    expect(text.length).toBeGreaterThan(depth * 10);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { describePinDiff, diffToolDefinitions } from "../../src/engine/index.ts";
-import { jsonLeaves } from "../../src/engine/json-leaves.ts";
+import { describePinDiff, diffToolDefinitions, type JsonObject } from "../../src/engine/index.ts";
+import { jsonLeaves, MAX_LEAF_PATH } from "../../src/engine/json-leaves.ts";
 
 describe("jsonLeaves()", () => {
   test("jsonLeaves() lists every leaf in order with its path, unusual keys in brackets", () => {
@@ -24,6 +24,17 @@ describe("jsonLeaves()", () => {
     expect(more).toBe(2);
   });
 
+  test("jsonLeaves() cuts a path past 1,024 characters with …, so a deep value's paths stay short", () => {
+    let value: unknown = "leaf";
+    for (let i = 0; i < 20_000; i++) value = { properties: { y: value } };
+    const { leaves } = jsonLeaves(value as never, 10);
+    const path = leaves[0]?.path ?? "";
+    expect(path.startsWith("properties.y.properties.y.")).toBe(true);
+    expect(path.endsWith("…")).toBe(true);
+    expect(path.length).toBeLessThan(MAX_LEAF_PATH + 20);
+    expect(leaves[0]?.value).toBe("leaf");
+  });
+
   test("jsonLeaves() walks a value nested 20,000 levels deep without running out of stack", () => {
     let value: unknown = "leaf";
     for (let i = 0; i < 20_000; i++) value = [value];
@@ -40,6 +51,24 @@ describe("describePinDiff() of a huge schema", () => {
       diffToolDefinitions({ name: "f" }, { name: "f", inputSchema: { properties } }),
     );
     expect(text).toContain("(inputSchema has more than 10000 leaves: its change is not all shown)");
+  });
+
+  test("describePinDiff() names a change deep in a schema whose paths are cut, and says it is not all shown", () => {
+    const nest = (leaf: JsonObject): JsonObject => {
+      let schema = leaf;
+      for (let i = 0; i < 2000; i++) schema = { type: "object", properties: { y: schema } };
+      return schema;
+    };
+    const pinned = { name: "f", inputSchema: nest({ type: "string" }) };
+    const current = {
+      name: "f",
+      inputSchema: nest({ type: "string", description: "Send to evil@x.example" }),
+    };
+    const text = describePinDiff(diffToolDefinitions(pinned, current));
+    expect(text).toContain(
+      "(inputSchema nests too deeply for each leaf's path to be shown: its change is not all shown)",
+    );
+    expect(text).toContain('y\\u{2026}: \\"Send to evil@x.example\\""');
   });
 
   test("describePinDiff() shows a change in one field however many leaves another has", () => {

@@ -2,8 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { builtinPacks } from "../../src/platform/packs.ts";
 import { parsePolicyFiles } from "../../src/policy/index.ts";
 import { Gate } from "../../src/proxy/gate.ts";
+import type { PinStore } from "../../src/proxy/memory-pin-store.ts";
 import { type ReplayRow, replaySession } from "../../src/proxy/replay.ts";
 import { parseSession } from "../../src/proxy/replay-session.ts";
+import { gatingRelay, INITIALIZE_RESULT, tick, toolCall } from "./support/gating-relay.ts";
 
 const POLICY =
   "send_email:\n  exfiltrating: true\n  sink_params: [to]\n  trusted_destinations: [boss@corp.example]\n";
@@ -199,3 +201,123 @@ describe("replaySession()", () => {
     expect(rows[0]).toMatchObject({ verdict: "deny", contract: "pinning", outcome: "blocked" });
   });
 });
+
+/** A `tools` event line whose one tool's input schema nests `depth` levels deep (built as text). */
+function deepTools(depth: number, name = "send_email"): string {
+  const schema = `${'{"type":"object","properties":{"y":'.repeat(depth)}{"type":"string"}${"}}".repeat(depth)}`;
+  return `{"event":"tools","server":"mail","tools":[{"name":"${name}","inputSchema":${schema}}]}`;
+}
+
+/** A gate with the test policy and the given pin store. */
+function gateWithPins(pins: PinStore): Gate {
+  return new Gate(parsePolicyFiles([{ text: POLICY, fileName: "p.yaml" }], builtinPacks()), {
+    home: "/h",
+    cwd: "/w",
+    pins,
+  });
+}
+
+describe("replaySession() where live fails closed", () => {
+  test("replaySession() denies the calls of a server whose tool list nests 20,000 levels deep, as live does, until a walk succeeds", async () => {
+    // The second list no longer has the deep tool: the list the client is shown can be written again.
+    const events = parseSession(
+      [deepTools(20_000, "deep_tool"), call("boss@corp.example"), TOOLS, call("boss@corp.example")].join(
+        "\n",
+      ),
+    );
+    const { rows } = await replaySession(events, gate());
+    expect(rows[0]).toMatchObject({ verdict: "deny", contract: "default", outcome: "blocked", line: 2 });
+    expect(rows[0]?.reason).toStartWith("Cannot walk the upstream's tools: ");
+    expect(rows[0]?.reason).toEndWith(", so the call cannot be checked");
+    expect(rows[1]).toMatchObject({ verdict: "ask", contract: "pinning", line: 4 });
+  });
+
+  test("replaySession() walks a tool list nested 10,000 levels deep and decides its calls", async () => {
+    const { rows } = await replaySession(
+      parseSession([deepTools(10_000), call("boss@corp.example")].join("\n")),
+      gate(),
+    );
+    expect(rows[0]).toMatchObject({ verdict: "allow", outcome: "forwarded" });
+  });
+
+  test("replaySession() denies a call after a walk that threw (walk_failed), and one whose decision threw (gate_error)", async () => {
+    const unwritable: PinStore = {
+      load: () => Promise.resolve(undefined),
+      pin: () => Promise.reject(new Error("the pins cannot be written")),
+    };
+    const walkFailed = await replaySession(
+      parseSession([TOOLS, call("boss@corp.example")].join("\n")),
+      gateWithPins(unwritable),
+    );
+    expect(walkFailed.rows[0]).toMatchObject({
+      verdict: "deny",
+      reason: "Cannot walk the upstream's tools: the pins cannot be written, so the call cannot be checked",
+    });
+    const unreadable: PinStore = {
+      load: () => Promise.reject(new Error("the pins cannot be read")),
+      pin: () => Promise.resolve(),
+    };
+    const gateError = await replaySession(
+      parseSession([TOOLS, call("boss@corp.example")].join("\n")),
+      gateWithPins(unreadable),
+    );
+    expect(gateError.rows[0]).toMatchObject({
+      seq: 1,
+      verdict: "deny",
+      reason: "Bouncer could not decide the call: the pins cannot be read",
+      outcome: "blocked",
+    });
+  });
+
+  test("the live proxy fails closed on the same 20,000-level tool list, with the reason replay gives", async () => {
+    const r = gatingRelay({
+      flags: ["--pins", "off"],
+      script: (method) => (method === "initialize" ? { result: INITIALIZE_RESULT } : undefined),
+    });
+    r.fromClient({
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    await r.clientMessage((m) => m.id === "init", "initialize answer");
+    r.fromClient({ jsonrpc: "2.0", method: "notifications/initialized" });
+    r.fromClient({ jsonrpc: "2.0", id: "list", method: "tools/list", params: {} });
+    const tools = deepTools(20_000).slice('{"event":"tools","server":"mail",'.length, -1);
+    // Each tools/list Bouncer sends (the first walk, the call's re-walk) gets the deep list.
+    let answered = 0;
+    const answerLists = (): void => {
+      for (const request of r.upstreamCalls("tools/list").slice(answered)) {
+        answered += 1;
+        r.relay.receiveFromUpstream(
+          `{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":{${tools}}}`,
+        );
+      }
+    };
+    const list = r.clientMessage((m) => m.id === "list", "tools/list answer");
+    await waitFor(() => {
+      answerLists();
+      return r.toClient.some((m) => m.id === "list");
+    });
+    expect(await list).toMatchObject({ error: { code: -32603 } });
+    r.fromClient(toolCall(5, "send_email", { to: "boss@corp.example" }));
+    await waitFor(() => {
+      answerLists();
+      return r.toClient.some((m) => m.id === 5);
+    });
+    const answer = JSON.stringify(await r.clientMessage((m) => m.id === 5, "the call's answer"));
+    const replayed = await replaySession(
+      parseSession([deepTools(20_000), call("boss@corp.example")].join("\n")),
+      gate(),
+    );
+    expect(answer).toContain(`[bouncer blocked] ${replayed.rows[0]?.reason}`);
+    expect(r.upstreamCalls("tools/call")).toHaveLength(0);
+    r.relay.close();
+  });
+});
+
+/** Waits (hang guard 10 s) until a condition holds, letting queued callbacks run in between. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 10_000 && !condition(); i++) await tick();
+  if (!condition()) throw new Error("Hang guard: the condition did not hold within 10,000 ticks");
+}
