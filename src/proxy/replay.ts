@@ -234,15 +234,14 @@ export async function replaySession(
         options.resolvePath === undefined ? {} : { resolvePath: options.resolvePath },
       );
     } else if (event.event === "tools") {
-      await gate.walkTools(event.server, event.tools);
+      const failure = await walkAsLive(gate, event);
+      if (failure === undefined) walkFailures.delete(event.server);
+      else walkFailures.set(event.server, failure);
     } else if (event.event === "output") {
       // Other upstream text that reached the model, recorded where it arrived (SPEC §2.5).
       gate.recordUntrusted(event.server, event.method, event.value);
     } else if (event.event === "instructions") {
       gate.recordInstructions(event.server, event.instructions);
-      const failure = await walkAsLive(gate, event);
-      if (failure === undefined) walkFailures.delete(event.server);
-      else walkFailures.set(event.server, failure);
     } else {
       const row = await replayCall(gate, event, { ...options, walkFailure: walkFailures.get(event.server) });
       rows.push(row);
