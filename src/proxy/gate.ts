@@ -49,6 +49,7 @@ import type {
   WalkResult,
 } from "./gate-types.ts";
 import { createMemoryPinStore, type PinStore, type ServerContext } from "./memory-pin-store.ts";
+import { MAX_NESTING, valueNestsDeeperThan } from "./strict-json.ts";
 
 export type {
   AnswerResult,
@@ -139,8 +140,18 @@ export class Gate {
    * @param tools - Every tool the upstream lists now, as listed (extra fields are kept).
    * @returns The list for the client, the pin events since the previous walk and the definitions
    *   waiting for approval.
+   * @throws {Error} When a definition nests deeper than 1,000 levels (the walk fails: calls deny),
+   *   or the pin store fails.
    */
   async walkTools(server: string, tools: readonly ToolDefinition[]): Promise<WalkResult> {
+    for (const tool of tools) {
+      // As a call's arguments (SPEC §3.1): deeper than any real schema, and a pin file of it would
+      // cost time and memory growing with the square of its depth. The walk fails: calls deny.
+      if (valueNestsDeeperThan(tool, MAX_NESTING))
+        throw new Error(
+          `the definition of tool ${JSON.stringify(String(tool.name).slice(0, 80))} nests deeper than ${MAX_NESTING} levels`,
+        );
+    }
     const entry = this.#server(server);
     entry.listed = tools;
     entry.view = undefined;

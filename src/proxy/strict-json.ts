@@ -55,6 +55,26 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/**
+ * Whether a parsed value nests arrays and objects deeper than `max` levels (the value itself is
+ * level 1 when it is a container). Iterative.
+ *
+ * Source: SPEC §2.1, §2.2 (a tool definition too deep to pin fails the walk).
+ * @param value - Any parsed JSON.
+ * @param max - The deepest nesting allowed.
+ * @returns True when some container lies deeper than `max`.
+ */
+export function valueNestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [node, depth] = item;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /**

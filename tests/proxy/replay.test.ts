@@ -229,15 +229,22 @@ describe("replaySession() where live fails closed", () => {
     expect(rows[0]).toMatchObject({ verdict: "deny", contract: "default", outcome: "blocked", line: 2 });
     expect(rows[0]?.reason).toStartWith("Cannot walk the upstream's tools: ");
     expect(rows[0]?.reason).toEndWith(", so the call cannot be checked");
-    expect(rows[1]).toMatchObject({ verdict: "ask", contract: "pinning", line: 4 });
+    // Nothing of the failed walk was pinned: the list that walks is the server's first sight.
+    expect(rows[1]).toMatchObject({ verdict: "allow", outcome: "forwarded", line: 4 });
   });
 
-  test("replaySession() walks a tool list nested 10,000 levels deep and decides its calls", async () => {
+  test("replaySession() walks a tool list nested 800 levels deep and decides its calls; past 1,000 levels the walk fails, as live", async () => {
     const { rows } = await replaySession(
-      parseSession([deepTools(10_000), call("boss@corp.example")].join("\n")),
+      parseSession([deepTools(400), call("boss@corp.example")].join("\n")),
       gate(),
     );
     expect(rows[0]).toMatchObject({ verdict: "allow", outcome: "forwarded" });
+    const deep = await replaySession(
+      parseSession([deepTools(10_000), call("boss@corp.example")].join("\n")),
+      gate(),
+    );
+    expect(deep.rows[0]).toMatchObject({ verdict: "deny", outcome: "blocked" });
+    expect(deep.rows[0]?.reason).toContain("nests deeper than 1000 levels");
   });
 
   test("replaySession() denies a call after a walk that threw (walk_failed), and one whose decision threw (gate_error)", async () => {
@@ -305,12 +312,14 @@ describe("replaySession() where live fails closed", () => {
       answerLists();
       return r.toClient.some((m) => m.id === 5);
     });
-    const answer = JSON.stringify(await r.clientMessage((m) => m.id === 5, "the call's answer"));
+    const answer = (await r.clientMessage((m) => m.id === 5, "the call's answer")) as {
+      result: { content: { text: string }[] };
+    };
     const replayed = await replaySession(
       parseSession([deepTools(20_000), call("boss@corp.example")].join("\n")),
       gate(),
     );
-    expect(answer).toContain(`[bouncer blocked] ${replayed.rows[0]?.reason}`);
+    expect(answer.result.content[0]?.text).toContain(`[bouncer blocked] ${replayed.rows[0]?.reason}`);
     expect(r.upstreamCalls("tools/call")).toHaveLength(0);
     r.relay.close();
   });
