@@ -78,6 +78,9 @@ export async function launchServer(spec: LaunchSpec, options: LaunchOptions): Pr
     };
   } finally {
     await client.close().catch(() => undefined);
+    // Unconditional: once the server has exited, the SDK's `Client.close()` no longer reaches the
+    // transport, and its group (a child it left running) would outlive doctor, holding its pipes.
+    await transport.close();
   }
 }
 

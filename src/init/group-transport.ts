@@ -38,6 +38,8 @@ export class GroupStdioTransport implements Transport {
   readonly #buffer = new ReadBuffer();
   #server: UpstreamProcess | undefined;
   #closed = false;
+  /** The stop of the tree, once begun (every later close waits for the same one). */
+  #stopping: Promise<void> | undefined;
 
   /**
    * @param launch - Command, arguments, environment and working directory.
@@ -50,8 +52,11 @@ export class GroupStdioTransport implements Transport {
    * Starts the server.
    * @returns Once it is spawned.
    * @throws {BouncerError} `UPSTREAM_NOT_FOUND` (naming the PATH searched) or `UPSTREAM_SPAWN_FAILED`.
+   * @throws {Error} When the transport was started or closed already (nothing is spawned then).
    */
   async start(): Promise<void> {
+    if (this.#server !== undefined || this.#stopping !== undefined)
+      throw new Error("The transport was started or closed already");
     const { command, args, env, cwd } = this.#launch;
     const server = spawnUpstream(
       { name: "doctor", command, args, cwd },
@@ -101,22 +106,32 @@ export class GroupStdioTransport implements Transport {
 
   /**
    * Stops the server's whole tree (2 s grace after stdin ends, SIGTERM, 2 s, SIGKILL), then closes
-   * the pipes to it.
-   * @returns Once the tree is gone (or the last signal was sent).
+   * the pipes to it. Idempotent: every call waits for the one stop. It stops the group also when the
+   * server itself has exited already — the SDK then no longer calls `close()` (its `Protocol` drops a
+   * transport that closed), so the owner of the transport must, whatever the SDK did.
+   *
+   * Source: SPEC §3.3 ("No process Bouncer started outlives it"), §5.3.
+   * @returns Once the tree is gone (or the last signal was sent) and the pipes are closed.
    */
-  async close(): Promise<void> {
-    const server = this.#server;
-    if (server !== undefined) {
-      await stopUpstream(server);
-      // A descendant that left the group may hold the pipes: doctor must not wait for it.
-      server.releasePipes();
-    }
-    this.#finish();
+  close(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
   }
 
   /** The last 8 KiB of the server's stderr. */
   stderrTail(): string {
     return this.#server?.stderrTail() ?? "";
+  }
+
+  async #stop(): Promise<void> {
+    const server = this.#server;
+    if (server !== undefined) {
+      // Its group may outlive it (a child left running when it exited): stopped all the same.
+      await stopUpstream(server);
+      // A descendant that left the group may hold the pipes: doctor must not wait for it.
+      server.releasePipes();
+    }
+    this.#finish();
   }
 
   #finish(): void {

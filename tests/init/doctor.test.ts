@@ -203,6 +203,34 @@ describe("doctorCommand", () => {
     60_000,
   );
 
+  test.if(process.platform === "linux")(
+    "bouncer doctor with piped output ends when a server exits first, leaving children in and out of its group",
+    async () => {
+      const dir = tempDir("bouncer-doctor-");
+      dirs.push(dir);
+      const file = path.join(dir, ".mcp.json");
+      const pidFile = path.join(dir, "pids");
+      const script = 'sleep 1009 & a=$!; setsid sleep 1010 & echo "$a $!" > "$0"; exit 0';
+      writeFileSync(
+        file,
+        JSON.stringify({ mcpServers: { f: { command: "sh", args: ["-c", script, pidFile] } } }),
+      );
+      const run = runCli(["doctor", "--config", file], { cwd: dir, env: { HOME: dir } });
+      const result = await Promise.race([run, Bun.sleep(20_000).then(() => "hang" as const)]);
+      const [inGroup = 0, escaped = 0] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+      // The one that left the group is out of doctor's reach (SPEC §3.3 signals the group).
+      if (isAlive(escaped)) process.kill(escaped, "SIGKILL");
+      if (result === "hang") {
+        // Ends the hung doctor (its server's pipes close) before the test fails.
+        if (isAlive(inGroup)) process.kill(inGroup, "SIGKILL");
+        await run;
+      }
+      expect(result === "hang" ? "hang" : result.code).toBe(1);
+      await waitUntil(() => !isAlive(inGroup), 10_000, "the child in the server's group is stopped");
+    },
+    60_000,
+  );
+
   test("doctorCommand --config on a missing file prints only the error and exits 2", async () => {
     const dir = tempDir("bouncer-doctor-");
     dirs.push(dir);
