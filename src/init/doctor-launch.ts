@@ -42,6 +42,8 @@ export interface LaunchOptions {
   readonly timeoutMs: number;
   /** A monotonic clock in milliseconds (injected; `performance.now` by default). */
   readonly clock?: () => number;
+  /** Given the transport before the server starts (doctor keeps a handle on each, to stop them all). */
+  readonly track?: (transport: GroupStdioTransport) => void;
 }
 
 /** Pages of `tools/list` walked at most (SPEC §2.2 uses the same bound). */
@@ -60,6 +62,7 @@ export async function launchServer(spec: LaunchSpec, options: LaunchOptions): Pr
   // Its own process group, stopped as a tree: a server that ignores stdin EOF and SIGTERM (and its
   // children) does not outlive doctor, as it did behind the SDK's StdioClientTransport.
   const transport = new GroupStdioTransport(spec);
+  options.track?.(transport);
   const tail = (): string => lastLines(transport.stderrTail(), 12).slice(-2048);
   const client = new Client({ name: "bouncer-doctor", version: "1" }, { capabilities: {} });
   const started = clock();

@@ -14,6 +14,7 @@ import path from "node:path";
 import { analyzeServer } from "./doctor-analysis.ts";
 import { launchServer } from "./doctor-launch.ts";
 import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-render.ts";
+import { type Interrupted, LaunchedServers, watchSignals } from "./doctor-servers.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { filledValues, secretPlaceholderNames } from "./placeholder-secrets.ts";
 import { expandPlaceholders } from "./placeholders.ts";
@@ -43,6 +44,13 @@ interface Job {
   readonly entry: ConfigEntry;
 }
 
+/** What every check is given. */
+interface CheckContext {
+  readonly environment: InitEnvironment;
+  readonly options: DoctorOptions;
+  readonly servers: LaunchedServers;
+}
+
 /**
  * Runs `bouncer doctor`.
  *
@@ -51,7 +59,7 @@ interface Job {
  * @param environment - Streams, environment, home, platform.
  * @param options - Deadline and concurrency.
  * @returns 0 when every stdio server started, 1 when one did not, 2 when no config is found or one
- *   cannot be read.
+ *   cannot be read; 130, 143 or 129 after SIGINT, SIGTERM or SIGHUP (the servers stopped, no report).
  */
 export async function runDoctor(
   request: { readonly config?: string; readonly client?: string; readonly json: boolean },
@@ -76,7 +84,23 @@ export async function runDoctor(
       unreadable = true;
     }
   }
-  const rows = await checkAll(jobs, { environment, options });
+  const servers = new LaunchedServers();
+  const watch = watchSignals(servers);
+  let rows: DoctorRow[] | Interrupted;
+  try {
+    rows = await Promise.race([checkAll(jobs, { environment, options, servers }), watch.signalled]);
+  } finally {
+    // Every server started, whatever the SDK did with its transport (and at once after a signal).
+    await servers.stopAll();
+    watch.remove();
+  }
+  if (!Array.isArray(rows)) {
+    // Over the progress line, when it is redrawn in place.
+    io.err(
+      `${io.color ? "\r\u001b[K" : ""}doctor: stopped by ${rows.signal}: the servers it started are stopped\n`,
+    );
+    return rows.code;
+  }
   // "No MCP servers" after a file could not be read would only repeat the error, less exactly.
   if (request.json || rows.length > 0 || !unreadable) {
     io.out(request.json ? renderDoctorJson(rows) : renderDoctorTable(rows));
@@ -91,10 +115,7 @@ export async function runDoctor(
  * @param context - Environment and options.
  * @returns One row per job, in config order.
  */
-async function checkAll(
-  jobs: readonly Job[],
-  context: { readonly environment: InitEnvironment; readonly options: DoctorOptions },
-): Promise<DoctorRow[]> {
+async function checkAll(jobs: readonly Job[], context: CheckContext): Promise<DoctorRow[]> {
   const { io } = context.environment;
   const launchable = jobs.filter((job) => job.entry.kind === "stdio" || job.entry.kind === "wrapped").length;
   const rows: DoctorRow[] = new Array(jobs.length);
@@ -109,6 +130,8 @@ async function checkAll(
   if (launchable > 0) io.err(`doctor: starting ${launchable} server(s)\n`);
   const worker = async (): Promise<void> => {
     for (let index = next++; index < jobs.length; index = next++) {
+      // After a signal: nothing more is started.
+      if (context.servers.stopped) return;
       const job = jobs[index];
       if (job === undefined) continue;
       const row = await checkEntry(job, context);
@@ -127,10 +150,7 @@ async function checkAll(
  * @param context - Environment and options.
  * @returns Its row.
  */
-async function checkEntry(
-  job: Job,
-  context: { readonly environment: InitEnvironment; readonly options: DoctorOptions },
-): Promise<DoctorRow> {
+async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
   const { target, entry } = job;
   const { environment } = context;
   const base = {
@@ -181,7 +201,10 @@ async function checkEntry(
   } catch (error) {
     return { ...base, status: "skipped", detail: maskValues(String((error as Error).message), secrets) };
   }
-  const result = await launchServer(spec, { timeoutMs: context.options.timeoutMs ?? 30_000 });
+  const result = await launchServer(spec, {
+    timeoutMs: context.options.timeoutMs ?? 30_000,
+    track: (transport) => context.servers.track(transport),
+  });
   const stderrTail = maskValues(result.stderrTail, secrets);
   if (result.status === "error" || result.tools === undefined) {
     return {

@@ -13,7 +13,7 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { spawnUpstream, type UpstreamProcess } from "../platform/spawn-upstream.ts";
-import { stopUpstream } from "../platform/stop-upstream.ts";
+import { killUpstreamNow, stopUpstream } from "../platform/stop-upstream.ts";
 
 /** How to start the server. */
 export interface GroupLaunch {
@@ -40,6 +40,8 @@ export class GroupStdioTransport implements Transport {
   #closed = false;
   /** The stop of the tree, once begun (every later close waits for the same one). */
   #stopping: Promise<void> | undefined;
+  /** Aborted by {@link GroupStdioTransport.hurry}. */
+  readonly #hurry = new AbortController();
 
   /**
    * @param launch - Command, arguments, environment and working directory.
@@ -118,6 +120,21 @@ export class GroupStdioTransport implements Transport {
     return this.#stopping;
   }
 
+  /**
+   * Shortens the stop, begun or to come, as `bouncer run` does on a signal: no grace after stdin
+   * ends, SIGTERM to the group at once, SIGKILL at most 1 s later.
+   *
+   * Source: SPEC §3.3.
+   */
+  hurry(): void {
+    this.#hurry.abort();
+  }
+
+  /** SIGKILL to the server's group if anything of it is left, synchronously (an exit handler's). */
+  killNow(): void {
+    if (this.#server !== undefined) killUpstreamNow(this.#server);
+  }
+
   /** The last 8 KiB of the server's stderr. */
   stderrTail(): string {
     return this.#server?.stderrTail() ?? "";
@@ -127,7 +144,7 @@ export class GroupStdioTransport implements Transport {
     const server = this.#server;
     if (server !== undefined) {
       // Its group may outlive it (a child left running when it exited): stopped all the same.
-      await stopUpstream(server);
+      await stopUpstream(server, { hurry: this.#hurry.signal });
       // A descendant that left the group may hold the pipes: doctor must not wait for it.
       server.releasePipes();
     }

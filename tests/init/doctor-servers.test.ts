@@ -1,0 +1,95 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { LaunchedServers } from "../../src/init/doctor-servers.ts";
+import { GroupStdioTransport } from "../../src/init/group-transport.ts";
+import { isAlive, waitUntil } from "../proxy/support/harness.ts";
+import { REPO } from "../run-cli.ts";
+import { tempDir } from "./run-helpers.ts";
+
+const dirs: string[] = [];
+const started: number[] = [];
+afterAll(() => {
+  // Whatever a failing test left behind, by pid.
+  for (const pid of started) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * The pids a server wrote to a file, once it has.
+ * @param file - The file.
+ * @returns The pids.
+ */
+async function pidsIn(file: string): Promise<number[]> {
+  await waitUntil(
+    () => existsSync(file) && readFileSync(file, "utf8").endsWith("\n"),
+    20_000,
+    "pids written",
+  );
+  const pids = readFileSync(file, "utf8").trim().split(/\s+/).map(Number);
+  started.push(...pids);
+  return pids;
+}
+
+describe("watchSignals", () => {
+  test.if(process.platform !== "win32").each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const)(
+    "bouncer doctor on %s stops every server it started (one ignoring SIGTERM too) and exits %d",
+    async (signal, status) => {
+      const dir = tempDir("bouncer-doctor-");
+      dirs.push(dir);
+      const [first, second] = [path.join(dir, "h1"), path.join(dir, "h2")];
+      const config = {
+        mcpServers: {
+          h1: { command: "sh", args: ["-c", 'echo $$ > "$0"; exec sleep 1011', first] },
+          h2: { command: "sh", args: ["-c", `trap '' TERM; sleep 1012 & echo "$$ $!" > "$0"; wait`, second] },
+        },
+      };
+      const file = path.join(dir, "f.json");
+      writeFileSync(file, JSON.stringify(config));
+      const doctor = Bun.spawn(
+        [process.execPath, path.join(REPO, "src", "cli.ts"), "doctor", "--config", file],
+        {
+          cwd: dir,
+          env: { ...process.env, NO_COLOR: "1", HOME: dir, BOUNCER_HOME: path.join(dir, "home") },
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+        },
+      );
+      const stderr = new Response(doctor.stderr).text();
+      const pids = [...(await pidsIn(first)), ...(await pidsIn(second))];
+      expect(pids).toHaveLength(3);
+      doctor.kill(signal);
+      const code = await Promise.race([doctor.exited, Bun.sleep(20_000).then(() => "hang" as const)]);
+      if (code === "hang") doctor.kill("SIGKILL");
+      expect(code).toBe(status);
+      await waitUntil(() => !pids.some(isAlive), 10_000, "no process of either server remains");
+      expect(await stderr).toContain(`doctor: stopped by ${signal}: the servers it started are stopped\n`);
+    },
+    60_000,
+  );
+});
+
+describe("LaunchedServers", () => {
+  test("LaunchedServers.track closes a transport given after the stop began, so it never spawns", async () => {
+    const servers = new LaunchedServers();
+    await servers.stopAll();
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const marker = path.join(dir, "spawned");
+    const transport = new GroupStdioTransport({
+      command: "sh",
+      args: ["-c", 'touch "$0"; exec sleep 1015', marker],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      cwd: dir,
+    });
+    servers.track(transport);
+    expect(servers.stopped).toBe(true);
+    await expect(transport.start()).rejects.toThrow("started or closed already");
+    expect(existsSync(marker)).toBe(false);
+  });
+});
