@@ -76,7 +76,8 @@ export async function launchServer(spec: LaunchSpec, options: LaunchOptions): Pr
   } catch (error) {
     return {
       status: "error",
-      error: error instanceof Error ? error.message : String(error),
+      // The transport's own reason (a line too long) rather than the "Connection closed" it caused.
+      error: transport.failure ?? (error instanceof Error ? error.message : String(error)),
       stderrTail: tail(),
     };
   } finally {

@@ -9,7 +9,11 @@
  * @module
  */
 
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import {
+  ReadBuffer,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  serializeMessage,
+} from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { spawnUpstream, type UpstreamProcess } from "../platform/spawn-upstream.ts";
@@ -24,6 +28,9 @@ export interface GroupLaunch {
   /** Absolute working directory. */
   readonly cwd: string;
 }
+
+/** Why a server that wrote more than one message may hold, without a line break, is given up. */
+const LINE_TOO_LONG = `The server wrote a line over ${STDIO_DEFAULT_MAX_BUFFER_SIZE / 1024 / 1024} MiB to its stdout (the most one message may be)`;
 
 /**
  * A `Transport` whose server runs in its own process group, stopped as a tree on close.
@@ -42,6 +49,7 @@ export class GroupStdioTransport implements Transport {
   #stopping: Promise<void> | undefined;
   /** Aborted by {@link GroupStdioTransport.hurry}. */
   readonly #hurry = new AbortController();
+  #failure: string | undefined;
 
   /**
    * @param launch - Command, arguments, environment and working directory.
@@ -66,7 +74,14 @@ export class GroupStdioTransport implements Transport {
     );
     this.#server = server;
     server.stdout.on("data", (chunk: Buffer) => {
-      this.#buffer.append(chunk);
+      if (this.#failure !== undefined) return;
+      try {
+        this.#buffer.append(chunk);
+      } catch {
+        // Thrown outside any caller, it printed traces and left the handshake waiting its deadline.
+        this.#fail(LINE_TOO_LONG);
+        return;
+      }
       for (;;) {
         let message: JSONRPCMessage | null;
         try {
@@ -135,6 +150,14 @@ export class GroupStdioTransport implements Transport {
     if (this.#server !== undefined) killUpstreamNow(this.#server);
   }
 
+  /**
+   * Why the transport gave the server up on its own (a line over the SDK's 10 MiB limit), if it did:
+   * it is then closed (pending requests fail with "Connection closed") and the server is stopped.
+   */
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
   /** The last 8 KiB of the server's stderr. */
   stderrTail(): string {
     return this.#server?.stderrTail() ?? "";
@@ -149,6 +172,15 @@ export class GroupStdioTransport implements Transport {
       server.releasePipes();
     }
     this.#finish();
+  }
+
+  #fail(reason: string): void {
+    this.#failure = reason;
+    this.#buffer.clear();
+    this.hurry();
+    // Closed at once, so that the client's pending request fails now; the stop goes on meanwhile.
+    this.#finish();
+    void this.close();
   }
 
   #finish(): void {

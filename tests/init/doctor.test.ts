@@ -231,6 +231,38 @@ describe("doctorCommand", () => {
     60_000,
   );
 
+  test.if(process.platform !== "win32")(
+    "bouncer doctor --json reports a server that writes a line over 10 MiB as an error, without a stack trace",
+    async () => {
+      const dir = tempDir("bouncer-doctor-");
+      dirs.push(dir);
+      const file = path.join(dir, "f.json");
+      const pidFile = path.join(dir, "pid");
+      const script = `echo $$ > "$0"; head -c 11000000 /dev/zero | tr '\\0' a; exec sleep 1007`;
+      writeFileSync(
+        file,
+        JSON.stringify({ mcpServers: { big: { command: "sh", args: ["-c", script, pidFile] } } }),
+      );
+      const result = await runCli(["doctor", "--config", file, "--json"], { cwd: dir, env: { HOME: dir } });
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      const stopped = await waitUntil(() => !isAlive(pid), 10_000, "the server is stopped").then(
+        () => true,
+        () => false,
+      );
+      if (!stopped) process.kill(pid, "SIGKILL");
+      expect(stopped).toBe(true);
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout) as { servers: Record<string, unknown>[] };
+      expect(report.servers[0]).toMatchObject({
+        status: "error",
+        detail: "The server wrote a line over 10 MiB to its stdout (the most one message may be)",
+      });
+      expect(result.stderr).not.toContain("ReadBuffer");
+      expect(result.stderr).not.toContain("    at ");
+    },
+    60_000,
+  );
+
   test("doctorCommand --config on a missing file prints only the error and exits 2", async () => {
     const dir = tempDir("bouncer-doctor-");
     dirs.push(dir);
