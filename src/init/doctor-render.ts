@@ -18,8 +18,9 @@ export interface DoctorRow {
   /** The entry's label (name, and project for `~/.claude.json`). */
   readonly server: string;
   readonly wrapped: boolean;
-  readonly status: "started" | "error" | "skipped";
-  /** The error, or why the entry was skipped (masked). */
+  /** `disabled`: its client does not start it (`"disabled": true`, `enabled = false`), nor does doctor. */
+  readonly status: "started" | "error" | "skipped" | "disabled";
+  /** The error, or why the entry was skipped or is disabled (masked). */
   readonly detail?: string;
   /** The end of the server's stderr (masked). */
   readonly stderrTail?: string;
@@ -75,7 +76,7 @@ export function renderDoctorTable(rows: readonly DoctorRow[]): string {
     row.tools === undefined ? "-" : String(row.tools),
     ...analysisCells(row),
     // Asks come through Bouncer: a skipped entry (remote, not wrapped) never has any.
-    row.status === "skipped" ? "-" : row.clientAsks,
+    row.status === "skipped" || row.status === "disabled" ? "-" : row.clientAsks,
   ]);
   const table = [header, ...cells];
   const widths = header.map((_, column) => Math.max(...table.map((line) => (line[column] ?? "").length)));

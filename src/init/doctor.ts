@@ -11,7 +11,9 @@
  */
 
 import path from "node:path";
+import { escapeControls } from "../engine/index.ts";
 import { analyzeServer } from "./doctor-analysis.ts";
+import { disabledEntries } from "./doctor-disabled.ts";
 import { launchServer } from "./doctor-launch.ts";
 import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-render.ts";
 import { type Interrupted, LaunchedServers, watchSignals } from "./doctor-servers.ts";
@@ -42,6 +44,8 @@ export interface DoctorOptions {
 interface Job {
   readonly target: LoadedTarget;
   readonly entry: ConfigEntry;
+  /** The key that turns the entry off (`"disabled": true`), when its client would not start it. */
+  readonly disabled?: string | undefined;
 }
 
 /** What every check is given. */
@@ -74,10 +78,20 @@ export async function runDoctor(
   }
   const jobs: Job[] = [];
   let unreadable = false;
+  const seen = new Map<string, string>();
   for (const candidate of set.targets) {
     try {
       const target = await loadTarget(candidate);
-      for (const entry of readConfig(target.read.text, target.client).entries) jobs.push({ target, entry });
+      // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): its servers start once.
+      const first = seen.get(target.read.realPath);
+      if (first !== undefined) {
+        io.err(`${escapeControls(target.path)}: the same file as ${escapeControls(first)}, skipped\n`);
+        continue;
+      }
+      seen.set(target.read.realPath, target.path);
+      const { entries } = readConfig(target.read.text, target.client);
+      const disabled = disabledEntries(target.read.text, target.client);
+      for (const entry of entries) jobs.push({ target, entry, disabled: disabled(entry) });
     } catch (error) {
       io.err(`bouncer: ${loadFailureMessage(error, candidate.path)}
 `);
@@ -117,12 +131,12 @@ export async function runDoctor(
  */
 async function checkAll(jobs: readonly Job[], context: CheckContext): Promise<DoctorRow[]> {
   const { io } = context.environment;
-  const launchable = jobs.filter((job) => job.entry.kind === "stdio" || job.entry.kind === "wrapped").length;
+  const launchable = jobs.filter(isLaunched).length;
   const rows: DoctorRow[] = new Array(jobs.length);
   let next = 0;
   let done = 0;
   const progress = (row: DoctorRow): void => {
-    if (row.status === "skipped") return;
+    if (row.status === "skipped" || row.status === "disabled") return;
     done++;
     const line = `doctor: [${done}/${launchable}] ${row.server}: ${row.status}`;
     io.err(io.color ? `\r\u001b[K${line}${done === launchable ? "\n" : ""}` : `${line}\n`);
@@ -160,6 +174,9 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
     wrapped: entry.kind === "wrapped",
     clientAsks: target.client.asks,
   };
+  if (job.disabled !== undefined) {
+    return { ...base, status: "disabled", detail: `its client does not start it (${job.disabled})` };
+  }
   if (entry.kind !== "stdio" && entry.kind !== "wrapped") {
     return { ...base, status: "skipped", detail: entry.reason ?? "not a stdio server" };
   }
@@ -231,6 +248,15 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
   } catch (error) {
     return { ...started, analysisError: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * Whether doctor starts a job's server: a stdio or wrapped entry its client does not leave off.
+ * @param job - The job.
+ * @returns True when it is launched.
+ */
+function isLaunched(job: Job): boolean {
+  return job.disabled === undefined && (job.entry.kind === "stdio" || job.entry.kind === "wrapped");
 }
 
 /**

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: client placeholders such as ${input:id} are the data under test
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { sourceCliPath, sourceRuntimeFlags } from "../../src/init/launcher.ts";
 import type { Launcher } from "../../src/init/types.ts";
@@ -262,6 +262,25 @@ describe("doctorCommand", () => {
     },
     60_000,
   );
+
+  test("doctorCommand starts the servers of two config paths to one file (a symlink) once", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    writeFileSync(
+      path.join(dir, ".mcp.json"),
+      JSON.stringify({ mcpServers: { once: { command: "sh", args: ["-c", "exit 3"] } } }),
+    );
+    mkdirSync(path.join(dir, ".cursor"));
+    symlinkSync(path.join("..", ".mcp.json"), path.join(dir, ".cursor", "mcp.json"));
+    const result = await runBouncer("doctor", ["--json"], { cwd: dir, doctor: { timeoutMs: 10_000 } });
+    const report = JSON.parse(result.stdout) as { servers: Record<string, unknown>[] };
+    expect(report.servers.map((row) => [row.server, row.file])).toEqual([
+      ["once", path.join(dir, ".mcp.json")],
+    ]);
+    expect(result.stderr).toContain(
+      `${path.join(dir, ".cursor", "mcp.json")}: the same file as ${path.join(dir, ".mcp.json")}, skipped\n`,
+    );
+  });
 
   test("doctorCommand --config on a missing file prints only the error and exits 2", async () => {
     const dir = tempDir("bouncer-doctor-");
