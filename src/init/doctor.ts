@@ -11,6 +11,7 @@
  */
 
 import path from "node:path";
+import { safeName } from "../commands/rules-view.ts";
 import { escapeControls } from "../engine/index.ts";
 import { analyzeServer } from "./doctor-analysis.ts";
 import { disabledEntries } from "./doctor-disabled.ts";
@@ -138,7 +139,8 @@ async function checkAll(jobs: readonly Job[], context: CheckContext): Promise<Do
   const progress = (row: DoctorRow): void => {
     if (row.status === "skipped" || row.status === "disabled") return;
     done++;
-    const line = `doctor: [${done}/${launchable}] ${row.server}: ${row.status}`;
+    // A server's name is the config's: control characters (an ESC sequence, a line break) shown, as in the table.
+    const line = `doctor: [${done}/${launchable}] ${safeName(row.server)}: ${row.status}`;
     io.err(io.color ? `\r\u001b[K${line}${done === launchable ? "\n" : ""}` : `${line}\n`);
   };
   if (launchable > 0) io.err(`doctor: starting ${launchable} server(s)\n`);

@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { safeName } from "../../src/commands/rules-view.ts";
 import { sourceCliPath, sourceRuntimeFlags } from "../../src/init/launcher.ts";
 import type { Launcher } from "../../src/init/types.ts";
 import { isAlive, STUBBORN_TREE, waitUntil } from "../proxy/support/harness.ts";
@@ -280,6 +281,24 @@ describe("doctorCommand", () => {
     expect(result.stderr).toContain(
       `${path.join(dir, ".cursor", "mcp.json")}: the same file as ${path.join(dir, ".mcp.json")}, skipped\n`,
     );
+  });
+
+  test("doctorCommand shows a server name's ESC sequence and line break escaped in the progress line", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const name = "a\u001b[31mb\nc";
+    const file = path.join(dir, ".mcp.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { [name]: { command: "sh", args: ["-c", "exit 3"] } } }),
+    );
+    const result = await runBouncer("doctor", ["--config", file], {
+      cwd: dir,
+      doctor: { timeoutMs: 10_000 },
+    });
+    expect(result.stderr).toContain(`doctor: [1/1] ${safeName(name)}: error\n`);
+    expect(result.stderr).not.toContain("\u001b");
+    expect(result.stderr.split("\n").filter((line) => line !== "")).toHaveLength(2);
   });
 
   test("doctorCommand --config on a missing file prints only the error and exits 2", async () => {
