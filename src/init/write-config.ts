@@ -2,9 +2,9 @@
  * Reading and writing client config files safely: the bytes read are kept, the file must still hold
  * exactly those bytes right before writing (else the write is refused), a timestamped backup is
  * written beside the file with the same permissions, and the new text replaces the file atomically
- * (`write-file-atomic`: temp file in the same folder, fsync, rename; mode and owner kept), then the
- * folder is synced. A symlinked config is written through to its target. A byte-order mark is kept.
- * Edge.
+ * (`replaceFile`: temp file in the same folder written to its last byte, fsync, rename; mode and
+ * owner kept), then the folder is synced: a full disk is an error naming the file, never a cut-off
+ * config. A symlinked config is written through to its target. A byte-order mark is kept. Edge.
  *
  * Source: SPEC §5.2 ("Atomic write ..., file mode kept, timestamped backup beside the file; refuses if
  * the file changed since it was read"), field case F13, STYLE #14, #16.
@@ -13,11 +13,10 @@
 
 import { constants } from "node:fs";
 import { copyFile, open, readFile, realpath, rm } from "node:fs/promises";
-import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { decodeUtf8Text, readRegularFile } from "../platform/regular-file.ts";
+import { replaceFile, type WriteChunk } from "../platform/replace-file.ts";
 
 /** A config file as read. */
 export interface ConfigFileRead {
@@ -33,6 +32,8 @@ export interface ConfigFileRead {
   readonly bom: boolean;
   /** Permission bits of the file. */
   readonly mode: number;
+  /** Owner of the file (kept by the replace where the process may set it). */
+  readonly owner: { readonly uid: number; readonly gid: number };
 }
 
 /**
@@ -48,11 +49,13 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
   let realPath: string;
   let bytes: Uint8Array;
   let mode: number;
+  let owner: { uid: number; gid: number };
   try {
     realPath = await realpath(file);
     const read = readRegularFile(realPath); // a FIFO is refused, not waited on
     bytes = new Uint8Array(read.bytes);
     mode = read.stats.mode & 0o7777;
+    owner = { uid: read.stats.uid, gid: read.stats.gid };
   } catch (error) {
     if (errorCode(error) === "ENOENT")
       throw new BouncerError("CONFIG_NOT_FOUND", `Cannot read client config "${file}": no such file`);
@@ -77,7 +80,7 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
     );
   }
   const bom = text.startsWith("\uFEFF");
-  return { path: file, realPath, bytes, text: bom ? text.slice(1) : text, bom, mode };
+  return { path: file, realPath, bytes, text: bom ? text.slice(1) : text, bom, mode, owner };
 }
 
 /**
@@ -87,15 +90,21 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
  * @param read - The file as read (its bytes must still be on disk).
  * @param text - The new text (without a byte-order mark; the old one is restored).
  * @param options - `now`: the clock value for the backup's name; `afterBackup`: runs between the
- *   backup and the last look at the file (a test seam for a write that lands in that moment).
+ *   backup and the last look at the file (a test seam for a write that lands in that moment);
+ *   `write`: the write call (a test seam for a file system that takes fewer bytes than given).
  * @returns The backup's path.
  * @throws {BouncerError} `CONFIG_CHANGED` when the file changed since it was read (nothing written),
- *   `CONFIG_UNWRITABLE` when the backup or the write fails.
+ *   `CONFIG_UNWRITABLE` when the backup or the write fails (a full disk included: the file is then
+ *   untouched, no temp file and no backup left).
  */
 export async function writeConfigFile(
   read: ConfigFileRead,
   text: string,
-  options: { readonly now: Date; readonly afterBackup?: () => Promise<void> },
+  options: {
+    readonly now: Date;
+    readonly afterBackup?: () => Promise<void>;
+    readonly write?: WriteChunk;
+  },
 ): Promise<{ backup: string }> {
   const changed = (): BouncerError =>
     new BouncerError(
@@ -120,9 +129,11 @@ export async function writeConfigFile(
     throw changed();
   }
   try {
-    await writeFileAtomic(read.realPath, `${read.bom ? "\uFEFF" : ""}${text}`, {
+    const bytes = new TextEncoder().encode(`${read.bom ? "\uFEFF" : ""}${text}`);
+    await replaceFile(read.realPath, bytes, {
       mode: read.mode,
-      fsync: true,
+      owner: read.owner,
+      ...(options.write === undefined ? {} : { write: options.write }),
     });
   } catch (error) {
     // Nothing was replaced: a backup of an untouched file would only be clutter beside it.
@@ -131,7 +142,6 @@ export async function writeConfigFile(
       cause: error,
     });
   }
-  await syncDirectory(path.dirname(read.realPath));
   return { backup };
 }
 
@@ -183,20 +193,6 @@ async function writeBackup(read: ConfigFileRead, now: Date): Promise<string> {
       await handle.close();
     }
     return target;
-  }
-}
-
-/**
- * Syncs a folder so the rename is durable (ignored where folders cannot be opened, e.g. Windows).
- * @param dir - The folder.
- */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, "r").catch(() => undefined);
-  if (handle === undefined) return;
-  try {
-    await handle.sync().catch(() => undefined);
-  } finally {
-    await handle.close();
   }
 }
 

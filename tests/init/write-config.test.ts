@@ -13,6 +13,8 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { backupPath, readConfigFile, writeConfigFile } from "../../src/init/write-config.ts";
+import type { WriteChunk } from "../../src/platform/replace-file.ts";
+import { initOnSmallTmpfs, manyServers, smallTmpfsAvailable } from "./small-tmpfs.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "bouncer-write-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -131,4 +133,66 @@ describe("writeConfigFile()", () => {
     await writeConfigFile(await readConfigFile(file), '{"x": 1}', { now: NOW });
     expect(readFileSync(file, "utf8")).toBe('\uFEFF{"x": 1}');
   });
+});
+
+describe("writeConfigFile() when the disk fills up", () => {
+  /** The names beside `file` that start with its name (backups, temp files). */
+  const leftovers = (file: string): string[] =>
+    readdirSync(root).filter((name) => name.startsWith(`${path.basename(file)}.`));
+
+  test("writeConfigFile() goes on writing after a short write and writes the whole text", async () => {
+    const file = config('{"a": 1}');
+    const text = `{"a": "${"x".repeat(5000)}"}`;
+    // At most 700 bytes per call, as a file system near its limit (or Bun's writeSync) returns.
+    const write: WriteChunk = async (handle, chunk) =>
+      (await handle.write(chunk.buffer, chunk.offset, Math.min(chunk.length, 700), chunk.position))
+        .bytesWritten;
+    await writeConfigFile(await readConfigFile(file), text, { now: NOW, write });
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  test.each([
+    ["fails with ENOSPC after a short write", "no space left on the device (ENOSPC)"],
+    ["takes no bytes at all", "the file system took only 4096 of 10009 bytes"],
+  ])(
+    "writeConfigFile() leaves the file, and no temp file or backup, when a write %s",
+    async (how, reason) => {
+      const file = config('{"a": 1}', 0o640);
+      let calls = 0;
+      const write: WriteChunk = async (handle, chunk) => {
+        calls++;
+        if (calls === 1)
+          return (await handle.write(chunk.buffer, chunk.offset, 4096, chunk.position)).bytesWritten;
+        if (how.startsWith("fails"))
+          throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
+            code: "ENOSPC",
+            syscall: "write",
+          });
+        return 0;
+      };
+      const read = await readConfigFile(file);
+      const text = `{"a": "${"x".repeat(10_000)}"}`;
+      await expect(writeConfigFile(read, text, { now: NOW, write })).rejects.toMatchObject({
+        code: "CONFIG_UNWRITABLE",
+        message: `Cannot write "${file}": ${reason}`,
+      });
+      expect(readFileSync(file, "utf8")).toBe('{"a": 1}');
+      expect(statSync(file).mode & 0o777).toBe(0o640);
+      expect(leftovers(file)).toEqual([]);
+    },
+  );
+
+  test.skipIf(!smallTmpfsAvailable)(
+    "bouncer init on a full tmpfs exits 1 naming the file, and leaves the config whole with no temp file",
+    () => {
+      // 60 servers (about 6 KiB) fit twice in 32 KiB (config and backup); the wrapped text does not.
+      const original = manyServers(60);
+      const run = initOnSmallTmpfs(original, ["--yes"]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('c.json": no space left on the device (ENOSPC)');
+      expect(run.stderr).not.toContain("Wrote");
+      expect(run.intact).toBe(true);
+      expect(run.files).toEqual(["c.json"]);
+    },
+  );
 });

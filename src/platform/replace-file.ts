@@ -1,0 +1,155 @@
+/**
+ * Replacing a file atomically, with every byte accounted for: the new content goes to a temp file
+ * beside the target (a random name, created with `O_EXCL`), written in a loop until the last byte is
+ * on disk — a write that takes fewer bytes than it was given (a full disk: `write(2)` returns a short
+ * count before it fails with `ENOSPC`) is continued, and one that takes none is an error — then the
+ * mode and owner are set, the file is synced and renamed over the target, and the folder is synced.
+ * On any failure the temp file is removed and the target is untouched. Edge (file system).
+ *
+ * `write-file-atomic` (6.0.0 and 8.0.0 alike) makes one `write` call and ignores its count, so under
+ * Bun a full disk left a cut-off file renamed over the config with no error.
+ *
+ * Source: SPEC §5.2 ("Atomic write (temp file in the same folder, fsync, rename), file mode kept");
+ * the brief ("never a half-written file").
+ * @module
+ */
+
+import { randomBytes } from "node:crypto";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * One write call: writes up to `length` bytes of `buffer` from `offset`, at `position` in the file.
+ * @returns How many bytes it took (may be fewer than `length`).
+ */
+export type WriteChunk = (
+  handle: FileHandle,
+  chunk: {
+    readonly buffer: Uint8Array;
+    readonly offset: number;
+    readonly length: number;
+    readonly position: number;
+  },
+) => Promise<number>;
+
+/**
+ * The runtime's write: `FileHandle.write`, its count returned as it is.
+ * @param handle - An open file.
+ * @param chunk - What to write and where.
+ * @returns The bytes written.
+ */
+async function systemWrite(
+  handle: FileHandle,
+  chunk: {
+    readonly buffer: Uint8Array;
+    readonly offset: number;
+    readonly length: number;
+    readonly position: number;
+  },
+): Promise<number> {
+  const { bytesWritten } = await handle.write(chunk.buffer, chunk.offset, chunk.length, chunk.position);
+  return bytesWritten;
+}
+
+/**
+ * Writes all of `bytes` from the start of an open file, continuing after short writes.
+ *
+ * Source: the brief ("never a half-written file").
+ * @param handle - A file open for writing (empty).
+ * @param bytes - The content.
+ * @param write - The write call (a test seam; default `FileHandle.write`).
+ * @throws {Error} The write's own error (`ENOSPC`, `EIO`...), or one with code `ESHORTWRITE` when a
+ *   write takes no bytes at all (`the file system took only N of M bytes`).
+ */
+export async function writeWhole(
+  handle: FileHandle,
+  bytes: Uint8Array,
+  write: WriteChunk = systemWrite,
+): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const taken = await write(handle, {
+      buffer: bytes,
+      offset: done,
+      length: bytes.length - done,
+      position: done,
+    });
+    if (!Number.isInteger(taken) || taken <= 0 || taken > bytes.length - done) {
+      throw Object.assign(new Error(`the file system took only ${done} of ${bytes.length} bytes`), {
+        code: "ESHORTWRITE",
+      });
+    }
+    done += taken;
+  }
+}
+
+/** Options of {@link replaceFile}. */
+export interface ReplaceOptions {
+  /** Permission bits of the new file. */
+  readonly mode: number;
+  /** Owner to give the new file (ignored where the process may not: not root, Windows). */
+  readonly owner?: { readonly uid: number; readonly gid: number };
+  /** The write call (a test seam). */
+  readonly write?: WriteChunk;
+}
+
+/**
+ * Replaces `target` with `bytes` atomically: temp file beside it, whole write, mode and owner, fsync,
+ * rename, folder sync. `target` must be the real file (symlinks resolved): a link would be replaced
+ * by a file.
+ *
+ * Source: SPEC §5.2.
+ * @param target - The file to replace (its folder must be writable).
+ * @param bytes - The new content.
+ * @param options - Mode, owner and the write call.
+ * @throws {Error} The file system's error (or `ESHORTWRITE`); the target is then unchanged and the
+ *   temp file removed.
+ */
+export async function replaceFile(target: string, bytes: Uint8Array, options: ReplaceOptions): Promise<void> {
+  const temp = `${target}.bouncer-tmp-${randomBytes(6).toString("hex")}`;
+  const handle = await open(temp, "wx", 0o600);
+  let closed = false;
+  try {
+    await writeWhole(handle, bytes, options.write);
+    await handle.chmod(options.mode);
+    if (options.owner !== undefined)
+      await handle.chown(options.owner.uid, options.owner.gid).catch(ignoreOwnerError);
+    await handle.sync();
+    closed = true;
+    await handle.close();
+    await rename(temp, target);
+  } catch (error) {
+    if (!closed) await handle.close().catch(() => undefined);
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(path.dirname(target));
+}
+
+/**
+ * Lets a `chown` the process may not make pass (not root: `EPERM`; some file systems: `EINVAL`,
+ * `ENOSYS`), as `write-file-atomic` does; any other error is thrown.
+ * @param error - What `chown` threw.
+ * @throws The error when it is not one of those.
+ */
+function ignoreOwnerError(error: unknown): void {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "EPERM" || code === "EINVAL" || code === "ENOSYS") return;
+  throw error;
+}
+
+/**
+ * Syncs a folder so a rename in it is durable (skipped where folders cannot be opened, e.g. Windows).
+ *
+ * Source: SPEC §5.2 (fsync).
+ * @param dir - The folder.
+ */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, "r").catch(() => undefined);
+  if (handle === undefined) return;
+  try {
+    await handle.sync().catch(() => undefined);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,42 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { replaceFile, type WriteChunk, writeWhole } from "../../src/platform/replace-file.ts";
+
+let dir = "";
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "bouncer-replace-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+test("replaceFile() replaces the file with the new bytes and the mode given", async () => {
+  const file = join(dir, "c.json");
+  writeFileSync(file, "old");
+  await replaceFile(file, bytes("new content"), { mode: 0o640 });
+  expect(readFileSync(file, "utf8")).toBe("new content");
+  expect(statSync(file).mode & 0o777).toBe(0o640);
+  expect(readdirSync(dir)).toEqual(["c.json"]);
+});
+
+test("replaceFile() removes its temp file when the rename fails", async () => {
+  const target = join(dir, "folder");
+  mkdirSync(join(target, "inside"), { recursive: true });
+  await expect(replaceFile(target, bytes("x"), { mode: 0o600 })).rejects.toBeInstanceOf(Error);
+  expect(readdirSync(dir)).toEqual(["folder"]);
+});
+
+test("writeWhole() refuses a write that claims more bytes than it was given", async () => {
+  const handle = await open(join(dir, "f"), "w");
+  const write: WriteChunk = async (_handle, chunk) => chunk.length + 1;
+  try {
+    await expect(writeWhole(handle, bytes("abc"), write)).rejects.toMatchObject({ code: "ESHORTWRITE" });
+  } finally {
+    await handle.close();
+  }
+});
