@@ -13,6 +13,7 @@
 
 import { constants } from "node:fs";
 import { copyFile, open, readFile, realpath, rm } from "node:fs/promises";
+import { type HeldLock, tryAcquireLock } from "../audit/rotation-lock.ts";
 import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { decodeUtf8Text, readRegularFile } from "../platform/regular-file.ts";
@@ -83,28 +84,98 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
   return { path: file, realPath, bytes, text: bom ? text.slice(1) : text, bom, mode, owner };
 }
 
+/** Options of {@link writeConfigFile}. */
+export interface WriteConfigOptions {
+  /** The clock value for the backup's name. */
+  readonly now: Date;
+  /** Runs between the backup and the last look at the file (a test seam for a write landing then). */
+  readonly afterBackup?: () => Promise<void>;
+  /** Runs after the last look at the file, right before the replace (a test seam). */
+  readonly beforeReplace?: () => Promise<void>;
+  /** The write call (a test seam for a file system that takes fewer bytes than given). */
+  readonly write?: WriteChunk;
+  /** How long to wait for another run's lock, in milliseconds (default 15 s). */
+  readonly lockWaitMs?: number;
+}
+
+/** How long a run waits for another run's lock on the same file (a stale one is taken over at 10 s). */
+const LOCK_WAIT_MS = 15_000;
+
 /**
- * Writes a new text over a config file read earlier: backup first, then one atomic replace.
+ * Writes a new text over a config file read earlier: backup first, then one atomic replace. From
+ * the first look at the file to the rename, the run holds `<file>.bouncer-lock` (created with
+ * `O_EXCL`, removed after), so two `bouncer init` runs on one file never both pass the "unchanged"
+ * check and rename in turn (the first one's wrap lost): the second waits for the lock, then finds
+ * the file changed and refuses. A lock older than 10 s is a crashed run's and is taken over.
  *
- * Source: SPEC §5.2.
+ * Source: SPEC §5.2 ("refuses if the file changed since it was read").
  * @param read - The file as read (its bytes must still be on disk).
  * @param text - The new text (without a byte-order mark; the old one is restored).
- * @param options - `now`: the clock value for the backup's name; `afterBackup`: runs between the
- *   backup and the last look at the file (a test seam for a write that lands in that moment);
- *   `write`: the write call (a test seam for a file system that takes fewer bytes than given).
+ * @param options - The clock, test seams, and how long to wait for the lock.
  * @returns The backup's path.
  * @throws {BouncerError} `CONFIG_CHANGED` when the file changed since it was read (nothing written),
- *   `CONFIG_UNWRITABLE` when the backup or the write fails (a full disk included: the file is then
- *   untouched, no temp file and no backup left).
+ *   `CONFIG_LOCKED` when another run holds the lock longer than the wait, `CONFIG_UNWRITABLE` when
+ *   the lock, the backup or the write fails (a full disk included: the file is then untouched, no
+ *   temp file and no backup left).
  */
 export async function writeConfigFile(
   read: ConfigFileRead,
   text: string,
-  options: {
-    readonly now: Date;
-    readonly afterBackup?: () => Promise<void>;
-    readonly write?: WriteChunk;
-  },
+  options: WriteConfigOptions,
+): Promise<{ backup: string }> {
+  const lock = await lockConfig(read, options.lockWaitMs ?? LOCK_WAIT_MS);
+  try {
+    return await writeLocked(read, text, options);
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Takes the file's lock, waiting for another run to finish with it.
+ * @param read - The file as read.
+ * @param waitMs - How long to wait, in milliseconds.
+ * @returns The held lock.
+ * @throws {BouncerError} `CONFIG_LOCKED` after the wait, `CONFIG_UNWRITABLE` when the lock file
+ *   cannot be created.
+ */
+async function lockConfig(read: ConfigFileRead, waitMs: number): Promise<HeldLock> {
+  const lockPath = `${read.realPath}.bouncer-lock`;
+  const end = Date.now() + waitMs;
+  for (;;) {
+    let lock: HeldLock | undefined;
+    try {
+      lock = tryAcquireLock(lockPath);
+    } catch (error) {
+      throw new BouncerError(
+        "CONFIG_UNWRITABLE",
+        `Cannot write "${read.path}": cannot create its lock file "${lockPath}": ${describeFsError(error)}`,
+        { cause: error },
+      );
+    }
+    if (lock !== undefined) return lock;
+    if (Date.now() >= end) {
+      throw new BouncerError(
+        "CONFIG_LOCKED",
+        `Cannot write "${read.path}": another bouncer init is writing it (lock file "${lockPath}"): try again (a lock left by a run that crashed is taken over once it is 10 seconds old)`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * The write itself, under the lock: check, backup, check again, replace.
+ * @param read - The file as read.
+ * @param text - The new text.
+ * @param options - The clock and test seams.
+ * @returns The backup's path.
+ * @throws {BouncerError} As {@link writeConfigFile}.
+ */
+async function writeLocked(
+  read: ConfigFileRead,
+  text: string,
+  options: WriteConfigOptions,
 ): Promise<{ backup: string }> {
   const changed = (): BouncerError =>
     new BouncerError(
@@ -123,11 +194,12 @@ export async function writeConfigFile(
   await options.afterBackup?.();
   // Looked at again once the backup is written, right before the replace: a client that saved the
   // file meanwhile (Claude Code rewrites ~/.claude.json often) keeps its write. What is left is the
-  // temp file's write and rename, which no reader-writer check can close.
+  // temp file's write and rename: another bouncer init waits for the lock, a client does not.
   if (!(await stillHolds(read))) {
     await rm(backup, { force: true }).catch(() => undefined);
     throw changed();
   }
+  await options.beforeReplace?.();
   try {
     const bytes = new TextEncoder().encode(`${read.bom ? "\uFEFF" : ""}${text}`);
     await replaceFile(read.realPath, bytes, {

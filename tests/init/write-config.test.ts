@@ -2,12 +2,14 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -196,3 +198,54 @@ describe("writeConfigFile() when the disk fills up", () => {
     },
   );
 });
+
+describe("writeConfigFile() with another run on the same file", () => {
+  test("writeConfigFile() refuses, writing nothing, while another run holds the file between its last look and its rename", async () => {
+    const file = config('{"a": 0}');
+    const first = await readConfigFile(file);
+    const second = await readConfigFile(file);
+    let refusal: unknown;
+    const beforeReplace = async (): Promise<void> => {
+      refusal = await writeConfigFile(second, '{"a": 2}', { now: NOW, lockWaitMs: 0 }).catch((e) => e);
+    };
+    await writeConfigFile(first, '{"a": 1}', { now: NOW, beforeReplace });
+    expect(refusal).toMatchObject({
+      code: "CONFIG_LOCKED",
+      message: expect.stringContaining(
+        `another bouncer init is writing it (lock file "${file}.bouncer-lock")`,
+      ),
+    });
+    expect(readFileSync(file, "utf8")).toBe('{"a": 1}');
+    expect(existsSync(`${file}.bouncer-lock`)).toBe(false);
+  });
+
+  test("writeConfigFile() waits for the other run's lock, then refuses because the file changed", async () => {
+    const file = config('{"a": 0}');
+    const first = await readConfigFile(file);
+    const second = await readConfigFile(file);
+    let waiting: Promise<unknown> = Promise.resolve();
+    const beforeReplace = async (): Promise<void> => {
+      waiting = writeConfigFile(second, '{"a": 2}', { now: NOW }).catch((e) => e);
+    };
+    await writeConfigFile(first, '{"a": 1}', { now: NOW, beforeReplace });
+    expect(await waiting).toMatchObject({ code: "CONFIG_CHANGED" });
+    expect(readFileSync(file, "utf8")).toBe('{"a": 1}');
+    expect(backups(file)).toHaveLength(1);
+  });
+
+  test("writeConfigFile() takes over a lock a crashed run left (older than 10 s) and removes it", async () => {
+    const file = config('{"a": 0}');
+    const lock = `${file}.bouncer-lock`;
+    writeFileSync(lock, "4242 deadbeef\n");
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    await writeConfigFile(await readConfigFile(file), '{"a": 1}', { now: NOW, lockWaitMs: 0 });
+    expect(readFileSync(file, "utf8")).toBe('{"a": 1}');
+    expect(existsSync(lock)).toBe(false);
+  });
+});
+
+/** The backups beside a file. */
+function backups(file: string): string[] {
+  return readdirSync(root).filter((name) => name.startsWith(`${path.basename(file)}.bouncer-backup`));
+}
