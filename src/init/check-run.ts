@@ -100,7 +100,11 @@ export async function runCheck(
   if (rows.length > 0 || !unreadable) io.out(renderRows(rows));
   const problems = rows.filter((row) => row.problem).length;
   if (problems > 0) {
-    const unwrapped = rows.some((row) => row.status === "not wrapped" || row.status === "lost its wrapping");
+    const unwrapped = rows.some(
+      (row) =>
+        row.status === "lost its wrapping" ||
+        (row.status === "not wrapped" && !row.detail.startsWith("cannot be wrapped")),
+    );
     io.err(`${problems} server(s) need attention${unwrapped ? ": run bouncer init" : ""}\n`);
   }
   if (unreadable) {
@@ -150,6 +154,11 @@ export function checkEntry(
           }
         : { ...base, status: "not wrapped", detail: "calls reach the server unchecked", problem: true };
     default:
+      if (entry.unwrappable === true) {
+        // It runs unchecked, and `init` cannot change that until the entry is fixed by hand.
+        const detail = `cannot be wrapped: ${entry.reason ?? "unknown reason"}`;
+        return { ...base, status: "not wrapped", detail, problem: true };
+      }
       if (entry.runsBouncer === true) {
         // `bouncer run` refuses flags it does not know and needs a name and a command: check it.
         return { ...base, status: "wrapping unreadable", detail: entry.reason ?? "", problem: true };

@@ -1,9 +1,14 @@
 /**
  * Classifies one server entry from its decoded fields, the same way for JSON and TOML: stdio (to be
- * wrapped), already wrapped, remote (skipped with a note), or left alone for a stated reason. Pure.
+ * wrapped), already wrapped, remote (skipped with a note), or left alone for a stated reason. A key
+ * of any string is a server (`constructor` and `__proto__` too: every reader keeps them as plain
+ * data). An explicit `type: "stdio"` with a command is stdio whatever URL sits beside it, and an
+ * empty or non-string `url` makes no remote server. A stdio server that cannot be wrapped (an empty
+ * name, `args` that is not a list of strings) is marked `unwrappable`: it runs unchecked, so
+ * `--check` counts it and `init` refuses it with the reason. Pure.
  *
  * Source: SPEC §5.2 ("Remote entries (`url`, `serverUrl`, `type: http|sse`) are skipped with a note;
- * wrapped entries are left alone").
+ * wrapped entries are left alone"; "`--check` lists unwrapped ... entries, exit 1 if any").
  * @module
  */
 
@@ -19,8 +24,8 @@ export interface EntryFields {
   readonly env: unknown;
   readonly cwd: unknown;
   readonly type: unknown;
-  /** A `url`, `serverUrl` or `httpUrl` key is present. */
-  readonly remote: boolean;
+  /** The values of the `url`, `serverUrl` and `httpUrl` keys present (remote when one is a non-empty string). */
+  readonly urls: readonly unknown[];
   readonly stash: unknown;
   readonly stashPresent: boolean;
 }
@@ -44,9 +49,6 @@ const REMOTE_TYPES: ReadonlySet<string> = new Set([
   "ws",
   "websocket",
 ]);
-
-/** Names refused as server names (STYLE #6): they would become object keys elsewhere. */
-const HOSTILE_NAMES: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 /**
  * Classifies an entry.
@@ -72,11 +74,13 @@ export function classifyEntry(
   const stash = readStash(fields);
   if (!options.shape.isObject)
     return { ...base, kind: "unsupported", reason: "the entry is not an object", env };
-  if (HOSTILE_NAMES.has(name))
-    return { ...base, kind: "unsupported", reason: `the name "${name}" is refused`, env };
-  if (fields.remote) return { ...base, kind: "remote", reason: "remote server (url)", env, ...stash };
   if (typeof fields.type === "string" && REMOTE_TYPES.has(fields.type)) {
     return { ...base, kind: "remote", reason: `remote server (type "${fields.type}")`, env, ...stash };
+  }
+  // `type: "stdio"` says how the client starts it: a URL beside the command is not what it uses.
+  const stdioType = fields.type === "stdio" && fields.commandPresent;
+  if (!stdioType && fields.urls.some((url) => typeof url === "string" && url.trim() !== "")) {
+    return { ...base, kind: "remote", reason: "remote server (url)", env, ...stash };
   }
   if (!fields.commandPresent) {
     return { ...base, kind: "unsupported", reason: "no command (an extension or settings-only entry)", env };
@@ -88,7 +92,9 @@ export function classifyEntry(
   if (fields.command.trim() === "")
     return { ...base, kind: "unsupported", reason: "the command is empty", env };
   if (fields.argsPresent && !isStringList(fields.args)) {
-    return { ...base, kind: "unsupported", reason: "args is not a list of strings", env };
+    // The client starts it all the same (a number turned into text, a string as one argument).
+    const reason = "args is not a list of strings (write each argument as a string)";
+    return { ...base, kind: "unsupported", reason, unwrappable: true, env };
   }
   const args = isStringList(fields.args) ? fields.args : [];
   const parsed = fields.argsPresent ? parseWrappedArgs(args) : undefined;
@@ -102,7 +108,8 @@ export function classifyEntry(
   }
   if (wrapped === undefined && name.trim() === "") {
     // Only a new wrap needs a name; an entry an older init wrapped with one stays undoable.
-    return { ...base, kind: "unsupported", reason: "the server name is empty (bouncer run needs one)", env };
+    const reason = "the server name is empty (bouncer run needs one: rename it)";
+    return { ...base, kind: "unsupported", reason, unwrappable: true, env };
   }
   return {
     ...base,

@@ -205,7 +205,7 @@ function fieldsOf(
     env: value(holderProps, "env") ?? value(props, "env"),
     cwd: value(props, "cwd"),
     type: value(props, "type"),
-    remote: ["url", "serverUrl", "httpUrl"].some((key) => props.has(key)),
+    urls: ["url", "serverUrl", "httpUrl"].filter((key) => props.has(key)).map((key) => value(props, key)),
     stash: value(props, STASH_KEY),
     stashPresent: props.has(STASH_KEY),
   };

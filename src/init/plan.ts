@@ -190,6 +190,11 @@ function planWrap(
         },
       };
     default:
+      if (entry.unwrappable === true) {
+        // A stdio server left as it is runs unchecked: not a quiet "left alone" (SPEC §5.2).
+        const message = `${name} cannot be wrapped: ${entry.reason ?? "unknown reason"}`;
+        return { action: { entry, action: "refuse", message } };
+      }
       return {
         action: {
           entry,

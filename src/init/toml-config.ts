@@ -101,7 +101,7 @@ function readServer(
     env: get("env"),
     cwd: get("cwd"),
     type: get("type"),
-    remote: has("url"),
+    urls: has("url") ? [get("url")] : [],
     stash: get(STASH_KEY),
     stashPresent: has(STASH_KEY),
   };

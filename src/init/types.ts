@@ -108,6 +108,8 @@ export interface ConfigEntry {
   readonly nested?: boolean;
   /** Left alone because it runs `bouncer run` in a form `init` does not read (`--check` flags it). */
   readonly runsBouncer?: boolean;
+  /** A stdio server `init` cannot wrap (`reason` says why): it runs unchecked (`--check` flags it). */
+  readonly unwrappable?: boolean;
   /** Where the entry's text is (for tests and reports). */
   readonly span: Span;
 }

@@ -113,6 +113,60 @@ describe("runCheck()", () => {
     expect(result.stdout).toContain(`launcher "${gone.command}" does not exist or is not executable`);
   });
 
+  /** A temporary Claude Desktop config with the given servers. */
+  function serversConfig(mcpServers: object): { dir: string; file: string } {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, "claude_desktop_config.json");
+    writeFileSync(file, JSON.stringify({ mcpServers }, null, 2));
+    return { dir, file };
+  }
+
+  const UNCHECKED = "calls reach the server unchecked";
+  test.each([
+    ['a server named ""', { "": { command: "node" } }, "cannot be wrapped: the server name is empty"],
+    ["args holding a number", { s: { command: "node", args: ["x.js", 8080] } }, "cannot be wrapped: args is"],
+    ["args that is a string", { s: { command: "node", args: "x.js" } }, "cannot be wrapped: args is"],
+    ["a server named constructor", { constructor: { command: "node" } }, UNCHECKED],
+    ["a server named __proto__", JSON.parse('{"__proto__": {"command": "node"}}'), UNCHECKED],
+    [
+      "type stdio beside a url",
+      { s: { type: "stdio", command: "node", url: "https://x.example" } },
+      UNCHECKED,
+    ],
+    ["an empty url beside a command", { s: { command: "node", url: "" } }, UNCHECKED],
+    ["a null url beside a command", { s: { command: "node", url: null } }, UNCHECKED],
+  ])("init --check lists %s as not wrapped and exits 1", async (_, servers, detail) => {
+    const { dir, file } = serversConfig(servers);
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/\nnot wrapped +/);
+    expect(result.stdout).toContain(detail);
+    expect(result.stderr).not.toContain("Every stdio server is wrapped");
+  });
+
+  test("init wraps every stdio server it can, refuses the others with the reason, and --check still lists those", async () => {
+    const { dir, file } = serversConfig({
+      "": { command: "node" },
+      numbers: { command: "node", args: ["x.js", 8080] },
+      constructor: { command: "node" },
+      typed: { type: "stdio", command: "node", url: "https://x.example" },
+      blank: { command: "node", url: "" },
+    });
+    const init = await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: SOURCE });
+    expect(init.code).toBe(1);
+    expect(init.stderr).toContain('refused: "" cannot be wrapped: the server name is empty');
+    expect(init.stderr).toContain('refused: "numbers" cannot be wrapped: args is not a list of strings');
+    const servers = JSON.parse(readFileSync(file, "utf8")).mcpServers;
+    for (const name of ["constructor", "typed", "blank"]) expect(servers[name].command).toBe(SOURCE.command);
+    expect(servers.numbers.command).toBe("node");
+    const check = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(check.code).toBe(1);
+    expect(check.stdout.match(/^not wrapped /gm)).toHaveLength(2);
+    expect(check.stdout.match(/^wrapped /gm)).toHaveLength(3);
+    expect(check.stderr).toContain("2 server(s) need attention\n");
+  });
+
   test("init --check counts remote servers as skipped, not as problems", async () => {
     const { dir, file } = setup("edge/cursor-remote-url-only.mcp.json");
     const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });

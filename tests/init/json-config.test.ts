@@ -41,7 +41,7 @@ describe("readJsonConfig() classifies entries", () => {
       "args that are not strings",
       { command: "x", args: [1] },
       "unsupported",
-      "args is not a list of strings",
+      "args is not a list of strings (write each argument as a string)",
     ],
     [
       "a wrapped entry",
@@ -102,22 +102,45 @@ describe("readJsonConfig() classifies entries", () => {
     expect(config.entries[0]?.kind).toBe("wrapped");
   });
 
-  test("readJsonConfig() leaves an entry with an empty name alone (bouncer run needs a name)", () => {
+  test("readJsonConfig() marks an entry with an empty name as a stdio server it cannot wrap", () => {
     const config = read('{"mcpServers": {"": {"command": "npx"}}}');
     expect(config.entries[0]).toMatchObject({
       kind: "unsupported",
-      reason: "the server name is empty (bouncer run needs one)",
+      unwrappable: true,
+      reason: "the server name is empty (bouncer run needs one: rename it)",
     });
   });
 
   test.each(["__proto__", "constructor", "prototype"])(
-    "readJsonConfig() refuses to wrap a server named %s",
+    "readJsonConfig() reads a server named %s as stdio",
     (name) => {
       const config = read(`{"mcpServers": {"${name}": {"command": "x"}}}`);
-      expect(config.entries[0]?.kind).toBe("unsupported");
-      expect(config.entries[0]?.reason).toBe(`the name "${name}" is refused`);
+      expect(config.entries[0]).toMatchObject({ name, kind: "stdio", command: "x" });
     },
   );
+
+  test.each([
+    ['"args": ["x.js", 8080]', "a number"],
+    ['"args": "x.js"', "a string"],
+  ])("readJsonConfig() marks a server whose %s (%s) as one it cannot wrap", (args) => {
+    const config = read(`{"mcpServers": {"s": {"command": "node", ${args}}}}`);
+    expect(config.entries[0]).toMatchObject({
+      kind: "unsupported",
+      unwrappable: true,
+      reason: "args is not a list of strings (write each argument as a string)",
+    });
+  });
+
+  test.each([
+    ['"type": "stdio", "command": "node", "url": "https://x.example"', "stdio"],
+    ['"command": "node", "url": ""', "stdio"],
+    ['"command": "node", "url": null', "stdio"],
+    ['"command": "node", "serverUrl": 3', "stdio"],
+    ['"command": "node", "url": "https://x.example"', "remote"],
+    ['"type": "sse", "command": "node"', "remote"],
+  ])("readJsonConfig() reads {%s} as %s", (fields, kind) => {
+    expect(read(`{"mcpServers": {"s": {${fields}}}}`).entries[0]?.kind).toBe(kind as "stdio" | "remote");
+  });
 
   test("readJsonConfig() reads Zed's nested command object", () => {
     const config = readJsonConfig(sampleText("edge/zed-settings.SYNTHETIC.jsonc"), {

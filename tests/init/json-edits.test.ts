@@ -98,7 +98,10 @@ const configText = fc
   .record({
     servers: fc.uniqueArray(
       fc.record({
-        name: fc.string({ minLength: 1, maxLength: 8 }),
+        name: fc.oneof(
+          fc.constantFrom("__proto__", "constructor", "prototype"),
+          fc.string({ minLength: 1, maxLength: 8 }),
+        ),
         command: fc.string({ minLength: 1, maxLength: 10 }).filter((s) => s.trim() !== ""),
         args: fc.option(fc.array(fc.string({ maxLength: 6 }), { maxLength: 4 }), { nil: undefined }),
         env: fc.option(
@@ -115,7 +118,6 @@ const configText = fc
     crlf: fc.boolean(),
     finalNewline: fc.boolean(),
   })
-  .filter(({ servers }) => servers.every((s) => !["__proto__", "constructor", "prototype"].includes(s.name)))
   .map(({ servers, indent, crlf, finalNewline }) => {
     const mcpServers: Record<string, unknown> = {};
     for (const server of servers) {

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { clientByName } from "../../src/init/client-table.ts";
+import { planInit } from "../../src/init/plan.ts";
 import { readTomlConfig } from "../../src/init/toml-config.ts";
-import { sampleText } from "./samples.ts";
+import { BREW_LAUNCHER, sampleText } from "./samples.ts";
 
 describe("readTomlConfig()", () => {
   test("readTomlConfig() reads every server of the Codex sample with its kind", () => {
@@ -36,6 +38,24 @@ describe("readTomlConfig()", () => {
   test("readTomlConfig() leaves a server alone whose command is not a string", () => {
     const entry = readTomlConfig("[mcp_servers.a]\ncommand = 3\n").entries[0];
     expect(entry).toMatchObject({ kind: "unsupported", reason: "the command is not a string" });
+  });
+
+  test.each(["constructor", "__proto__"])("planInit() wraps a Codex server named %s", (name) => {
+    const client = clientByName("codex");
+    if (client === undefined) throw new Error("no codex client");
+    const text = `[mcp_servers.${name}]\ncommand = "node"\nargs = ["x.js"]\n`;
+    const plan = planInit(text, { client, mode: "wrap", launcher: BREW_LAUNCHER });
+    expect(plan.actions.map((action) => action.action)).toEqual(["wrap"]);
+    expect(readTomlConfig(plan.after).entries[0]).toMatchObject({ name, kind: "wrapped" });
+  });
+
+  test.each([
+    ['url = ""', "stdio"],
+    ['args = ["x.js", 8080]', "unsupported"],
+  ])("readTomlConfig() reads a command beside %s as %s", (line, kind) => {
+    const entry = readTomlConfig(`[mcp_servers.a]\ncommand = "node"\n${line}\n`).entries[0];
+    expect(entry?.kind).toBe(kind as "stdio" | "unsupported");
+    if (kind === "unsupported") expect(entry?.unwrappable).toBe(true);
   });
 
   test("readTomlConfig() refuses an mcp_servers that is not a table (not 'no servers')", () => {
