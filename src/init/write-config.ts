@@ -11,13 +11,12 @@
  * @module
  */
 
-import { constants } from "node:fs";
-import { copyFile, open, readFile, realpath, rm } from "node:fs/promises";
+import { readFile, realpath, rm } from "node:fs/promises";
 import { type HeldLock, tryAcquireLock } from "../audit/rotation-lock.ts";
 import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { decodeUtf8Text, readRegularFile } from "../platform/regular-file.ts";
-import { replaceFile, type WriteChunk } from "../platform/replace-file.ts";
+import { replaceFile, type WriteChunk, writeNewFile } from "../platform/replace-file.ts";
 
 /** A config file as read. */
 export interface ConfigFileRead {
@@ -183,14 +182,10 @@ async function writeLocked(
       `Cannot write "${read.path}": it changed since it was read: run bouncer init again`,
     );
   if (!(await stillHolds(read))) throw changed();
-  let backup: string;
-  try {
-    backup = await writeBackup(read, options.now);
-  } catch (error) {
-    throw new BouncerError("CONFIG_UNWRITABLE", `Cannot write "${read.path}": ${describeFsError(error)}`, {
-      cause: error,
-    });
-  }
+  const backup = await writeBackup(read, {
+    now: options.now,
+    ...(options.write === undefined ? {} : { write: options.write }),
+  });
   await options.afterBackup?.();
   // Looked at again once the backup is written, right before the replace: a client that saved the
   // file meanwhile (Claude Code rewrites ~/.claude.json often) keeps its write. What is left is the
@@ -242,29 +237,34 @@ export function backupPath(file: string, now: Date, attempt = 0): string {
 }
 
 /**
- * Copies the original bytes next to the file, never overwriting an existing file, with the
- * original's permission bits.
+ * Writes the bytes read next to the file, never over an existing file, with the original's
+ * permission bits. The bytes are the ones read (and checked to be on disk still), not a copy made
+ * now. A backup that cannot be written in full is removed, and the error names it.
  * @param read - The file as read.
- * @param now - The clock value.
+ * @param options - The clock value and the write call.
  * @returns The backup path.
+ * @throws {BouncerError} `CONFIG_UNWRITABLE`, naming the backup file.
  */
-async function writeBackup(read: ConfigFileRead, now: Date): Promise<string> {
+async function writeBackup(
+  read: ConfigFileRead,
+  options: { readonly now: Date; readonly write?: WriteChunk },
+): Promise<string> {
   for (let attempt = 0; ; attempt++) {
-    const target = backupPath(read.realPath, now, attempt);
+    const target = backupPath(read.realPath, options.now, attempt);
     try {
-      await copyFile(read.realPath, target, constants.COPYFILE_EXCL);
+      await writeNewFile(target, read.bytes, {
+        mode: read.mode,
+        ...(options.write === undefined ? {} : { write: options.write }),
+      });
+      return target;
     } catch (error) {
-      if (Reflect.get(error as object, "code") === "EEXIST" && attempt < 100) continue;
-      throw error;
+      if (errorCode(error) === "EEXIST" && attempt < 100) continue;
+      throw new BouncerError(
+        "CONFIG_UNWRITABLE",
+        `Cannot write "${read.path}": cannot write its backup "${target}": ${describeFsError(error)}`,
+        { cause: error },
+      );
     }
-    const handle = await open(target, "r+");
-    try {
-      await handle.chmod(read.mode);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    return target;
   }
 }
 

@@ -127,6 +127,36 @@ export async function replaceFile(target: string, bytes: Uint8Array, options: Re
 }
 
 /**
+ * Creates `target` (never over an existing file: `O_EXCL`) holding `bytes`, with the mode given, and
+ * syncs it. On a failure after the file was created (a full disk), the partial file is removed.
+ *
+ * Source: SPEC §5.2 ("timestamped backup beside the file"); the brief ("never a half-written file").
+ * @param target - The new file.
+ * @param bytes - Its content.
+ * @param options - Its mode and the write call (a test seam).
+ * @throws {Error} The file system's error (`EEXIST` when the name is taken: nothing is removed then).
+ */
+export async function writeNewFile(
+  target: string,
+  bytes: Uint8Array,
+  options: { readonly mode: number; readonly write?: WriteChunk },
+): Promise<void> {
+  const handle = await open(target, "wx", 0o600);
+  let closed = false;
+  try {
+    await writeWhole(handle, bytes, options.write);
+    await handle.chmod(options.mode);
+    await handle.sync();
+    closed = true;
+    await handle.close();
+  } catch (error) {
+    if (!closed) await handle.close().catch(() => undefined);
+    await rm(target, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
  * Lets a `chown` the process may not make pass (not root: `EPERM`; some file systems: `EINVAL`,
  * `ENOSYS`), as `write-file-atomic` does; any other error is thrown.
  * @param error - What `chown` threw.

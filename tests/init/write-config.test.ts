@@ -160,11 +160,12 @@ describe("writeConfigFile() when the disk fills up", () => {
     "writeConfigFile() leaves the file, and no temp file or backup, when a write %s",
     async (how, reason) => {
       const file = config('{"a": 1}', 0o640);
-      let calls = 0;
+      // The backup (8 bytes) is written; the new text gets 4096 bytes, then the disk is full.
       const write: WriteChunk = async (handle, chunk) => {
-        calls++;
-        if (calls === 1)
-          return (await handle.write(chunk.buffer, chunk.offset, 4096, chunk.position)).bytesWritten;
+        if (chunk.buffer.length < 100 || chunk.offset === 0)
+          return (
+            await handle.write(chunk.buffer, chunk.offset, Math.min(chunk.length, 4096), chunk.position)
+          ).bytesWritten;
         if (how.startsWith("fails"))
           throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
             code: "ENOSPC",
@@ -249,3 +250,50 @@ describe("writeConfigFile() with another run on the same file", () => {
 function backups(file: string): string[] {
   return readdirSync(root).filter((name) => name.startsWith(`${path.basename(file)}.bouncer-backup`));
 }
+
+describe("writeConfigFile() when the backup cannot be written", () => {
+  test("writeConfigFile() names the backup that failed and removes what it wrote of it", async () => {
+    const file = config('{"a": 1}');
+    const read = await readConfigFile(file);
+    // The backup (the 8 bytes read) gets 3 of them, then the disk is full.
+    const write: WriteChunk = async (handle, chunk) => {
+      if (chunk.buffer.length === 8 && chunk.offset > 0)
+        throw Object.assign(new Error("ENOSPC: no space left on device, write"), {
+          code: "ENOSPC",
+          syscall: "write",
+        });
+      return (await handle.write(chunk.buffer, chunk.offset, Math.min(chunk.length, 3), chunk.position))
+        .bytesWritten;
+    };
+    await expect(writeConfigFile(read, '{"a": 2}', { now: NOW, write })).rejects.toMatchObject({
+      code: "CONFIG_UNWRITABLE",
+      message: `Cannot write "${file}": cannot write its backup "${backupPath(file, NOW)}": no space left on the device (ENOSPC)`,
+    });
+    expect(readFileSync(file, "utf8")).toBe('{"a": 1}');
+    expect(backups(file)).toEqual([]);
+  });
+
+  test("writeConfigFile() backs up and replaces a read-only (0444) config, both keeping its mode", async () => {
+    const file = config('{"a": 1}', 0o444);
+    const { backup } = await writeConfigFile(await readConfigFile(file), '{"a": 2}', { now: NOW });
+    expect(readFileSync(file, "utf8")).toBe('{"a": 2}');
+    expect(readFileSync(backup, "utf8")).toBe('{"a": 1}');
+    expect(statSync(file).mode & 0o777).toBe(0o444);
+    expect(statSync(backup).mode & 0o777).toBe(0o444);
+    expect(backups(file)).toHaveLength(1);
+  });
+
+  test.skipIf(!smallTmpfsAvailable)(
+    "bouncer init on a tmpfs too full for the backup exits 1 naming the backup, and leaves only the config",
+    () => {
+      // 170 servers (about 16 KiB) fit once in 32 KiB, not twice.
+      const run = initOnSmallTmpfs(manyServers(170), ["--yes"]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /cannot write its backup ".*c\.json\.bouncer-backup-\w+": no space left on the device \(ENOSPC\)/,
+      );
+      expect(run.intact).toBe(true);
+      expect(run.files).toEqual(["c.json"]);
+    },
+  );
+});

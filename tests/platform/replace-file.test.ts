@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { replaceFile, type WriteChunk, writeWhole } from "../../src/platform/replace-file.ts";
+import { replaceFile, type WriteChunk, writeNewFile, writeWhole } from "../../src/platform/replace-file.ts";
 
 let dir = "";
 beforeEach(() => {
@@ -39,4 +39,21 @@ test("writeWhole() refuses a write that claims more bytes than it was given", as
   } finally {
     await handle.close();
   }
+});
+
+test("writeNewFile() never writes over an existing file", async () => {
+  const file = join(dir, "backup");
+  writeFileSync(file, "earlier");
+  await expect(writeNewFile(file, bytes("later"), { mode: 0o600 })).rejects.toMatchObject({ code: "EEXIST" });
+  expect(readFileSync(file, "utf8")).toBe("earlier");
+});
+
+test("writeNewFile() removes the file it could not write in full", async () => {
+  const file = join(dir, "backup");
+  const write: WriteChunk = async (handle, chunk) =>
+    chunk.offset === 0 ? (await handle.write(chunk.buffer, 0, 1, 0)).bytesWritten : 0;
+  await expect(writeNewFile(file, bytes("abc"), { mode: 0o444, write })).rejects.toMatchObject({
+    code: "ESHORTWRITE",
+  });
+  expect(readdirSync(dir)).toEqual([]);
 });
