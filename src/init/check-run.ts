@@ -13,7 +13,7 @@
 import path from "node:path";
 import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
 import { escapeControls } from "../engine/index.ts";
-import { isBouncerError } from "../platform/errors.ts";
+import { errorLine, isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { launcherProblem } from "./launcher.ts";
 import { readConfig } from "./plan.ts";
@@ -23,6 +23,7 @@ import {
   noConfigMessage,
   noServerNamedMessage,
   resolveTargets,
+  sameFileLine,
 } from "./targets.ts";
 import type { ConfigEntry } from "./types.ts";
 
@@ -68,14 +69,22 @@ export async function runCheck(
   const rows: CheckRow[] = [];
   const policies = new Map<string, Promise<PolicyProblem | undefined>>();
   const seen = new Set<string>();
+  const files = new Map<string, string>();
   let unreadable = false;
   for (const candidate of set.targets) {
     try {
       const target = await loadTarget(candidate);
+      // Two paths to one file (a symlink): its entries are listed once, as `init` plans them once.
+      const first = files.get(target.read.realPath);
+      if (first !== undefined) {
+        io.err(sameFileLine(target.path, first));
+        continue;
+      }
+      files.set(target.read.realPath, target.path);
       const config = readConfig(target.read.text, target.client);
       for (const entry of config.entries) seen.add(entry.name);
       if (config.sections.length === 0 && set.explicit) {
-        io.err(`bouncer: Cannot use "${target.path}": it has no MCP server section\n`);
+        io.err(errorLine(`Cannot use "${target.path}": it has no MCP server section`));
         unreadable = true;
       }
       for (const entry of config.entries) {
@@ -86,8 +95,7 @@ export async function runCheck(
         rows.push(problem === undefined ? row : { ...row, ...problem, problem: true });
       }
     } catch (error) {
-      io.err(`bouncer: ${loadFailureMessage(error, candidate.path)}
-`);
+      io.err(errorLine(loadFailureMessage(error, candidate.path)));
       unreadable = true;
     }
   }

@@ -17,9 +17,8 @@
  */
 
 import { type ArgsDef, defineCommand, renderUsage } from "citty";
-import { escapeControls } from "../engine/index.ts";
 import { assertKnownArgs, repeatedFlag } from "../platform/args.ts";
-import { BouncerError, exitCodeFor, isBouncerError } from "../platform/errors.ts";
+import { BouncerError, errorLine, exitCodeFor, isBouncerError } from "../platform/errors.ts";
 import { runCheck } from "./check-run.ts";
 import { environmentFrom } from "./init-environment.ts";
 import { runInit } from "./init-run.ts";
@@ -115,8 +114,8 @@ export async function runInitCommand(rawArgs: readonly string[], data: unknown):
     return await runInit(request, environment);
   } catch (error) {
     if (!isBouncerError(error)) throw error;
-    // Messages quote names and keys from config files: escaped for the terminal.
-    io.err(`bouncer: ${escapeControls(error.message, { keepNewlines: true })}\n`);
+    // Messages quote names and keys from config files: escaped for the terminal (a line feed too).
+    io.err(errorLine(error.message));
     return exitCodeFor(error);
   }
 }

@@ -13,7 +13,7 @@ import path from "node:path";
 import pc from "picocolors";
 import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
 import { escapeControls } from "../engine/index.ts";
-import { BouncerError, isBouncerError } from "../platform/errors.ts";
+import { BouncerError, errorLine, isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { findLauncher } from "./launcher.ts";
 import { colorDiff, maskedDiff } from "./masked-diff.ts";
@@ -26,6 +26,8 @@ import {
   noConfigMessage,
   noServerNamedMessage,
   resolveTargets,
+  safeLine,
+  sameFileLine,
 } from "./targets.ts";
 import { writeConfigFile } from "./write-config.ts";
 
@@ -81,7 +83,7 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
       // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): planned and written once.
       const first = seen.get(target.read.realPath);
       if (first !== undefined) {
-        io.err(escapeControls(`${target.path}: the same file as ${first}, skipped\n`));
+        io.err(sameFileLine(target.path, first));
         continue;
       }
       seen.set(target.read.realPath, target.path);
@@ -95,12 +97,11 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
       if (plan.config.sections.length > 0) planned.push({ target, plan });
       else if (set.explicit) {
         const key = target.client.sections.keys.join('" or "');
-        io.err(`bouncer: Cannot use "${target.path}": it has no MCP server section ("${key}")\n`);
+        io.err(errorLine(`Cannot use "${target.path}": it has no MCP server section ("${key}")`));
         failed = true;
-      } else io.err(`${target.path}: no MCP server section, skipped\n`);
+      } else io.err(safeLine(`${target.path}: no MCP server section, skipped`));
     } catch (error) {
-      io.err(`bouncer: ${loadFailureMessage(error, candidate.path)}
-`);
+      io.err(errorLine(loadFailureMessage(error, candidate.path)));
       failed = true;
     }
   }
@@ -132,16 +133,17 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
 function report(planned: readonly Planned[], environment: InitEnvironment): void {
   const { io } = environment;
   // Names, comments and values come from the config file (a cloned repository's `.mcp.json`, say):
-  // what a terminal would act on or hide is escaped before the user reviews it (a CRLF file's line
-  // ends are shown as plain line ends; the file is written with its own).
+  // what a terminal would act on or hide is escaped before the user reviews it. A line of the plan
+  // is escaped whole (a name holding a line feed cannot print a line of its own); the diff keeps its
+  // line ends (a CRLF file's are shown as plain line ends; the file is written with its own).
   const safe = (text: string): string =>
     escapeControls(text.replaceAll("\r\n", "\n"), { keepNewlines: true, keepTabs: true });
   for (const { target, plan } of planned) {
-    io.err(safe(`${target.path} (${target.client.title}):\n`));
+    io.err(safeLine(`${target.path} (${target.client.title}):`));
     if (plan.actions.length === 0) io.err("  no servers\n");
     for (const action of plan.actions)
-      io.err(safe(`  ${action.action === "refuse" ? "refused: " : ""}${action.message}\n`));
-    for (const warning of plan.warnings) io.err(safe(`  warning: ${warning}\n`));
+      io.err(safeLine(`  ${action.action === "refuse" ? "refused: " : ""}${action.message}`));
+    for (const warning of plan.warnings) io.err(safeLine(`  warning: ${warning}`));
     const diff = safe(maskedDiff(plan, { file: target.path, client: target.client }));
     if (diff !== "") io.out(io.color ? colorDiff(diff, pc) : diff);
   }
@@ -187,10 +189,10 @@ async function apply(
   for (const { target, plan } of changed) {
     try {
       const { backup } = await writeConfigFile(target.read, plan.after, { now: environment.now() });
-      io.err(`Wrote "${target.path}" (backup "${path.basename(backup)}")\n`);
+      io.err(safeLine(`Wrote "${target.path}" (backup "${path.basename(backup)}")`));
     } catch (error) {
       if (!isBouncerError(error)) throw error;
-      io.err(`bouncer: ${error.message}\n`);
+      io.err(errorLine(error.message));
       failures++;
     }
   }

@@ -95,7 +95,9 @@ export function resolveTargets(
 export function noConfigMessage(set: TargetSet): string {
   if (set.searched === undefined) return "bouncer: No MCP client config found: name one with --config FILE\n";
   const { client, files } = set.searched;
-  return `bouncer: No config of client "${client}" found (looked for ${files.join(", ")}): name one with --config FILE\n`;
+  return safeLine(
+    `bouncer: No config of client "${client}" found (looked for ${files.join(", ")}): name one with --config FILE`,
+  );
 }
 
 /**
@@ -121,7 +123,35 @@ export async function loadTarget(target: Target): Promise<LoadedTarget> {
 export function describeTargets(targets: readonly Target[]): string {
   const title = (target: Target): string => target.client?.title ?? "MCP client";
   const width = Math.max(...targets.map((target) => title(target).length), 0);
-  return targets.map((target) => `  ${title(target).padEnd(width)}  ${target.path}\n`).join("");
+  return targets.map((target) => safeLine(`  ${title(target).padEnd(width)}  ${target.path}`)).join("");
+}
+
+/**
+ * A line of `init`'s output that quotes a config (a path, a server name, a message about an entry),
+ * with every control and invisible character escaped — a line feed too, so a name cannot print a
+ * line of its own. The one helper of `init` and `init --check` for such lines (error lines use
+ * `errorLine`, which escapes the same way).
+ *
+ * Source: README ("Everything `init` prints from a config ... has its control and invisible
+ * characters escaped").
+ * @param text - The line's text, without its line feed.
+ * @returns The escaped line, ending in a line feed.
+ */
+export function safeLine(text: string): string {
+  return `${escapeControls(text)}\n`;
+}
+
+/**
+ * The note for a second path to a file already worked on (a symlink, `.cursor/mcp.json` → the
+ * Windsurf file): that path is skipped, so the file is planned, written and checked once.
+ *
+ * Source: SPEC §5.2.
+ * @param file - The path skipped.
+ * @param first - The path the file was first found at.
+ * @returns The line (control characters escaped), ending in a line feed.
+ */
+export function sameFileLine(file: string, first: string): string {
+  return safeLine(`${file}: the same file as ${first}, skipped`);
 }
 
 /**
@@ -140,7 +170,7 @@ export function loadFailureMessage(error: unknown, file: string): string {
 
 /**
  * The line for `--server` names no selected config holds (a mistake, not "nothing to do"), control
- * characters of the names escaped.
+ * characters of the names escaped (a line feed too).
  *
  * Source: SPEC §5.2.
  * @param missing - The names not found (at least one).
@@ -148,10 +178,5 @@ export function loadFailureMessage(error: unknown, file: string): string {
  * @returns The line, ending in a line feed.
  */
 export function noServerNamedMessage(missing: readonly string[], tail = ""): string {
-  return escapeControls(
-    `bouncer: No server named "${missing.join('", "')}" in the selected configs${tail}\n`,
-    {
-      keepNewlines: true,
-    },
-  );
+  return safeLine(`bouncer: No server named "${missing.join('", "')}" in the selected configs${tail}`);
 }

@@ -359,9 +359,42 @@ describe("initCommand finds client files", () => {
     symlinkSync("../.mcp.json", path.join(dir, ".cursor", "mcp.json"));
     const result = await runBouncer("init", ["--yes"], { cwd: dir, home: path.join(dir, "home") });
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain("the same file as");
+    expect(result.stderr).toContain(
+      `${path.join(dir, ".cursor", "mcp.json")}: the same file as ${shared}, skipped\n`,
+    );
+    expect(result.stderr).not.toContain("\\u{a}");
     expect(result.stderr.split("Wrote ")).toHaveLength(2);
     expect(backupsOf(shared)).toHaveLength(1);
+  });
+
+  test("initCommand --check lists the entries of a config reached by two paths (a symlink) once", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const home = path.join(dir, "home");
+    const windsurf = path.join(home, ".codeium", "windsurf", "mcp_config.json");
+    mkdirSync(path.dirname(windsurf), { recursive: true });
+    writeFileSync(windsurf, JSON.stringify({ mcpServers: { fs: { command: "npx" } } }));
+    mkdirSync(path.join(home, ".cursor"));
+    symlinkSync(windsurf, path.join(home, ".cursor", "mcp.json"));
+    const result = await runBouncer("init", ["--check"], { cwd: dir, home });
+    expect(result.code).toBe(1);
+    expect(result.stdout.match(/^not wrapped +fs /gm)).toHaveLength(1);
+    expect(result.stderr).toMatch(/: the same file as .*, skipped\n/);
+    expect(result.stderr).toContain("1 server(s) need attention");
+  });
+
+  test("initCommand escapes a line feed in a server name, so the name cannot print a plan line of its own", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    const name = 'x\n  "shell" is a remote server (url): not wrapped';
+    writeFileSync(file, JSON.stringify({ mcpServers: { [name]: { command: "npx" } } }, null, 2));
+    const result = await runBouncer("init", ["--config", file, "--dry-run"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('  wrap "x\\u{a}  "shell" is a remote server (url): not wrapped"\n');
+    expect(result.stderr).not.toContain('\n  "shell" is a remote server');
+    const missing = await runBouncer("init", ["--config", file, "--server", "a\nb"], { cwd: dir });
+    expect(missing.stderr).toContain('No server named "a\\u{a}b"');
   });
 
   test("initCommand --config on a file whose server section is null says it has none and exits 2", async () => {
