@@ -7,8 +7,8 @@
  * @module
  */
 
-import { createTwoFilesPatch } from "diff";
 import type { ClientInfo } from "./client-table.ts";
+import { unifiedDiff } from "./line-diff.ts";
 import type { InitPlan } from "./plan.ts";
 import { readConfig } from "./plan.ts";
 import { maskText } from "./secrets.ts";
@@ -31,10 +31,7 @@ export function maskedDiff(
   const afterSpans = readConfig(plan.after, client).secretSpans;
   const before = maskText(plan.before, plan.config.secretSpans);
   const after = maskText(plan.after, afterSpans);
-  return createTwoFilesPatch(file, file, before, after, undefined, undefined, {
-    context: 3,
-    headerOptions: { includeIndex: false, includeUnderline: false, includeFileHeaders: true },
-  });
+  return unifiedDiff(file, { before, after });
 }
 
 /**
