@@ -62,23 +62,36 @@ export function insertIntoArray(
 
 /**
  * The inverse of {@link insertIntoArray}: removes the first `count` elements, with the separator
- * after them when elements remain.
+ * after them when elements remain. When none remain and the array's elements stood on lines of their
+ * own (a client rewrote the file, one element per line), the line breaks and indentation go too:
+ * the array becomes `[]`, not a line of blanks between its brackets. Anything else around the
+ * elements (the space of `[ ]`, a comment) stays as it is.
  *
- * Source: SPEC §5.2.
- * @param shape - The array (as it is now).
- * @param count - How many leading elements to remove (1 ≤ count ≤ items).
+ * Source: SPEC §5.2 (`--undo` restores the entry).
+ * @param text - The config text.
+ * @param removal - The array (as it is now) and how many leading elements to remove
+ *   (1 ≤ count ≤ items).
  * @returns One deletion.
  * @throws {RangeError} When `count` is out of range.
  */
-export function removeFromArray(shape: ArrayShape, count: number): Edit {
+export function removeFromArray(
+  text: string,
+  removal: { readonly shape: ArrayShape; readonly count: number },
+): Edit {
+  const { shape, count } = removal;
   const first = shape.items[0];
   const last = shape.items[count - 1];
   if (first === undefined || last === undefined || count < 1) {
     throw new RangeError(`Cannot remove ${count} elements from an array of ${shape.items.length}`);
   }
   const next = shape.items[count];
-  const end = next === undefined ? last.end : next.start;
-  return { offset: first.start, length: end - first.start, content: "" };
+  if (next !== undefined) return { offset: first.start, length: next.start - first.start, content: "" };
+  const before = text.slice(shape.start + 1, first.start);
+  const after = text.slice(last.end, shape.end - 1);
+  if (/^[ \t]*\r?\n[ \t\r\n]*$/.test(before) && /^[ \t\r\n]*$/.test(after)) {
+    return { offset: shape.start + 1, length: shape.end - 1 - (shape.start + 1), content: "" };
+  }
+  return { offset: first.start, length: last.end - first.start, content: "" };
 }
 
 /**

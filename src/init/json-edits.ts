@@ -133,7 +133,7 @@ function unwrapJsonEntry(
   const addedProperty =
     items.length === commandIndex + 1 ? addedArgsRange(text, { handle, argsProperty }) : undefined;
   if (addedProperty === undefined) {
-    edits.push(removeFromArray(shapeOf(argsValue), commandIndex + 1));
+    edits.push(removeFromArray(text, { shape: shapeOf(argsValue), count: commandIndex + 1 }));
     assignments.push({ path: paths.args, value: wrapped.args });
   } else {
     edits.push(addedProperty);

@@ -120,7 +120,7 @@ function unwrapTomlEntry(
   const assignments: Assignment[] = [{ path: [...base, "command"], value: wrapped.command }];
   const added = items.length === commandIndex + 1 ? addedArgsRange(text, { handle, args }) : undefined;
   if (added === undefined) {
-    edits.push(removeFromArray(shapeOf(args.value), commandIndex + 1));
+    edits.push(removeFromArray(text, { shape: shapeOf(args.value), count: commandIndex + 1 }));
     assignments.push({ path: [...base, "args"], value: wrapped.args });
   } else {
     edits.push(added);

@@ -45,11 +45,23 @@ describe("insertIntoArray() and removeFromArray()", () => {
       insertIntoArray(before, { shape: shapeOf(before), elements: ['"X"', '"Y"'] }),
     ]);
     expect(inserted).toBe(after);
-    expect(applyEdits(inserted, [removeFromArray(shapeOf(inserted), 2)])).toBe(before);
+    expect(applyEdits(inserted, [removeFromArray(inserted, { shape: shapeOf(inserted), count: 2 })])).toBe(
+      before,
+    );
+  });
+
+  test.each([
+    ['[\n        "run",\n        "srv"\n      ]', "[]"],
+    ['[\r\n\t"run"\r\n]', "[]"],
+    ['[ // kept\n  "run"\n]', "[ // kept\n  \n]"],
+  ])("removeFromArray() of every element of %j leaves %j", (before, after) => {
+    const shape = shapeOf(before);
+    const edit = removeFromArray(before, { shape, count: shape.items.length });
+    expect(applyEdits(before, [edit])).toBe(after);
   });
 
   test("removeFromArray() refuses to remove more elements than there are", () => {
-    expect(() => removeFromArray(shapeOf('["a"]'), 2)).toThrow(RangeError);
+    expect(() => removeFromArray('["a"]', { shape: shapeOf('["a"]'), count: 2 })).toThrow(RangeError);
   });
 });
 

@@ -78,6 +78,15 @@ describe("wrapJsonEntry()", () => {
     expect(undo(after, ZED)).toBe(before);
   });
 
+  test('planInit() undo of an entry without args whose file a client rewrote (stash gone) leaves "args": [], not a blank line', () => {
+    const wrapped = JSON.parse(wrap('{"mcpServers": {"a": {"command": "srv", "env": {}}}}'));
+    delete wrapped.mcpServers.a["x-bouncer-upstream"];
+    const restored = undo(`${JSON.stringify(wrapped, null, 2)}\n`);
+    expect(restored).toBe(
+      '{\n  "mcpServers": {\n    "a": {\n      "command": "srv",\n      "env": {},\n      "args": []\n    }\n  }\n}\n',
+    );
+  });
+
   test("planInit() replaces a stale stash instead of adding a second one", () => {
     const before =
       '{"mcpServers": {"a": {"command": "npx", "x-bouncer-upstream": {"command": "old", "args": []}}}}';
