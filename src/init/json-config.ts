@@ -73,19 +73,16 @@ export function readJsonConfig(
   const entries: ConfigEntry[] = [];
   const secretSpans: Span[] = [];
   const sections: string[][] = [];
-  for (const [scope, node] of findSections(text, root, options.sections)) {
-    if (node.type !== "object" && options.sections.keys.length > 1) continue;
+  const found = findSections(text, root, options.sections);
+  for (const [scope, node] of found) {
     // `"mcpServers": null` holds no servers and is no section either (SPEC §5.2: say so, exit 2).
     if (node.type === "null") continue;
+    // A list or a scalar where the client's servers belong: not "no servers" (nothing would be
+    // wrapped). With several candidate keys (a file of unknown client) it may be some other key
+    // (a `servers` list of another tool), unless no candidate holds servers at all.
+    if (node.type !== "object" && options.sections.keys.length > 1) continue;
     sections.push(scope);
-    if (node.type !== "object") {
-      // A list or a scalar where the client's servers belong: not "no servers" (nothing would be
-      // wrapped). With several candidate keys (a file of unknown client), it is some other key.
-      throw new ConfigSyntaxError(
-        `"${scope.join(".")}" is not an object of servers (it is ${node.type === "array" ? "a list" : `a ${node.type}`})`,
-        lineColumn(text, node.offset),
-      );
-    }
+    if (node.type !== "object") throw notAnObject(text, scope, node);
     assertUniqueKeys(text, node);
     const projectPath = scope.length === 3 ? scope[1] : undefined;
     for (const property of node.children ?? []) {
@@ -96,11 +93,28 @@ export function readJsonConfig(
       if (read.handle !== undefined) handles.set(read.entry, read.handle);
     }
   }
+  const wrong = found.find(([, node]) => node.type !== "object" && node.type !== "null");
+  if (sections.length === 0 && wrong !== undefined) throw notAnObject(text, wrong[0], wrong[1]);
   // Secrets elsewhere in the file (an OAuth token of the client, a remote server's URL key) show in
   // the diff's context lines: masked too.
   secretSpans.push(...outside(jsonSecretSpans(root, sections), secretSpans));
   const makers = jsonEditMakers(text, handles);
   return { format: options.format, sections, entries, secretSpans, value: nodeValue(root), ...makers };
+}
+
+/**
+ * The error for a server section that is a list or a scalar.
+ * @param text - The config text.
+ * @param scope - The section's path.
+ * @param node - Its value.
+ * @returns The error (line and column of the value).
+ */
+function notAnObject(text: string, scope: readonly string[], node: Node): ConfigSyntaxError {
+  const kind = node.type === "array" ? "a list" : `a ${node.type}`;
+  return new ConfigSyntaxError(
+    `"${scope.join(".")}" is not an object of servers (it is ${kind})`,
+    lineColumn(text, node.offset),
+  );
 }
 
 /**

@@ -407,6 +407,19 @@ describe("initCommand finds client files", () => {
     expect(result.stderr).toContain("it has no MCP server section");
   });
 
+  test("initCommand --config on a file whose mcpServers is a list says it is not an object, not that there is none", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, "servers.json");
+    writeFileSync(file, '{"mcpServers": []}\n');
+    for (const args of [["--yes"], ["--check"]]) {
+      const result = await runBouncer("init", ["--config", file, ...args], { cwd: dir });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('"mcpServers" is not an object of servers (it is a list)');
+      expect(result.stderr).not.toContain("no MCP server section");
+    }
+  });
+
   test("initCommand --client whose only file has no server section of that client says so and exits 2", async () => {
     const dir = tempDir();
     dirs.push(dir);

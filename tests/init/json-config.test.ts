@@ -214,4 +214,20 @@ describe("readJsonConfig() refuses what it cannot read safely", () => {
   ])("readJsonConfig() refuses %s", (_, text, message) => {
     expect(() => read(text)).toThrow(message);
   });
+
+  const GENERIC = { keys: ["mcpServers", "servers", "context_servers"], projects: false };
+  test("readJsonConfig() of an unknown client's file says a server key holding a list is not an object", () => {
+    expect(() => readJsonConfig('{"mcpServers": []}', { format: "json", sections: GENERIC })).toThrow(
+      'line 1, column 16: "mcpServers" is not an object of servers (it is a list)',
+    );
+  });
+
+  test("readJsonConfig() of an unknown client's file passes over a list under another candidate key", () => {
+    const config = readJsonConfig('{"servers": [1], "mcpServers": {"a": {"command": "x"}}}', {
+      format: "json",
+      sections: GENERIC,
+    });
+    expect(config.sections).toEqual([["mcpServers"]]);
+    expect(config.entries.map((entry) => entry.name)).toEqual(["a"]);
+  });
 });
