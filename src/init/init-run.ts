@@ -54,8 +54,9 @@ interface Planned {
  * Source: SPEC §5.2.
  * @param request - The flags.
  * @param environment - Streams, environment, clock, terminal.
- * @returns 0 on success (also when nothing needed to change), 1 on a runtime failure or a refused
- *   entry, 2 on a usage error, an invalid `--policy` file or a config that does not parse.
+ * @returns 0 on success (also when nothing needed to change, and when the user answers no at the
+ *   prompt), 1 on a runtime failure or a refused entry, 2 on a usage error, an invalid `--policy`
+ *   file or a config that does not parse.
  * @throws {BouncerError} Usage errors from flag combinations and unknown clients; `POLICY_UNREADABLE`
  *   for a `--policy` file that cannot be read.
  */
@@ -181,8 +182,9 @@ async function apply(
     }
     const files = changed.length === 1 ? "1 file" : `${changed.length} files`;
     if (!(await environment.confirm(`Write ${files}? [y/N] `))) {
+      // A user who declines has not failed: the answer is honoured, as a dry run's is (README).
       io.err("Nothing written\n");
-      return 1;
+      return base;
     }
   }
   let failures = 0;

@@ -117,7 +117,7 @@ describe("initCommand writes only when allowed", () => {
   });
 
   test.each([
-    [false, 1, false],
+    [false, 0, false],
     [true, 0, true],
   ])("initCommand on a terminal answered %p exits %i (written: %p)", async (answer, code, written) => {
     const { dir, file, before } = desktopConfig();
@@ -130,6 +130,7 @@ describe("initCommand writes only when allowed", () => {
     expect(result.code).toBe(code);
     expect(questions).toEqual(["Write 1 file? [y/N] "]);
     expect(readFileSync(file, "utf8") !== before).toBe(written);
+    expect(result.stderr.includes("Nothing written\n")).toBe(!written);
   });
 
   test("initCommand --yes writes atomically with a backup and keeps the file mode", async () => {
