@@ -1,6 +1,6 @@
 /**
  * The pin store on disk (SPEC §2.2): `$BOUNCER_HOME/pins/<identity-hash>.json`, one file per server
- * identity, written atomically (temp file + rename, `write-file-atomic`) while holding an `O_EXCL`
+ * identity, written atomically (temp file written whole, fsync, rename: `replaceFile`) while holding an `O_EXCL`
  * lock file, mode 0600. Every read re-checks the file (inode, size, mtime, then content) so that an
  * accept made from a terminal, or by another instance, is seen before the next decision, while an
  * unchanged file keeps returning the same `Map` (the gate re-compares only when pins change). A file
@@ -16,13 +16,13 @@
 
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import { hasErrorCode, tryAcquireLock } from "../audit/rotation-lock.ts";
 import type { ToolDefinition } from "../engine/index.ts";
 import { BouncerError, isBouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { ensureParentDir } from "../platform/parent-dir.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
+import { replaceFile } from "../platform/replace-file.ts";
 import type { PinStore, ServerContext } from "./memory-pin-store.ts";
 import {
   definitionHash,
@@ -131,7 +131,7 @@ export async function updatePinFile(
     if (next === undefined) return undefined;
     const text = serializePinFile(next);
     try {
-      writeFileAtomic.sync(path, text, { mode: 0o600, fsync: true });
+      await replaceFile(path, Buffer.from(text, "utf8"), { mode: 0o600 });
     } catch (error) {
       throw unwritable(error);
     }
