@@ -180,6 +180,13 @@ function tailOf(cursor: Cursor): Buffer {
 }
 
 /**
+ * What a follower is told when the log was truncated: records written between its last read and the
+ * truncation may be only in a copy (`copytruncate` copies the log to `.1` first), so it says so.
+ */
+const TRUNCATED =
+  "the log was truncated: reading it again from its start (records written just before may be missing here: see the rotated copy, e.g. with bouncer audit)";
+
+/**
  * Whether the bytes the file begins with, or those just before the read position, are no longer the
  * ones read there: the file was truncated and written again between two polls, to its old length or
  * past it.
@@ -209,7 +216,7 @@ function rewritten(cursor: Cursor): boolean {
  */
 export function rewindIfTruncated(cursor: Cursor, file: string, onIssue: FollowOptions["onIssue"]): void {
   if (fstatSync(cursor.fd).size >= cursor.offset && !rewritten(cursor)) return;
-  onIssue?.({ file, line: 0, message: "the log was truncated: reading it again from its start" });
+  onIssue?.({ file, line: 0, message: TRUNCATED });
   cursor.offset = 0;
   cursor.head = Buffer.alloc(0);
   cursor.tail = Buffer.alloc(0);

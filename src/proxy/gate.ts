@@ -149,7 +149,7 @@ export class Gate {
       // cost time and memory growing with the square of its depth. The walk fails: calls deny.
       if (valueNestsDeeperThan(tool, MAX_NESTING))
         throw new Error(
-          `the definition of tool ${JSON.stringify(String(tool.name).slice(0, 80))} nests deeper than ${MAX_NESTING} levels`,
+          `the definition of tool ${JSON.stringify(String(tool.name).slice(0, 80))} nests JSON objects and arrays deeper than ${MAX_NESTING} levels`,
         );
     }
     const entry = this.#server(server);

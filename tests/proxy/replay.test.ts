@@ -244,7 +244,7 @@ describe("replaySession() where live fails closed", () => {
       gate(),
     );
     expect(deep.rows[0]).toMatchObject({ verdict: "deny", outcome: "blocked" });
-    expect(deep.rows[0]?.reason).toContain("nests deeper than 1000 levels");
+    expect(deep.rows[0]?.reason).toContain("nests JSON objects and arrays deeper than 1000 levels");
   });
 
   test("replaySession() denies a call after a walk that threw (walk_failed), and one whose decision threw (gate_error)", async () => {
