@@ -21,6 +21,8 @@ export interface LaunchSpec {
   /** The complete environment of the child (not the SDK's short default list). */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
+  /** The command is `bouncer run` (a wrapped entry), stopped with more time on a signal. */
+  readonly wrapped?: boolean;
 }
 
 /** What happened when the server was started. */

@@ -47,7 +47,11 @@ export class LaunchedServers {
     void transport.close();
   }
 
-  /** Ends every grace at once: SIGTERM to each group now, SIGKILL at most 1 s later (a signal came). */
+  /**
+   * Ends every grace at once: SIGTERM to each group now, SIGKILL at most 1 s later (a signal came);
+   * a wrapped server's stop stays long enough for `bouncer run` to stop its upstream
+   * ({@link GroupStdioTransport.hurry}).
+   */
   hurryAll(): void {
     for (const server of this.#servers) server.hurry();
   }

@@ -216,7 +216,7 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
     for (const arg of entry.args ?? []) {
       secrets.push(...filledValues(secretPlaceholderNames(arg), environment.env));
     }
-    spec = { command: expand(entry.command ?? ""), args, env, cwd };
+    spec = { command: expand(entry.command ?? ""), args, env, cwd, wrapped: entry.kind === "wrapped" };
   } catch (error) {
     return { ...base, status: "skipped", detail: maskValues(String((error as Error).message), secrets) };
   }

@@ -16,6 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { signalProcessTree } from "../platform/kill-tree.ts";
 import { spawnUpstream, type UpstreamProcess } from "../platform/spawn-upstream.ts";
 import { killUpstreamNow, stopUpstream } from "../platform/stop-upstream.ts";
 
@@ -27,6 +28,12 @@ export interface GroupLaunch {
   readonly env: Readonly<Record<string, string>>;
   /** Absolute working directory. */
   readonly cwd: string;
+  /**
+   * The command is `bouncer run` (a wrapped entry): its upstream runs in a process group of its own,
+   * out of this transport's reach, which only `bouncer run` itself stops (see
+   * {@link GroupStdioTransport.hurry}).
+   */
+  readonly wrapped?: boolean;
 }
 
 /** Why a server that wrote more than one message may hold, without a line break, is given up. */
@@ -50,6 +57,8 @@ export class GroupStdioTransport implements Transport {
   /** Aborted by {@link GroupStdioTransport.hurry}. */
   readonly #hurry = new AbortController();
   #failure: string | undefined;
+  /** Whether {@link GroupStdioTransport.hurry} has sent a wrapped server its SIGTERM. */
+  #termSent = false;
 
   /**
    * @param launch - Command, arguments, environment and working directory.
@@ -139,10 +148,24 @@ export class GroupStdioTransport implements Transport {
    * Shortens the stop, begun or to come, as `bouncer run` does on a signal: no grace after stdin
    * ends, SIGTERM to the group at once, SIGKILL at most 1 s later.
    *
-   * Source: SPEC §3.3.
+   * A wrapped server (`bouncer run`) gets the SIGTERM at once but not the short SIGKILL: after one
+   * SIGTERM it stops its upstream's group itself, taking up to its kill delay (SIGTERM, then SIGKILL
+   * 2 s later), and a SIGKILL 1 s after doctor's SIGTERM left that upstream running. Its stop stays
+   * the full staged one (grace after stdin ends, SIGTERM, the same kill delay, SIGKILL), which lasts
+   * longer than `bouncer run`'s; its second SIGTERM, at the end of the grace, makes `bouncer run`
+   * hurry its own stop (SIGKILL at most 1 s later), well before doctor's SIGKILL.
+   *
+   * Source: SPEC §3.3 ("No process Bouncer started outlives it").
    */
   hurry(): void {
-    this.#hurry.abort();
+    if (this.#launch.wrapped !== true) {
+      this.#hurry.abort();
+      return;
+    }
+    const server = this.#server;
+    if (this.#termSent || server === undefined || server.hasExited()) return;
+    this.#termSent = true;
+    signalProcessTree(server.pid, "SIGTERM");
   }
 
   /** SIGKILL to the server's group if anything of it is left, synchronously (an exit handler's). */

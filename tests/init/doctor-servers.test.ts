@@ -74,6 +74,46 @@ describe("watchSignals", () => {
   );
 });
 
+describe("watchSignals with a wrapped entry", () => {
+  test.if(process.platform !== "win32").each([
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+    ["SIGHUP", 129],
+  ] as const)(
+    "bouncer doctor on %s leaves no process of a wrapped entry's upstream tree (bouncer run stops it) and exits %d",
+    async (signal, status) => {
+      const dir = tempDir("bouncer-doctor-");
+      dirs.push(dir);
+      const pidFile = path.join(dir, "pids");
+      const stubborn = path.join(REPO, "tests", "fixtures", "servers", "stubborn-tree.sh");
+      const cli = path.join(REPO, "src", "cli.ts");
+      // Wrapped as init writes it: the upstream and its grandchild ignore stdin EOF and SIGTERM, in a
+      // process group of their own that only `bouncer run` knows.
+      const args = [cli, "run", "--upstream-name", "wstub", "--", "sh", stubborn, pidFile];
+      const file = path.join(dir, "f.json");
+      writeFileSync(file, JSON.stringify({ mcpServers: { wstub: { command: process.execPath, args } } }));
+      const doctor = Bun.spawn([process.execPath, cli, "doctor", "--config", file], {
+        cwd: dir,
+        env: { ...process.env, NO_COLOR: "1", HOME: dir, BOUNCER_HOME: path.join(dir, "home") },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const stderr = new Response(doctor.stderr).text();
+      const pids = await pidsIn(pidFile);
+      expect(pids).toHaveLength(2);
+      doctor.kill(signal);
+      const code = await Promise.race([doctor.exited, Bun.sleep(20_000).then(() => "hang" as const)]);
+      if (code === "hang") doctor.kill("SIGKILL");
+      expect(code).toBe(status);
+      // Gone when doctor has exited, not some time later.
+      expect(pids.filter(isAlive)).toEqual([]);
+      expect(await stderr).toContain(`doctor: stopped by ${signal}: the servers it started are stopped\n`);
+    },
+    60_000,
+  );
+});
+
 describe("LaunchedServers", () => {
   test("LaunchedServers.track closes a transport given after the stop began, so it never spawns", async () => {
     const servers = new LaunchedServers();
