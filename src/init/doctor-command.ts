@@ -9,7 +9,7 @@
 
 import { type ArgsDef, defineCommand, renderUsage } from "citty";
 import { assertKnownArgs, repeatedFlag } from "../platform/args.ts";
-import { BouncerError, exitCodeFor, isBouncerError } from "../platform/errors.ts";
+import { BouncerError, errorLine, exitCodeFor, isBouncerError } from "../platform/errors.ts";
 import { runDoctor } from "./doctor.ts";
 import { environmentFrom } from "./init-environment.ts";
 
@@ -71,7 +71,8 @@ export async function runDoctorCommand(rawArgs: readonly string[], data: unknown
     return await runDoctor(request, environment, options ?? {});
   } catch (error) {
     if (!isBouncerError(error)) throw error;
-    io.err(`bouncer: ${error.message}\n`);
+    // A message quotes `--config` and `--client` as given: errorLine escapes their control characters.
+    io.err(errorLine(error.message));
     return exitCodeFor(error);
   }
 }

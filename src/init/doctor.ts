@@ -12,7 +12,7 @@
 
 import path from "node:path";
 import { safeName } from "../commands/rules-view.ts";
-import { escapeControls } from "../engine/index.ts";
+import { errorLine } from "../platform/errors.ts";
 import { analyzeServer } from "./doctor-analysis.ts";
 import { disabledEntries } from "./doctor-disabled.ts";
 import { launchServer } from "./doctor-launch.ts";
@@ -30,6 +30,7 @@ import {
   loadTarget,
   noConfigMessage,
   resolveTargets,
+  sameFileLine,
 } from "./targets.ts";
 import type { ConfigEntry } from "./types.ts";
 
@@ -86,7 +87,7 @@ export async function runDoctor(
       // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): its servers start once.
       const first = seen.get(target.read.realPath);
       if (first !== undefined) {
-        io.err(`${escapeControls(target.path)}: the same file as ${escapeControls(first)}, skipped\n`);
+        io.err(sameFileLine(target.path, first));
         continue;
       }
       seen.set(target.read.realPath, target.path);
@@ -94,8 +95,8 @@ export async function runDoctor(
       const disabled = disabledEntries(target.read.text, target.client);
       for (const entry of entries) jobs.push({ target, entry, disabled: disabled(entry) });
     } catch (error) {
-      io.err(`bouncer: ${loadFailureMessage(error, candidate.path)}
-`);
+      // The path is the user's, or a client's file name: its control characters are escaped.
+      io.err(errorLine(loadFailureMessage(error, candidate.path)));
       unreadable = true;
     }
   }
@@ -137,7 +138,8 @@ async function checkAll(jobs: readonly Job[], context: CheckContext): Promise<Do
   let next = 0;
   let done = 0;
   const progress = (row: DoctorRow): void => {
-    if (row.status === "skipped" || row.status === "disabled") return;
+    // After a signal, the "stopped by" line is the last one doctor prints.
+    if (row.status === "skipped" || row.status === "disabled" || context.servers.stopped) return;
     done++;
     // A server's name is the config's: control characters (an ESC sequence, a line break) shown, as in the table.
     const line = `doctor: [${done}/${launchable}] ${safeName(row.server)}: ${row.status}`;

@@ -68,7 +68,8 @@ describe("watchSignals", () => {
       if (code === "hang") doctor.kill("SIGKILL");
       expect(code).toBe(status);
       await waitUntil(() => !pids.some(isAlive), 10_000, "no process of either server remains");
-      expect(await stderr).toContain(`doctor: stopped by ${signal}: the servers it started are stopped\n`);
+      // Nothing (a progress line of a server the stop failed) is printed after it.
+      expect(await stderr).toEndWith(`doctor: stopped by ${signal}: the servers it started are stopped\n`);
     },
     60_000,
   );
@@ -108,7 +109,8 @@ describe("watchSignals with a wrapped entry", () => {
       expect(code).toBe(status);
       // Gone when doctor has exited, not some time later.
       expect(pids.filter(isAlive)).toEqual([]);
-      expect(await stderr).toContain(`doctor: stopped by ${signal}: the servers it started are stopped\n`);
+      // Nothing (a progress line of a server the stop failed) is printed after it.
+      expect(await stderr).toEndWith(`doctor: stopped by ${signal}: the servers it started are stopped\n`);
     },
     60_000,
   );

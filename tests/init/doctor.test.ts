@@ -283,6 +283,20 @@ describe("doctorCommand", () => {
     );
   });
 
+  test("doctorCommand escapes the control characters of --config and --client in its error lines", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const missing = await runBouncer("doctor", ["--config", "x\u001b[2Jy.json"], { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toStartWith("bouncer: ");
+    expect(missing.stderr).toContain("x\\u{1b}[2Jy.json");
+    expect(missing.stderr).not.toContain("\u001b");
+    const client = await runBouncer("doctor", ["--client", "cur\u001b[2Jsor"], { cwd: dir });
+    expect(client.code).toBe(2);
+    expect(client.stderr).toContain("cur\\u{1b}[2Jsor");
+    expect(client.stderr).not.toContain("\u001b");
+  });
+
   test("doctorCommand shows a server name's ESC sequence and line break escaped in the progress line", async () => {
     const dir = tempDir("bouncer-doctor-");
     dirs.push(dir);
