@@ -1,33 +1,11 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
 import path from "node:path";
 import { launchServer } from "../../src/init/doctor-launch.ts";
 import { isAlive, waitUntil } from "../proxy/support/harness.ts";
 import { tempDir } from "./run-helpers.ts";
+import { trackProcesses } from "./support-pids.ts";
 
-const dirs: string[] = [];
-const started: number[] = [];
-afterAll(() => {
-  // Whatever a failing test left behind, by pid.
-  for (const pid of started) if (isAlive(pid)) process.kill(pid, "SIGKILL");
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-/**
- * The pids a server wrote to a file, once it has.
- * @param file - The file.
- * @returns The pids.
- */
-async function pidsIn(file: string): Promise<number[]> {
-  await waitUntil(
-    () => existsSync(file) && readFileSync(file, "utf8").endsWith("\n"),
-    10_000,
-    "pids written",
-  );
-  const pids = readFileSync(file, "utf8").trim().split(/\s+/).map(Number);
-  started.push(...pids);
-  return pids;
-}
+const { dirs, pidsIn } = trackProcesses(10_000);
 
 describe("launchServer", () => {
   test.if(process.platform !== "win32")(

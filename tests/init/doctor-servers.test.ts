@@ -1,35 +1,14 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { LaunchedServers } from "../../src/init/doctor-servers.ts";
 import { GroupStdioTransport } from "../../src/init/group-transport.ts";
 import { isAlive, waitUntil } from "../proxy/support/harness.ts";
 import { REPO } from "../run-cli.ts";
 import { tempDir } from "./run-helpers.ts";
+import { trackProcesses } from "./support-pids.ts";
 
-const dirs: string[] = [];
-const started: number[] = [];
-afterAll(() => {
-  // Whatever a failing test left behind, by pid.
-  for (const pid of started) if (isAlive(pid)) process.kill(pid, "SIGKILL");
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-/**
- * The pids a server wrote to a file, once it has.
- * @param file - The file.
- * @returns The pids.
- */
-async function pidsIn(file: string): Promise<number[]> {
-  await waitUntil(
-    () => existsSync(file) && readFileSync(file, "utf8").endsWith("\n"),
-    20_000,
-    "pids written",
-  );
-  const pids = readFileSync(file, "utf8").trim().split(/\s+/).map(Number);
-  started.push(...pids);
-  return pids;
-}
+const { dirs, pidsIn } = trackProcesses();
 
 describe("watchSignals", () => {
   test.if(process.platform !== "win32").each([
