@@ -11,14 +11,22 @@
  */
 
 import { isSecretName } from "./redact.ts";
-import { hideForms, MIN_SECRET_VALUE, plainForms } from "./secret-forms.ts";
+import { hideForms, MIN_SECRET_PIECE, plainForms } from "./secret-forms.ts";
 
 /** Values of a flag, not of a secret (`NPM_CONFIG_ALWAYS_AUTH=false`): hiding them would blank prose. */
 const FLAG_VALUES: ReadonlySet<string> = new Set(["true", "false", "yes", "null", "undefined"]);
 
 /**
- * The values of an environment's secret-named variables worth hiding: at least 4 characters, not a
- * flag's `true` or `false`.
+ * Names of variables that hold where something is, not a secret, though a word of theirs is a
+ * secret word (`SSH_AUTH_SOCK`, `GNUPG_KEY_DIR`): on nearly every machine, and hiding their values
+ * would blank paths out of every stderr line.
+ */
+const LOCATION_NAME = /_(?:SOCK|PATH|DIR|FILE|HOME)$/i;
+
+/**
+ * The values of an environment's secret-named variables worth hiding: at least 8 characters (an
+ * ordinary `AUTH_METHOD=github` is no secret and would blank a word of prose), not a flag's `true`
+ * or `false`, not of a name ending in `_SOCK`, `_PATH`, `_DIR`, `_FILE` or `_HOME`.
  *
  * Source: SPEC §3.5 (names like token, password, secret, key, authorization, cookie).
  * @param env - The upstream's environment.
@@ -27,7 +35,7 @@ const FLAG_VALUES: ReadonlySet<string> = new Set(["true", "false", "yes", "null"
 export function environmentSecrets(env: Readonly<Record<string, string | undefined>>): string[] {
   const found = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || value.trim().length < MIN_SECRET_VALUE) continue;
+    if (value === undefined || value.trim().length < MIN_SECRET_PIECE || LOCATION_NAME.test(name)) continue;
     if (FLAG_VALUES.has(value.trim().toLowerCase()) || !isSecretName(name)) continue;
     found.add(value);
   }

@@ -14,6 +14,23 @@ describe("environmentSecrets()", () => {
     };
     expect(environmentSecrets(env)).toEqual(["Tr0ub4dor&3", "value-of-the-token"]);
   });
+
+  test("environmentSecrets() leaves out locations (_SOCK, _PATH, _DIR, _FILE, _HOME) and values under 8 characters", () => {
+    const env = {
+      SSH_AUTH_SOCK: "/run/user/1000/keyring/ssh",
+      GNUPG_KEY_DIR: "/home/someone/.gnupg",
+      AUTH_TOKEN_FILE: "/etc/app/token",
+      AUTH_METHOD: "github",
+      API_KEY_PATH: "/etc/app/key.pem",
+      SECRETS_HOME: "/var/secrets",
+      DB_PASSWORD: "Tr0ub4dor",
+    };
+    expect(environmentSecrets(env)).toEqual(["Tr0ub4dor"]);
+    const line = "socket at /run/user/1000/bus; login via github ok";
+    expect(
+      environmentHider({ SSH_AUTH_SOCK: env.SSH_AUTH_SOCK, AUTH_METHOD: "github" })?.(line),
+    ).toBeUndefined();
+  });
 });
 
 describe("environmentHider()", () => {
