@@ -50,6 +50,12 @@ export interface UpstreamProcess {
   /** The last 8 KiB of its stderr (redacted as {@link SpawnUpstreamOptions.redactStderr} says). */
   readonly stderrTail: () => string;
   /**
+   * What hides its environment's secrets in a text (built by {@link SpawnUpstreamOptions.redactStderr}
+   * and used on its stderr), for other text it writes (a line on stdout that is not JSON); undefined
+   * when there is nothing to hide.
+   */
+  readonly hideSecrets: ((text: string) => string) | undefined;
+  /**
    * Closes Bouncer's ends of its stdin, stdout and stderr, once it is stopped: a descendant that
    * left its process group may hold the other ends open, and open pipes keep this process alive.
    */
@@ -170,6 +176,7 @@ export function spawnUpstream(spec: UpstreamSpec, options: SpawnUpstreamOptions)
     exited,
     hasExited: () => done,
     stderrTail: drain.tail,
+    hideSecrets: redact,
     releasePipes: () => {
       for (const stream of [stdin, stdout, stderr]) stream.destroy();
     },

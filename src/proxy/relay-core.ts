@@ -88,6 +88,11 @@ export interface RelayOptions {
    * 2,000 ms; an upstream that closed its input and lives on gets the bare error then).
    */
   readonly failureWaitMs?: number;
+  /**
+   * Hides the upstream's environment secrets in the preview of its noise, logged and audited
+   * (`bouncer run` passes the upstream's stderr redaction: a `password=…` config line on stdout).
+   */
+  readonly hideUpstreamSecrets?: (text: string) => string;
 }
 
 /** What noise kinds are called in logs. */
@@ -266,10 +271,12 @@ export class RelayCore {
   }
 
   /**
-   * Reports noise to stderr and to the hook.
-   * @param noise - What was seen.
+   * Reports noise to stderr and to the hook, the upstream's with its environment secrets hidden.
+   * @param report - What was seen.
    */
-  noise(noise: NoiseReport): void {
+  noise(report: NoiseReport): void {
+    const hide = report.side === "upstream" ? this.options.hideUpstreamSecrets : undefined;
+    const noise = hide === undefined ? report : { ...report, preview: hide(report.preview) };
     this.log(
       `The ${noise.side} wrote ${NOISE_NAMES[noise.kind]} (${noise.bytes} characters): ${noise.preview}`,
     );

@@ -275,6 +275,8 @@ export async function runProxy(
         : createHooks(context, setup),
     unknownMethods: run.unknownMethods,
     log,
+    // What its stdout shows that is not JSON hides its environment's secrets as its stderr does.
+    ...(upstream?.hideSecrets === undefined ? {} : { hideUpstreamSecrets: upstream.hideSecrets }),
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
     onEndRequested: (code) => void shutdown("session_ended", code),
     onFailureReported: () => void shutdown("upstream_exit", 1),

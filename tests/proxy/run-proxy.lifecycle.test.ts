@@ -202,6 +202,44 @@ describe("bouncer run life cycle", () => {
   );
 
   test(
+    "bouncer run hides a secret-named environment value in a line its upstream wrote on stdout that is not JSON, in its stderr and the audit noise record",
+    async () => {
+      const auditLog = join(mkdtempSync(join(tmpdir(), "bouncer-envnoise-")), "audit.jsonl");
+      const script = 'echo "config: password=$DB_PASSWORD"; exec "$0" "$1"';
+      const { command, args } = bouncerCommand("cli", [
+        "--upstream-name",
+        "db",
+        "--audit-log",
+        auditLog,
+        "--",
+        "sh",
+        "-c",
+        script,
+        BUN,
+        FRAMING_UPSTREAM,
+      ]);
+      const secret = "Tr0ub4dor&3-horse-battery-staple";
+      const session = startLines(command, args, { BOUNCER_HOME: home, DB_PASSWORD: secret });
+      session.send(initializeRequest(0));
+      await session.next((m) => m.id === 0, "initialize answered");
+      session.child.stdin?.end();
+      await deadline(session.exited, 20_000, "bouncer exits");
+      const noise = readFileSync(auditLog, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { event: string; reason?: string })
+        .find((record) => record.event === "noise");
+      expect(noise?.reason).toBe('not_json (49 characters): "config: password=[redacted]"');
+      expect(session.stderr()).toContain(
+        '[bouncer] The upstream wrote a line that is not JSON (49 characters): "config: password=[redacted]"',
+      );
+      for (const text of [session.stderr(), readFileSync(auditLog, "utf8")])
+        expect(text).not.toContain("Tr0ub4dor");
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
     "bouncer run exits 1 when its upstream died before the client said anything and the client then leaves",
     async () => {
       const { command, args } = bouncerCommand("cli", ["--upstream-name", "die", "--", "sh", "-c", "exit 3"]);
