@@ -8,7 +8,7 @@
 
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
 import { redactJson, redactText } from "./redact.ts";
-import { secretHider, secretValues } from "./redact-values.ts";
+import { argumentSecrets, secretHider } from "./redact-values.ts";
 
 /**
  * Builds the line object in the field order of SPEC §3.5, redacting `args`, `reason` and `evidence`.
@@ -30,14 +30,14 @@ export function toRecord(
   // A reason or evidence that quotes a secret-named argument must not show it either — unless the
   // "secret" is the name of a server or tool of the record: an agent passing `token: "read_inbox"`
   // would otherwise blank where its destination was seen.
+  // No part of a value `args` show (the recipient) is hidden either: `password: "evil"` would blank
+  // it out of `attacker@evil.example` where the reason names the destination.
   const names = recordNames(entry);
-  const secrets =
-    entry.args === undefined
-      ? []
-      : secretValues(entry.args).filter((value) => !names.has(value.toLowerCase()));
+  const found = entry.args === undefined ? { secrets: [], shown: [] } : argumentSecrets(entry.args);
+  const secrets = found.secrets.filter((value) => !names.has(value.toLowerCase()));
   if (entry.verdict !== undefined) record.verdict = entry.verdict;
   if (entry.contract !== undefined) record.contract = entry.contract;
-  const hide = secrets.length === 0 ? undefined : secretHider(secrets);
+  const hide = secrets.length === 0 ? undefined : secretHider(secrets, found.shown);
   const redactString = hide === undefined ? redactText : (text: string): string => redactText(hide(text));
   if (entry.reason !== undefined) record.reason = redactString(entry.reason);
   if (entry.source !== undefined) record.source = entry.source;

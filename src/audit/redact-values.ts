@@ -19,8 +19,18 @@ import {
   MAX_WINDOWED,
   MIN_SECRET_PIECE,
   MIN_SECRET_VALUE,
+  occursWhole,
   type SecretForms,
+  shownWindows,
 } from "./secret-forms.ts";
+
+/** A call's secret-named values, and the other values its record's `args` show. */
+export interface ArgumentSecrets {
+  /** From {@link secretValues}. */
+  readonly secrets: string[];
+  /** The values not under a secret-named key, as `args` show them (token-redacted, cut at 1 KiB). */
+  readonly shown: string[];
+}
 
 /**
  * The scalar values that `redactJson` hides because of their key (`password`, `api_key`...), and the
@@ -37,6 +47,19 @@ import {
  *   argument shows.
  */
 export function secretValues(value: unknown): string[] {
+  return argumentSecrets(value).secrets;
+}
+
+/**
+ * {@link secretValues}, and the values that the record's `args` show anyway (not under a
+ * secret-named key, at most 64 levels deep): no part of those is hidden (`secretHider`'s `shown`),
+ * so an agent that passes `password: "evil"` cannot blank `attacker@evil.example` out of the reason.
+ *
+ * Source: SPEC §3.5.
+ * @param value - Tool arguments.
+ * @returns The secrets, and the shown values (empty when there are no secrets).
+ */
+export function argumentSecrets(value: unknown): ArgumentSecrets {
   const found = new Set<string>();
   const others: string[] = [];
   const stack: { item: unknown; under: boolean; depth: number }[] = [{ item: value, under: false, depth: 0 }];
@@ -62,18 +85,20 @@ export function secretValues(value: unknown): string[] {
       stack.push({ item: Reflect.get(item, key), under: under || isSecretName(key), depth: depth + 1 });
     }
   }
-  if (found.size === 0) return [];
+  if (found.size === 0) return { secrets: [], shown: [] };
   // A value the record's `args` show anyway under another key (the recipient passed again as
   // `token`) hides nothing by being redacted: it would only blank what the reason says. `args` show
   // values token-redacted and cut at 1 KiB; a short secret counts as shown only as a whole value
   // (`date` inside `update` shows nothing).
-  const shown = others.map((text) => redactText(text).toLowerCase());
-  return [...found].filter((secret) => {
+  const shownAs = others.map((text) => redactText(text));
+  const shown = shownAs.map((text) => text.toLowerCase());
+  const secrets = [...found].filter((secret) => {
     const lower = secret.toLowerCase();
     return !shown.some(
       (text) => text === lower || (lower.length >= MIN_SECRET_PIECE && text.includes(lower)),
     );
   });
+  return { secrets, shown: secrets.length === 0 ? [] : shownAs };
 }
 
 /**
@@ -120,10 +145,15 @@ function formsOf(secret: string): string[] {
  * Source: SPEC §3.5 (redaction of `reason` and `evidence`), §3.4 (rendering).
  * @param text - A reason, an excerpt, or any text that may quote the arguments.
  * @param secrets - From {@link secretValues}.
+ * @param shown - Values shown anyway (from {@link argumentSecrets}): no part of them is hidden.
  * @returns The text with no form of a secret value left in it.
  */
-export function redactTextOf(text: string, secrets: readonly string[]): string {
-  return redactText(secretHider(secrets)(text));
+export function redactTextOf(
+  text: string,
+  secrets: readonly string[],
+  shown: readonly string[] = [],
+): string {
+  return redactText(secretHider(secrets, shown)(text));
 }
 
 /**
@@ -132,17 +162,44 @@ export function redactTextOf(text: string, secrets: readonly string[]): string {
  * reason renders it (non-ASCII escaped), by its pieces, and by any 12 characters of it in any case
  * (a cut start, an ending window, a lower-cased host); a short one only where it does not continue
  * a word. Nothing else changes (no token redaction, no cut). The forms are computed once, here.
+ * A form or 12-character run that occurs in a shown value, in any of its forms, is not looked for:
+ * the record's `args` show it anyway, and a reason quotes that value (the deciding destination) as
+ * `args` hold it — hiding it there would only blank the destination (SPEC §3.4: it stays in view).
  *
  * Source: SPEC §3.5 (redaction of `reason` and `evidence`), §3.4 (rendering).
- * @param secrets - Values to hide (from {@link secretValues}, or environment values).
+ * @param secrets - Values to hide (from {@link secretValues}).
+ * @param shown - Values the record shows anyway (from {@link argumentSecrets}); default none.
  * @returns From a text to the text with no form of a secret value left in it.
  */
-export function secretHider(secrets: readonly string[]): (text: string) => string {
-  const compiled: SecretForms[] = secrets.map((secret) => ({
-    forms: formsOf(secret),
-    windowed: windowedForms(secret),
-  }));
+export function secretHider(
+  secrets: readonly string[],
+  shown: readonly string[] = [],
+): (text: string) => string {
+  const seen = shownText(shown);
+  const compiled: SecretForms[] = secrets.map((secret) => {
+    const forms = formsOf(secret);
+    const windowed = windowedForms(secret);
+    if (seen === "") return { forms, windowed };
+    return {
+      forms: forms.filter((form) => !occursWhole(seen, form.toLowerCase())),
+      windowed,
+      skip: shownWindows(seen, windowed),
+    };
+  });
   return (text) => hideForms(text, compiled);
+}
+
+/**
+ * Every form of the shown values ({@link formsOf}: as written, canonical, rendered, its end, its
+ * pieces and hosts), lower-cased, joined by NUL (no form or run of a secret is looked for across it
+ * as a word: NUL is no word character).
+ * @param shown - Values the record's `args` show.
+ * @returns The joined text, empty for none.
+ */
+function shownText(shown: readonly string[]): string {
+  const texts = new Set<string>();
+  for (const value of shown) for (const form of formsOf(value)) texts.add(form.toLowerCase());
+  return [...texts].join("\u0000");
 }
 
 /**

@@ -25,6 +25,8 @@ export interface SecretForms {
   /** Longest first, each of at least 4 characters. */
   readonly forms: readonly string[];
   readonly windowed: readonly string[];
+  /** 12-character runs, lower-cased, not looked for (another argument shows them: {@link shownWindows}). */
+  readonly skip?: ReadonlySet<string>;
 }
 
 /**
@@ -85,9 +87,9 @@ export function longestFirst(forms: Iterable<string>): string[] {
  */
 export function hideForms(text: string, secrets: readonly SecretForms[]): string {
   let out = text;
-  for (const { forms, windowed } of secrets) {
+  for (const { forms, windowed, skip } of secrets) {
     for (const form of forms) out = replaceWhole(out, form);
-    for (const form of windowed) out = redactWindows(out, form);
+    for (const form of windowed) out = redactWindows(out, form, skip);
   }
   return out;
 }
@@ -96,20 +98,64 @@ export function hideForms(text: string, secrets: readonly SecretForms[]): string
 const WORD = /[\p{L}\p{N}_]/u;
 
 /**
- * Replaces a form wherever it occurs; a short one (under 8 characters: `date`) only where it does
- * not continue a word (`update`), a longer one anywhere (`-ps3cretpass`).
+ * Whether a form found at an offset continues a word there: only a short one (under 8 characters:
+ * `date` in `update`) counts as glued, a longer one is found anywhere (`-ps3cretpass`).
  */
+function glued(text: string, form: string, at: number): boolean {
+  if (form.length >= MIN_SECRET_PIECE) return false;
+  const before = text[at - 1] ?? "";
+  const after = text[at + form.length] ?? "";
+  return (
+    (WORD.test(form[0] ?? "") && WORD.test(before)) || (WORD.test(form.at(-1) ?? "") && WORD.test(after))
+  );
+}
+
+/**
+ * Whether a form occurs in a text where {@link hideForms} would replace it (a short one not inside
+ * a word: `evil` in `attacker@evil.example`, not `date` in `update`).
+ *
+ * Source: SPEC §3.5.
+ * @param text - Any text.
+ * @param form - A form of a secret.
+ * @returns True when it occurs there.
+ */
+export function occursWhole(text: string, form: string): boolean {
+  for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1))
+    if (!glued(text, form, at)) return true;
+  return false;
+}
+
+/**
+ * The 12-character runs of a secret's windowed forms (lower-cased, their first 256 characters) that
+ * occur in a text: what another argument shows anyway, so not looked for (`attacker@evi` of
+ * `attacker@evil.example-xyz` when the recipient is `attacker@evil.example`).
+ *
+ * Source: SPEC §3.5.
+ * @param text - Lower-cased text (what the record's `args` show).
+ * @param windowed - The forms whose runs are looked for.
+ * @returns The runs found in `text`.
+ */
+export function shownWindows(text: string, windowed: readonly string[]): Set<string> {
+  const wanted = new Set<string>();
+  for (const form of windowed) {
+    const lower = form.slice(0, MAX_WINDOWED).toLowerCase();
+    for (let i = 0; i + SECRET_WINDOW <= lower.length; i += 1) wanted.add(lower.slice(i, i + SECRET_WINDOW));
+  }
+  const found = new Set<string>();
+  if (wanted.size === 0) return found;
+  for (let i = 0; i + SECRET_WINDOW <= text.length; i += 1) {
+    const window = text.slice(i, i + SECRET_WINDOW);
+    if (wanted.has(window)) found.add(window);
+  }
+  return found;
+}
+
+/** Replaces a form wherever it occurs, a short one only where it does not continue a word. */
 function replaceWhole(text: string, form: string): string {
-  const short = form.length < MIN_SECRET_PIECE;
   let out = "";
   let from = 0;
   for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
-    const before = text[at - 1] ?? "";
-    const after = text[at + form.length] ?? "";
-    const glued =
-      short &&
-      ((WORD.test(form[0] ?? "") && WORD.test(before)) || (WORD.test(form.at(-1) ?? "") && WORD.test(after)));
-    if (glued || at < from) continue;
+    if (at < from || glued(text, form, at)) continue;
     out += `${text.slice(from, at)}${REDACTED}`;
     from = at + form.length;
   }
@@ -119,9 +165,10 @@ function replaceWhole(text: string, form: string): string {
 /**
  * Redacts every run of 12 or more characters of a secret found in a text, in any case: what a
  * message shows of a secret inside a longer value — its start before a cut, its middle in an
- * ending window, a host lower-cased as the identity writes it. Overlapping finds merge.
+ * ending window, a host lower-cased as the identity writes it. Overlapping finds merge; runs in
+ * `skip` (lower-cased) are not looked for.
  */
-function redactWindows(text: string, secret: string): string {
+function redactWindows(text: string, secret: string, skip?: ReadonlySet<string>): string {
   if (secret.length < SECRET_WINDOW) return text;
   // Lower case must keep every offset (it does not for a few letters, `İ`): else case counts.
   const folded = text.toLowerCase();
@@ -131,6 +178,7 @@ function redactWindows(text: string, secret: string): string {
   const spans: [number, number][] = [];
   for (let i = 0; i + SECRET_WINDOW <= wanted.length; i += 1) {
     const window = wanted.slice(i, i + SECRET_WINDOW);
+    if (skip !== undefined && skip.size > 0 && skip.has(caseless ? window : window.toLowerCase())) continue;
     for (let at = lower.indexOf(window); at !== -1; at = lower.indexOf(window, at + 1)) {
       spans.push([at, at + SECRET_WINDOW]);
     }
