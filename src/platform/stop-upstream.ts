@@ -59,6 +59,20 @@ async function waitFor(
 }
 
 /**
+ * How long a stop waits after closing the upstream's stdin before SIGTERM (ms; SPEC §3.3).
+ *
+ * Source: SPEC §3.3 ("close its stdin, wait a grace period, then SIGTERM, then SIGKILL").
+ */
+export const STOP_GRACE_MS = 2000;
+
+/**
+ * How long a stop waits after SIGTERM before SIGKILL of the whole group (ms; SPEC §3.3).
+ *
+ * Source: SPEC §3.3.
+ */
+export const STOP_KILL_AFTER_MS = 2000;
+
+/**
  * Stops the upstream and every process of its group. Never throws.
  *
  * Source: SPEC §3.3.
@@ -70,8 +84,8 @@ export async function stopUpstream(
   upstream: UpstreamProcess,
   options: StopUpstreamOptions = {},
 ): Promise<boolean> {
-  const graceMs = options.graceMs ?? 2000;
-  const killAfterMs = options.killAfterMs ?? 2000;
+  const graceMs = options.graceMs ?? STOP_GRACE_MS;
+  const killAfterMs = options.killAfterMs ?? STOP_KILL_AFTER_MS;
   const pollMs = options.pollMs ?? 50;
   const hurryKillMs = options.hurryKillMs ?? 1000;
   const tree = { platform: options.platform ?? (process.platform === "win32" ? "win32" : "posix") } as const;

@@ -22,7 +22,7 @@ import { isBouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import { readEnv } from "../platform/resolve-command.ts";
 import { spawnUpstream, type UpstreamExit, type UpstreamProcess } from "../platform/spawn-upstream.ts";
-import { stopUpstream } from "../platform/stop-upstream.ts";
+import { STOP_GRACE_MS, STOP_KILL_AFTER_MS, stopUpstream } from "../platform/stop-upstream.ts";
 import type { GatingSetup } from "./gating-hooks.ts";
 import type { RpcErrorObject } from "./jsonrpc.ts";
 import type { MessageWriter } from "./message-writer.ts";
@@ -196,8 +196,8 @@ export async function runProxy(
     clientWriter?.sendWaiting();
     if (upstream !== undefined) {
       await stopUpstream(upstream, {
-        graceMs: reason === "signal" ? 0 : (options.graceMs ?? 2000),
-        killAfterMs: options.killAfterMs ?? 2000,
+        graceMs: reason === "signal" ? 0 : (options.graceMs ?? STOP_GRACE_MS),
+        killAfterMs: options.killAfterMs ?? STOP_KILL_AFTER_MS,
         hurry: hurry.signal,
       });
     }
@@ -242,7 +242,7 @@ export async function runProxy(
     // The signal handlers and the parent watch stay until the upstream is stopped (a signal
     // meanwhile stops it at once); only then are they removed.
     if (upstream !== undefined)
-      await stopUpstream(upstream, { graceMs: 0, killAfterMs: options.killAfterMs ?? 2000 });
+      await stopUpstream(upstream, { graceMs: 0, killAfterMs: options.killAfterMs ?? STOP_KILL_AFTER_MS });
     for (const cleanup of cleanups.splice(0)) cleanup();
     return refuse(policy.error, 2);
   }
