@@ -4,11 +4,9 @@
  * it (in memory), later ones are re-walks; each call is decided (an instance's calls in their live
  * `seq` order, see `replay-order.ts`), its ask answered from the file (or
  * `--ask`), and the output of every call that was forwarded is recorded as untrusted, as is each
- * `output` event where it stands (resources, prompts, notifications, instructions). Edge (no I/O:
- * the command reads the file and prints the rows).
- * `--ask`), and the output of every call that was forwarded is recorded as untrusted. A walk or a
- * decision that fails is a deny with live's reason, never a crash of the replay. Edge (no I/O: the
- * command reads the file and prints the rows).
+ * `output` and `instructions` event where it stands. A walk or a decision that fails is a deny with
+ * live's reason, never a crash of the replay. Edge (no I/O: the command reads the file and prints
+ * the rows).
  *
  * Source: SPEC §5.9, §7 (the security bench replays the same way).
  * @module
@@ -92,9 +90,8 @@ function recordedAnswer(event: CallEvent, options: ReplayOptions): AskAnswer {
 
 /**
  * Walks a `tools` event as the live proxy walks a `tools/list` answer (`tool-list-state.ts`): through
- * the gate, then the list the client is shown is written as JSON, which fails for a list nested past
- * what the runtime's `JSON.stringify` writes (tens of thousands of levels). Either failure is the
- * server's failed walk, in live's words.
+ * the gate, which refuses a definition nested deeper than 1,000 levels (so the list the client is
+ * shown can always be written). A failure is the server's failed walk, in live's words.
  *
  * Source: SPEC §2.2 ("calls wait for it"), §5.9 (replay decides as live).
  * @param gate - The session's gate.
@@ -103,8 +100,7 @@ function recordedAnswer(event: CallEvent, options: ReplayOptions): AskAnswer {
  */
 async function walkAsLive(gate: Gate, event: ToolsEvent): Promise<string | undefined> {
   try {
-    const { visible } = await gate.walkTools(event.server, event.tools);
-    JSON.stringify(visible);
+    await gate.walkTools(event.server, event.tools);
     return undefined;
   } catch (error) {
     return `Cannot walk the upstream's tools: ${error instanceof Error ? error.message : String(error)}`;
