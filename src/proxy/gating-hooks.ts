@@ -130,9 +130,7 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
           // A later initialize of the same session (a client that sends it again): its instructions
           // are recorded, but the server stays the one first registered — a new serverInfo must not
           // match other packs mid-session, and the session file keeps one server event per run.
-          if (typeof instructions !== "string") return;
-          gate.recordInstructions(session.context.name, instructions);
-          audit.recordInstructions(instructions);
+          if (typeof instructions === "string") recordInstructions(session, instructions);
           return;
         }
         registered = true;
@@ -146,13 +144,13 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
           // false`, its path prefixes) on tools that merely share names. Said once, at start.
           if (matched.by === "upstream_name") log(packByNameNotice(matched.pack.name, context.name));
         }
-        if (typeof instructions === "string") gate.recordInstructions(context.name, instructions);
         audit.recordServer({
           command: context.command ?? [],
           cwd: context.cwd ?? "",
           ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
         });
-        if (typeof instructions === "string") audit.recordInstructions(instructions);
+        // After the server event, so that the session file names the server first.
+        if (typeof instructions === "string") recordInstructions(session, instructions);
       }),
     onInitialized: () => live((session) => void session.calls.tools.walk()),
     whenReady: () => {
@@ -193,15 +191,12 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
     // of resources and prompts, completions — and so does an error's message and data (SPEC §2.5).
     onUpstreamResult: (request, outcome) =>
       live((session) => {
-        const { gate, server, audit } = session.calls;
         if (request.method === "server/discover" && outcome.kind === "result") {
           const instructions = isJsonObject(outcome.result)
             ? member(outcome.result, "instructions")
             : undefined;
           // The server's instructions, as in its initialize result: field values at most.
-          if (typeof instructions !== "string") return;
-          gate.recordInstructions(server, instructions);
-          audit.recordInstructions(instructions);
+          if (typeof instructions === "string") recordInstructions(session, instructions);
           return;
         }
         recordOther(session, request.method, outcomeValue(outcome));
@@ -264,6 +259,17 @@ function otherMembers(message: JsonObject | undefined, main: string): JsonObject
   if (message === undefined) return undefined;
   const others = Object.entries(message).filter(([key]) => key !== main && !ENVELOPE.has(key));
   return others.length === 0 ? undefined : Object.fromEntries(others);
+}
+
+/**
+ * Records the server's instructions (of `initialize` or `server/discover`) as untrusted, field values
+ * at most (SPEC §2.5), and writes them to the `--record` file.
+ * @param session - The live session.
+ * @param instructions - The text.
+ */
+function recordInstructions(session: Live, instructions: string): void {
+  session.calls.gate.recordInstructions(session.calls.server, instructions);
+  session.calls.audit.recordInstructions(instructions);
 }
 
 /**
