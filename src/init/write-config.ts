@@ -97,15 +97,21 @@ export interface WriteConfigOptions {
   readonly lockWaitMs?: number;
 }
 
-/** How long a run waits for another run's lock on the same file (a stale one is taken over at 10 s). */
+/** How long a run waits for another run's lock on the same file. */
 const LOCK_WAIT_MS = 15_000;
+
+/**
+ * When a lock counts as a crashed run's and is taken over: well past the wait, so that a live run
+ * still writing (a slow disk) never loses its lock to a waiting one (the holder does not refresh it).
+ */
+const LOCK_STALE_MS = 120_000;
 
 /**
  * Writes a new text over a config file read earlier: backup first, then one atomic replace. From
  * the first look at the file to the rename, the run holds `<file>.bouncer-lock` (created with
  * `O_EXCL`, removed after), so two `bouncer init` runs on one file never both pass the "unchanged"
  * check and rename in turn (the first one's wrap lost): the second waits for the lock, then finds
- * the file changed and refuses. A lock older than 10 s is a crashed run's and is taken over.
+ * the file changed and refuses. A lock older than 2 minutes is a crashed run's and is taken over.
  *
  * Source: SPEC §5.2 ("refuses if the file changed since it was read").
  * @param read - The file as read (its bytes must still be on disk).
@@ -144,7 +150,7 @@ async function lockConfig(read: ConfigFileRead, waitMs: number): Promise<HeldLoc
   for (;;) {
     let lock: HeldLock | undefined;
     try {
-      lock = tryAcquireLock(lockPath);
+      lock = tryAcquireLock(lockPath, { staleMs: LOCK_STALE_MS });
     } catch (error) {
       throw new BouncerError(
         "CONFIG_UNWRITABLE",
@@ -156,7 +162,7 @@ async function lockConfig(read: ConfigFileRead, waitMs: number): Promise<HeldLoc
     if (Date.now() >= end) {
       throw new BouncerError(
         "CONFIG_LOCKED",
-        `Cannot write "${read.path}": another bouncer init is writing it (lock file "${lockPath}"): try again (a lock left by a run that crashed is taken over once it is 10 seconds old)`,
+        `Cannot write "${read.path}": another bouncer init is writing it (lock file "${lockPath}"): try again (a lock left by a run that crashed is taken over once it is 2 minutes old)`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 20));

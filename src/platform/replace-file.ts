@@ -17,6 +17,7 @@
 import { randomBytes } from "node:crypto";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { errorCode } from "./errors.ts";
 
 /**
  * One write call: writes up to `length` bytes of `buffer` from `offset`, at `position` in the file.
@@ -163,7 +164,7 @@ export async function writeNewFile(
  * @throws The error when it is not one of those.
  */
 function ignoreOwnerError(error: unknown): void {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   if (code === "EPERM" || code === "EINVAL" || code === "ENOSYS") return;
   throw error;
 }

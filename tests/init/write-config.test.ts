@@ -234,11 +234,16 @@ describe("writeConfigFile() with another run on the same file", () => {
     expect(backups(file)).toHaveLength(1);
   });
 
-  test("writeConfigFile() takes over a lock a crashed run left (older than 10 s) and removes it", async () => {
+  test("writeConfigFile() waits out a lock a slow run holds for a minute, and takes over one a crashed run left (older than 2 minutes)", async () => {
     const file = config('{"a": 0}');
     const lock = `${file}.bouncer-lock`;
     writeFileSync(lock, "4242 deadbeef\n");
-    const old = new Date(Date.now() - 60_000);
+    const minute = new Date(Date.now() - 60_000);
+    utimesSync(lock, minute, minute);
+    const held = writeConfigFile(await readConfigFile(file), '{"a": 1}', { now: NOW, lockWaitMs: 0 });
+    await expect(held).rejects.toMatchObject({ code: "CONFIG_LOCKED" });
+    expect(readFileSync(file, "utf8")).toBe('{"a": 0}');
+    const old = new Date(Date.now() - 180_000);
     utimesSync(lock, old, old);
     await writeConfigFile(await readConfigFile(file), '{"a": 1}', { now: NOW, lockWaitMs: 0 });
     expect(readFileSync(file, "utf8")).toBe('{"a": 1}');

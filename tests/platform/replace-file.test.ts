@@ -29,6 +29,22 @@ test("replaceFile() removes its temp file when the rename fails", async () => {
   mkdirSync(join(target, "inside"), { recursive: true });
   await expect(replaceFile(target, bytes("x"), { mode: 0o600 })).rejects.toBeInstanceOf(Error);
   expect(readdirSync(dir)).toEqual(["folder"]);
+  expect(readdirSync(target)).toEqual(["inside"]);
+});
+
+test("replaceFile() continues after short writes until the last byte is written", async () => {
+  const file = join(dir, "c.json");
+  writeFileSync(file, "old");
+  const calls: number[] = [];
+  // One byte per call, as a nearly full disk may take them.
+  const write: WriteChunk = async (handle, chunk) => {
+    calls.push(chunk.offset);
+    return (await handle.write(chunk.buffer, chunk.offset, 1, chunk.position)).bytesWritten;
+  };
+  await replaceFile(file, bytes("abcdef"), { mode: 0o600, write });
+  expect(readFileSync(file, "utf8")).toBe("abcdef");
+  expect(calls).toEqual([0, 1, 2, 3, 4, 5]);
+  expect(readdirSync(dir)).toEqual(["c.json"]);
 });
 
 test("writeWhole() refuses a write that claims more bytes than it was given", async () => {
