@@ -175,18 +175,25 @@ export function secretHider(
   secrets: readonly string[],
   shown: readonly string[] = [],
 ): (text: string) => string {
-  const seen = shownText(shown);
-  const compiled: SecretForms[] = secrets.map((secret) => {
-    const forms = formsOf(secret);
-    const windowed = windowedForms(secret);
-    if (seen === "") return { forms, windowed };
-    return {
-      forms: forms.filter((form) => !occursWhole(seen, form.toLowerCase())),
-      windowed,
-      skip: shownWindows(seen, windowed),
-    };
-  });
-  return (text) => hideForms(text, compiled);
+  // Built on the first text to hide: a record with no reason or evidence (most allows) pays nothing.
+  const compile = (): SecretForms[] => {
+    const seen = shownText(shown);
+    return secrets.map((secret) => {
+      const forms = formsOf(secret);
+      const windowed = windowedForms(secret);
+      if (seen === "") return { forms, windowed };
+      return {
+        forms: forms.filter((form) => !occursWhole(seen, form.toLowerCase())),
+        windowed,
+        skip: shownWindows(seen, windowed),
+      };
+    });
+  };
+  let compiled: SecretForms[] | undefined;
+  return (text) => {
+    compiled ??= compile();
+    return hideForms(text, compiled);
+  };
 }
 
 /**
