@@ -10,11 +10,10 @@
 
 import { readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { BouncerError } from "../platform/errors.ts";
+import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularFile } from "../platform/regular-file.ts";
 import type { AuditRecord } from "./audit-record.ts";
-import { hasErrorCode } from "./rotation-lock.ts";
 
 /** A line the reader skipped. */
 export interface AuditIssue {
@@ -77,7 +76,7 @@ export function listAuditFiles(path: string): string[] {
   try {
     entries = readdirSync(folder);
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return [];
+    if (errorCode(error) === "ENOENT") return [];
     throw new BouncerError("AUDIT_UNREADABLE", `Cannot read audit log "${path}": ${describeFsError(error)}`, {
       cause: error,
     });
@@ -185,9 +184,9 @@ export function readAuditLog(path: string, options: { readonly following?: boole
             : read.position;
       }
     } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) continue;
+      if (errorCode(error) === "ENOENT") continue;
       // A rotated name that is a FIFO or a folder holds no records: said, and the others read.
-      if (file !== log && (hasErrorCode(error, "ENOTREG") || hasErrorCode(error, "EISDIR"))) {
+      if (file !== log && (errorCode(error) === "ENOTREG" || errorCode(error) === "EISDIR")) {
         issues.push({ file, line: 0, message: `skipped: ${(error as Error).message}` });
         continue;
       }

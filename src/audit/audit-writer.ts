@@ -12,12 +12,12 @@
 
 import { renameSync, statSync, unlinkSync } from "node:fs";
 import packageJson from "../../package.json" with { type: "json" };
-import { BouncerError } from "../platform/errors.ts";
+import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
+import { LOCK_STALE_MS, tryAcquireLock } from "../platform/lock-file.ts";
 import { isoStamper, toRecord } from "./audit-line.ts";
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
 import { openLogFile } from "./log-file.ts";
-import { hasErrorCode, LOCK_STALE_MS, tryAcquireLock } from "./rotation-lock.ts";
 
 /** Rotate when the log reaches this size (SPEC §3.5: 10 MiB). */
 export const ROTATE_BYTES = 10 * 1024 * 1024;
@@ -142,7 +142,7 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
       try {
         size = statSync(path).size;
       } catch (error) {
-        if (hasErrorCode(error, "ENOENT")) return; // another writer rotated it a moment ago
+        if (errorCode(error) === "ENOENT") return; // another writer rotated it a moment ago
         throw error;
       }
       if (size < maxBytes) return;
@@ -151,12 +151,12 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
         try {
           if (i === keep) unlinkSync(`${path}.${keep}`);
         } catch (error) {
-          if (!hasErrorCode(error, "ENOENT")) throw error;
+          if (errorCode(error) !== "ENOENT") throw error;
         }
         try {
           renameSync(from, `${path}.${i}`);
         } catch (error) {
-          if (!hasErrorCode(error, "ENOENT")) throw error;
+          if (errorCode(error) !== "ENOENT") throw error;
         }
       }
       log.close();

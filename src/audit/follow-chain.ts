@@ -11,10 +11,10 @@
 
 import { closeSync, statSync } from "node:fs";
 import { basename } from "node:path";
+import { errorCode } from "../platform/errors.ts";
 import { notRegularReason } from "../platform/regular-file.ts";
 import { type LogPosition, listAuditFiles } from "./audit-reader.ts";
 import { type Cursor, openCursor, positionCursor } from "./follow-cursor.ts";
-import { hasErrorCode } from "./rotation-lock.ts";
 
 /** How often the names are looked at again, at most, when rotations keep moving them (then: next poll). */
 const ATTEMPTS = 20;
@@ -68,7 +68,7 @@ function linkOf(file: string): Link | undefined {
     const stats = statSync(file);
     return { file, identity: `${stats.dev}:${stats.ino}`, refused: notRegularReason(stats)?.reason };
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return undefined;
+    if (errorCode(error) === "ENOENT") return undefined;
     throw error;
   }
 }
@@ -124,7 +124,7 @@ function openLinks(
   const cursors: { cursor: Cursor; file: string }[] = [];
   const skipped: { file: string; reason: string }[] = [];
   const rotated = (error: unknown, file: string): boolean =>
-    file !== path && (hasErrorCode(error, "EISDIR") || hasErrorCode(error, "ENOTREG"));
+    file !== path && (errorCode(error) === "EISDIR" || errorCode(error) === "ENOTREG");
   try {
     for (const link of links) {
       if (link.refused !== undefined && link.file !== path) {

@@ -9,10 +9,10 @@
  */
 
 import { fstatSync, readSync, type Stats, statSync } from "node:fs";
+import { errorCode } from "../platform/errors.ts";
 import { openRegularFile } from "../platform/regular-file.ts";
 import { type LogPosition, POSITION_HEAD_BYTES, parseAuditLine } from "./audit-reader.ts";
 import type { FollowOptions } from "./follow-audit-log.ts";
-import { hasErrorCode } from "./rotation-lock.ts";
 
 /**
  * How many of a followed file's first bytes are kept and compared on every poll: a log emptied in
@@ -56,7 +56,7 @@ export function openCursor(path: string, fromStart: boolean): Cursor | undefined
   try {
     opened = openRegularFile(path);
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return undefined;
+    if (errorCode(error) === "ENOENT") return undefined;
     throw error;
   }
   const { fd, stats } = opened;
@@ -129,7 +129,7 @@ export function identityOf(path: string): string | undefined {
     const stats = statSync(path);
     return `${stats.dev}:${stats.ino}`;
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return undefined;
+    if (errorCode(error) === "ENOENT") return undefined;
     throw error;
   }
 }

@@ -13,9 +13,9 @@
  */
 
 import { closeSync, fstatSync, statSync, writeSync } from "node:fs";
+import { errorCode } from "../platform/errors.ts";
 import { openPrivateAppend, syncWhereSupported } from "../platform/private-file.ts";
 import { lineEncoder } from "./audit-line.ts";
-import { hasErrorCode } from "./rotation-lock.ts";
 
 /** Lines kept since the last look at most; one more line makes the look due. */
 const KEPT_LINES_MAX = 256;
@@ -123,7 +123,7 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
       const stats = statSync(path);
       return `${stats.dev}:${stats.ino}` === identity;
     } catch (error) {
-      if (!hasErrorCode(error, "ENOENT")) throw error;
+      if (errorCode(error) !== "ENOENT") throw error;
       return false;
     }
   };

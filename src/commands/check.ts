@@ -10,6 +10,7 @@
 
 import { defineCommand } from "citty";
 import type { JsonObject, ToolRules } from "../engine/index.ts";
+import { safeName } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import {
   explainToolRules,
@@ -21,7 +22,7 @@ import {
 } from "../policy/index.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { checkEveryPolicyPath, checkPolicyPaths, formatIssueLine } from "./policy-files.ts";
-import { placeholderNotes, rulesLines, safeName } from "./rules-view.ts";
+import { placeholderNotes, rulesLines } from "./rules-view.ts";
 
 /** What `bouncer check` was asked to do. */
 export interface CheckOptions {

@@ -7,8 +7,7 @@
  * @module
  */
 
-import { destinationRule, type JsonObject, type ToolRules } from "../engine/index.ts";
-import { safeName } from "./rules-view.ts";
+import { destinationRule, type JsonObject, safeName, type ToolRules } from "../engine/index.ts";
 
 /**
  * The destination arguments of an exfiltrating tool, as `explain --json` gives them.

@@ -11,7 +11,7 @@
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { JsonValue, ToolDefinition } from "../engine/index.ts";
-import { isJsonObject } from "../engine/index.ts";
+import { isJsonObject, safeName } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
@@ -20,7 +20,7 @@ import { explainToolRules, type MatchedPack, matchPacks, resolveToolRules } from
 import { destinationsLine, destinationsView } from "./explain-destinations.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { loadPolicyPaths } from "./policy-files.ts";
-import { placeholderNotes, rulesLines, safeName } from "./rules-view.ts";
+import { placeholderNotes, rulesLines } from "./rules-view.ts";
 
 /** What `bouncer explain` was asked. */
 export interface ExplainOptions {

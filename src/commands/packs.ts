@@ -7,11 +7,11 @@
  */
 
 import { defineCommand } from "citty";
+import { safeName } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { builtinPacks, builtinPackTexts } from "../platform/packs.ts";
 import { packJson } from "../policy/index.ts";
 import { type CommandIo, commandIo } from "./io.ts";
-import { safeName } from "./rules-view.ts";
 
 /**
  * Runs `bouncer packs list`.

@@ -13,6 +13,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { createColors } from "picocolors";
+import { safeName } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
@@ -23,7 +24,6 @@ import { type ReplayRow, type ReplaySummary, replaySession } from "../proxy/repl
 import { parseSession } from "../proxy/replay-session.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { loadPolicyPaths } from "./policy-files.ts";
-import { safeName } from "./rules-view.ts";
 
 /** What `bouncer replay` was asked to do. */
 export interface ReplayCommandOptions {

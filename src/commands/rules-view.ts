@@ -6,19 +6,8 @@
  * @module
  */
 
-import { type JsonValue, type RuleSource, renderUntrusted, type ToolRules } from "../engine/index.ts";
+import { type JsonValue, type RuleSource, safeName, type ToolRules } from "../engine/index.ts";
 import { COMMAND_LINE_DIRS, explainToolRules } from "../policy/index.ts";
-
-/**
- * Shows a name as it is when it is plain printable ASCII, else rendered safely (SPEC §3.4).
- *
- * Source: SPEC §3.4 (rendering untrusted strings).
- * @param name - A tool, server, file or argument name.
- * @returns The name for a terminal.
- */
-export function safeName(name: string): string {
-  return /^[\x21-\x7e]+$/.test(name) ? name : renderUntrusted(name);
-}
 
 /**
  * A JSON value on one line: plain strings as they are, everything else as compact JSON-like text.

@@ -48,7 +48,7 @@ export {
   PINS_OFF_HINT,
 } from "./pinning.ts";
 export { type RecordOptions, recordCallOutput, recordOutput } from "./record-output.ts";
-export { escapeControls, renderHost, renderUntrusted, renderUntrustedEnd } from "./render.ts";
+export { escapeControls, renderHost, renderUntrusted, renderUntrustedEnd, safeName } from "./render.ts";
 export { schemaProperties, walkSchema } from "./schema-walk.ts";
 export { evaluateSinkGate } from "./sink-gate.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";

@@ -24,6 +24,17 @@ export function renderUntrusted(value: string): string {
 }
 
 /**
+ * Shows a name as it is when it is plain printable ASCII, else rendered safely (SPEC §3.4).
+ *
+ * Source: SPEC §3.4 (rendering untrusted strings).
+ * @param name - A tool, server, file or argument name.
+ * @returns The name for a terminal.
+ */
+export function safeName(name: string): string {
+  return /^[\x21-\x7e]+$/.test(name) ? name : renderUntrusted(name);
+}
+
+/**
  * Whether {@link renderUntrusted} shows a string whole (it is not cut at 200 characters).
  *
  * Source: SPEC §3.4 "Rendering untrusted strings".

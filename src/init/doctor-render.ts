@@ -6,8 +6,7 @@
  * @module
  */
 
-import { safeName } from "../commands/rules-view.ts";
-import { escapeControls } from "../engine/index.ts";
+import { escapeControls, safeName } from "../engine/index.ts";
 import type { ServerAnalysis } from "./doctor-analysis.ts";
 
 /** One server entry's result. */

@@ -11,7 +11,7 @@
  */
 
 import path from "node:path";
-import { safeName } from "../commands/rules-view.ts";
+import { safeName } from "../engine/index.ts";
 import { errorLine } from "../platform/errors.ts";
 import { analyzeServer } from "./doctor-analysis.ts";
 import { disabledEntries } from "./doctor-disabled.ts";

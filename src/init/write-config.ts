@@ -12,9 +12,9 @@
  */
 
 import { readFile, realpath, rm } from "node:fs/promises";
-import { type HeldLock, tryAcquireLock } from "../audit/rotation-lock.ts";
 import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
+import { type HeldLock, tryAcquireLock } from "../platform/lock-file.ts";
 import { decodeUtf8Text, readRegularFile } from "../platform/regular-file.ts";
 import { replaceFile, type WriteChunk, writeNewFile } from "../platform/replace-file.ts";
 

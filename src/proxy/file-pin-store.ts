@@ -16,10 +16,10 @@
 
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { hasErrorCode, tryAcquireLock } from "../audit/rotation-lock.ts";
 import type { ToolDefinition } from "../engine/index.ts";
-import { BouncerError, isBouncerError } from "../platform/errors.ts";
+import { BouncerError, errorCode, isBouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
+import { tryAcquireLock } from "../platform/lock-file.ts";
 import { ensureParentDir } from "../platform/parent-dir.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import { replaceFile } from "../platform/replace-file.ts";
@@ -83,7 +83,7 @@ export function readPinFile(path: string): { readonly text: string; readonly fil
     text = readRegularTextFile(path); // a FIFO there would block every call and the shutdown
   } catch (error) {
     if (isBouncerError(error)) throw error;
-    if (hasErrorCode(error, "ENOENT")) return undefined;
+    if (errorCode(error) === "ENOENT") return undefined;
     throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describeFsError(error)}`, {
       cause: error,
     });
@@ -311,7 +311,7 @@ function stampOf(path: string): string | undefined {
     return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
   } catch (error) {
     if (isBouncerError(error)) throw error;
-    if (hasErrorCode(error, "ENOENT")) return undefined;
+    if (errorCode(error) === "ENOENT") return undefined;
     throw new BouncerError("PINS_UNREADABLE", `Cannot read pins "${path}": ${describeFsError(error)}`, {
       cause: error,
     });

@@ -11,8 +11,7 @@
 
 import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { hasErrorCode } from "../audit/rotation-lock.ts";
-import { BouncerError } from "../platform/errors.ts";
+import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import { pinsDir, readPinFile, updatePinFile } from "./file-pin-store.ts";
@@ -72,7 +71,7 @@ export function listPins(home: string, server?: string): PinListing {
   try {
     names = readdirSync(dir).filter((name) => /^[0-9a-f]{64}\.json$/.test(name));
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return { servers: [], unreadable: [] };
+    if (errorCode(error) === "ENOENT") return { servers: [], unreadable: [] };
     throw new BouncerError("PINS_UNREADABLE", `Cannot list pins in "${dir}": ${describeFsError(error)}`, {
       cause: error,
     });
@@ -263,7 +262,7 @@ export function forgetServer(home: string, server: string): string[] {
       unlinkSync(path);
       removed.push(path);
     } catch (error) {
-      if (!hasErrorCode(error, "ENOENT")) {
+      if (errorCode(error) !== "ENOENT") {
         throw new BouncerError("PINS_UNWRITABLE", `Cannot remove pins "${path}": ${describeFsError(error)}`, {
           cause: error,
         });

@@ -10,12 +10,12 @@
 import { basename } from "node:path";
 import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
-import { safeName } from "../commands/rules-view.ts";
 import {
   ACCEPT_HASH_DIGITS,
   acceptCommand,
   describePinDiff,
   diffToolDefinitions,
+  safeName,
   summarizePinDiff,
 } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";

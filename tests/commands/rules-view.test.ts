@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { rulesLines, safeName, valueText } from "../../src/commands/rules-view.ts";
+import { rulesLines, valueText } from "../../src/commands/rules-view.ts";
+import { safeName } from "../../src/engine/index.ts";
 import { builtinPacks } from "../../src/platform/packs.ts";
 import { parsePolicyFiles, resolveToolRules } from "../../src/policy/index.ts";
 

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { safeName } from "../../src/commands/rules-view.ts";
+import { safeName } from "../../src/engine/index.ts";
 import { sourceCliPath, sourceRuntimeFlags } from "../../src/init/launcher.ts";
 import type { Launcher } from "../../src/init/types.ts";
 import { isAlive, STUBBORN_TREE, waitUntil } from "../proxy/support/harness.ts";

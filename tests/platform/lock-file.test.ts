@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LOCK_STALE_MS, tryAcquireLock } from "../../src/audit/rotation-lock.ts";
+import { LOCK_STALE_MS, tryAcquireLock } from "../../src/platform/lock-file.ts";
 
 let dir = "";
 let lock = "";

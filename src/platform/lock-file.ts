@@ -1,7 +1,8 @@
 /**
- * The `O_EXCL` lock file that guards audit-log rotation, so several Bouncer processes sharing one log
- * never rotate at the same time. A lock older than 10 s is stale (its holder died mid-rotation) and
- * is taken over. Edge (file system).
+ * An `O_EXCL` lock file, so that several Bouncer processes never do the same file work at once: the
+ * audit log's rotation (SPEC §3.5), a pin file's update, `init`'s write of a client config. A lock
+ * older than its stale age (10 s by default, as SPEC §3.5 fixes for rotation) is taken to be left by
+ * a holder that died and is taken over. Edge (file system).
  *
  * Source: SPEC §3.5 ("rotation … happens only while holding an `O_EXCL` lock file (stale after 10 s)").
  * @module
@@ -18,6 +19,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { errorCode } from "./errors.ts";
 
 /** A lock older than this (by its file's mtime) is stale (SPEC §3.5: 10 s). */
 export const LOCK_STALE_MS = 10_000;
@@ -39,16 +41,6 @@ export interface HeldLock {
 }
 
 /**
- * Whether an error is a file-system error with the given code.
- * @param error - Anything caught.
- * @param code - An errno code such as `EEXIST`.
- * @returns True when `error.code === code`.
- */
-export function hasErrorCode(error: unknown, code: string): boolean {
-  return error instanceof Error && Reflect.get(error, "code") === code;
-}
-
-/**
  * Reads a file, or returns `undefined` when it does not exist.
  * @param path - The file.
  * @returns Its text or `undefined`.
@@ -57,7 +49,7 @@ function readIfExists(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return undefined;
+    if (errorCode(error) === "ENOENT") return undefined;
     throw error;
   }
 }
@@ -88,13 +80,13 @@ export function tryAcquireLock(lockPath: string, options: LockOptions = {}): Hel
       }
       return heldLock(lockPath, token);
     } catch (error) {
-      if (!hasErrorCode(error, "EEXIST")) throw error;
+      if (errorCode(error) !== "EEXIST") throw error;
     }
     let mtimeMs: number;
     try {
       mtimeMs = statSync(lockPath).mtimeMs;
     } catch (error) {
-      if (hasErrorCode(error, "ENOENT")) continue;
+      if (errorCode(error) === "ENOENT") continue;
       throw error;
     }
     if (now() - mtimeMs <= staleMs) return undefined;
@@ -122,7 +114,7 @@ function removeStaleLock(
   try {
     renameSync(lockPath, aside);
   } catch (error) {
-    if (hasErrorCode(error, "ENOENT")) return true;
+    if (errorCode(error) === "ENOENT") return true;
     throw error;
   }
   const moved = readIfExists(aside);
@@ -133,7 +125,7 @@ function removeStaleLock(
   try {
     linkSync(aside, lockPath);
   } catch (error) {
-    if (!hasErrorCode(error, "EEXIST")) throw error;
+    if (errorCode(error) !== "EEXIST") throw error;
   } finally {
     unlinkSync(aside);
   }
@@ -153,7 +145,7 @@ function heldLock(lockPath: string, token: string): HeldLock {
       try {
         unlinkSync(lockPath);
       } catch (error) {
-        if (!hasErrorCode(error, "ENOENT")) throw error;
+        if (errorCode(error) !== "ENOENT") throw error;
       }
     },
   };
