@@ -18,12 +18,11 @@ import type { InitEnvironment } from "./init-environment.ts";
 import { launcherProblem } from "./launcher.ts";
 import { readConfig } from "./plan.ts";
 import {
+  distinctTargets,
   loadFailureMessage,
-  loadTarget,
   noConfigMessage,
   noServerNamedMessage,
   resolveTargets,
-  sameFileLine,
 } from "./targets.ts";
 import type { ConfigEntry } from "./types.ts";
 
@@ -69,18 +68,14 @@ export async function runCheck(
   const rows: CheckRow[] = [];
   const policies = new Map<string, Promise<PolicyProblem | undefined>>();
   const seen = new Set<string>();
-  const files = new Map<string, string>();
   let unreadable = false;
-  for (const candidate of set.targets) {
+  const onTarget = (line: string, failure: boolean): void => {
+    io.err(line);
+    if (failure) unreadable = true;
+  };
+  // Two paths to one file (a symlink): its entries are listed once, as `init` plans them once.
+  for await (const target of distinctTargets(set.targets, onTarget)) {
     try {
-      const target = await loadTarget(candidate);
-      // Two paths to one file (a symlink): its entries are listed once, as `init` plans them once.
-      const first = files.get(target.read.realPath);
-      if (first !== undefined) {
-        io.err(sameFileLine(target.path, first));
-        continue;
-      }
-      files.set(target.read.realPath, target.path);
       const config = readConfig(target.read.text, target.client);
       for (const entry of config.entries) seen.add(entry.name);
       if (config.sections.length === 0 && set.explicit) {
@@ -95,7 +90,7 @@ export async function runCheck(
         rows.push(problem === undefined ? row : { ...row, ...problem, problem: true });
       }
     } catch (error) {
-      io.err(errorLine(loadFailureMessage(error, candidate.path)));
+      io.err(errorLine(loadFailureMessage(error, target.path)));
       unreadable = true;
     }
   }

@@ -25,12 +25,11 @@ import { readConfig } from "./plan.ts";
 import { secretArgValues } from "./secret-args.ts";
 import { isPlaceholder, isSecretName, maskValues } from "./secrets.ts";
 import {
+  distinctTargets,
   type LoadedTarget,
   loadFailureMessage,
-  loadTarget,
   noConfigMessage,
   resolveTargets,
-  sameFileLine,
 } from "./targets.ts";
 import type { ConfigEntry } from "./types.ts";
 
@@ -80,23 +79,19 @@ export async function runDoctor(
   }
   const jobs: Job[] = [];
   let unreadable = false;
-  const seen = new Map<string, string>();
-  for (const candidate of set.targets) {
+  const onTarget = (line: string, failure: boolean): void => {
+    io.err(line);
+    if (failure) unreadable = true;
+  };
+  // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): its servers start once.
+  for await (const target of distinctTargets(set.targets, onTarget)) {
     try {
-      const target = await loadTarget(candidate);
-      // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): its servers start once.
-      const first = seen.get(target.read.realPath);
-      if (first !== undefined) {
-        io.err(sameFileLine(target.path, first));
-        continue;
-      }
-      seen.set(target.read.realPath, target.path);
       const { entries } = readConfig(target.read.text, target.client);
       const disabled = disabledEntries(target.read.text, target.client);
       for (const entry of entries) jobs.push({ target, entry, disabled: disabled(entry) });
     } catch (error) {
       // The path is the user's, or a client's file name: its control characters are escaped.
-      io.err(errorLine(loadFailureMessage(error, candidate.path)));
+      io.err(errorLine(loadFailureMessage(error, target.path)));
       unreadable = true;
     }
   }

@@ -20,14 +20,13 @@ import { colorDiff, maskedDiff } from "./masked-diff.ts";
 import { type InitPlan, planInit } from "./plan.ts";
 import {
   describeTargets,
+  distinctTargets,
   type LoadedTarget,
   loadFailureMessage,
-  loadTarget,
   noConfigMessage,
   noServerNamedMessage,
   resolveTargets,
   safeLine,
-  sameFileLine,
 } from "./targets.ts";
 import { writeConfigFile } from "./write-config.ts";
 
@@ -77,17 +76,13 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
   const launcher = request.undo ? undefined : (environment.launcher ?? findLauncher(environment));
   const planned: Planned[] = [];
   let failed = false;
-  const seen = new Map<string, string>();
-  for (const candidate of set.targets) {
+  const onTarget = (line: string, failure: boolean): void => {
+    io.err(line);
+    if (failure) failed = true;
+  };
+  // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): planned and written once.
+  for await (const target of distinctTargets(set.targets, onTarget)) {
     try {
-      const target = await loadTarget(candidate);
-      // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): planned and written once.
-      const first = seen.get(target.read.realPath);
-      if (first !== undefined) {
-        io.err(sameFileLine(target.path, first));
-        continue;
-      }
-      seen.set(target.read.realPath, target.path);
       const plan = planInit(target.read.text, {
         client: target.client,
         mode: request.undo ? "undo" : "wrap",
@@ -102,7 +97,7 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
         failed = true;
       } else io.err(safeLine(`${target.path}: no MCP server section, skipped`));
     } catch (error) {
-      io.err(errorLine(loadFailureMessage(error, candidate.path)));
+      io.err(errorLine(loadFailureMessage(error, target.path)));
       failed = true;
     }
   }

@@ -11,7 +11,7 @@
 
 import path from "node:path";
 import { escapeControls } from "../engine/index.ts";
-import { BouncerError, isBouncerError } from "../platform/errors.ts";
+import { BouncerError, errorLine, isBouncerError } from "../platform/errors.ts";
 import { candidateFiles, findClientFiles } from "./client-files.ts";
 import { CLIENTS, type ClientInfo, clientByName, detectClient } from "./client-table.ts";
 import { isConfigSyntaxError } from "./config-syntax-error.ts";
@@ -108,7 +108,7 @@ export function noConfigMessage(set: TargetSet): string {
  * @returns The file as read, with its client.
  * @throws {BouncerError} From {@link readConfigFile}.
  */
-export async function loadTarget(target: Target): Promise<LoadedTarget> {
+async function loadTarget(target: Target): Promise<LoadedTarget> {
   const read = await readConfigFile(target.path);
   return { path: target.path, client: target.client ?? detectClient(target.path, read.text), read };
 }
@@ -142,16 +142,39 @@ export function safeLine(text: string): string {
 }
 
 /**
- * The note for a second path to a file already worked on (a symlink, `.cursor/mcp.json` → the
- * Windsurf file): that path is skipped, so the file is planned, written and checked once.
+ * Loads each client config found, once per file: a second path to a file already loaded (a
+ * symlink, `.cursor/mcp.json` → the Windsurf file) is skipped with a note, so the file is planned,
+ * written, checked or started once. A file that cannot be read or parsed is reported and skipped.
+ * The one loop of `init`, `init --check` and `doctor` over their targets (SPEC §5.2).
  *
  * Source: SPEC §5.2.
- * @param file - The path skipped.
- * @param first - The path the file was first found at.
- * @returns The line (control characters escaped), ending in a line feed.
+ * @param targets - The files found, in order.
+ * @param report - Gets each line to print (control characters escaped, ending in a line feed) and
+ *   whether it is a failure (an unreadable file) rather than a note (a second path).
+ * @returns The loaded files, in order, each file once.
+ * @throws What {@link loadFailureMessage} throws: an error that is not bad input (a bug).
  */
-export function sameFileLine(file: string, first: string): string {
-  return safeLine(`${file}: the same file as ${first}, skipped`);
+export async function* distinctTargets(
+  targets: readonly Target[],
+  report: (line: string, failure: boolean) => void,
+): AsyncGenerator<LoadedTarget> {
+  const seen = new Map<string, string>();
+  for (const candidate of targets) {
+    let target: LoadedTarget;
+    try {
+      target = await loadTarget(candidate);
+    } catch (error) {
+      report(errorLine(loadFailureMessage(error, candidate.path)), true);
+      continue;
+    }
+    const first = seen.get(target.read.realPath);
+    if (first !== undefined) {
+      report(safeLine(`${target.path}: the same file as ${first}, skipped`), false);
+      continue;
+    }
+    seen.set(target.read.realPath, target.path);
+    yield target;
+  }
 }
 
 /**
