@@ -26,7 +26,7 @@ import {
 
 /** A call's secret-named values, and the other values its record's `args` show. */
 export interface ArgumentSecrets {
-  /** From {@link secretValues}. */
+  /** From {@link argumentSecrets}. */
   readonly secrets: string[];
   /** The values not under a secret-named key, as `args` show them (token-redacted, cut at 1 KiB). */
   readonly shown: string[];
@@ -38,26 +38,15 @@ export interface ArgumentSecrets {
  * any depth, keys included: SPEC §2.5 "Flattening"), as text: what a reason or evidence may quote and
  * must not show either — except a value that another, not secret-named, argument holds where the
  * record's `args` show it (the record's `args` show it there anyway; an agent passing the recipient
- * again as `token` would otherwise blank it out of the reason). Iterative: no nesting runs out of
- * stack.
+ * again as `token` would otherwise blank it out of the reason). With them, the values that the
+ * record's `args` show (not under a secret-named key, at most 64 levels deep): no part of those is
+ * hidden (`secretHider`'s `shown`), so an agent that passes `password: "evil"` cannot blank
+ * `attacker@evil.example` out of the reason. Iterative: no nesting runs out of stack.
  *
  * Source: SPEC §3.5.
  * @param value - Tool arguments.
- * @returns The secret values (strings, numbers as text, keys) of at least 4 characters that no other
- *   argument shows.
- */
-export function secretValues(value: unknown): string[] {
-  return argumentSecrets(value).secrets;
-}
-
-/**
- * {@link secretValues}, and the values that the record's `args` show anyway (not under a
- * secret-named key, at most 64 levels deep): no part of those is hidden (`secretHider`'s `shown`),
- * so an agent that passes `password: "evil"` cannot blank `attacker@evil.example` out of the reason.
- *
- * Source: SPEC §3.5.
- * @param value - Tool arguments.
- * @returns The secrets, and the shown values (empty when there are no secrets).
+ * @returns The secrets (strings, numbers as text, keys, of at least 4 characters) that no other
+ *   argument shows, and the shown values (empty when there are no secrets).
  */
 export function argumentSecrets(value: unknown): ArgumentSecrets {
   const found = new Set<string>();
@@ -106,7 +95,7 @@ export function argumentSecrets(value: unknown): ArgumentSecrets {
  * canonical form the engine computes (SPEC §2.5: NFKC, invisible characters removed, lower case,
  * whitespace collapsed, percent-encoding and entities decoded) — an excerpt of recorded output is
  * canonical text, a destination's identity its canonical form.
- * @param secret - A value from {@link secretValues}.
+ * @param secret - A value from {@link argumentSecrets}.
  * @returns The distinct texts, the secret first.
  */
 function writtenForms(secret: string): string[] {
@@ -123,7 +112,7 @@ function writtenForms(secret: string): string[] {
  * destination rendered, SPEC §3.4), its rendered end, and each piece of at least 8 characters
  * between separators (an address behind a display name, one of several recipients, a URL's host or
  * query).
- * @param secret - A value from {@link secretValues}.
+ * @param secret - A value from {@link argumentSecrets}.
  * @returns The forms of at least 4 characters, longest first.
  */
 function formsOf(secret: string): string[] {
@@ -139,24 +128,6 @@ function formsOf(secret: string): string[] {
 }
 
 /**
- * Replaces each secret value in a text with `"[redacted]"` — as {@link secretHider} does — then
- * redacts tokens as `redactText` does.
- *
- * Source: SPEC §3.5 (redaction of `reason` and `evidence`), §3.4 (rendering).
- * @param text - A reason, an excerpt, or any text that may quote the arguments.
- * @param secrets - From {@link secretValues}.
- * @param shown - Values shown anyway (from {@link argumentSecrets}): no part of them is hidden.
- * @returns The text with no form of a secret value left in it.
- */
-export function redactTextOf(
-  text: string,
-  secrets: readonly string[],
-  shown: readonly string[] = [],
-): string {
-  return redactText(secretHider(secrets, shown)(text));
-}
-
-/**
  * Builds a function that replaces each secret value in a text with `"[redacted]"` — as written and
  * in canonical form (an excerpt of output is canonical: lower case, NFKC), each as a question or
  * reason renders it (non-ASCII escaped), by its pieces, and by any 12 characters of it in any case
@@ -167,7 +138,7 @@ export function redactTextOf(
  * `args` hold it — hiding it there would only blank the destination (SPEC §3.4: it stays in view).
  *
  * Source: SPEC §3.5 (redaction of `reason` and `evidence`), §3.4 (rendering).
- * @param secrets - Values to hide (from {@link secretValues}).
+ * @param secrets - Values to hide (from {@link argumentSecrets}).
  * @param shown - Values the record shows anyway (from {@link argumentSecrets}); default none.
  * @returns From a text to the text with no form of a secret value left in it.
  */
@@ -213,7 +184,7 @@ function shownText(shown: readonly string[]): string {
  * The forms of a secret whose windows are looked for: each of its {@link writtenForms}, and each as
  * rendered where rendering escapes something (a non-ASCII letter shown as `\u{e4}`), without a
  * repeat in another case (windows are found in any case).
- * @param secret - A value from {@link secretValues}.
+ * @param secret - A value from {@link argumentSecrets}.
  * @returns The distinct forms.
  */
 function windowedForms(secret: string): string[] {

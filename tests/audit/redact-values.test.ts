@@ -1,7 +1,19 @@
 import { describe, expect, test } from "bun:test";
-import { redactTextOf, secretValues } from "../../src/audit/redact-values.ts";
+import { redactText } from "../../src/audit/redact.ts";
+import { argumentSecrets, secretHider } from "../../src/audit/redact-values.ts";
 import { canonicalize, identify } from "../../src/engine/index.ts";
 import { renderDestination } from "../../src/engine/sink-messages.ts";
+
+/** The secret values a record of a call with these arguments hides (what `args` show left out). */
+function secretsOf(args: unknown): string[] {
+  return argumentSecrets(args).secrets;
+}
+
+/** A text as the audit record of a call with these arguments writes it: secrets hidden, then tokens. */
+function recordText(text: string, args: unknown): string {
+  const { secrets, shown } = argumentSecrets(args);
+  return redactText(secretHider(secrets, shown)(text));
+}
 
 /** The reason the sink gate would write for a destination in `path`. */
 function reasonFor(raw: string, path: string): string {
@@ -10,9 +22,9 @@ function reasonFor(raw: string, path: string): string {
   return `Destination ${shown} in ${path} is not trusted and was not seen in this session's output`;
 }
 
-describe("secretValues()", () => {
-  test("secretValues() lists the values under secret-named keys at any depth, numbers as text", () => {
-    const found = secretValues({
+describe("argumentSecrets()", () => {
+  test("argumentSecrets() lists the values under secret-named keys at any depth, numbers as text", () => {
+    const found = secretsOf({
       to: "bob@x.example",
       api_key: "k-12345",
       auth: { pin: 48151623 },
@@ -22,30 +34,30 @@ describe("secretValues()", () => {
   });
 });
 
-describe("secretValues() and what args show anyway", () => {
+describe("argumentSecrets() and what args show anyway", () => {
   test.each([
     ["the recipient again", "attacker@evil.example"],
     ["its domain", "evil.example"],
     ["its local part", "attacker"],
-  ])("secretValues() leaves out a secret-named value that another argument holds (%s)", (_name, value) => {
+  ])("argumentSecrets() leaves out a secret-named value that another argument holds (%s)", (_name, value) => {
     const args = { to: "attacker@evil.example", token: value };
     const reason = reasonFor("attacker@evil.example", "to");
-    expect(redactTextOf(reason, secretValues(args))).toBe(reason);
+    expect(recordText(reason, args)).toBe(reason);
   });
 
-  test("secretValues() still hides a short value another argument holds only inside a word", () => {
-    expect(secretValues({ note: "update", secret: "date" })).toEqual(["date"]);
-    expect(secretValues({ note: "date", secret: "date" })).toEqual([]);
+  test("argumentSecrets() still hides a short value another argument holds only inside a word", () => {
+    expect(secretsOf({ note: "update", secret: "date" })).toEqual(["date"]);
+    expect(secretsOf({ note: "date", secret: "date" })).toEqual([]);
   });
 
-  test("secretValues() still hides a value another argument holds only past what args show (1 KiB)", () => {
+  test("argumentSecrets() still hides a value another argument holds only past what args show (1 KiB)", () => {
     const secret = "Zq9Secret0Value1Long2XYZ";
     const to = `${"x".repeat(1100)}${secret}@evil.example`;
-    expect(secretValues({ to, password: secret })).toEqual([secret]);
+    expect(secretsOf({ to, password: secret })).toEqual([secret]);
   });
 });
 
-describe("redactTextOf()", () => {
+describe("secretHider()", () => {
   test.each([
     [
       "the end of a value cut at 200 characters",
@@ -58,59 +70,59 @@ describe("redactTextOf()", () => {
       "privaterecipient@evil.example",
     ],
     ["one of several recipients", "alice@evil.example, bob.secret@evil.example", "bob.secret@evil.example"],
-  ])("redactTextOf() hides %s where a reason quotes it", (_name, value, piece) => {
+  ])("secretHider() hides %s where a reason quotes it", (_name, value, piece) => {
     const reason = reasonFor(value, "api_key");
     expect(reason).toContain(piece);
-    const redacted = redactTextOf(reason, secretValues({ api_key: value }));
+    const redacted = recordText(reason, { api_key: value });
     expect(redacted).not.toContain(piece);
     expect(redacted).toContain("[redacted]");
   });
 
-  test("redactTextOf() replaces a long secret glued to other text too", () => {
+  test("secretHider() replaces a long secret glued to other text too", () => {
     const reason = 'Argument "text" = "mysql -uroot -ps3cretpass prod" does not match safe';
-    expect(redactTextOf(reason, secretValues({ password: "s3cretpass" }))).toBe(
+    expect(recordText(reason, { password: "s3cretpass" })).toBe(
       'Argument "text" = "mysql -uroot -p[redacted] prod" does not match safe',
     );
   });
 
-  test("redactTextOf() replaces the start of a secret that a longer value's cut ends in", () => {
+  test("secretHider() replaces the start of a secret that a longer value's cut ends in", () => {
     const secret = "sk_live_ABCDEFGHIJKLMNOPQRSTUVWX";
     const reason = `Destination "https://pay.example/${"x".repeat(170)}&k=sk_live_ABCDEFGHIJKLMN…" in url`;
-    const redacted = redactTextOf(reason, secretValues({ api_key: secret }));
+    const redacted = recordText(reason, { api_key: secret });
     expect(redacted).not.toContain("sk_live_ABCDEFGH");
     expect(redacted).toContain("&k=[redacted]…");
   });
 
-  test("redactTextOf() replaces a secret's middle shown in the ending window of a longer value", () => {
+  test("secretHider() replaces a secret's middle shown in the ending window of a longer value", () => {
     const secret = "Zq9Secret0Value1Long2XYZ";
     const raw = `${"x".repeat(1100)}${secret}${"y".repeat(30)}@evil.example`;
     const reason = reasonFor(raw, "to");
     expect(reason).toContain("Long2XYZ");
-    expect(redactTextOf(reason, secretValues({ to: raw, password: secret }))).not.toContain("Long2XYZ");
+    expect(recordText(reason, { to: raw, password: secret })).not.toContain("Long2XYZ");
   });
 
-  test("redactTextOf() replaces a secret shown lower-cased, as a URL's host is", () => {
+  test("secretHider() replaces a secret shown lower-cased, as a URL's host is", () => {
     const secret = "SecretHost123ABC";
     const reason = reasonFor(`https://${"u".repeat(300)}@${secret}.evil.example/`, "url");
     expect(reason).toContain("secrethost123abc");
-    expect(redactTextOf(reason, secretValues({ api_key: secret }))).not.toMatch(/secrethost123abc/i);
+    expect(recordText(reason, { api_key: secret })).not.toMatch(/secrethost123abc/i);
   });
 
-  test("redactTextOf() replaces an internationalised host shown in punycode", () => {
+  test("secretHider() replaces an internationalised host shown in punycode", () => {
     const secret = "https://geheim-bücher.example/x";
     const reason = reasonFor(secret, "webhook_secret");
     expect(reason).toContain("xn--");
-    expect(redactTextOf(reason, secretValues({ webhook_secret: secret }))).not.toContain("xn--");
+    expect(recordText(reason, { webhook_secret: secret })).not.toContain("xn--");
   });
 
-  test("redactTextOf() replaces a short secret only where it does not continue a word", () => {
-    expect(redactTextOf("update_record sorted by date", secretValues({ sort_key: "date" }))).toBe(
+  test("secretHider() replaces a short secret only where it does not continue a word", () => {
+    expect(recordText("update_record sorted by date", { sort_key: "date" })).toBe(
       "update_record sorted by [redacted]",
     );
   });
 });
 
-describe("secretValues() at any depth", () => {
+describe("argumentSecrets() at any depth", () => {
   /** `value` under `key`, inside `levels` objects `{a: …}`. */
   function nested(levels: number, key: string, value: string): Record<string, unknown> {
     let out: Record<string, unknown> = { [key]: value };
@@ -118,11 +130,9 @@ describe("secretValues() at any depth", () => {
     return out;
   }
 
-  test("secretValues() finds a secret-named value nested past redactJson's depth and 100,000 levels deep, shown or not only as args show it", () => {
-    expect(secretValues({ to: nested(70, "password", "SuperSecretValue123") })).toEqual([
-      "SuperSecretValue123",
-    ]);
-    expect(secretValues({ to: nested(100_000, "password", "SuperSecretValue123") })).toEqual([
+  test("argumentSecrets() finds a secret-named value nested past redactJson's depth and 100,000 levels deep, shown or not only as args show it", () => {
+    expect(secretsOf({ to: nested(70, "password", "SuperSecretValue123") })).toEqual(["SuperSecretValue123"]);
+    expect(secretsOf({ to: nested(100_000, "password", "SuperSecretValue123") })).toEqual([
       "SuperSecretValue123",
     ]);
     // Past redactJson's depth, `args` show a marker: the same value there is not shown.
@@ -130,11 +140,11 @@ describe("secretValues() at any depth", () => {
       note: nested(70, "text", "SuperSecretValue123"),
       to: nested(70, "password", "SuperSecretValue123"),
     };
-    expect(secretValues(args)).toEqual(["SuperSecretValue123"]);
+    expect(secretsOf(args)).toEqual(["SuperSecretValue123"]);
   });
 
-  test("secretValues() lists the keys of an object under a secret-named key (flattening quotes keys)", () => {
-    expect(secretValues({ credentials: { "alice@corp.example": "pw12" } }).sort()).toEqual([
+  test("argumentSecrets() lists the keys of an object under a secret-named key (flattening quotes keys)", () => {
+    expect(secretsOf({ credentials: { "alice@corp.example": "pw12" } }).sort()).toEqual([
       "alice@corp.example",
       "pw12",
     ]);
