@@ -22,7 +22,7 @@ import {
 } from "../policy/index.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { checkEveryPolicyPath, checkPolicyPaths, formatIssueLine } from "./policy-files.ts";
-import { placeholderNotes, rulesLines } from "./rules-view.ts";
+import { placeholderNotes, rulesLines, settingSourceMembers } from "./rules-view.ts";
 
 /** What `bouncer check` was asked to do. */
 export interface CheckOptions {
@@ -93,12 +93,7 @@ function mergedJson(policy: Policy, merged: readonly MergedTool[]): JsonObject {
       rules: explainToolRules(entry.rules).map((row) => ({ ...row })),
       taint_min_length: entry.rules.taintMinLength,
       heuristics: entry.rules.heuristics,
-      ...(entry.rules.settingSources === undefined
-        ? {}
-        : {
-            taint_min_length_source: entry.rules.settingSources.taintMinLength,
-            heuristics_source: entry.rules.settingSources.heuristics,
-          }),
+      ...settingSourceMembers(entry.rules),
     })),
   };
 }

@@ -20,7 +20,7 @@ import { explainToolRules, type MatchedPack, matchPacks, resolveToolRules } from
 import { destinationsLine, destinationsView } from "./explain-destinations.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { loadPolicyPaths } from "./policy-files.ts";
-import { placeholderNotes, rulesLines } from "./rules-view.ts";
+import { placeholderNotes, rulesLines, settingSourceMembers } from "./rules-view.ts";
 
 /** What `bouncer explain` was asked. */
 export interface ExplainOptions {
@@ -159,12 +159,7 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
       ...(destinations === undefined ? {} : { destinations }),
       taint_min_length: rules.taintMinLength,
       heuristics: rules.heuristics,
-      ...(rules.settingSources === undefined
-        ? {}
-        : {
-            taint_min_length_source: rules.settingSources.taintMinLength,
-            heuristics_source: rules.settingSources.heuristics,
-          }),
+      ...settingSourceMembers(rules),
     };
     io.out(`${JSON.stringify(document)}\n`);
     return 0;

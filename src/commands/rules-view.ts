@@ -60,7 +60,42 @@ function layerText(source: RuleSource, layer: string | undefined): string {
 /** A session-wide setting's source: a user file's setting is always under its `defaults`. */
 function settingText(source: RuleSource | undefined): string | undefined {
   if (source === undefined) return undefined;
-  return layerText(source, source.startsWith("user:") ? "defaults" : undefined);
+  return layerText(source, settingLayer(source));
+}
+
+/**
+ * The part of a file that sets a session-wide setting (`taint_min_length`, `heuristics`): a user
+ * file sets it only under `defaults` (SPEC §4.1); a pack or the built-in default has no part.
+ *
+ * Source: SPEC §4.1, §5.5.
+ * @param source - The setting's source.
+ * @returns `defaults` for a user file, else undefined.
+ */
+export function settingLayer(source: RuleSource): "defaults" | undefined {
+  return source.startsWith("user:") ? "defaults" : undefined;
+}
+
+/**
+ * The `--json` members of `check` and `explain` that name where the session-wide settings came from:
+ * `taint_min_length_source`/`heuristics_source`, and their `_layer` when a user file set them (as the
+ * rows' `layer`).
+ *
+ * Source: SPEC §5.5.
+ * @param rules - The resolved rules.
+ * @returns The members; none for rules built without sources.
+ */
+export function settingSourceMembers(rules: ToolRules): Record<string, string> {
+  const sources = rules.settingSources;
+  if (sources === undefined) return {};
+  const members: Record<string, string> = {
+    taint_min_length_source: sources.taintMinLength,
+    heuristics_source: sources.heuristics,
+  };
+  const lengthLayer = settingLayer(sources.taintMinLength);
+  if (lengthLayer !== undefined) members.taint_min_length_layer = lengthLayer;
+  const heuristicsLayer = settingLayer(sources.heuristics);
+  if (heuristicsLayer !== undefined) members.heuristics_layer = heuristicsLayer;
+  return members;
 }
 
 /**

@@ -52,7 +52,7 @@ describe("bouncer explain (subprocess)", () => {
 });
 
 describe("runExplain()", () => {
-  test("runExplain() --json names where taint_min_length and heuristics came from", async () => {
+  test("runExplain() --json names where taint_min_length and heuristics came from, the part of a file too", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bouncer-explain-sources-"));
     const file = join(dir, "p.yaml");
     writeFileSync(file, "defaults: { taint_min_length: 9 }\nsend: { exfiltrating: true }\n");
@@ -61,9 +61,11 @@ describe("runExplain()", () => {
     expect(JSON.parse(out.stdout())).toMatchObject({
       taint_min_length: 9,
       taint_min_length_source: `user:${file}`,
+      taint_min_length_layer: "defaults",
       heuristics: true,
       heuristics_source: "default",
     });
+    expect(JSON.parse(out.stdout())).not.toHaveProperty("heuristics_layer");
   });
 
   test("runExplain() --schema says in plain words why the file cannot be read or parsed", async () => {
