@@ -23,8 +23,9 @@ export interface StderrDrainOptions {
   readonly maxLineChars?: number;
   /**
    * Hides secrets in the text written and in the tail. With it, text is written by whole lines (an
-   * unterminated line waits for its newline, the end, or {@link MAX_HELD_CHARS}), so no secret is
-   * written in two halves; the tail is redacted from twice its length, so none is cut in half there.
+   * unterminated line waits for its newline, the end, or {@link MAX_HELD_CHARS}: then it is cut
+   * after its last space), so no secret is written in two halves; the tail is redacted from twice
+   * its length, so none is cut in half there.
    */
   readonly redact?: (text: string) => string;
 }
@@ -109,7 +110,11 @@ export function drainStderr(stream: Readable, options: StderrDrainOptions): Stde
       return;
     }
     held += text;
-    const cut = flush || held.length > MAX_HELD_CHARS ? held.length : held.lastIndexOf("\n") + 1;
+    // Only the new text can hold a newline: the held text has none.
+    const newline = text.lastIndexOf("\n");
+    let cut = newline === -1 ? 0 : held.length - text.length + newline + 1;
+    if (flush) cut = held.length;
+    else if (cut === 0 && held.length > MAX_HELD_CHARS) cut = forcedCut(held);
     if (cut === 0) return;
     const out = format(redact(held.slice(0, cut)));
     held = held.slice(cut);
@@ -148,6 +153,21 @@ export function drainStderr(stream: Readable, options: StderrDrainOptions): Stde
     },
     bytes: () => total,
   };
+}
+
+/**
+ * Where a held line too long to wait for its newline is cut: after its last white space in its
+ * second half (a secret rarely holds one, so it stays whole for the redaction of one part), or,
+ * with none there, at its end.
+ * @param held - The held text (no newline, longer than {@link MAX_HELD_CHARS}).
+ * @returns The number of characters written now.
+ */
+function forcedCut(held: string): number {
+  for (let index = held.length - 1; index >= held.length / 2; index -= 1) {
+    const code = held.charCodeAt(index);
+    if (code === 0x20 || code === 0x09 || code === 0x0d) return index + 1;
+  }
+  return held.length;
 }
 
 /**

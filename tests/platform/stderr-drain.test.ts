@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
-import { drainStderr } from "../../src/platform/stderr-drain.ts";
+import { drainStderr, MAX_HELD_CHARS } from "../../src/platform/stderr-drain.ts";
 
 function drain(
   chunks: readonly (string | Uint8Array)[],
@@ -74,6 +74,24 @@ describe("drainStderr() with redact", () => {
     const { out, tail } = await drainHiding(["connecting with password Tr0u", "b4dor&3\nfailed", " at last"]);
     expect(out).toBe("[upstream:db] connecting with password [redacted]\n[upstream:db] failed at last\n");
     expect(tail).toBe("connecting with password [redacted]\nfailed at last");
+  });
+
+  test("drainStderr() cuts a line too long to hold at a space, so a secret across 64 KiB stays whole", async () => {
+    const before = `${"a ".repeat(MAX_HELD_CHARS / 2 - 3)}a`; // 65,531 characters
+    // The second chunk takes the held line past 64 KiB in the middle of the secret.
+    const chunks = [before, " Tr0ub", `4dor&3 ${"z".repeat(100)}`, "\nnext\n"];
+    const { out } = await drainHiding(chunks);
+    const text = out.replace(/\n\[upstream:db\] /g, ""); // the 4,096-character wraps undone
+    expect(text.includes("Tr0ub")).toBe(false);
+    expect(text.includes("4dor&3")).toBe(false);
+    expect(text.endsWith(`a [redacted] ${"z".repeat(100)}next\n`)).toBe(true);
+  });
+
+  test("drainStderr() writes a held line without a space at 64 KiB, and the rest on its newline", async () => {
+    const { out } = await drainHiding(["x".repeat(MAX_HELD_CHARS), "yy", "z\n"]);
+    expect(out.replace(/\n\[upstream:db\] /g, "").replace(/\n$/, "")).toBe(
+      `[upstream:db] ${"x".repeat(MAX_HELD_CHARS)}yyz`,
+    );
   });
 
   test("drainStderr() hides a secret the tail's start would cut, and keeps the tail within its bytes", async () => {
