@@ -107,12 +107,51 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
     if (extra !== undefined) recordOther(session, "tools/call", extra);
     recordCall(session, call, { record, outcome });
   };
-  /** Whether the first initialize result registered the server (later ones do not again). */
+  /** Whether the server is registered (by the first initialize or server/discover result). */
   let registered = false;
+  /**
+   * Registers the server once per run, with the `serverInfo` of the first `initialize` or
+   * `server/discover` result (SPEC §3.2, §4.3: packs match on `serverInfo.name`), or without one when
+   * a 2026-07-28 client lists or calls tools before any discovery; writes the session file's one
+   * `server` event. A later `serverInfo` must not match other packs mid-session.
+   * @param session - The live session.
+   * @param serverInfo - The result's `serverInfo`, if any.
+   */
+  const register = (session: Live, serverInfo: JsonValue | undefined): void => {
+    if (registered) return;
+    registered = true;
+    const { gate, audit } = session.calls;
+    const context: ServerContext = {
+      ...session.context,
+      ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
+    };
+    for (const matched of gate.registerServer(context)) {
+      // SPEC §4.3's fallback: a pack for another server would set its rules (`exfiltrating:
+      // false`, its path prefixes) on tools that merely share names. Said once, at start.
+      if (matched.by === "upstream_name") log(packByNameNotice(matched.pack.name, context.name));
+    }
+    audit.recordServer({
+      command: context.command ?? [],
+      cwd: context.cwd ?? "",
+      ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
+    });
+  };
   const live = (run: (session: Live) => void): void => {
     if (settled?.kind === "live") run(settled);
     else void started.then((session) => (session.kind === "live" ? run(session) : undefined));
   };
+  /**
+   * The server's first `initialize` or `server/discover` result: registers the server, then records
+   * its instructions (after the server event, so that the session file names the server first). A
+   * later one's instructions are recorded; the registration stays the first.
+   * @param result - The result.
+   */
+  const discovered = (result: JsonObject): void =>
+    live((session) => {
+      register(session, member(result, "serverInfo"));
+      const instructions = member(result, "instructions");
+      if (typeof instructions === "string") recordInstructions(session, instructions);
+    });
 
   return {
     onClientInitialize: () => {
@@ -122,40 +161,16 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
           : { kind: "forward" as const };
       return settled === undefined ? started.then(decide) : decide(settled);
     },
-    onInitializeResult: (result) =>
-      live((session) => {
-        const { gate, audit } = session.calls;
-        const instructions = member(result, "instructions");
-        if (registered) {
-          // A later initialize of the same session (a client that sends it again): its instructions
-          // are recorded, but the server stays the one first registered — a new serverInfo must not
-          // match other packs mid-session, and the session file keeps one server event per run.
-          if (typeof instructions === "string") recordInstructions(session, instructions);
-          return;
-        }
-        registered = true;
-        const serverInfo = member(result, "serverInfo");
-        const context: ServerContext = {
-          ...session.context,
-          ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
-        };
-        for (const matched of gate.registerServer(context)) {
-          // SPEC §4.3's fallback: a pack for another server would set its rules (`exfiltrating:
-          // false`, its path prefixes) on tools that merely share names. Said once, at start.
-          if (matched.by === "upstream_name") log(packByNameNotice(matched.pack.name, context.name));
-        }
-        audit.recordServer({
-          command: context.command ?? [],
-          cwd: context.cwd ?? "",
-          ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
-        });
-        // After the server event, so that the session file names the server first.
-        if (typeof instructions === "string") recordInstructions(session, instructions);
-      }),
+    onInitializeResult: discovered,
     onInitialized: () => live((session) => void session.calls.tools.walk()),
     whenReady: () => {
-      const ready = (session: Live | Refused): Promise<void> =>
-        session.kind === "live" ? session.calls.tools.whenReady() : Promise.resolve();
+      const ready = (session: Live | Refused): Promise<void> => {
+        if (session.kind !== "live") return Promise.resolve();
+        // A 2026-07-28 client that lists or calls tools before any discovery: registered now,
+        // before the walk this starts writes its tools to the session file.
+        register(session, undefined);
+        return session.calls.tools.whenReady();
+      };
       return settled === undefined ? started.then(ready) : ready(settled);
     },
     onToolsList: async () => {
@@ -192,11 +207,9 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
     onUpstreamResult: (request, outcome) =>
       live((session) => {
         if (request.method === "server/discover" && outcome.kind === "result") {
-          const instructions = isJsonObject(outcome.result)
-            ? member(outcome.result, "instructions")
-            : undefined;
-          // The server's instructions, as in its initialize result: field values at most.
-          if (typeof instructions === "string") recordInstructions(session, instructions);
+          // As an initialize result (2026-07-28 has no handshake): serverInfo selects packs, the
+          // instructions are field values at most.
+          if (isJsonObject(outcome.result)) discovered(outcome.result);
           return;
         }
         recordOther(session, request.method, outcomeValue(outcome));

@@ -226,3 +226,69 @@ describe("other upstream output is recorded as untrusted (SPEC §2.5)", () => {
     expect((await replayed(r)).verdict).toBe("deny");
   });
 });
+
+describe("2026-07-28: server/discover in place of initialize", () => {
+  const FILTER_TOOL = {
+    name: "create_filter",
+    inputSchema: { type: "object", properties: { action: { type: "object" } } },
+  };
+  const READ_MAIL = { name: "read_email", inputSchema: { type: "object" } };
+
+  /** A gmail-like upstream (serverInfo "gmail") under a name no pack matches, with no policy file. */
+  function discoverRelay(serverInfoName: string): GatingRelay & { readonly session: string } {
+    const session = join(mkdtempSync(join(tmpdir(), "bouncer-discover-")), "session.jsonl");
+    const relay = gatingRelay({
+      name: "x",
+      flags: ["--record", session],
+      script: (method) => {
+        if (method === "server/discover")
+          return {
+            result: {
+              protocolVersion: "2026-07-28",
+              capabilities: { tools: {} },
+              serverInfo: { name: serverInfoName, version: "1" },
+            },
+          };
+        if (method === "tools/list") return { result: { tools: [READ_MAIL, FILTER_TOOL] } };
+        if (method === "tools/call")
+          return { result: { content: [{ type: "text", text: `From ${PLANTED}` }] } };
+        return { result: {} };
+      },
+    });
+    return Object.assign(relay, { session });
+  }
+
+  const meta = { _meta: { protocolVersion: "2026-07-28" } };
+
+  test("the packs matched by server/discover's serverInfo.name apply, live and in replay", async () => {
+    const r = discoverRelay("gmail");
+    await request(r, "discover", "server/discover", meta);
+    await request(r, "list", "tools/list", meta);
+    await request(r, "read", "tools/call", { name: "read_email", arguments: {}, ...meta });
+    r.fromClient(toolCall("filter", "create_filter", { action: { forward: PLANTED } }));
+    const answer = await r.clientMessage((m) => m.id === "filter", "the filter's answer");
+    expect(JSON.stringify(answer)).toContain("occurs in free text");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(1);
+    const events = readFileSync(r.session, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as JsonObject);
+    expect(events[0]).toMatchObject({ event: "server", serverInfo: { name: "gmail" } });
+    expect(events.filter((event) => event.event === "server")).toHaveLength(1);
+  });
+
+  test("without server/discover the server is registered on the first tools/list, once", async () => {
+    const r = discoverRelay("gmail");
+    await request(r, "list", "tools/list", meta);
+    await request(r, "discover", "server/discover", meta);
+    r.fromClient(toolCall("filter", "create_filter", { action: { forward: PLANTED } }));
+    await r.clientMessage((m) => m.id === "filter", "the filter's answer");
+    const events = readFileSync(r.session, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as JsonObject);
+    expect(events[0]).toMatchObject({ event: "server" });
+    expect(events[0]).not.toHaveProperty("serverInfo");
+    expect(events.filter((event) => event.event === "server")).toHaveLength(1);
+  });
+});
