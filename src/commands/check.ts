@@ -13,6 +13,8 @@ import type { JsonObject, ToolRules } from "../engine/index.ts";
 import { safeName } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import {
+  type ConfinementWarning,
+  confinementWarnings,
   explainToolRules,
   matchPacks,
   type Policy,
@@ -22,7 +24,7 @@ import {
 } from "../policy/index.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { checkEveryPolicyPath, checkPolicyPaths, formatIssueLine } from "./policy-files.ts";
-import { placeholderNotes, rulesLines, settingSourceMembers } from "./rules-view.ts";
+import { placeholderNotes, rulesLines, settingSourceMembers, warningJson } from "./rules-view.ts";
 
 /** What `bouncer check` was asked to do. */
 export interface CheckOptions {
@@ -39,6 +41,8 @@ export interface MergedTool {
   /** Packs matched by the server name (none for top-level tools). */
   readonly packs: readonly string[];
   readonly rules: ToolRules;
+  /** Its user prefixes that confine nothing (SPEC §2.4): `[]`, or no `write_params` in any layer. */
+  readonly warnings: readonly ConfinementWarning[];
 }
 
 /**
@@ -61,17 +65,19 @@ export function mergedPolicy(policy: Policy): MergedTool[] {
       servers.set(server, names);
     }
   }
+  // No command line here: show a pack's `$COMMAND_LINE_DIRS` rather than no confinement at all.
   const merged: MergedTool[] = [...toolNames].sort().map((tool) => ({
     tool,
     packs: [],
-    // No command line here: show a pack's `$COMMAND_LINE_DIRS` rather than no confinement at all.
     rules: resolveToolRules(policy, { server: "", tool, packs: [], showPlaceholders: true }),
+    warnings: confinementWarnings(policy, { server: "", packs: [], tools: [tool], showPlaceholders: true }),
   }));
   for (const [server, names] of [...servers].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const packs = matchPacks(policy.packs, { upstreamName: server });
     for (const tool of [...names].sort()) {
       const rules = resolveToolRules(policy, { server, tool, packs, showPlaceholders: true });
-      merged.push({ server, tool, packs: packs.map((matched) => matched.pack.name), rules });
+      const warnings = confinementWarnings(policy, { server, packs, tools: [tool], showPlaceholders: true });
+      merged.push({ server, tool, packs: packs.map((matched) => matched.pack.name), rules, warnings });
     }
   }
   return merged;
@@ -87,6 +93,7 @@ function mergedJson(policy: Policy, merged: readonly MergedTool[]): JsonObject {
   return {
     ok: true,
     files: policy.files.map(policyFileJson),
+    warnings: distinctWarnings(merged).map(warningJson),
     tools: merged.map((entry) => ({
       ...(entry.server === undefined ? {} : { server: entry.server, packs: [...entry.packs] }),
       tool: entry.tool,
@@ -96,6 +103,24 @@ function mergedJson(policy: Policy, merged: readonly MergedTool[]): JsonObject {
       ...settingSourceMembers(entry.rules),
     })),
   };
+}
+
+/**
+ * The merged tools' warnings, each once (a top-level entry's can show under a server's tool too).
+ * @param merged - The merged policy.
+ * @returns The warnings with the server section they were found under.
+ */
+function distinctWarnings(merged: readonly MergedTool[]): { server?: string; warning: ConfinementWarning }[] {
+  const seen = new Set<string>();
+  const found: { server?: string; warning: ConfinementWarning }[] = [];
+  for (const entry of merged) {
+    for (const warning of entry.warnings) {
+      if (seen.has(warning.message)) continue;
+      seen.add(warning.message);
+      found.push(entry.server === undefined ? { warning } : { server: entry.server, warning });
+    }
+  }
+  return found;
 }
 
 /**
@@ -155,6 +180,7 @@ function mergedText(policy: Policy, merged: readonly MergedTool[]): string {
       );
     }
   }
+  for (const { warning } of distinctWarnings(merged)) lines.push(`Warning: ${warning.message}`);
   lines.push(...blocks);
   for (const entry of merged) {
     const where = entry.server === undefined ? "" : `servers.${safeName(entry.server)}.`;

@@ -16,11 +16,17 @@ import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
-import { explainToolRules, type MatchedPack, matchPacks, resolveToolRules } from "../policy/index.ts";
+import {
+  confinementWarnings,
+  explainToolRules,
+  type MatchedPack,
+  matchPacks,
+  resolveToolRules,
+} from "../policy/index.ts";
 import { destinationsLine, destinationsView } from "./explain-destinations.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { loadPolicyPaths } from "./policy-files.ts";
-import { placeholderNotes, rulesLines, settingSourceMembers } from "./rules-view.ts";
+import { placeholderNotes, rulesLines, settingSourceMembers, warningJson } from "./rules-view.ts";
 
 /** What `bouncer explain` was asked. */
 export interface ExplainOptions {
@@ -144,6 +150,13 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
     // No command line here: show a pack's `$COMMAND_LINE_DIRS` rather than no confinement at all.
     showPlaceholders: true,
   });
+  // Prefixes that confine nothing (SPEC §2.4); `run` may match more packs than the name here does.
+  const warnings = confinementWarnings(policy, {
+    server,
+    packs,
+    tools: [options.tool],
+    showPlaceholders: true,
+  });
   const destinations = destinationsView(rules, options.tool, definition?.inputSchema);
   if (options.json === true) {
     const document = {
@@ -160,12 +173,14 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
       taint_min_length: rules.taintMinLength,
       heuristics: rules.heuristics,
       ...settingSourceMembers(rules),
+      warnings: warnings.map((warning) => warningJson({ warning })),
     };
     io.out(`${JSON.stringify(document)}\n`);
     return 0;
   }
   const where = options.server === undefined ? "" : ` on server ${safeName(options.server)}`;
   const lines = [`Tool ${safeName(options.tool)}${where}:`, ...rulesLines(rules)];
+  if (warnings.length > 0) lines.push("", ...warnings.map((warning) => `Warning: ${warning.message}`));
   if (destinations !== undefined) lines.push("", destinationsLine(destinations));
   lines.push(...placeholderNotes([rules]));
   // A misspelt tool name looks like a tool with every rule at its default: say it plainly (only

@@ -6,8 +6,14 @@
  * @module
  */
 
-import { type JsonValue, type RuleSource, safeName, type ToolRules } from "../engine/index.ts";
-import { COMMAND_LINE_DIRS, explainToolRules } from "../policy/index.ts";
+import {
+  type JsonObject,
+  type JsonValue,
+  type RuleSource,
+  safeName,
+  type ToolRules,
+} from "../engine/index.ts";
+import { COMMAND_LINE_DIRS, type ConfinementWarning, explainToolRules } from "../policy/index.ts";
 
 /**
  * A JSON value on one line: plain strings as they are, everything else as compact JSON-like text.
@@ -113,4 +119,38 @@ export function placeholderNotes(shown: readonly ToolRules[]): string[] {
     "",
     `${COMMAND_LINE_DIRS}: the directories on the server's command line; bouncer run confines writes to them (with none there, writes are not confined)`,
   ];
+}
+
+/**
+ * A confinement warning as `check` and `explain` give it in `--json`: `code`, `tool`, `server` (the section it was found under), `source`, `layer`,
+ * `overrides` and `message`.
+ *
+ * Source: SPEC §2.4, §5.5.
+ * @param found - The warning and its section.
+ * @returns The JSON object.
+ */
+export function warningJson(found: {
+  readonly server?: string;
+  readonly warning: ConfinementWarning;
+}): JsonObject {
+  const { warning } = found;
+  const over = warning.overrides;
+  return {
+    code: warning.code,
+    tool: warning.tool,
+    ...(found.server === undefined ? {} : { server: found.server }),
+    source: warning.source,
+    ...(warning.layer === undefined ? {} : { layer: warning.layer }),
+    ...(over === undefined
+      ? {}
+      : {
+          overrides: {
+            source: over.source,
+            ...(over.layer === undefined ? {} : { layer: over.layer }),
+            value: [...over.value],
+            ...(over.elsewhere === true ? { elsewhere: true } : {}),
+          },
+        }),
+    message: warning.message,
+  };
 }

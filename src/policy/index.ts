@@ -25,6 +25,8 @@ export type { ParsedText } from "./check-parsed.ts";
 export { checkParsedPack, checkParsedPolicy } from "./check-parsed.ts";
 export { checkPolicy, parsePolicy } from "./check-policy.ts";
 export { editDistance } from "./closest-key.ts";
+export type { ConfinementContext, ConfinementWarning } from "./confinement-warnings.ts";
+export { confinementWarnings } from "./confinement-warnings.ts";
 export type { CheckPolicyFilesResult, PolicyText } from "./create-policy.ts";
 export { checkPolicyFiles, createPolicy, parsePolicyFiles } from "./create-policy.ts";
 export type { RuleRow } from "./explain-tool-rules.ts";

@@ -185,8 +185,9 @@ function resolveDefaults(policy: Policy): ResolvedDefaults {
 /**
  * `allowed_path_prefixes` of the strongest layer that sets it, with `$COMMAND_LINE_DIRS` replaced by
  * the directories on the upstream's command line (kept as written, with no command line, when only
- * showing the rules). A list that ends up empty means no confinement (SPEC §2.4: prefixes apply when
- * non-empty).
+ * showing the rules). An empty list confines nothing (SPEC §2.4: prefixes apply when non-empty): one
+ * written `[]` is kept, with its layer, so that views show what turned the confinement off; a list
+ * that only the expansion left empty is dropped.
  */
 function expandPrefixes(
   layers: readonly Contribution[],
@@ -195,6 +196,7 @@ function expandPrefixes(
 ): Sourced<readonly string[]> | undefined {
   const found = layers.find((c) => c.entry.allowedPathPrefixes !== undefined);
   if (!found) return undefined;
+  if (found.entry.allowedPathPrefixes!.length === 0) return sourced([], found);
   const expanded = found.entry.allowedPathPrefixes!.flatMap((prefix) => {
     if (prefix !== COMMAND_LINE_DIRS) return [prefix];
     if (command === undefined) return showPlaceholders ? [COMMAND_LINE_DIRS] : [];

@@ -23,6 +23,7 @@ import {
   type LiveSession as Live,
   type RefusedSession as Refused,
   refuse,
+  startConfinementWarnings,
   startGatingSession,
 } from "./gating-session.ts";
 import { isJsonObject, member, RPC_ERROR } from "./jsonrpc.ts";
@@ -125,11 +126,13 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       ...session.context,
       ...(isJsonObject(serverInfo) ? { serverInfo } : {}),
     };
-    for (const matched of gate.registerServer(context)) {
+    const packs = gate.registerServer(context);
+    for (const matched of packs) {
       // SPEC §4.3's fallback: a pack for another server would set its rules (`exfiltrating:
       // false`, its path prefixes) on tools that merely share names. Said once, at start.
       if (matched.by === "upstream_name") log(packByNameNotice(matched.pack.name, context.name));
     }
+    for (const warning of startConfinementWarnings(session, context, packs)) log(`Warning: ${warning.message}`);
     audit.recordServer({
       command: context.command ?? [],
       cwd: context.cwd ?? "",

@@ -15,7 +15,14 @@ import type { JsonObject } from "../engine/index.ts";
 import { userHome } from "../platform/home-dir.ts";
 import { builtinPacks } from "../platform/packs.ts";
 import { resolvePathSteps } from "../platform/path-walk.ts";
-import { createPolicy, type PolicyFile } from "../policy/index.ts";
+import {
+  type ConfinementWarning,
+  confinementWarnings,
+  createPolicy,
+  type MatchedPack,
+  type Policy,
+  type PolicyFile,
+} from "../policy/index.ts";
 import { createAsker } from "./asker.ts";
 import { elicitationSupport } from "./elicitation-support.ts";
 import { createFilePinStore, type FilePinStore } from "./file-pin-store.ts";
@@ -63,6 +70,8 @@ export interface LiveSession {
   readonly kind: "live";
   readonly calls: CallGate;
   readonly context: ServerContext;
+  /** The user's files with the packs (for the start-up warnings). */
+  readonly policy: Policy;
 }
 
 /** A session refused at start-up (invalid policy, unwritable session file). */
@@ -162,7 +171,31 @@ export async function startGatingSession(
     log,
   });
   const calls: CallGate = { server: upstream.name, gate, tools, audit, asker, mode: run.mode, log };
-  return { kind: "live", calls, context: server };
+  return { kind: "live", calls, context: server, policy };
+}
+
+/**
+ * The user's path prefixes that confine nothing on this server (a written `[]`, or no `write_params`
+ * in any layer), once its packs are known: said on stderr at start, the session decides as before.
+ *
+ * Source: SPEC §2.4, §4.1, §4.3.
+ * @param session - The live session.
+ * @param server - The server as registered (command line, serverInfo).
+ * @param packs - The packs that matched it.
+ * @returns The warnings, for every tool the files name at the top level or under `servers.<name>`.
+ */
+export function startConfinementWarnings(
+  session: LiveSession,
+  server: ServerContext,
+  packs: readonly MatchedPack[],
+): ConfinementWarning[] {
+  const { command } = server;
+  return confinementWarnings(session.policy, {
+    server: server.name,
+    packs,
+    packsKnown: true,
+    ...(command === undefined ? {} : { command }),
+  });
 }
 
 /**

@@ -188,6 +188,46 @@ describe("runCheck()", () => {
     ]);
   });
 
+  test("runCheck() warns that allowed_path_prefixes: [] confines nothing and overrides the pack's, shows it with its layer, and exits 0", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
+    writeFileSync(join(dir, "p.yaml"), "write_file: { allowed_path_prefixes: [] }\n");
+    const out = memoryIo({ cwd: dir });
+    expect(await runCheck({ policies: ["p.yaml"] }, out.io)).toBe(0);
+    expect(out.stdout()).toContain(
+      "Warning: write_file: allowed_path_prefixes: [] (user:p.yaml) confines nothing: it overrides the pack's allowed_path_prefixes [$COMMAND_LINE_DIRS] (pack:filesystem, on the servers that pack matches)",
+    );
+    expect(out.stdout()).toMatch(/allowed_path_prefixes: \[\]\s+\(user:p\.yaml\)/);
+  });
+
+  test("runCheck() warns once of prefixes no layer gives write_params; --json lists the warnings, exit 0", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
+    writeFileSync(
+      join(dir, "p.yaml"),
+      'save_note: { allowed_path_prefixes: ["./notes"] }\nservers:\n  notes:\n    save_note: { max_calls: 5 }\n',
+    );
+    const text = memoryIo({ cwd: dir });
+    expect(await runCheck({ policies: ["p.yaml"] }, text.io)).toBe(0);
+    const lines = text
+      .stdout()
+      .split("\n")
+      .filter((line) => line.startsWith("Warning: "));
+    expect(lines).toEqual([
+      "Warning: save_note: allowed_path_prefixes [./notes] (user:p.yaml) confines nothing: no layer names a path argument of save_note in write_params, so no argument is checked against them (add write_params: [ARG] for its path arguments)",
+    ]);
+    const json = memoryIo({ cwd: dir });
+    expect(await runCheck({ policies: ["p.yaml"], json: true }, json.io)).toBe(0);
+    const document = JSON.parse(json.stdout()) as { ok: boolean; warnings: unknown[] };
+    expect(document.ok).toBe(true);
+    expect(document.warnings).toEqual([
+      {
+        code: "prefixes_without_write_params",
+        tool: "save_note",
+        source: "user:p.yaml",
+        message: lines[0]?.slice("Warning: ".length),
+      },
+    ]);
+  });
+
   test("runCheck() without policy files says built-in defaults only and exits 0", async () => {
     const out = memoryIo();
     expect(await runCheck({ policies: [] }, out.io)).toBe(0);

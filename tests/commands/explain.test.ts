@@ -109,6 +109,32 @@ describe("runExplain()", () => {
     expect(out.stdout()).toContain("$COMMAND_LINE_DIRS: the directories on the server's command line");
   });
 
+  test("runExplain() shows allowed_path_prefixes: [] with its layer and warns that it overrides the pack's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-explain-empty-"));
+    writeFileSync(join(dir, "p.yaml"), "write_file: { allowed_path_prefixes: [] }\n");
+    const out = memoryIo({ cwd: dir });
+    expect(await runExplain({ tool: "write_file", server: "fs", policies: ["p.yaml"] }, out.io)).toBe(0);
+    expect(out.stdout()).toMatch(/allowed_path_prefixes: \[\]\s+\(user:p\.yaml\)/);
+    expect(out.stdout()).toContain(
+      "Warning: write_file: allowed_path_prefixes: [] (user:p.yaml) confines nothing: it overrides the pack's allowed_path_prefixes [$COMMAND_LINE_DIRS] (pack:filesystem), so the tool's writes are not confined",
+    );
+    const json = memoryIo({ cwd: dir });
+    await runExplain({ tool: "write_file", server: "fs", policies: ["p.yaml"], json: true }, json.io);
+    const document = JSON.parse(json.stdout()) as ExplainJson & { warnings: { code: string }[] };
+    expect(document.rules).toContainEqual({ key: "allowed_path_prefixes", value: [], source: "user:p.yaml" });
+    expect(document.warnings.map((warning) => warning.code)).toEqual(["empty_prefixes"]);
+  });
+
+  test("runExplain() warns of prefixes on a tool no layer gives write_params", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-explain-nowp-"));
+    writeFileSync(join(dir, "p.yaml"), 'save_note: { allowed_path_prefixes: ["./notes"] }\n');
+    const out = memoryIo({ cwd: dir });
+    await runExplain({ tool: "save_note", policies: ["p.yaml"] }, out.io);
+    expect(out.stdout()).toContain(
+      "Warning: save_note: allowed_path_prefixes [./notes] (user:p.yaml) confines nothing: no layer names a path argument of save_note in write_params",
+    );
+  });
+
   test("runExplain() gives a destructive tool the heuristic budget", async () => {
     const result = await explain({ tool: "delete_item" });
     expect(result.rules).toContainEqual({ key: "max_calls", value: 2, source: "heuristic" });

@@ -349,6 +349,12 @@ write_file: { exfiltrating: false, write_params: [path], allowed_path_prefixes: 
     expect(rules.writeParams?.source).toBe("pack:filesystem");
   });
 
+  test("resolveToolRules() keeps a written allowed_path_prefixes: [] with its layer (it overrides the pack's and confines nothing)", () => {
+    const rules = fsRules("servers:\n  fs:\n    write_file: { allowed_path_prefixes: [] }\n", command);
+    expect(rules.allowedPathPrefixes).toEqual({ value: [], source: "user:u.yaml", layer: "servers.fs" });
+    expect(rules.writeParams?.source).toBe("pack:filesystem");
+  });
+
   test("resolveToolRules() leaves writes unconfined by prefixes when no command line is known", () => {
     expect(fsRules("", undefined).allowedPathPrefixes).toBeUndefined();
   });

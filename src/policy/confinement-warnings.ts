@@ -1,0 +1,170 @@
+/**
+ * Path confinement that confines nothing: a user's `allowed_path_prefixes: []` (an empty list turns
+ * confinement off, and key-by-key merging lets it override a pack's or another file's prefixes), and
+ * prefixes on a tool no layer gives `write_params` (nothing is checked against them). Both are valid
+ * policy (SPEC §2.4, §4.1); `check`, `explain` and `run` warn about them, and decide as before. Pure.
+ *
+ * Source: SPEC §2.4 ("It applies when prefixes are non-empty and the argument is present"), §4.1
+ * (key-by-key merging), §4.3 (packs), §5.5.
+ * @module
+ */
+
+import { type RuleSource, type Sourced, safeName } from "../engine/index.ts";
+import { resolveToolRules } from "./resolve-tool-rules.ts";
+import type { MatchedPack, Policy, PolicyFile, ResolveContext, ToolEntry } from "./types.ts";
+
+/** A user's `allowed_path_prefixes` that confines nothing. */
+export interface ConfinementWarning {
+  /** `empty_prefixes`: a written `[]`; `prefixes_without_write_params`: no path argument named. */
+  readonly code: "empty_prefixes" | "prefixes_without_write_params";
+  readonly tool: string;
+  /** The user file that set the prefixes (`user:FILE`). */
+  readonly source: RuleSource;
+  /** The part of that file: `servers.<name>`, or none for a top-level entry. */
+  readonly layer?: string;
+  /** For `empty_prefixes`: the weaker layer's prefixes the `[]` overrides, when one sets them. */
+  readonly overrides?: {
+    readonly source: RuleSource;
+    readonly layer?: string;
+    readonly value: readonly string[];
+    /** True when the pack did not match the server here but may where it runs (check, explain). */
+    readonly elsewhere?: boolean;
+  };
+  /** One line for people, naming the tool, the file and what to do. */
+  readonly message: string;
+}
+
+/** What {@link confinementWarnings} looks at. */
+export interface ConfinementContext extends Omit<ResolveContext, "tool" | "definition"> {
+  /** The tools to look at (default: every tool the files name at the top level or in `servers.<server>`). */
+  readonly tools?: readonly string[];
+  /**
+   * True when `packs` are exactly the packs that apply (`bouncer run`, after `initialize`). Otherwise
+   * (`check`, `explain`) the other packs that name a tool count too: `run` may match them by the
+   * command line or `serverInfo.name`.
+   */
+  readonly packsKnown?: boolean;
+}
+
+/**
+ * The warnings for user prefixes that confine nothing, one at most per tool, in the tools' order.
+ *
+ * Source: SPEC §2.4, §4.1, §5.5.
+ * @param policy - The user's files and the packs.
+ * @param ctx - The server, its matched packs and command line, and the tools to look at.
+ * @returns The warnings (empty when every user prefix list confines something).
+ * @example
+ * ```ts
+ * confinementWarnings(policy, { server: "", packs: [], tools: ["write_file"], showPlaceholders: true });
+ * // [{ code: "empty_prefixes", tool: "write_file", source: "user:u.yaml", overrides: { source: "pack:filesystem", ... }, message: "..." }]
+ * ```
+ */
+export function confinementWarnings(policy: Policy, ctx: ConfinementContext): ConfinementWarning[] {
+  const tools = ctx.tools ?? namedTools(policy, ctx.server);
+  const warnings: ConfinementWarning[] = [];
+  for (const tool of tools) {
+    const warning = toolWarning(policy, ctx, tool);
+    if (warning !== undefined) warnings.push(warning);
+  }
+  return warnings;
+}
+
+/** The tools the files name at the top level or under `servers.<server>`, sorted. */
+function namedTools(policy: Policy, server: string): string[] {
+  const names = new Set<string>();
+  for (const file of policy.files) {
+    for (const name of file.tools.keys()) names.add(name);
+    for (const name of file.servers.get(server)?.tools.keys() ?? []) names.add(name);
+  }
+  return [...names].sort();
+}
+
+function toolWarning(policy: Policy, ctx: ConfinementContext, tool: string): ConfinementWarning | undefined {
+  // Packs that did not match here but name the tool: `run` may match them where the server runs.
+  const elsewhere: MatchedPack[] =
+    ctx.packsKnown === true
+      ? []
+      : policy.packs
+          .filter((pack) => pack.tools.has(tool) && !ctx.packs.some((matched) => matched.pack === pack))
+          .map((pack) => ({ pack, by: "upstream_name", pattern: "*", value: ctx.server }));
+  const wide = { ...ctx, tool, packs: [...ctx.packs, ...elsewhere] };
+  const rules = resolveToolRules(policy, wide);
+  const prefixes = rules.allowedPathPrefixes;
+  if (prefixes === undefined || !prefixes.source.startsWith("user:")) return undefined;
+  const at = where(prefixes);
+  const name = safeName(tool);
+  const base = {
+    tool,
+    source: prefixes.source,
+    ...(prefixes.layer === undefined ? {} : { layer: prefixes.layer }),
+  };
+  if (prefixes.value.length === 0) {
+    const below = resolveToolRules(withoutPrefixes(policy, prefixes, wide), wide).allowedPathPrefixes;
+    if (below === undefined || below.value.length === 0) {
+      const message = `${name}: allowed_path_prefixes: [] (${at}) confines nothing: an empty list turns path confinement off`;
+      return { code: "empty_prefixes", ...base, message };
+    }
+    const fromPack = below.source.startsWith("pack:");
+    const far = elsewhere.some((matched) => below.source === `pack:${matched.pack.name}`);
+    const overrides = {
+      source: below.source,
+      ...(below.layer === undefined ? {} : { layer: below.layer }),
+      value: below.value,
+      ...(far ? { elsewhere: true } : {}),
+    };
+    const whose = fromPack ? "the pack's " : "";
+    const scope = far ? ", on the servers that pack matches" : "";
+    const message = `${name}: allowed_path_prefixes: [] (${at}) confines nothing: it overrides ${whose}allowed_path_prefixes ${listText(below.value)} (${where(below)}${scope}), so the tool's writes are not confined (leave the key out to keep ${fromPack ? "the pack's" : "that"} confinement)`;
+    return { code: "empty_prefixes", ...base, overrides, message };
+  }
+  if ((rules.writeParams?.value.length ?? 0) > 0) return undefined;
+  const message = `${name}: allowed_path_prefixes ${listText(prefixes.value)} (${at}) confines nothing: no layer names a path argument of ${name} in write_params, so no argument is checked against them (add write_params: [ARG] for its path arguments)`;
+  return { code: "prefixes_without_write_params", ...base, message };
+}
+
+/** A layer as the views show it: `user:FILE`, with the part of the file after it. */
+function where(from: Sourced<unknown>): string {
+  const source = safeName(from.source);
+  return from.layer === undefined ? source : `${source} ${safeName(from.layer)}`;
+}
+
+/** Prefixes as the views show them: `[./out, ~/notes]`. */
+function listText(values: readonly string[]): string {
+  return `[${values.map((value) => safeName(value)).join(", ")}]`;
+}
+
+/**
+ * The policy without the entry key that set these prefixes (the strongest such entry of that file,
+ * as resolution picks it), to find what the layers below would have given.
+ */
+function withoutPrefixes(policy: Policy, prefixes: Sourced<unknown>, ctx: ResolveContext): Policy {
+  const inServer = prefixes.layer !== undefined;
+  const entryOf = (file: PolicyFile): ToolEntry | undefined =>
+    inServer ? file.servers.get(ctx.server)?.tools.get(ctx.tool) : file.tools.get(ctx.tool);
+  const owner = [...policy.files]
+    .reverse()
+    .find(
+      (file) => `user:${file.file}` === prefixes.source && entryOf(file)?.allowedPathPrefixes !== undefined,
+    );
+  if (owner === undefined) return policy;
+  const drop = (tools: ReadonlyMap<string, ToolEntry>): Map<string, ToolEntry> => {
+    const copy = new Map(tools);
+    const entry = copy.get(ctx.tool);
+    if (entry !== undefined) {
+      const { allowedPathPrefixes: _dropped, ...rest } = entry;
+      copy.set(ctx.tool, rest);
+    }
+    return copy;
+  };
+  const trimmed: PolicyFile = inServer
+    ? {
+        ...owner,
+        servers: new Map(
+          [...owner.servers].map(([name, section]) =>
+            name === ctx.server ? [name, { ...section, tools: drop(section.tools) }] : [name, section],
+          ),
+        ),
+      }
+    : { ...owner, tools: drop(owner.tools) };
+  return { ...policy, files: policy.files.map((file) => (file === owner ? trimmed : file)) };
+}
