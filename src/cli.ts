@@ -37,7 +37,10 @@ const OWN_PARSERS: ReadonlySet<string> = new Set(["bouncer run"]);
  * What follows `[OPTIONS]` on the USAGE line of commands whose operands citty does not know (their
  * words after `--` are passed through unchecked).
  */
-const USAGE_OPERANDS: ReadonlyMap<string, string> = new Map([["bouncer run", "-- COMMAND [ARG]..."]]);
+const USAGE_OPERANDS: ReadonlyMap<string, string> = new Map([
+  ["bouncer run", "-- COMMAND [ARG]..."],
+  ["bouncer explain", "[-- COMMAND [ARG]...]"],
+]);
 
 /** Commands SPEC §5 describes that this build does not have (named, not "unknown", when asked for). */
 const NOT_BUILT: ReadonlyMap<string, string> = new Map([
@@ -146,8 +149,10 @@ async function usage(target: Target, color: boolean): Promise<string> {
   const plain = color ? text : stripAnsi(text);
   const operands = USAGE_OPERANDS.get(target.path.join(" "));
   if (operands === undefined) return plain;
-  // The USAGE line ends "[OPTIONS] " (uncoloured or coloured alike): the operands go after it.
-  return plain.replace(/^(.*USAGE.*\[OPTIONS\])[ \t]*(\S*)$/m, `$1 ${operands}$2`);
+  // The USAGE line ends "[OPTIONS] " or "[OPTIONS] <TOOL>", maybe followed by a colour reset: the
+  // operands go after the last word.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching the ESC of colour codes
+  return plain.replace(/^(.*USAGE.*\[OPTIONS\].*?)[ \t]*((?:\u001b\[[0-9;]*m)*)$/m, `$1 ${operands}$2`);
 }
 
 /**

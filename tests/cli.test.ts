@@ -87,14 +87,37 @@ describe("bouncer (subprocess)", () => {
     });
   }, 60_000);
 
-  test("bouncer COMMAND -- WORDS... exits 2 naming the word no positional takes, except run", async () => {
+  test("bouncer explain -- WORDS... exits 2 asking for TOOL (the words after -- are the upstream command)", async () => {
+    const run = await runCli(["explain", "--", "/tmp/a.jsonl", "/tmp/b.jsonl"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("missing argument TOOL");
+    expect(run.stdout).toBe("");
+  });
+
+  test("bouncer explain --help shows the optional upstream command after TOOL, with and without colour", async () => {
+    for (const color of [false, true]) {
+      const out = memoryIo({ color });
+      expect(await main(["explain", "--help"], out.io)).toBe(0);
+      const usageLine =
+        out
+          .stdout()
+          .split("\n")
+          .find((line) => line.includes("USAGE")) ?? "";
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing the ESC of colour codes
+      expect(usageLine.replace(/\u001b\[[0-9;]*m/g, "")).toBe(
+        "USAGE bouncer explain [OPTIONS] <TOOL> [-- COMMAND [ARG]...]",
+      );
+    }
+  });
+
+  test("bouncer COMMAND -- WORDS... exits 2 naming the word no positional takes, except run and explain", async () => {
     const words = ["/tmp/a.jsonl", "/tmp/b.jsonl", "/tmp/c.jsonl"];
     const subcommands: Record<string, readonly string[]> = {
       packs: ["packs list", "packs show"],
       pins: ["pins list", "pins accept", "pins forget"],
     };
     const commands = (await listedCommands())
-      .filter((command) => command !== "run")
+      .filter((command) => command !== "run" && command !== "explain")
       .flatMap((command) => subcommands[command] ?? [command]);
     const runs = await Promise.all(
       commands.map((command) => runCli([...command.split(" "), "--", ...words])),

@@ -1,8 +1,10 @@
 /**
- * `bouncer explain TOOL [--server NAME] [--schema FILE] [--policy FILE]... [--json]`: the effective
- * rules of one tool, each with the layer it came from, and which packs matched the server. With
- * `--schema`, the heuristics read that input schema (a tool definition, a bare input schema, or a
- * `tools/list` result holding TOOL). Edge.
+ * `bouncer explain TOOL [--server NAME] [--server-info-name NAME] [--schema FILE] [--policy FILE]...
+ * [--json] [-- COMMAND [ARG]...]`: the effective rules of one tool, each with the layer it came from,
+ * and which packs matched the server — on its command line and `serverInfo.name` when given, as
+ * `bouncer run` matches them, else on its name alone (said so). With `--schema`, the heuristics read
+ * that input schema (a tool definition, a bare input schema, or a `tools/list` result holding TOOL).
+ * Edge.
  *
  * Source: SPEC §5.5, §4.1 (layers), §4.3 ("`bouncer explain` ... print which pack matched"), §4.4.
  * @module
@@ -16,14 +18,9 @@ import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
-import {
-  confinementWarnings,
-  explainToolRules,
-  type MatchedPack,
-  matchPacks,
-  resolveToolRules,
-} from "../policy/index.ts";
+import { confinementWarnings, explainToolRules, resolveToolRules } from "../policy/index.ts";
 import { destinationsLine, destinationsView } from "./explain-destinations.ts";
+import { explainPacks, type PackFacts, packLines, packsMembers } from "./explain-packs.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 import { loadPolicyPaths } from "./policy-files.ts";
 import { placeholderNotes, rulesLines, settingSourceMembers, warningJson } from "./rules-view.ts";
@@ -33,6 +30,10 @@ export interface ExplainOptions {
   readonly tool: string;
   /** The server's `--upstream-name`: selects `servers.<name>` entries and packs matched by name. */
   readonly server?: string;
+  /** The upstream command line (the words after `--`, as `bouncer run` takes them): matches packs. */
+  readonly command?: readonly string[];
+  /** The server's `serverInfo.name`: matches packs. */
+  readonly serverInfoName?: string;
   /** A JSON file with the tool's definition or input schema. */
   readonly schema?: string;
   readonly policies: readonly string[];
@@ -111,19 +112,6 @@ async function readSchema(file: string, cwd: string): Promise<JsonValue> {
 }
 
 /**
- * Describes the packs that matched, e.g. `gmail (command "@gongrzhe/server-gmail-autoauth-mcp")`.
- * @param packs - The matched packs.
- * @returns One line per pack.
- */
-function packLines(packs: readonly MatchedPack[]): string[] {
-  const by = { command: "command", server_name: "serverInfo.name", upstream_name: "server name" } as const;
-  return packs.map(
-    (matched) =>
-      `  ${matched.pack.name}  (${by[matched.by]} ${safeName(matched.value)} matches ${safeName(matched.pattern)})`,
-  );
-}
-
-/**
  * Runs `bouncer explain`.
  *
  * Source: SPEC §5.5.
@@ -140,34 +128,38 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
       ? undefined
       : definitionFrom(await readSchema(options.schema, io.cwd), options.tool);
   const server = options.server ?? "";
-  const packs =
-    options.server === undefined ? [] : matchPacks(policy.packs, { upstreamName: options.server });
+  const { command, serverInfoName } = options;
+  const facts: PackFacts = {
+    ...(options.server === undefined ? {} : { upstreamName: options.server }),
+    ...(command === undefined ? {} : { command }),
+    ...(serverInfoName === undefined ? {} : { serverInfoName }),
+  };
+  const explained = explainPacks(policy.packs, facts);
+  const packs = explained.matched;
+  const context = {
+    server,
+    packs,
+    ...(command === undefined ? {} : { command }),
+    // Without a command line: show a pack's `$COMMAND_LINE_DIRS` rather than no confinement at all.
+    showPlaceholders: true,
+  };
   const rules = resolveToolRules(policy, {
-    server,
+    ...context,
     tool: options.tool,
-    packs,
     ...(definition === undefined ? {} : { definition }),
-    // No command line here: show a pack's `$COMMAND_LINE_DIRS` rather than no confinement at all.
-    showPlaceholders: true,
   });
-  // Prefixes that confine nothing (SPEC §2.4); `run` may match more packs than the name here does.
+  // Prefixes that confine nothing (SPEC §2.4); unless the packs are run's, others may match at run.
   const warnings = confinementWarnings(policy, {
-    server,
-    packs,
+    ...context,
     tools: [options.tool],
-    showPlaceholders: true,
+    packsKnown: explained.exact,
   });
   const destinations = destinationsView(rules, options.tool, definition?.inputSchema);
   if (options.json === true) {
     const document = {
       tool: options.tool,
       ...(options.server === undefined ? {} : { server: options.server }),
-      packs: packs.map((matched) => ({
-        name: matched.pack.name,
-        by: matched.by,
-        pattern: matched.pattern,
-        value: matched.value,
-      })),
+      ...packsMembers(explained, facts),
       rules: explainToolRules(rules).map((row) => ({ ...row })),
       ...(destinations === undefined ? {} : { destinations }),
       taint_min_length: rules.taintMinLength,
@@ -184,9 +176,15 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
   if (destinations !== undefined) lines.push("", destinationsLine(destinations));
   lines.push(...placeholderNotes([rules]));
   // A misspelt tool name looks like a tool with every rule at its default: say it plainly (only
-  // what was looked at: without --server, servers.<name> entries and packs were not).
+  // what was looked at: without --server, servers.<name> entries were not, nor packs without facts).
+  const packsLooked = options.server !== undefined || command !== undefined || serverInfoName !== undefined;
   if (explainToolRules(rules).every((row) => row.source === "default") && packs.length === 0) {
-    const looked = options.server === undefined ? "No top-level rule" : "No policy file or pack";
+    const looked =
+      options.server !== undefined
+        ? "No policy file or pack"
+        : packsLooked
+          ? "No top-level rule or pack"
+          : "No top-level rule";
     lines.push("", `${looked} names ${safeName(options.tool)}: every rule above is a default`);
   }
   if (definition === undefined) {
@@ -195,12 +193,39 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
       "No --schema given: what the schema heuristics add (sink-shaped arguments, annotations) is not shown",
     );
   }
-  if (options.server === undefined)
-    lines.push("", "No --server given: servers.<name> entries and packs are not applied");
-  else if (packs.length === 0) lines.push("", "Packs: none matched");
-  else lines.push("", "Packs:", ...packLines(packs));
+  if (options.server === undefined) {
+    const applied = packsLooked ? "servers.<name> entries are" : "servers.<name> entries and packs are";
+    lines.push("", `No --server given: ${applied} not applied`);
+  }
+  if (packsLooked) {
+    if (packs.length === 0) lines.push("", "Packs: none matched");
+    else lines.push("", "Packs:", ...packLines(packs));
+    if (explained.note !== undefined) lines.push(explained.note);
+  }
   io.out(`${lines.join("\n")}\n`);
   return 0;
+}
+
+/**
+ * The upstream's facts from the command line: the words after `--` (as `bouncer run` takes them) and
+ * `--server-info-name`.
+ * @param rawArgs - The command's own arguments.
+ * @param serverInfoName - citty's value of `--server-info-name`.
+ * @returns The `command` and `serverInfoName` options given.
+ * @throws {BouncerError} `USAGE` (exit 2) for a `--` with no command after it.
+ */
+function serverFacts(
+  rawArgs: readonly string[],
+  serverInfoName: unknown,
+): Pick<ExplainOptions, "command" | "serverInfoName"> {
+  const dash = rawArgs.indexOf("--");
+  const command = dash === -1 ? undefined : rawArgs.slice(dash + 1);
+  if (command?.length === 0)
+    throw new BouncerError("USAGE", 'Cannot run "bouncer explain": no upstream command after "--"');
+  return {
+    ...(command === undefined ? {} : { command }),
+    ...(typeof serverInfoName === "string" ? { serverInfoName } : {}),
+  };
 }
 
 /** The citty definition of `bouncer explain`. */
@@ -214,6 +239,11 @@ export const explainCommand = defineCommand({
     server: {
       type: "string",
       description: "The server's --upstream-name (selects servers.<name> and packs)",
+      valueHint: "NAME",
+    },
+    "server-info-name": {
+      type: "string",
+      description: "The server's serverInfo.name (matches packs, as bouncer run does)",
       valueHint: "NAME",
     },
     schema: {
@@ -232,6 +262,7 @@ export const explainCommand = defineCommand({
         json: args.json === true,
         ...(typeof args.server === "string" ? { server: args.server } : {}),
         ...(typeof args.schema === "string" ? { schema: args.schema } : {}),
+        ...serverFacts(rawArgs, args["server-info-name"]),
       },
       commandIo(data),
     ),

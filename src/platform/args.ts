@@ -71,7 +71,8 @@ function isFlagToken(token: string): boolean {
  * string flag without a value or with an empty one (`--schema=`, `--policy ""`), a value given to a boolean flag other than `true`/`false`, and more
  * positional arguments than the command declares, or fewer than it requires. Words after `--` are
  * positional arguments, never flags (a tool named `--x`), and count as such, unless
- * `passThrough`.
+ * `passThrough` (then they are neither looked at nor counted: `explain TOOL -- COMMAND` still needs
+ * its TOOL before `--`).
  *
  * Source: SPEC §5.
  * @param rawArgs - The command's own arguments (after the command names).
@@ -99,7 +100,8 @@ export function assertKnownArgs(
       if (extra !== undefined && options.extraPositionals !== true && options.passThrough !== true) {
         throw new BouncerError("USAGE", `Cannot run "${command}": unexpected argument "${extra}": ${hint}`);
       }
-      positionals += rest.length;
+      // Passed-through words are the command's own, not this command's positional arguments.
+      if (options.passThrough !== true) positionals += rest.length;
       break;
     }
     if (!isFlagToken(token)) {

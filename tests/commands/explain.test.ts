@@ -44,6 +44,19 @@ describe("bouncer explain (subprocess)", () => {
     expect(run.stdout).toContain("Packs:\n  gmail");
   });
 
+  test("bouncer explain TOOL --server NAME -- COMMAND matches packs by the command line, as bouncer run does", async () => {
+    const gmail = ["bun", "server.ts", "@gongrzhe/server-gmail-autoauth-mcp"];
+    const run = await runCli(["explain", "create_filter", "--server", "mail", "--json", "--", ...gmail]);
+    expect(run.code).toBe(0);
+    const document = JSON.parse(run.stdout) as ExplainJson & { matched_on: unknown; packs_note?: string };
+    expect(document.packs.map((pack) => [pack.name, pack.by])).toEqual([["gmail", "command"]]);
+    expect(document.matched_on).toEqual({ upstream_name: "mail", command: gmail });
+    expect(document.packs_note).toContain("No --server-info-name given");
+    const named = await runCli(["explain", "create_filter", "--server", "github", "--", ...gmail]);
+    expect(named.stdout).toContain("Packs:\n  gmail  (command @gongrzhe/server-gmail-autoauth-mcp");
+    expect(named.stdout).not.toContain("github  (server name");
+  });
+
   test("bouncer explain exits 2 on an invalid policy, naming line and column", async () => {
     const run = await runCli(["explain", "send_email", "--policy", "tests/fixtures/policies/bad-keys.yaml"]);
     expect(run.code).toBe(2);
@@ -89,6 +102,53 @@ describe("runExplain()", () => {
     const known = memoryIo({ cwd: REPO });
     await runExplain({ policies: [POLICY], tool: "send_email" }, known.io);
     expect(known.stdout()).not.toContain("names send_email: every rule above is a default");
+  });
+
+  test("runExplain() --server alone says plainly that packs were matched by the server name only", async () => {
+    const out = memoryIo({ cwd: REPO });
+    await runExplain({ tool: "create_filter", server: "mail", policies: [] }, out.io);
+    expect(out.stdout()).toContain(
+      "Packs: none matched\nPacks were matched by the server name only: bouncer run also matches them by the upstream's command line and serverInfo.name",
+    );
+    const json = (await explain({ tool: "create_issue", server: "github" })) as ExplainJson & {
+      matched_on: unknown;
+      packs_note?: string;
+    };
+    expect(json.packs.map((pack) => [pack.name, pack.by])).toEqual([["github", "upstream_name"]]);
+    expect(json.matched_on).toEqual({ upstream_name: "github" });
+    expect(json.packs_note).toStartWith("Packs were matched by the server name only");
+  });
+
+  test("runExplain() with the command line and serverInfo.name matches as run does and adds no note", async () => {
+    const out = memoryIo({ cwd: REPO });
+    const command = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/data"];
+    const options = {
+      tool: "write_file",
+      server: "github",
+      command,
+      serverInfoName: "secure-filesystem-server",
+    };
+    await runExplain({ ...options, policies: [], json: true }, out.io);
+    const document = JSON.parse(out.stdout()) as ExplainJson & { packs_note?: string };
+    expect(document.packs.map((pack) => pack.name)).toEqual(["filesystem"]);
+    expect(document.packs_note).toBeUndefined();
+    // The command line's directories, as run confines writes to them.
+    expect(document.rules).toContainEqual({
+      key: "allowed_path_prefixes",
+      value: ["/data"],
+      source: "pack:filesystem",
+    });
+  });
+
+  test("runExplain() --server-info-name without --server matches packs by serverInfo.name, not by a name", async () => {
+    const out = memoryIo({ cwd: REPO });
+    await runExplain(
+      { tool: "write_file", serverInfoName: "secure-filesystem-server", policies: [] },
+      out.io,
+    );
+    expect(out.stdout()).toContain("No --server given: servers.<name> entries are not applied");
+    expect(out.stdout()).toContain("filesystem  (serverInfo.name secure-filesystem-server");
+    expect(out.stdout()).toContain("No upstream command given (after --)");
   });
 
   test("runExplain() without --server applies no pack", async () => {

@@ -112,6 +112,16 @@ describe("assertKnownArgs()", () => {
     ).toBeUndefined();
     expect(codeOf(() => assertKnownArgs(argv, { "upstream-name": { type: "string" } }, {}))).toBe("USAGE");
   });
+
+  test("assertKnownArgs() with passThrough does not count the words after -- as the positional arguments", () => {
+    const def = { tool: { type: "positional", required: true } } as const;
+    expect(codeOf(() => assertKnownArgs(["--", "bun", "server.ts"], def, { passThrough: true }))).toBe(
+      "MISSING_ARGUMENT",
+    );
+    expect(
+      codeOf(() => assertKnownArgs(["t", "--", "bun", "server.ts"], def, { passThrough: true })),
+    ).toBeUndefined();
+  });
 });
 
 describe("repeatedFlag()", () => {
