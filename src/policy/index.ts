@@ -36,6 +36,7 @@ export { DESTRUCTIVE_MAX_CALLS, heuristicRules, isDestructiveName, nameWords } f
 export { commandLineDirectories, globMatches, matchPacks } from "./match-packs.ts";
 export { formatPolicyIssue, PolicyError } from "./policy-error.ts";
 export { DEFAULT_TAINT_MIN_LENGTH, resolveToolRules } from "./resolve-tool-rules.ts";
+export { serverCaseWarning, serverSectionsInOtherCase } from "./server-name-case.ts";
 export type {
   CheckPackResult,
   CheckPolicyResult,

@@ -23,6 +23,8 @@ import { bouncerHome } from "../platform/home-dir.ts";
 import { readEnv } from "../platform/resolve-command.ts";
 import { spawnUpstream, type UpstreamExit, type UpstreamProcess } from "../platform/spawn-upstream.ts";
 import { STOP_GRACE_MS, STOP_KILL_AFTER_MS, stopUpstream } from "../platform/stop-upstream.ts";
+// A deep import on purpose (as above): this file imports types only, and run loads it before the spawn.
+import { serverCaseWarning, serverSectionsInOtherCase } from "../policy/server-name-case.ts";
 import type { GatingSetup } from "./gating-hooks.ts";
 import type { RpcErrorObject } from "./jsonrpc.ts";
 import type { MessageWriter } from "./message-writer.ts";
@@ -246,6 +248,9 @@ export async function runProxy(
     for (const cleanup of cleanups.splice(0)) cleanup();
     return refuse(policy.error, 2);
   }
+  // servers.<name> is case-sensitive (SPEC §4.1): a section in another case applies to nothing.
+  const otherCase = serverSectionsInOtherCase(policy.files, run.upstreamName);
+  if (otherCase.length > 0) log(serverCaseWarning(otherCase, run.upstreamName));
   const setup: GatingSetup = {
     run,
     upstream: { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },

@@ -2,7 +2,17 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bouncerCommand, type Connected, connect, FS_SERVER, ROOT, tempHome } from "./support/harness.ts";
+import {
+  BUN,
+  bouncerCommand,
+  type Connected,
+  connect,
+  FS_SERVER,
+  ROOT,
+  tempHome,
+} from "./support/harness.ts";
+
+const ECHO = join(ROOT, "tests/fixtures/servers/echo.ts");
 
 const clients: Connected[] = [];
 
@@ -30,5 +40,19 @@ describe("bouncer run's warnings at start", () => {
     expect(connected.stderr()).toContain(
       `confines nothing: it overrides the pack's allowed_path_prefixes [${ROOT}] (pack:filesystem)`,
     );
+  }, 60_000);
+
+  test("bouncer run warns at start of a servers.<name> section that differs from the upstream name in case only", async () => {
+    const connected = await start("github", "servers:\n  GitHub:\n    echo: { action: deny }\n", [BUN, ECHO]);
+    expect(connected.stderr()).toContain(
+      'Warning: no servers section is named "github" (the --upstream-name), but servers."GitHub" differs from it in case only',
+    );
+  }, 60_000);
+
+  test("bouncer run says nothing of case when a servers.<name> section matches the upstream name exactly", async () => {
+    const text = "servers:\n  GitHub: { echo: { action: deny } }\n  github: { echo: { action: ask } }\n";
+    const connected = await start("github", text, [BUN, ECHO]);
+    expect(connected.stderr()).not.toContain("differs from it in case only");
+    expect(connected.stderr()).not.toBe("");
   }, 60_000);
 });
