@@ -1,7 +1,8 @@
 /**
  * `bouncer init --check`: lists the stdio entries that are not wrapped, the ones that lost their
  * wrapping (a stash is left but the client rewrote the command — field case F13), wrapped entries
- * whose launcher no longer exists or whose `--policy` file is missing or invalid (the server would
+ * whose launcher no longer exists or would let Bun read the project's `.env` (a script run by a
+ * runtime, an older from-source launcher), or whose `--policy` file is missing or invalid (the server would
  * not start), and wrapped entries that enforce nothing (`--mode audit`, `--pins off`). Exit 1 if any, 0 if none, 2 when no config is found or
  * one cannot be read — and then it never says that every server is wrapped. Writes nothing. Edge.
  *
@@ -37,6 +38,7 @@ export interface CheckRow {
     | "lost its wrapping"
     | "wrapping unreadable"
     | "launcher missing"
+    | "launcher unsafe"
     | "policy unreadable"
     | "policy invalid"
     | "skipped";
@@ -85,7 +87,7 @@ export async function runCheck(
       for (const entry of config.entries) {
         if (request.servers.length > 0 && !request.servers.includes(entry.name)) continue;
         const row = checkEntry(target.path, entry, environment);
-        const policy = row.status === "launcher missing" ? undefined : entryPolicy(entry, io.cwd, policies);
+        const policy = row.status.startsWith("launcher ") ? undefined : entryPolicy(entry, io.cwd, policies);
         const problem = await policy;
         rows.push(problem === undefined ? row : { ...row, ...problem, problem: true });
       }
@@ -136,8 +138,10 @@ export function checkEntry(
   switch (entry.kind) {
     case "wrapped": {
       const problem = launcherProblem(entry, environment);
-      if (problem !== undefined)
-        return { ...base, status: "launcher missing", detail: problem, problem: true };
+      if (problem !== undefined) {
+        const status = problem.kind === "missing" ? "launcher missing" : "launcher unsafe";
+        return { ...base, status, detail: problem.message, problem: true };
+      }
       const lax = notEnforcing(entry);
       if (lax !== undefined) return { ...base, status: "wrapped, not enforcing", detail: lax, problem: true };
       return {

@@ -15,7 +15,7 @@ import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
 import { escapeControls } from "../engine/index.ts";
 import { BouncerError, errorLine, isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
-import { findLauncher } from "./launcher.ts";
+import { chooseLauncher, type SkippedLauncher } from "./launcher.ts";
 import { colorDiff, maskedDiff } from "./masked-diff.ts";
 import { type InitPlan, planInit } from "./plan.ts";
 import {
@@ -28,6 +28,7 @@ import {
   resolveTargets,
   safeLine,
 } from "./targets.ts";
+import type { Launcher } from "./types.ts";
 import { writeConfigFile } from "./write-config.ts";
 
 /** The flags of `bouncer init` (SPEC §5.2). */
@@ -73,7 +74,9 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
     return 2;
   }
   if (!set.explicit) io.err(`Client configs found:\n${describeTargets(set.targets)}`);
-  const launcher = request.undo ? undefined : (environment.launcher ?? findLauncher(environment));
+  const choice = request.undo || environment.launcher !== undefined ? undefined : chooseLauncher(environment);
+  if (choice?.skipped !== undefined) io.err(safeLine(skippedLauncherLine(choice.launcher, choice.skipped)));
+  const launcher = request.undo ? undefined : (environment.launcher ?? choice?.launcher);
   const planned: Planned[] = [];
   let failed = false;
   const onTarget = (line: string, failure: boolean): void => {
@@ -119,6 +122,19 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
   }
   report(planned, environment);
   return await apply(planned, { request, environment });
+}
+
+/**
+ * The line that names the launcher `init` writes when it passed over the `bouncer` on PATH.
+ *
+ * Source: SPEC §5.2 (the launcher); the review of `npm link` launchers.
+ * @param launcher - The launcher written.
+ * @param skipped - The PATH `bouncer` passed over.
+ * @returns One line, without its line feed.
+ */
+export function skippedLauncherLine(launcher: Launcher, skipped: SkippedLauncher): string {
+  const written = [launcher.command, ...launcher.prefixArgs].join(" ");
+  return `Launcher written: "${written}", not "${skipped.path}" found on PATH: that is a script run by ${skipped.runtime}, which would read the .env and bunfig.toml of the folder a client starts it in`;
 }
 
 /**

@@ -7,7 +7,9 @@
  * Windows only a real `bouncer.exe` counts (a `.cmd` shim would need `cmd /c`, F09) — else the running
  * executable when it is the compiled Bouncer binary; else, running from source, the absolute path of
  * the Bun (or Node) executable with the absolute path of `src/cli.ts` as the script, after the flags
- * that keep Bun from reading the client's working folder ({@link sourceRuntimeFlags}).
+ * that keep Bun from reading the client's working folder ({@link sourceRuntimeFlags}). A PATH
+ * `bouncer` that is a script whose `#!` names a runtime (what `npm link` of a checkout puts there) is
+ * passed over: it would start that runtime without those flags.
  *
  * Source: SPEC §5.2 ("`command` = the Bouncer launcher"), field cases F09, F10.
  * @module
@@ -16,6 +18,7 @@
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { RUNTIMES, scriptRuntime } from "./script-runtime.ts";
 import type { ConfigEntry, Launcher } from "./types.ts";
 
 /** Where to look for the launcher. */
@@ -29,8 +32,19 @@ export interface LauncherContext {
   readonly cliPath?: string;
 }
 
-/** Executable names of runtimes (not of a compiled Bouncer). */
-const RUNTIMES: ReadonlySet<string> = new Set(["bun", "bunx", "node", "deno"]);
+/** A `bouncer` found on PATH that is not written as the launcher, and why. */
+export interface SkippedLauncher {
+  /** Its absolute path. */
+  readonly path: string;
+  /** The runtime its `#!` line names (`bun`, `node`...). */
+  readonly runtime: string;
+}
+
+/** The launcher `init` writes, and the PATH `bouncer` it passed over, if any. */
+export interface LauncherChoice {
+  readonly launcher: Launcher;
+  readonly skipped?: SkippedLauncher;
+}
 
 /**
  * The launcher a client should use to start Bouncer.
@@ -40,18 +54,40 @@ const RUNTIMES: ReadonlySet<string> = new Set(["bun", "bunx", "node", "deno"]);
  * @returns The launcher.
  */
 export function findLauncher(context: LauncherContext): Launcher {
+  return chooseLauncher(context).launcher;
+}
+
+/**
+ * The launcher a client should use to start Bouncer, and the `bouncer` on PATH it passed over: a
+ * script whose `#!` names a runtime (what `npm link` puts on PATH) starts that runtime without
+ * {@link sourceRuntimeFlags}, so it would let a project's `.env` and `bunfig.toml` into Bouncer. The
+ * search goes on along PATH, then falls back to the running executable (SPEC order).
+ *
+ * Source: SPEC §5.2; the review of `npm link` launchers.
+ * @param context - Environment, platform and running executable.
+ * @returns The launcher, and the first PATH `bouncer` skipped.
+ */
+export function chooseLauncher(context: LauncherContext): LauncherChoice {
+  let skipped: SkippedLauncher | undefined;
   const onPath = findExecutable("bouncer", {
     ...context,
     extensions: context.platform === "win32" ? [".exe"] : [""],
+    accept: (candidate) => {
+      const runtime = scriptRuntime(candidate);
+      if (runtime !== undefined) skipped ??= { path: candidate, runtime };
+      return runtime === undefined;
+    },
   });
-  if (onPath !== undefined) return { command: onPath, prefixArgs: [] };
+  const found = skipped === undefined ? {} : { skipped };
+  if (onPath !== undefined) return { launcher: { command: onPath, prefixArgs: [] }, ...found };
   const base = pathFor(context.platform)
     .basename(context.execPath)
     .toLowerCase()
     .replace(/\.exe$/, "");
-  if (!RUNTIMES.has(base)) return { command: context.execPath, prefixArgs: [] };
+  if (!RUNTIMES.has(base)) return { launcher: { command: context.execPath, prefixArgs: [] }, ...found };
   const cli = context.cliPath ?? sourceCliPath();
-  return { command: context.execPath, prefixArgs: [...sourceRuntimeFlags(base, cli, context.platform), cli] };
+  const prefixArgs = [...sourceRuntimeFlags(base, cli, context.platform), cli];
+  return { launcher: { command: context.execPath, prefixArgs }, ...found };
 }
 
 /**
@@ -92,12 +128,16 @@ export function sourceCliPath(): string {
  *
  * Source: SPEC §5.2.
  * @param name - A command name or path.
- * @param context - Environment and platform; `extensions` overrides PATHEXT.
+ * @param context - Environment and platform; `extensions` overrides PATHEXT; `accept` filters.
  * @returns Its absolute path, or undefined when not found.
  */
 export function findExecutable(
   name: string,
-  context: Pick<LauncherContext, "env" | "platform"> & { readonly extensions?: readonly string[] },
+  context: Pick<LauncherContext, "env" | "platform"> & {
+    readonly extensions?: readonly string[];
+    /** Whether an executable found counts (default: every one); the search goes on past a refusal. */
+    readonly accept?: (file: string) => boolean;
+  },
 ): string | undefined {
   const paths = pathFor(context.platform);
   const windows = context.platform === "win32";
@@ -115,17 +155,26 @@ export function findExecutable(
   for (const dir of dirs) {
     for (const extension of extensions) {
       const candidate = paths.resolve(dir, `${name}${extension}`);
-      if (isExecutableFile(candidate, context.platform)) return candidate;
+      if (isExecutableFile(candidate, context.platform) && (context.accept?.(candidate) ?? true))
+        return candidate;
     }
   }
   return undefined;
 }
 
+/** Why a wrapped entry's launcher cannot start Bouncer (`missing`) or should not (`unsafe`). */
+export interface LauncherProblem {
+  readonly kind: "missing" | "unsafe";
+  /** What is wrong and what to run, one line. */
+  readonly message: string;
+}
+
 /**
  * Why a wrapped entry's launcher can no longer start Bouncer, if it cannot: its command is missing
  * or not executable, not on PATH, or a launcher script in its prefix is gone — or should not: a
- * from-source launcher without {@link sourceRuntimeFlags} (an older init wrote it) lets Bun read the
- * project folder's `.env` and `bunfig.toml`.
+ * from-source launcher without {@link sourceRuntimeFlags} (an older init wrote it), or a command
+ * that is a script run by a runtime (`npm link`'s `bouncer`), lets Bun read the project folder's
+ * `.env` and `bunfig.toml`.
  *
  * Source: SPEC §5.2 (`--check` lists "a launcher that no longer exists").
  * @param entry - A wrapped entry.
@@ -135,31 +184,37 @@ export function findExecutable(
 export function launcherProblem(
   entry: ConfigEntry,
   context: Pick<LauncherContext, "env" | "platform">,
-): string | undefined {
+): LauncherProblem | undefined {
   const command = entry.command ?? "";
   const paths = pathFor(context.platform);
-  if (paths.isAbsolute(command)) {
-    if (!isExecutableFile(command, context.platform))
-      return `launcher "${command}" does not exist or is not executable`;
-  } else if (findExecutable(command, context) === undefined) {
-    return `launcher "${command}" is not on PATH`;
+  const found = findExecutable(command, context);
+  if (found === undefined) {
+    const message = paths.isAbsolute(command)
+      ? `launcher "${command}" does not exist or is not executable`
+      : `launcher "${command}" is not on PATH`;
+    return { kind: "missing", message };
   }
   const prefix = entry.wrapped?.prefixArgs ?? [];
   for (const arg of prefix) {
-    if (paths.isAbsolute(arg) && !existsSync(arg)) return `launcher script "${arg}" does not exist`;
+    if (paths.isAbsolute(arg) && !existsSync(arg))
+      return { kind: "missing", message: `launcher script "${arg}" does not exist` };
+  }
+  const redo = "run bouncer init --undo, then bouncer init";
+  // Written as Bouncer itself, it is a script a runtime runs with none of the flags (`npm link`).
+  const runtime = prefix.length === 0 ? scriptRuntime(found) : undefined;
+  if (runtime !== undefined) {
+    const message = `launcher "${command}" is a script run by ${runtime} without the flags that keep it from reading the project folder's .env and bunfig.toml: ${redo}`;
+    return { kind: "unsafe", message };
   }
   // From source, written by an older init: Bun reads the project's .env and bunfig.toml preload.
-  const runtime = paths
+  const base = paths
     .basename(command)
     .toLowerCase()
     .replace(/\.exe$/, "");
   const script = prefix.find((arg) => /[\\/]src[\\/]cli\.ts$/.test(arg));
-  if (
-    (runtime === "bun" || runtime === "bunx") &&
-    script !== undefined &&
-    !prefix.includes("--no-env-file")
-  ) {
-    return "launcher lets Bun read the project folder's .env and bunfig.toml (an older init wrote it): run bouncer init --undo, then bouncer init";
+  if ((base === "bun" || base === "bunx") && script !== undefined && !prefix.includes("--no-env-file")) {
+    const message = `launcher lets Bun read the project folder's .env and bunfig.toml (an older init wrote it): ${redo}`;
+    return { kind: "unsafe", message };
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { sourceCliPath, sourceRuntimeFlags } from "../../src/init/launcher.ts";
 import type { Launcher } from "../../src/init/types.ts";
@@ -13,6 +13,22 @@ const SOURCE: Launcher = {
   command: process.execPath,
   prefixArgs: [...sourceRuntimeFlags("bun", sourceCliPath(), process.platform), sourceCliPath()],
 };
+
+/**
+ * What `npm link` of a checkout puts on PATH: `bin/bouncer`, a symbolic link to a `src/cli.ts` whose
+ * first line is `#!/usr/bin/env bun`.
+ * @param dir - A temporary folder.
+ * @returns The PATH folder and the link.
+ */
+function npmLinked(dir: string): { bin: string; script: string } {
+  const bin = path.join(dir, "npm", "bin");
+  mkdirSync(path.join(dir, "npm", "checkout", "src"), { recursive: true });
+  mkdirSync(bin);
+  const cli = path.join(dir, "npm", "checkout", "src", "cli.ts");
+  writeFileSync(cli, "#!/usr/bin/env bun\n", { mode: 0o755 });
+  symlinkSync(cli, path.join(bin, "bouncer"));
+  return { bin, script: path.join(bin, "bouncer") };
+}
 
 /** A temporary Claude Desktop config from a sample. */
 function setup(sample = "claude-desktop.claude_desktop_config.json"): { dir: string; file: string } {
@@ -98,7 +114,37 @@ describe("runCheck()", () => {
     );
     const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
     expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/\nlauncher unsafe +filesystem +/);
     expect(result.stdout).toContain("lets Bun read the project folder's .env and bunfig.toml");
+  });
+
+  test("init passes over a bouncer on PATH that npm link made (a script run by bun), names the launcher it writes, and --check accepts it", async () => {
+    const { dir, file } = setup();
+    const { bin, script } = npmLinked(dir);
+    const compiled = path.join(dir, "dist", "bouncer-linux-x64");
+    mkdirSync(path.dirname(compiled));
+    writeFileSync(compiled, "\u007fELF", { mode: 0o755 });
+    const env = { PATH: `${bin}:/usr/bin:/bin` };
+    const options = { cwd: dir, env, execPath: compiled, findLauncher: true };
+    const result = await runBouncer("init", ["--config", file, "--yes"], options);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      `Launcher written: "${compiled}", not "${script}" found on PATH: that is a script run by bun, which would read the .env and bunfig.toml of the folder a client starts it in\n`,
+    );
+    expect(JSON.parse(readFileSync(file, "utf8")).mcpServers.filesystem.command).toBe(compiled);
+    expect((await runBouncer("init", ["--check", "--config", file], { cwd: dir, env })).code).toBe(0);
+  });
+
+  test("init --check reports a launcher that is a script run by bun (npm link), which reads the project's .env", async () => {
+    const { dir, file } = setup();
+    const linked: Launcher = { command: npmLinked(dir).script, prefixArgs: [] };
+    const wrote = await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: linked });
+    expect(wrote.code).toBe(0);
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/\nlauncher unsafe +filesystem +/);
+    expect(result.stdout).toContain(`launcher "${linked.command}" is a script run by bun without the flags`);
+    expect(result.stdout).toContain("run bouncer init --undo, then bouncer init");
   });
 
   test("init --check reports a launcher that no longer exists", async () => {

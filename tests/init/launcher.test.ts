@@ -1,14 +1,17 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import packageJson from "../../package.json" with { type: "json" };
 import {
+  chooseLauncher,
   findExecutable,
   findLauncher,
   launcherProblem,
   sourceCliPath,
   sourceRuntimeFlags,
 } from "../../src/init/launcher.ts";
+import { shebangRuntime } from "../../src/init/script-runtime.ts";
 import type { ConfigEntry } from "../../src/init/types.ts";
 import { parseWrappedArgs } from "../../src/init/wrapped-args.ts";
 
@@ -16,10 +19,10 @@ const root = mkdtempSync(path.join(tmpdir(), "bouncer-launcher-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** Creates a file, executable or not. */
-function file(relative: string, executable: boolean): string {
+function file(relative: string, executable: boolean, text = "#!/bin/sh\n"): string {
   const full = path.join(root, relative);
   mkdirSync(path.dirname(full), { recursive: true });
-  writeFileSync(full, "#!/bin/sh\n");
+  writeFileSync(full, text);
   chmodSync(full, executable ? 0o755 : 0o644);
   return full;
 }
@@ -28,6 +31,11 @@ const shim = file("brew/bin/bouncer", true);
 file("other/bin/bouncer", false);
 const bun = file("tools/bun", true);
 const compiled = file("dist/bouncer-linux-x64", true);
+// What `npm link` of a checkout puts on PATH: a symbolic link to `src/cli.ts`, run by `env bun`.
+const linkedCli = file("linked/src/cli.ts", true, "#!/usr/bin/env bun\nconsole.log(1);\n");
+mkdirSync(path.join(root, "npm/bin"), { recursive: true });
+symlinkSync(linkedCli, path.join(root, "npm/bin/bouncer"));
+const npmBouncer = path.join(root, "npm/bin/bouncer");
 
 describe("findLauncher()", () => {
   test("findLauncher() prefers a bouncer on PATH and writes its absolute path", () => {
@@ -36,6 +44,30 @@ describe("findLauncher()", () => {
       command: shim,
       prefixArgs: [],
     });
+  });
+
+  test("chooseLauncher() passes over a PATH bouncer that npm link made (a script run by bun) for the running executable", () => {
+    const choice = chooseLauncher({
+      env: { PATH: path.join(root, "npm/bin") },
+      platform: "linux",
+      execPath: compiled,
+    });
+    expect(choice).toEqual({
+      launcher: { command: compiled, prefixArgs: [] },
+      skipped: { path: npmBouncer, runtime: "bun" },
+    });
+  });
+
+  test("chooseLauncher() goes on along PATH past a runtime script to a real bouncer", () => {
+    const env = { PATH: [path.join(root, "npm/bin"), path.join(root, "brew/bin")].join(":") };
+    expect(chooseLauncher({ env, platform: "linux", execPath: compiled })).toEqual({
+      launcher: { command: shim, prefixArgs: [] },
+      skipped: { path: npmBouncer, runtime: "bun" },
+    });
+  });
+
+  test("package.json declares no bin (npm link or npm i -g would put a runtime script on PATH as bouncer)", () => {
+    expect(Object.hasOwn(packageJson, "bin")).toBe(false);
   });
 
   test("findLauncher() uses the running executable when it is the compiled Bouncer", () => {
@@ -105,6 +137,24 @@ describe("findLauncher()", () => {
   });
 });
 
+describe("shebangRuntime()", () => {
+  test.each([
+    ["#!/usr/bin/env bun", "bun"],
+    ["#!/usr/bin/env -S bun --smol\n", "bun"],
+    ["#!/usr/bin/env NODE_OPTIONS=--x node", "node"],
+    ["#! /usr/local/bin/node\r\n", "node"],
+    ["#!/opt/deno/bin/deno run -A", "deno"],
+    ["#!/home/u/.bun/bin/bunx", "bunx"],
+    ["#!C:\\Bun\\bun.exe", "bun"],
+    ["#!/bin/sh", undefined],
+    ["#!/usr/bin/env bash", undefined],
+    ["\u007fELF\u0002\u0001", undefined],
+    ["// no shebang", undefined],
+  ])("shebangRuntime(%j) is %p", (line, runtime) => {
+    expect(shebangRuntime(line)).toBe(runtime);
+  });
+});
+
 describe("findExecutable()", () => {
   test("findExecutable() skips files that are not executable", () => {
     expect(
@@ -148,9 +198,15 @@ describe("launcherProblem()", () => {
       [path.join(root, "gone/src/cli.ts"), "run", "--upstream-name", "fs", "--", "x"],
       "launcher script",
     ],
+    [
+      "a script run by bun (npm link)",
+      npmBouncer,
+      ["run", "--upstream-name", "fs", "--", "x"],
+      "a script run by bun",
+    ],
   ])("launcherProblem() for %s", (_, command, args, problem) => {
     const found = launcherProblem(entry(command, args), context);
     if (problem === undefined) expect(found).toBeUndefined();
-    else expect(found).toContain(problem);
+    else expect(found?.message).toContain(problem);
   });
 });

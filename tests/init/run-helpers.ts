@@ -66,16 +66,21 @@ export function backupsOf(file: string): string[] {
  * Runs a command in-process.
  * @param command - `init` or `doctor`.
  * @param args - Its arguments.
- * @param options - Working directory and environment overrides (home defaults to the working directory).
+ * @param options - Working directory and environment overrides (home defaults to the working directory);
+ *   `findLauncher` leaves the launcher to `init` (no fixed one).
  * @returns Exit status and output.
  */
 export async function runBouncer(
   command: "init" | "doctor",
   args: readonly string[],
-  options: { readonly cwd: string } & Partial<InitEnvironment> & { readonly doctor?: object },
+  options: { readonly cwd: string } & Partial<InitEnvironment> & {
+      readonly doctor?: object;
+      readonly findLauncher?: boolean;
+    },
 ): Promise<RunResult> {
   const { io, stdout, stderr } = memoryIo({ cwd: options.cwd });
-  const environment: Partial<InitEnvironment> = {
+  const { findLauncher, ...overrides } = options;
+  const environment: Partial<InitEnvironment> & { launcher?: InitEnvironment["launcher"] } = {
     env: { PATH: "/usr/bin:/bin" },
     home: options.cwd,
     platform: process.platform,
@@ -84,9 +89,10 @@ export async function runBouncer(
     interactive: false,
     confirm: async () => false,
     launcher: BREW_LAUNCHER,
-    ...options,
+    ...overrides,
     io,
   };
+  if (findLauncher === true) delete environment.launcher;
   const data = { io, environment, doctor: options.doctor };
   const { result } =
     command === "init"
