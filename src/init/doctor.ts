@@ -19,6 +19,7 @@ import { launchServer } from "./doctor-launch.ts";
 import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-render.ts";
 import { type Interrupted, LaunchedServers, watchSignals } from "./doctor-servers.ts";
 import type { InitEnvironment } from "./init-environment.ts";
+import { missingLauncher } from "./launcher.ts";
 import { filledValues, secretPlaceholderNames } from "./placeholder-secrets.ts";
 import { expandPlaceholders } from "./placeholders.ts";
 import { readConfig } from "./plan.ts";
@@ -216,6 +217,13 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
     spec = { command: expand(entry.command ?? ""), args, env, cwd, wrapped: entry.kind === "wrapped" };
   } catch (error) {
     return { ...base, status: "skipped", detail: maskValues(String((error as Error).message), secrets) };
+  }
+  // Bouncer's own launcher gone (not the upstream): named as such, with the fix.
+  const prefixArgs = spec.args.slice(0, entry.wrapped?.prefixArgs.length ?? 0);
+  const missing =
+    spec.wrapped === true ? missingLauncher({ command: spec.command, prefixArgs }, environment) : undefined;
+  if (missing !== undefined) {
+    return { ...base, status: "error", detail: maskValues(`Cannot start Bouncer: ${missing}`, secrets) };
   }
   const result = await launchServer(spec, {
     timeoutMs: context.options.timeoutMs ?? 30_000,

@@ -15,7 +15,7 @@ import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
 import { escapeControls } from "../engine/index.ts";
 import { BouncerError, errorLine, isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
-import { chooseLauncher, type SkippedLauncher } from "./launcher.ts";
+import { chooseLauncher, launcherProblem, type SkippedLauncher } from "./launcher.ts";
 import { colorDiff, maskedDiff } from "./masked-diff.ts";
 import { type InitPlan, planInit } from "./plan.ts";
 import {
@@ -138,7 +138,8 @@ export function skippedLauncherLine(launcher: Launcher, skipped: SkippedLauncher
 }
 
 /**
- * Prints each file's entry actions and warnings (stderr) and the masked diffs (stdout).
+ * Prints each file's entry actions and warnings (stderr; a wrapped entry's launcher that is gone or
+ * unsafe, as `--check` finds it) and the masked diffs (stdout).
  * @param planned - The plans.
  * @param environment - Where to print.
  */
@@ -153,8 +154,13 @@ function report(planned: readonly Planned[], environment: InitEnvironment): void
   for (const { target, plan } of planned) {
     io.err(safeLine(`${target.path} (${target.client.title}):`));
     if (plan.actions.length === 0) io.err("  no servers\n");
-    for (const action of plan.actions)
+    for (const action of plan.actions) {
       io.err(safeLine(`  ${action.action === "refuse" ? "refused: " : ""}${action.message}`));
+      // `init` leaves a wrapped entry alone: a launcher gone since is said, with the fix, not skipped.
+      const problem =
+        action.entry.kind === "wrapped" ? launcherProblem(action.entry, environment) : undefined;
+      if (problem !== undefined) io.err(safeLine(`  warning: "${action.entry.label}": ${problem.message}`));
+    }
     for (const warning of plan.warnings) io.err(safeLine(`  warning: ${warning}`));
     const diff = safe(maskedDiff(plan, { file: target.path, client: target.client }));
     if (diff !== "") io.out(io.color ? colorDiff(diff, pc) : diff);

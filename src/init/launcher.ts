@@ -187,18 +187,10 @@ export function launcherProblem(
 ): LauncherProblem | undefined {
   const command = entry.command ?? "";
   const paths = pathFor(context.platform);
-  const found = findExecutable(command, context);
-  if (found === undefined) {
-    const message = paths.isAbsolute(command)
-      ? `launcher "${command}" does not exist or is not executable`
-      : `launcher "${command}" is not on PATH`;
-    return { kind: "missing", message };
-  }
   const prefix = entry.wrapped?.prefixArgs ?? [];
-  for (const arg of prefix) {
-    if (paths.isAbsolute(arg) && !existsSync(arg))
-      return { kind: "missing", message: `launcher script "${arg}" does not exist` };
-  }
+  const missing = missingLauncher({ command, prefixArgs: prefix }, context);
+  if (missing !== undefined) return { kind: "missing", message: missing };
+  const found = findExecutable(command, context) ?? command;
   const redo = "run bouncer init --undo, then bouncer init";
   // Written as Bouncer itself, it is a script a runtime runs with none of the flags (`npm link`).
   const runtime = prefix.length === 0 ? scriptRuntime(found) : undefined;
@@ -217,6 +209,34 @@ export function launcherProblem(
     return { kind: "unsafe", message };
   }
   return undefined;
+}
+
+/** What a missing launcher's message ends with: how to point the entries at one that exists. */
+const REPOINT = "run bouncer init --undo, then bouncer init, to point the entry at a launcher that exists";
+
+/**
+ * Why a launcher cannot start Bouncer, if it cannot: its command is missing, not executable or not
+ * on PATH, or a launcher script in its prefix (a checkout's `src/cli.ts`) is gone. The message says
+ * how to fix it: `init` leaves wrapped entries alone, so they are unwrapped and wrapped again.
+ *
+ * Source: SPEC §5.2 (`--check` lists "a launcher that no longer exists").
+ * @param launcher - The command and the arguments before `run` (placeholders already filled in).
+ * @param context - Environment and platform.
+ * @returns The problem and its fix, one line, or undefined when the launcher is there.
+ */
+export function missingLauncher(
+  launcher: Launcher,
+  context: Pick<LauncherContext, "env" | "platform">,
+): string | undefined {
+  const { command, prefixArgs } = launcher;
+  const paths = pathFor(context.platform);
+  if (findExecutable(command, context) === undefined) {
+    return paths.isAbsolute(command)
+      ? `launcher "${command}" does not exist or is not executable: ${REPOINT}`
+      : `launcher "${command}" is not on PATH: ${REPOINT}`;
+  }
+  const gone = prefixArgs.find((arg) => paths.isAbsolute(arg) && !existsSync(arg));
+  return gone === undefined ? undefined : `launcher script "${gone}" does not exist: ${REPOINT}`;
 }
 
 /**

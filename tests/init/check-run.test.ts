@@ -156,7 +156,30 @@ describe("runCheck()", () => {
     const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`launcher missing  filesystem`);
-    expect(result.stdout).toContain(`launcher "${gone.command}" does not exist or is not executable`);
+    expect(result.stdout).toContain(
+      `launcher "${gone.command}" does not exist or is not executable: run bouncer init --undo, then bouncer init, to point the entry at a launcher that exists`,
+    );
+  });
+
+  test("init on an entry whose launcher no longer exists warns with the fix, and --undo then init repoints it", async () => {
+    const { dir, file } = setup();
+    const gone: Launcher = { command: `${dir}/old-bouncer/bin/bouncer`, prefixArgs: [] };
+    expect((await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: gone })).code).toBe(
+      0,
+    );
+    const again = await runBouncer("init", ["--config", file, "--yes"], { cwd: dir });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(
+      `  warning: "filesystem": launcher "${gone.command}" does not exist or is not executable: run bouncer init --undo, then bouncer init, to point the entry at a launcher that exists\n`,
+    );
+    expect(again.stderr).toContain("Nothing to change");
+    // The fix the warning gives works: the entry is unwrapped, then wrapped with a launcher that exists.
+    expect((await runBouncer("init", ["--undo", "--config", file, "--yes"], { cwd: dir })).code).toBe(0);
+    expect((await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: SOURCE })).code).toBe(
+      0,
+    );
+    expect(JSON.parse(readFileSync(file, "utf8")).mcpServers.filesystem.command).toBe(SOURCE.command);
+    expect((await runBouncer("init", ["--check", "--config", file], { cwd: dir })).code).toBe(0);
   });
 
   /** A temporary Claude Desktop config with the given servers. */

@@ -315,6 +315,22 @@ describe("doctorCommand", () => {
     expect(result.stderr.split("\n").filter((line) => line !== "")).toHaveLength(2);
   });
 
+  test("doctorCommand names a wrapped entry's missing launcher as Bouncer's, not the upstream, with the fix", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    const gone = path.join(dir, "old", "tmpgate");
+    const args = ["run", "--upstream-name", "fs", "--", "npx", "-y", "pkg"];
+    writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: gone, args } } }));
+    const result = await runBouncer("doctor", ["--config", file, "--json"], { cwd: dir });
+    expect(result.code).toBe(1);
+    const [row] = (JSON.parse(result.stdout) as { servers: Record<string, unknown>[] }).servers;
+    expect(row?.status).toBe("error");
+    expect(row?.detail).toBe(
+      `Cannot start Bouncer: launcher "${gone}" does not exist or is not executable: run bouncer init --undo, then bouncer init, to point the entry at a launcher that exists`,
+    );
+  });
+
   test("doctorCommand --config on a missing file prints only the error and exits 2", async () => {
     const dir = tempDir("bouncer-doctor-");
     dirs.push(dir);
