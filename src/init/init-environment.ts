@@ -21,6 +21,8 @@ export interface InitEnvironment {
   readonly platform: NodeJS.Platform;
   /** The running executable (`process.execPath`), for the launcher. */
   readonly execPath: string;
+  /** The CLI module's path, for the launcher (tests; default: this file tree's `src/cli.ts`). */
+  readonly cliPath?: string;
   /** The clock (backup names, `doctor` timings). */
   readonly now: () => Date;
   /** Whether there is a terminal to ask "write these changes?" on. */

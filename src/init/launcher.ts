@@ -5,7 +5,8 @@
  * Order (SPEC §5.2): a `bouncer` on PATH — the Homebrew or scoop shim survives upgrades, and its
  * absolute path is written because clients start servers with a short PATH (field case F10); on
  * Windows only a real `bouncer.exe` counts (a `.cmd` shim would need `cmd /c`, F09) — else the running
- * executable when it is the compiled Bouncer binary; else, running from source, the absolute path of
+ * executable when it is the compiled Bouncer binary (its CLI module is not a file on disk,
+ * {@link isSourceFile}); else, running from source, the absolute path of
  * the Bun (or Node) executable with the absolute path of `src/cli.ts` as the script, after the flags
  * that keep Bun from reading the client's working folder ({@link sourceRuntimeFlags}). A PATH
  * `bouncer` that is a script whose `#!` names a runtime (what `npm link` of a checkout puts there) is
@@ -28,7 +29,10 @@ export interface LauncherContext {
   readonly platform: NodeJS.Platform;
   /** The running executable (`process.execPath`). */
   readonly execPath: string;
-  /** The CLI script when running from source (default: this checkout's `src/cli.ts`). */
+  /**
+   * The CLI module's path (default: {@link sourceCliPath}); a file on disk means running from source,
+   * a path inside a compiled executable (`/$bunfs/...`) or no file means the compiled Bouncer.
+   */
   readonly cliPath?: string;
 }
 
@@ -80,13 +84,17 @@ export function chooseLauncher(context: LauncherContext): LauncherChoice {
   });
   const found = skipped === undefined ? {} : { skipped };
   if (onPath !== undefined) return { launcher: { command: onPath, prefixArgs: [] }, ...found };
+  // From source when the CLI is a file on disk, whatever the executable is named: a compiled
+  // Bouncer renamed `bun` is still itself, and a Bun renamed `bouncer-dev` still needs the script.
+  const cli = context.cliPath ?? sourceCliPath();
+  if (!isSourceFile(cli)) return { launcher: { command: context.execPath, prefixArgs: [] }, ...found };
   const base = pathFor(context.platform)
     .basename(context.execPath)
     .toLowerCase()
     .replace(/\.exe$/, "");
-  if (!RUNTIMES.has(base)) return { launcher: { command: context.execPath, prefixArgs: [] }, ...found };
-  const cli = context.cliPath ?? sourceCliPath();
-  const prefixArgs = [...sourceRuntimeFlags(base, cli, context.platform), cli];
+  // The source runs on Bun only: a runtime of another name gets Bun's flags too.
+  const runtime = RUNTIMES.has(base) ? base : "bun";
+  const prefixArgs = [...sourceRuntimeFlags(runtime, cli, context.platform), cli];
   return { launcher: { command: context.execPath, prefixArgs }, ...found };
 }
 
@@ -121,6 +129,24 @@ export function sourceRuntimeFlags(runtime: string, cli: string, platform: NodeJ
  */
 export function sourceCliPath(): string {
   return fileURLToPath(new URL("../cli.ts", import.meta.url));
+}
+
+/**
+ * Whether a CLI path is a real file on disk — running from source — rather than a module inside a
+ * compiled Bun executable, whose modules live under `/$bunfs/` (`B:/~BUN/` on Windows), a path Bun's
+ * own `fs` answers for from inside the executable.
+ *
+ * Source: SPEC §5.2 ("from source: whatever launches this checkout's CLI absolutely").
+ * @param cli - The CLI's path ({@link sourceCliPath}).
+ * @returns True for a regular file outside a compiled executable.
+ */
+export function isSourceFile(cli: string): boolean {
+  if (/^(?:\/\$bunfs[\\/]|[A-Za-z]:[\\/]~BUN[\\/])/.test(cli)) return false;
+  try {
+    return statSync(cli).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**

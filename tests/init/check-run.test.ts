@@ -125,7 +125,7 @@ describe("runCheck()", () => {
     mkdirSync(path.dirname(compiled));
     writeFileSync(compiled, "\u007fELF", { mode: 0o755 });
     const env = { PATH: `${bin}:/usr/bin:/bin` };
-    const options = { cwd: dir, env, execPath: compiled, findLauncher: true };
+    const options = { cwd: dir, env, execPath: compiled, cliPath: "/$bunfs/root/cli.ts", findLauncher: true };
     const result = await runBouncer("init", ["--config", file, "--yes"], options);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(

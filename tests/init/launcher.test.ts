@@ -7,6 +7,7 @@ import {
   chooseLauncher,
   findExecutable,
   findLauncher,
+  isSourceFile,
   launcherProblem,
   sourceCliPath,
   sourceRuntimeFlags,
@@ -31,6 +32,8 @@ const shim = file("brew/bin/bouncer", true);
 file("other/bin/bouncer", false);
 const bun = file("tools/bun", true);
 const compiled = file("dist/bouncer-linux-x64", true);
+/** Where a compiled Bun executable keeps its modules: no file on disk (`B:\\~BUN\\` on Windows). */
+const BUNFS_CLI = "/$bunfs/cli.ts";
 // What `npm link` of a checkout puts on PATH: a symbolic link to `src/cli.ts`, run by `env bun`.
 const linkedCli = file("linked/src/cli.ts", true, "#!/usr/bin/env bun\nconsole.log(1);\n");
 mkdirSync(path.join(root, "npm/bin"), { recursive: true });
@@ -51,6 +54,7 @@ describe("findLauncher()", () => {
       env: { PATH: path.join(root, "npm/bin") },
       platform: "linux",
       execPath: compiled,
+      cliPath: BUNFS_CLI,
     });
     expect(choice).toEqual({
       launcher: { command: compiled, prefixArgs: [] },
@@ -60,7 +64,7 @@ describe("findLauncher()", () => {
 
   test("chooseLauncher() goes on along PATH past a runtime script to a real bouncer", () => {
     const env = { PATH: [path.join(root, "npm/bin"), path.join(root, "brew/bin")].join(":") };
-    expect(chooseLauncher({ env, platform: "linux", execPath: compiled })).toEqual({
+    expect(chooseLauncher({ env, platform: "linux", execPath: compiled, cliPath: BUNFS_CLI })).toEqual({
       launcher: { command: shim, prefixArgs: [] },
       skipped: { path: npmBouncer, runtime: "bun" },
     });
@@ -71,10 +75,39 @@ describe("findLauncher()", () => {
   });
 
   test("findLauncher() uses the running executable when it is the compiled Bouncer", () => {
-    expect(findLauncher({ env: { PATH: "" }, platform: "linux", execPath: compiled })).toEqual({
-      command: compiled,
-      prefixArgs: [],
+    const context = { env: { PATH: "" }, platform: "linux" as const, execPath: compiled, cliPath: BUNFS_CLI };
+    expect(findLauncher(context)).toEqual({ command: compiled, prefixArgs: [] });
+  });
+
+  test.each([
+    ["linux", "/usr/local/bin/bun", BUNFS_CLI],
+    ["linux", "/usr/local/bin/node", "/$bunfs/root/src/cli.ts"],
+    ["win32", "C:\\tools\\bun.exe", "B:\\~BUN\\cli.ts"],
+    ["win32", "C:\\tools\\node.exe", "B:/~BUN/root/cli.ts"],
+  ] as const)(
+    "findLauncher() on %s writes a compiled Bouncer renamed %s as itself (its CLI %s is inside it)",
+    (platform, execPath, cliPath) => {
+      expect(findLauncher({ env: {}, platform, execPath, cliPath })).toEqual({
+        command: execPath,
+        prefixArgs: [],
+      });
+    },
+  );
+
+  test("findLauncher() from source runs the CLI with Bun's flags whatever the runtime is named", () => {
+    const renamed = file("tools/bun-canary", true);
+    expect(findLauncher({ env: {}, platform: "linux", execPath: renamed, cliPath: linkedCli })).toEqual({
+      command: renamed,
+      prefixArgs: [...sourceRuntimeFlags("bun", linkedCli, "linux"), linkedCli],
     });
+  });
+
+  test("isSourceFile() is true for a file on disk only, never for a module of a compiled executable", () => {
+    expect(isSourceFile(sourceCliPath())).toBe(true);
+    expect(isSourceFile(path.join(root, "nope.ts"))).toBe(false);
+    expect(isSourceFile(root)).toBe(false);
+    expect(isSourceFile("/$bunfs/root/bouncer")).toBe(false);
+    expect(isSourceFile("B:\\~BUN\\root\\bouncer.exe")).toBe(false);
   });
 
   test("findLauncher() from source runs this checkout's src/cli.ts with the absolute runtime path", () => {
@@ -96,9 +129,9 @@ describe("findLauncher()", () => {
       env: {},
       platform: "linux",
       execPath: "/x/node_modules/bun/bin/bun.exe",
-      cliPath: "/c.ts",
+      cliPath: linkedCli,
     });
-    expect(launcher.prefixArgs.at(-1)).toBe("/c.ts");
+    expect(launcher.prefixArgs.at(-1)).toBe(linkedCli);
     expect(launcher.prefixArgs).toContain("--no-env-file");
   });
 
