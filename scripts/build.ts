@@ -5,10 +5,7 @@
  * start-up cost: `--version` and the time to answer `initialize` through `bouncer run`). Edge (build
  * tooling).
  *
- * Flags: `--target NAME` (repeatable; default all), `--out DIR` (default `dist`), `--entry FILE`
- * (default `src/cli.ts`), `--repo OWNER/NAME` (default `$GITHUB_REPOSITORY`), `--bytecode` /
- * `--no-bytecode`, `--no-measure`, `--compare-bytecode` (also build the host target the other way and
- * measure both), `--runs N` (start-up runs, default 15).
+ * Flags: see {@link USAGE} (`--help` prints it).
  *
  * Source: SPEC §6, issue 5.
  * @module
@@ -31,6 +28,21 @@ import { type BuildTarget, hostTarget, selectTargets, TARGETS } from "./build/ta
 
 const ROOT = resolve(import.meta.dir, "..");
 const FALLBACK_REPO = "OWNER/bouncer";
+
+/** What `--help` prints: the flags. */
+export const USAGE = `Build the Bouncer executables and release files (bun scripts/build.ts [FLAGS])
+
+FLAGS
+  --target NAME        a target to build, repeatable (default: all): ${TARGETS.map((row) => row.name).join(", ")}
+  --out DIR            output folder (default: dist)
+  --entry FILE         the CLI to compile (default: src/cli.ts)
+  --repo OWNER/NAME    repository the formula and manifest point at (default: $GITHUB_REPOSITORY)
+  --bytecode           compile to bytecode (default: ${DEFAULT_BYTECODE ? "on" : "off"}); --no-bytecode turns it off
+  --no-measure         skip the host executable's start-up measurement
+  --compare-bytecode   also build the host target the other way and measure both
+  --runs N             start-up runs to measure (default: 15)
+  -h, --help           print this and exit
+`;
 
 /** One row of the report's `targets`. */
 interface TargetReport {
@@ -161,8 +173,13 @@ async function main(argv: readonly string[]): Promise<number> {
       measure: { type: "boolean", default: true },
       "compare-bytecode": { type: "boolean", default: false },
       runs: { type: "string", default: "15" },
+      help: { type: "boolean", short: "h", default: false },
     },
   });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   const started = performance.now();
   const pkg = readPackage();
   const repo = values.repo ?? process.env.GITHUB_REPOSITORY ?? FALLBACK_REPO;
@@ -228,7 +245,10 @@ if (import.meta.main) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`build: ${error instanceof Error ? error.message : String(error)}\n`);
+      // A flag parseArgs refused: say where the flags are listed.
+      const usage = String(Reflect.get(Object(error), "code") ?? "").startsWith("ERR_PARSE_ARGS");
+      const hint = usage ? ' (run "bun scripts/build.ts --help" for the flags)' : "";
+      process.stderr.write(`build: ${error instanceof Error ? error.message : String(error)}${hint}\n`);
       process.exitCode = 1;
     },
   );

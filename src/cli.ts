@@ -42,10 +42,13 @@ const USAGE_OPERANDS: ReadonlyMap<string, string> = new Map([
   ["bouncer explain", "[-- COMMAND [ARG]...]"],
 ]);
 
-/** Commands SPEC §5 describes that this build does not have (named, not "unknown", when asked for). */
+/**
+ * Commands SPEC §5 describes that this build does not have (§5.4 `serve`, §5.8 `approve`), named,
+ * not "unknown", when asked for. The message points at nothing the binary does not ship with.
+ */
 const NOT_BUILT: ReadonlyMap<string, string> = new Map([
-  ["serve", "SPEC §5.4: Bouncer as its own MCP server"],
-  ["approve", "SPEC §5.8: out-of-band approvals"],
+  ["serve", "Bouncer as its own MCP server"],
+  ["approve", "out-of-band approvals"],
 ]);
 
 const HELP_FLAGS: ReadonlySet<string> = new Set(["--help", "-h"]);
@@ -115,7 +118,7 @@ async function selectCommand(argv: readonly string[]): Promise<Target> {
       if (planned !== undefined) {
         throw new BouncerError(
           "UNKNOWN_COMMAND",
-          `"bouncer ${name}" (${planned}) is not built yet (README, "Commands", lists what is)`,
+          `"bouncer ${name}" (${planned}) is not built yet in this version (${VERSION}): run "bouncer --help" for the commands it has`,
         );
       }
       throw new BouncerError(

@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
-import { main, rootCommand } from "../src/cli.ts";
+import { main, rootCommand, VERSION } from "../src/cli.ts";
 import { memoryIo } from "../src/commands/io.ts";
 import { lazyCommand } from "../src/commands/lazy-command.ts";
 import { REPO, runCli } from "./run-cli.ts";
@@ -199,7 +199,10 @@ describe("bouncer (subprocess)", () => {
       const out = memoryIo();
       expect(await main(argv, out.io)).toBe(2);
       expect(out.stderr()).toContain(`"bouncer ${argv[0]}"`);
-      expect(out.stderr()).toContain("is not built yet");
+      expect(out.stderr()).toContain(`is not built yet in this version (${VERSION})`);
+      // Neither ships with the binary.
+      expect(out.stderr()).not.toContain("SPEC");
+      expect(out.stderr()).not.toContain("README");
       expect(out.stdout()).toBe("");
     }
     const unknown = memoryIo();
