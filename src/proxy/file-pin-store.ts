@@ -6,7 +6,9 @@
  * unchanged file keeps returning the same `Map` (the gate re-compares only when pins change). A file
  * that disappears after the store knew it (`bouncer pins forget` while a session runs) is not first
  * sight again: the store keeps the pins it had, in memory, for the rest of the process, and writes
- * that file no more. A corrupt file is an error naming it — never an empty store (STYLE #14). Edge
+ * that file no more. A first-sight pin looks again under the lock: when another session of the same
+ * identity pinned the server since this one's `load`, its pins stand (the first writer wins) and
+ * nothing is written. A corrupt file is an error naming it — never an empty store (STYLE #14). Edge
  * (file system).
  *
  * Source: SPEC §2.2 ("Where", "Modes", "Changed tool": the pending definition is stored beside the
@@ -220,9 +222,10 @@ export function createFilePinStore(options: {
       const read = readPinFile(path);
       return read === undefined ? undefined : remember(path, read.text);
     },
-    async pin(server, definitions) {
+    async pin(server, definitions, pinOptions = {}) {
       const path = fileFor(server);
       const at = new Date(now()).toISOString();
+      const firstSight = pinOptions.firstSight === true;
       // Pinned (an approval) while the file is gone: for this session only, in memory.
       const pinInMemory = (): undefined => {
         const next = new Map(detach(path));
@@ -230,9 +233,20 @@ export function createFilePinStore(options: {
         gone.set(path, next);
         return undefined;
       };
-      if (gone.has(path)) return pinInMemory();
+      if (gone.has(path)) {
+        if (firstSight) return false;
+        pinInMemory();
+        return true;
+      }
+      let taken = false;
       const text = await updatePinFile(path, (current) => {
         if (current === undefined && cache.has(path)) return pinInMemory();
+        // First sight, but another session of this identity pinned the server since `load` (both
+        // walks started before either wrote): its pins stand, never replaced without a "changed".
+        if (current !== undefined && firstSight) {
+          taken = true;
+          return undefined;
+        }
         const file = current ?? blank(server);
         const names = new Set(definitions.map((definition) => definition.name));
         const pinned: PinRecord[] = definitions.map((definition) => ({
@@ -248,6 +262,7 @@ export function createFilePinStore(options: {
         };
       });
       if (text !== undefined) remember(path, text);
+      return !taken;
     },
     async setPending(server, pending) {
       const path = fileFor(server);

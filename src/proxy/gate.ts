@@ -159,11 +159,13 @@ export class Gate {
     const mode = this.#options.pinMode ?? "tofu";
     const firstSight = stored === undefined;
     const first = comparePins(stored ?? NO_PINS, tools, { hash: sha256, firstSight, mode });
+    let pinnedNow = new Set(first.pinNow.map((def) => def.name));
     if (first.pinNow.length > 0 || (firstSight && mode !== "strict")) {
-      await this.#pins.pin(entry.context, first.pinNow);
+      // Another session of this server may have pinned it since the load: the first writer wins,
+      // and this walk is compared with its pins (a different definition is changed, SPEC §2.2).
+      if (!(await this.#pins.pin(entry.context, first.pinNow, { firstSight }))) pinnedNow = new Set();
     }
     const view = await this.#view(entry);
-    const pinnedNow = new Set(first.pinNow.map((def) => def.name));
     const events = walkEvents(server, view, { pinnedNow, lastEvents: entry.lastEvents });
     const { visible } = view.comparison;
     const indexed: IndexEntry[] = [];

@@ -34,9 +34,23 @@ export interface PinStore {
   load(server: ServerContext): Promise<ReadonlyMap<string, ToolDefinition> | undefined>;
   /**
    * Pins definitions (adding or replacing by name); an empty list marks the server as seen.
+   *
+   * Source: SPEC §2.2 ("a server seen for the first time has all its tools pinned on first sight").
+   * @param server - The server.
+   * @param definitions - The definitions to pin.
+   * @param options - `firstSight`: pin only while the server still has no pins. Another session of
+   *   the same server may have pinned it since `load` said first sight: the first writer wins, and
+   *   nothing is written (the caller compares its walk with those pins instead).
+   * @returns False when `firstSight` found the server pinned (nothing written), true otherwise.
    * @throws {BouncerError} When the pins cannot be written (the caller fails closed).
    */
-  pin(server: ServerContext, definitions: readonly ToolDefinition[]): Promise<void>;
+  pin(server: ServerContext, definitions: readonly ToolDefinition[], options?: PinOptions): Promise<boolean>;
+}
+
+/** Options of {@link PinStore.pin}. */
+export interface PinOptions {
+  /** The caller's `load` found no pins: pin only if there are none still (SPEC §2.2 first sight). */
+  readonly firstSight?: boolean;
 }
 
 /**
@@ -49,11 +63,12 @@ export function createMemoryPinStore(): PinStore {
   const servers = new Map<string, ReadonlyMap<string, ToolDefinition>>();
   return {
     load: (server) => Promise.resolve(servers.get(server.name)),
-    pin: (server, definitions) => {
+    pin: (server, definitions, options) => {
+      if (options?.firstSight === true && servers.has(server.name)) return Promise.resolve(false);
       const next = new Map(servers.get(server.name) ?? []);
       for (const definition of definitions) next.set(definition.name, definition);
       servers.set(server.name, next);
-      return Promise.resolve();
+      return Promise.resolve(true);
     },
   };
 }

@@ -262,7 +262,7 @@ describe("replaySession() where live fails closed", () => {
     });
     const unreadable: PinStore = {
       load: () => Promise.reject(new Error("the pins cannot be read")),
-      pin: () => Promise.resolve(),
+      pin: () => Promise.resolve(true),
     };
     const gateError = await replaySession(
       parseSession([TOOLS, call("boss@corp.example")].join("\n")),
