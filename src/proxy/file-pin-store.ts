@@ -21,8 +21,6 @@ import { join } from "node:path";
 import type { ToolDefinition } from "../engine/index.ts";
 import { BouncerError, errorCode, isBouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
-import { tryAcquireLock } from "../platform/lock-file.ts";
-import { ensureParentDir } from "../platform/parent-dir.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import { replaceFile } from "../platform/replace-file.ts";
 import type { PinStore, ServerContext } from "./memory-pin-store.ts";
@@ -34,10 +32,8 @@ import {
   replacePending,
   serializePinFile,
 } from "./pin-file.ts";
+import { withPinLock } from "./pin-lock.ts";
 import { identityHash, scrubCommand } from "./server-identity.ts";
-
-/** How long a writer waits for the lock before giving up (a lock older than 10 s is taken over). */
-const LOCK_WAIT_MS = 15_000;
 
 /** A definition waiting for approval, as a walk found it. */
 export interface PendingDefinition {
@@ -108,39 +104,22 @@ export async function updatePinFile(
   path: string,
   change: (current: PinFile | undefined) => PinFile | undefined,
 ): Promise<string | undefined> {
-  const lockPath = `${path}.lock`;
-  const unwritable = (error: unknown): BouncerError =>
-    new BouncerError("PINS_UNWRITABLE", `Cannot write pins "${path}": ${describeFsError(error)}`, {
-      cause: error,
-    });
-  const end = Date.now() + LOCK_WAIT_MS;
-  let lock: ReturnType<typeof tryAcquireLock>;
-  for (;;) {
-    try {
-      ensureParentDir(path);
-      lock = tryAcquireLock(lockPath);
-    } catch (error) {
-      throw unwritable(error);
-    }
-    if (lock !== undefined) break;
-    if (Date.now() > end) {
-      throw new BouncerError("PINS_LOCKED", `Cannot write pins "${path}": the lock "${lockPath}" is held`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  try {
-    const next = change(readPinFile(path)?.file);
-    if (next === undefined) return undefined;
-    const text = serializePinFile(next);
-    try {
-      await replaceFile(path, Buffer.from(text, "utf8"), { mode: 0o600 });
-    } catch (error) {
-      throw unwritable(error);
-    }
-    return text;
-  } finally {
-    lock.release();
-  }
+  return withPinLock(path, {
+    verb: "write",
+    action: async () => {
+      const next = change(readPinFile(path)?.file);
+      if (next === undefined) return undefined;
+      const text = serializePinFile(next);
+      try {
+        await replaceFile(path, Buffer.from(text, "utf8"), { mode: 0o600 });
+      } catch (error) {
+        throw new BouncerError("PINS_UNWRITABLE", `Cannot write pins "${path}": ${describeFsError(error)}`, {
+          cause: error,
+        });
+      }
+      return text;
+    },
+  });
 }
 
 /** What the store remembers about one file between reads. */

@@ -1,9 +1,10 @@
 /**
  * What `bouncer pins` does to the pin files under `$BOUNCER_HOME/pins`: list them (per server name,
  * as recorded inside each file — the file names are identity hashes), accept pending definitions
- * (moving them into the pins, under the file's lock), and forget a server (removing its files). A
- * running `bouncer run` re-reads its pin file before each decision, so an accept takes effect there
- * and its client is told with `notifications/tools/list_changed`. Edge (file system).
+ * (moving them into the pins, under the file's lock), and forget a server (removing its files, each
+ * under its lock). A running `bouncer run` re-reads its pin file before each decision, so an accept
+ * takes effect there and its client is told with `notifications/tools/list_changed`. Edge (file
+ * system).
  *
  * Source: SPEC §2.2 ("Changed tool": `bouncer pins accept SERVER TOOL`), §5.7.
  * @module
@@ -16,6 +17,7 @@ import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import { pinsDir, readPinFile, updatePinFile } from "./file-pin-store.ts";
 import type { PinFile, PinRecord } from "./pin-file.ts";
+import { withPinLock } from "./pin-lock.ts";
 
 /** One pin file as listed. */
 export interface ListedPins {
@@ -233,16 +235,19 @@ function hashMismatch(
 
 /**
  * Forgets a server: removes its pin files, also those that cannot be read as pins but still name it
- * (the next session pins it again on first sight).
+ * (the next session pins it again on first sight). Each file is removed under its lock, so a running
+ * session's write that read the file just before never puts it back: that session finds it gone
+ * and keeps its pins in memory.
  *
- * Source: SPEC §5.7.
+ * Source: SPEC §5.7, §2.2 ("under a lock file").
  * @param home - Bouncer's home directory.
  * @param server - The server name.
  * @returns The removed files.
  * @throws {BouncerError} `PINS_UNKNOWN_SERVER` when no file names that server (a file that cannot
- *   be read as pins is removed too when its `server` field still names it).
+ *   be read as pins is removed too when its `server` field still names it); `PINS_LOCKED` or
+ *   `PINS_UNWRITABLE` when a file's lock cannot be taken or the file cannot be removed.
  */
-export function forgetServer(home: string, server: string): string[] {
+export async function forgetServer(home: string, server: string): Promise<string[]> {
   const listing = listPins(home, server);
   const paths = [
     ...listing.servers.map(({ path }) => path),
@@ -258,16 +263,26 @@ export function forgetServer(home: string, server: string): string[] {
   }
   const removed: string[] = [];
   for (const path of paths) {
-    try {
-      unlinkSync(path);
-      removed.push(path);
-    } catch (error) {
-      if (errorCode(error) !== "ENOENT") {
-        throw new BouncerError("PINS_UNWRITABLE", `Cannot remove pins "${path}": ${describeFsError(error)}`, {
-          cause: error,
-        });
-      }
-    }
+    const gone = await withPinLock(path, { verb: "remove", action: () => removeIfThere(path) });
+    if (gone) removed.push(path);
   }
   return removed;
+}
+
+/**
+ * Removes a file.
+ * @param path - The file.
+ * @returns False when it was not there.
+ * @throws {BouncerError} `PINS_UNWRITABLE`.
+ */
+function removeIfThere(path: string): boolean {
+  try {
+    unlinkSync(path);
+    return true;
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return false;
+    throw new BouncerError("PINS_UNWRITABLE", `Cannot remove pins "${path}": ${describeFsError(error)}`, {
+      cause: error,
+    });
+  }
 }

@@ -216,11 +216,11 @@ export async function runPinsAccept(
  * @returns 0.
  * @throws {BouncerError} When the server has no pins.
  */
-export function runPinsForget(
+export async function runPinsForget(
   options: { readonly server: string; readonly json?: boolean; readonly home: string },
   io: CommandIo,
-): number {
-  const removed = forgetServer(options.home, options.server);
+): Promise<number> {
+  const removed = await forgetServer(options.home, options.server);
   if (options.json === true) io.out(`${JSON.stringify({ forgotten: options.server, files: removed })}\n`);
   else {
     io.out(
@@ -291,7 +291,7 @@ const forgetCommand = defineCommand({
       "Remove a server's pins: its next session pins it again on first sight; running sessions keep their pins until they restart",
   },
   args: { server: { type: "positional", description: "The server (--upstream-name)", required: true }, json },
-  run: ({ args, data }): number => {
+  run: ({ args, data }): Promise<number> => {
     const io = commandIo(data);
     return runPinsForget({ server: args.server, json: args.json === true, home: home(io) }, io);
   },

@@ -286,20 +286,20 @@ describe("bouncer pins", () => {
     const home = await homeWithPins();
     const file = createFilePinStore({ home }).fileFor(FS);
     writeFileSync(file, JSON.stringify({ server: "fs", hashScheme: 99, tools: [] }));
-    expect(runPinsForget({ home, server: "fs" }, memoryIo().io)).toBe(0);
+    expect(await runPinsForget({ home, server: "fs" }, memoryIo().io)).toBe(0);
     expect(existsSync(file)).toBe(false);
   });
 
-  test("runPinsForget() names the pin files no server can be read from, to be removed by hand", () => {
+  test("runPinsForget() names the pin files no server can be read from, to be removed by hand", async () => {
     const home = mkdtempSync(join(tmpdir(), "bouncer-pinscmd-"));
     const broken = createFilePinStore({ home }).fileFor(FS);
     mkdirSync(dirname(broken), { recursive: true });
     writeFileSync(broken, "not json");
-    expect(() => runPinsForget({ home, server: "fs" }, memoryIo().io)).toThrow(
+    await expect(runPinsForget({ home, server: "fs" }, memoryIo().io)).rejects.toThrow(
       /it has no pins; 1 pin file\(s\) name no server that can be read, remove them by hand: Cannot read pins ".*"/,
     );
     // The advice is a command that works (pins forget cannot tell whose file this is).
-    expect(() => runPinsForget({ home, server: "fs" }, memoryIo().io)).toThrow(
+    await expect(runPinsForget({ home, server: "fs" }, memoryIo().io)).rejects.toThrow(
       `fix the file, or remove it with: rm ${broken} (its server is then pinned again on first sight)`,
     );
     expect(existsSync(broken)).toBe(true);
@@ -309,9 +309,9 @@ describe("bouncer pins", () => {
     const home = await homeWithPins();
     const file = createFilePinStore({ home }).fileFor(FS);
     const { io } = memoryIo();
-    expect(runPinsForget({ home, server: "fs" }, io)).toBe(0);
+    expect(await runPinsForget({ home, server: "fs" }, io)).toBe(0);
     expect(existsSync(file)).toBe(false);
-    expect(() => runPinsForget({ home, server: "fs" }, io)).toThrow(
+    await expect(runPinsForget({ home, server: "fs" }, io)).rejects.toThrow(
       'Cannot forget server "fs": it has no pins',
     );
   });
