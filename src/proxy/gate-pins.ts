@@ -9,8 +9,17 @@
  */
 
 import { createHash } from "node:crypto";
-import { canonicalToolJson, comparePins, type PinComparison, type ToolDefinition } from "../engine/index.ts";
+import {
+  canonicalToolJson,
+  comparePins,
+  type PinComparison,
+  type Question,
+  type ToolDefinition,
+} from "../engine/index.ts";
+import { BouncerError, isBouncerError } from "../platform/errors.ts";
+import type { ServerState } from "./gate-server.ts";
 import type { PendingTool, PinEvent } from "./gate-types.ts";
+import type { PinStore } from "./memory-pin-store.ts";
 
 /** The pins of a server never pinned (one object, so views stay cached). */
 export const NO_PINS: ReadonlyMap<string, ToolDefinition> = new Map();
@@ -126,4 +135,48 @@ export function walkEvents(
     events.push({ kind, server, tool, hash: result.hash, ...suspicious });
   }
   return events;
+}
+
+/** A changed or new tool an answer re-pinned. */
+export interface Repinned {
+  readonly entry: ServerState;
+  readonly tool: string;
+  readonly hash: string;
+}
+
+/**
+ * Re-pins the changed and new tools that an accepted, remembered answer approves: each whose
+ * question names the definition the last walk still lists. The caller keeps the answer only once
+ * these are written, so that an approval whose pin failed is not kept (the next call asks again).
+ *
+ * Source: SPEC §2.2 ("Approval re-pins it").
+ * @param pins - The pin store.
+ * @param options - The gate's servers and the ask's questions.
+ * @returns The tools re-pinned, in question order.
+ * @throws {BouncerError} When a pin cannot be written: the store's code, a message naming the tool
+ *   and saying its approval is not kept.
+ */
+export async function repinApproved(
+  pins: PinStore,
+  options: { readonly servers: ReadonlyMap<string, ServerState>; readonly questions: readonly Question[] },
+): Promise<Repinned[]> {
+  const repinned: Repinned[] = [];
+  for (const question of options.questions) {
+    if (question.kind !== "changed_tool" && question.kind !== "new_tool") continue;
+    const entry = options.servers.get(question.key.server);
+    const result = entry?.view?.comparison.tools.get(question.key.tool);
+    if (entry === undefined || result === undefined || result.hash !== question.key.identity) continue;
+    try {
+      await pins.pin(entry.context, [result.current]);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new BouncerError(
+        isBouncerError(error) ? error.code : "PINS_UNWRITABLE",
+        `Cannot keep the approval of tool ${JSON.stringify(question.key.tool)}, so its next call asks again: ${detail}`,
+        { cause: error },
+      );
+    }
+    repinned.push({ entry, tool: question.key.tool, hash: result.hash });
+  }
+  return repinned;
 }

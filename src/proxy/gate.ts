@@ -37,7 +37,15 @@ import {
 } from "../engine/index.ts";
 import { matchPacks } from "../policy/index.ts";
 import type { MatchedPack, Policy } from "../policy/types.ts";
-import { NO_PINS, type PinView, pendingOf, sha256, viewPins, walkEvents } from "./gate-pins.ts";
+import {
+  NO_PINS,
+  type PinView,
+  pendingOf,
+  repinApproved,
+  sha256,
+  viewPins,
+  walkEvents,
+} from "./gate-pins.ts";
 import { cachedRules, type ServerState, serverState } from "./gate-server.ts";
 import type {
   AnswerResult,
@@ -218,29 +226,27 @@ export class Gate {
 
   /**
    * Applies the human's answer to an ask: remembered approvals and declines (SPEC §2.5), and an
-   * accepted changed or new tool is re-pinned when the answer is remembered (SPEC §2.2).
+   * accepted changed or new tool is re-pinned when the answer is remembered (SPEC §2.2). The re-pin
+   * is written first: when it fails, nothing of the answer is kept (the next call asks again).
    * @param questions - The ask's questions (from the `ask` decision).
    * @param answer - Accepted or not, remember, URL scope.
    * @returns The one-time approvals for the re-decision and the tools re-pinned.
+   * @throws {BouncerError} When a re-pin cannot be written: the approval is not kept.
    */
   async answer(questions: readonly Question[], answer: AskAnswer): Promise<AnswerResult> {
+    if (!answer.accepted) {
+      applyAnswer(this.state, questions, answer);
+      return { oneTimeApprovals: [], events: [] };
+    }
+    const repinned = answer.remember
+      ? await repinApproved(this.#pins, { servers: this.#servers, questions })
+      : [];
     applyAnswer(this.state, questions, answer);
-    if (!answer.accepted) return { oneTimeApprovals: [], events: [] };
     const events: PinEvent[] = [];
-    for (const question of questions) {
-      if (!answer.remember || (question.kind !== "changed_tool" && question.kind !== "new_tool")) continue;
-      const entry = this.#servers.get(question.key.server);
-      const result = entry?.view?.comparison.tools.get(question.key.tool);
-      if (entry === undefined || result === undefined || result.hash !== question.key.identity) continue;
-      await this.#pins.pin(entry.context, [result.current]);
+    for (const { entry, tool, hash } of repinned) {
       await this.#view(entry);
-      entry.lastEvents.set(question.key.tool, `accepted:${result.hash}`);
-      events.push({
-        kind: "accepted",
-        server: entry.context.name,
-        tool: question.key.tool,
-        hash: result.hash,
-      });
+      entry.lastEvents.set(tool, `accepted:${hash}`);
+      events.push({ kind: "accepted", server: entry.context.name, tool, hash });
     }
     return { oneTimeApprovals: questions.map((question) => answerKey(question, answer.scope)), events };
   }

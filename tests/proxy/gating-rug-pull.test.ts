@@ -3,16 +3,27 @@
  * upstream rewrites a tool's description and sends `list_changed`, the client keeps seeing the pinned
  * description and a call to that tool asks — denied naming `bouncer pins accept` when the client
  * cannot answer, forwarded after `bouncer pins accept` from a terminal, or after an approved
- * elicitation (SPEC §2.2 "Changed tool", §3.4; issue 3).
+ * elicitation, and blocked (asked again next time) when that approval's re-pin cannot be written
+ * (SPEC §2.2 "Changed tool", §3.4; issue 3).
  */
 
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { parsePinFile } from "../../src/proxy/pin-file.ts";
 import { HONEST, POISONED } from "../fixtures/servers/rug-pull-upstream.ts";
-import { BUN, bouncerCommand, type Connected, connect, deadline, ROOT, tempHome } from "./support/harness.ts";
+import {
+  BUN,
+  bouncerCommand,
+  type Connected,
+  connect,
+  deadline,
+  ROOT,
+  tempHome,
+  waitUntil,
+} from "./support/harness.ts";
 
 const E2E_TIMEOUT = 120_000;
 const FIXTURE = join(ROOT, "tests/fixtures/servers/rug-pull-upstream.ts");
@@ -25,7 +36,12 @@ afterAll(async () => {
 async function through(
   home: string,
   options: { readonly flags?: readonly string[]; readonly elicitation?: boolean } = {},
-): Promise<{ connected: Connected; changes: () => number; nextChange: () => Promise<void> }> {
+): Promise<{
+  connected: Connected;
+  changes: () => number;
+  nextChange: () => Promise<void>;
+  asks: () => number;
+}> {
   const { command, args } = bouncerCommand("cli", [
     "--upstream-name",
     "rug",
@@ -35,6 +51,7 @@ async function through(
     FIXTURE,
   ]);
   let count = 0;
+  let asks = 0;
   let waiting: (() => void)[] = [];
   const connected = await connect(command, {
     args,
@@ -49,6 +66,7 @@ async function through(
       if (options.elicitation === true) {
         client.setRequestHandler(ElicitRequestSchema, (request) => {
           expect(request.params.message).toContain("get_forecast");
+          asks++;
           return { action: "accept", content: { remember: true } };
         });
       }
@@ -58,6 +76,7 @@ async function through(
   return {
     connected,
     changes: () => count,
+    asks: () => asks,
     nextChange: () => deadline(new Promise<void>((resolve) => waiting.push(resolve)), 20_000, "list_changed"),
   };
 }
@@ -176,6 +195,53 @@ describe("bouncer run against a rug pull", () => {
       expect(text(result)).toContain("Sunny in Oslo");
       await repinned;
       expect(description(await client.listTools())).toBe(POISONED);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run blocks an approved changed tool whose re-pin cannot be written, says the approval is not kept, and asks again on the next call",
+    async () => {
+      const home = tempHome();
+      const { connected, nextChange, asks } = await through(home, {
+        flags: ["--human-min-ms", "0"],
+        elicitation: true,
+      });
+      const { client } = connected;
+      expect(description(await client.listTools())).toBe(HONEST);
+      const pulled = nextChange();
+      await client.callTool({ name: "pull_rug", arguments: {} });
+      await pulled;
+      // Once the walk's pending definition is written (and its lock released), a folder where the
+      // pin file's lock goes, old enough to be taken over: the lock cannot be taken (EISDIR), so the
+      // pins cannot be written, even by root (whom chmod would not stop).
+      const [file] = readdirSync(join(home, "pins")).filter((name) => name.endsWith(".json"));
+      const path = join(home, "pins", file ?? "");
+      await waitUntil(
+        () => {
+          if (parsePinFile(readFileSync(path, "utf8"), path).pending.length === 0) return false;
+          try {
+            mkdirSync(`${path}.lock`);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        20_000,
+        "the pending definition written",
+      );
+      const lock = `${path}.lock`;
+      utimesSync(lock, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      const first = await client.callTool({ name: "get_forecast", arguments: { city: "Oslo" } });
+      expect(first.isError).toBe(true);
+      expect(text(first)).toContain(
+        'Cannot keep the approval of tool \\"get_forecast\\", so its next call asks again: Cannot write pins',
+      );
+      const second = await client.callTool({ name: "get_forecast", arguments: { city: "Lima" } });
+      expect(second.isError).toBe(true);
+      expect(text(second)).not.toContain("Sunny");
+      expect(asks()).toBe(2);
+      expect(description(await client.listTools())).toBe(HONEST);
     },
     E2E_TIMEOUT,
   );
