@@ -9,7 +9,15 @@ import { collectParamValues } from "./param-paths.ts";
 import { checkPathConfinement } from "./paths.ts";
 import { rendersWhole, renderUntrusted, renderUntrustedEnd } from "./render.ts";
 import { renderName } from "./sink-messages.ts";
-import type { CallInput, ContractResult, JsonValue, Question, Reason, RuleSource } from "./types.ts";
+import type {
+  CallInput,
+  ContractResult,
+  JsonValue,
+  Question,
+  Reason,
+  RelativeBase,
+  RuleSource,
+} from "./types.ts";
 
 /** The largest argument value `arg_patterns` matches, in UTF-8 bytes (SPEC §2.4). */
 export const MAX_PATTERN_VALUE_BYTES = 64 * 1024;
@@ -33,6 +41,13 @@ function utf8Length(text: string): number {
     bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
   }
   return bytes;
+}
+
+/** A relative value's other base, for a reason: `the directory "/data" on the upstream's command line`. */
+function baseText(base: RelativeBase): string {
+  return base.from === "command_line"
+    ? `the directory ${renderUntrusted(base.dir)} on the upstream's command line`
+    : `the root ${renderUntrusted(base.dir)} the client gave the upstream`;
 }
 
 function firstPathDenial(input: CallInput): Reason | undefined {
@@ -60,11 +75,17 @@ function firstPathDenial(input: CallInput): Reason | undefined {
         }
         const check = checkPathConfinement(item, prefixes.value, input.paths);
         if (check.kind === "invalid") {
-          const message = `Argument "${at}" = ${renderUntrusted(item)} ${check.problem}, so ${rule} cannot be checked`;
+          const against = check.base === undefined ? "" : ` (${baseText(check.base)})`;
+          const message = `Argument "${at}" = ${renderUntrusted(item)} ${check.problem}${against}, so ${rule} cannot be checked`;
           return { code: "path_invalid", message, path: at, source };
         }
         if (check.kind === "outside") {
-          const via = check.step === check.steps[0] ? "" : ` (it resolves to ${renderUntrusted(check.step)})`;
+          const via =
+            check.base !== undefined
+              ? ` resolved against ${baseText(check.base)} (it resolves to ${renderUntrusted(check.step)})`
+              : check.step === check.steps[0]
+                ? ""
+                : ` (it resolves to ${renderUntrusted(check.step)})`;
           const message = `Argument "${at}" = ${renderUntrusted(item)} is outside ${rule}${via}`;
           return { code: "path_outside_prefixes", message, path: at, source };
         }

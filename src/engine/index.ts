@@ -82,6 +82,7 @@ export type {
   Question,
   Reason,
   Reasons,
+  RelativeBase,
   RuleSource,
   Sourced,
   ToolDefinition,

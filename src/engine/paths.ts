@@ -4,13 +4,21 @@
  * @module
  */
 
-import type { PathContext, PathResolver } from "./types.ts";
+import type { PathContext, PathResolver, RelativeBase } from "./types.ts";
 
-/** The outcome of {@link checkPathConfinement}. */
+/**
+ * The outcome of {@link checkPathConfinement}. `base` is set when the value is relative and the
+ * check failed resolved against that base (not the working directory).
+ */
 export type PathCheck =
   | { readonly kind: "inside"; readonly steps: readonly string[] }
-  | { readonly kind: "outside"; readonly step: string; readonly steps: readonly string[] }
-  | { readonly kind: "invalid"; readonly problem: string };
+  | {
+      readonly kind: "outside";
+      readonly step: string;
+      readonly steps: readonly string[];
+      readonly base?: RelativeBase;
+    }
+  | { readonly kind: "invalid"; readonly problem: string; readonly base?: RelativeBase };
 
 /** An absolute path split into its root (`/`, `C:\`, `\\server\share\`) and its components. */
 interface ParsedPath {
@@ -94,11 +102,8 @@ function decodeFileUri(value: string, platform: PathContext["platform"]): string
   return /^\/[A-Za-z]:/.test(decoded) ? decoded.slice(1) : decoded;
 }
 
-/**
- * Lexically resolves one path value to an absolute path (steps 1–4 of SPEC §2.4); with `keep`, the
- * `..` components stay (POSIX only: Windows applies `..` lexically before the file system).
- */
-function toAbsolute(value: string, ctx: PathContext, parents: Parents = "collapse"): Parsed {
+/** Steps 1–2 of SPEC §2.4: a `file:` URI decoded, `~` expanded (`~user` refused), NUL refused. */
+function expand(value: string, ctx: PathContext): string | { problem: string } {
   const { platform } = ctx;
   if (value.includes("\0")) return { problem: "contains a NUL character" };
   let v = value;
@@ -112,10 +117,26 @@ function toAbsolute(value: string, ctx: PathContext, parents: Parents = "collaps
   if (sep.test(v)) {
     const home = parseAbsolute(ctx.home, platform);
     if (home === undefined) return { problem: "starts with ~ but the home directory is not absolute" };
-    v = serialise(home, platform) + (platform === "posix" ? "/" : "\\") + v.slice(1);
-  } else if (v.startsWith("~")) {
-    return { problem: "uses the ~user form, which is not supported" };
+    return serialise(home, platform) + (platform === "posix" ? "/" : "\\") + v.slice(1);
   }
+  if (v.startsWith("~")) return { problem: "uses the ~user form, which is not supported" };
+  return v;
+}
+
+/** Whether a value, decoded and expanded, is relative: the upstream resolves it against some base. */
+function isRelative(value: string, ctx: PathContext): boolean {
+  const v = expand(value, ctx);
+  return typeof v === "string" && parseAbsolute(v, ctx.platform) === undefined;
+}
+
+/**
+ * Lexically resolves one path value to an absolute path (steps 1–4 of SPEC §2.4); with `keep`, the
+ * `..` components stay (POSIX only: Windows applies `..` lexically before the file system).
+ */
+function toAbsolute(value: string, ctx: PathContext, parents: Parents = "collapse"): Parsed {
+  const { platform } = ctx;
+  const v = expand(value, ctx);
+  if (typeof v !== "string") return v;
   const absolute = parseAbsolute(v, platform, parents);
   if (absolute !== undefined) return absolute;
   const cwd = parseAbsolute(ctx.cwd, platform);
@@ -197,13 +218,17 @@ export function normalizePath(value: string, ctx: PathContext): string | undefin
 /**
  * Checks that a path stays inside the allowed prefixes at every step of its resolution: the lexical
  * form and each path the injected resolver lands on must be inside some prefix (any resolved form of
- * it). Containment is per path component; Windows compares case-insensitively.
+ * it). Containment is per path component; Windows compares case-insensitively. A relative value is
+ * checked resolved against the working directory and against each of `ctx.relativeBases` (stricter
+ * than SPEC §2.4's single base: an upstream may resolve it against any of its directories); the
+ * prefixes resolve against the working directory only.
  *
  * Source: SPEC §2.4 "Path confinement".
  * @param value - The path argument's value.
  * @param prefixes - `allowed_path_prefixes`, resolved the same way (prefixes that cannot be resolved count for nothing).
- * @param ctx - The path context, including the resolver (default: lexical).
- * @returns `inside`, `outside` with the first step that left every prefix, or `invalid` with the problem.
+ * @param ctx - The path context, including the resolver (default: lexical) and the other bases.
+ * @returns `inside`; `outside` with the first step that left every prefix; or `invalid` with the
+ *   problem — each with the base it was resolved against when that was not the working directory.
  * @throws Never for bad input; a throwing resolver yields `invalid`.
  * @example checkPathConfinement("./outside/x", ["./out"], { cwd: "/w", home: "/h", platform: "posix" }).kind // "outside"
  */
@@ -212,13 +237,31 @@ export function checkPathConfinement(
   prefixes: readonly string[],
   ctx: PathContext,
 ): PathCheck {
-  const steps = resolveSteps(value, ctx);
-  if (!Array.isArray(steps)) return { kind: "invalid", problem: steps.problem };
   const allowed: ParsedPath[] = [];
   for (const prefix of prefixes) {
     const forms = resolveSteps(prefix, ctx);
     if (Array.isArray(forms)) allowed.push(...forms);
   }
+  const first = checkSteps(value, allowed, ctx);
+  const bases = ctx.relativeBases ?? [];
+  if (first.kind !== "inside" || bases.length === 0 || !isRelative(value, ctx)) return first;
+  const seen = new Set([normalizePath(ctx.cwd, ctx)]);
+  for (const base of bases) {
+    const dir = toAbsolute(base.dir, ctx);
+    if (isProblem(dir)) return { kind: "invalid", problem: `is relative, and its base ${dir.problem}`, base };
+    const cwd = serialise(dir, ctx.platform);
+    if (seen.has(cwd)) continue;
+    seen.add(cwd);
+    const check = checkSteps(value, allowed, { ...ctx, cwd });
+    if (check.kind !== "inside") return { ...check, base };
+  }
+  return first;
+}
+
+/** Every step of one value's resolution (against `ctx.cwd`) inside some allowed form. */
+function checkSteps(value: string, allowed: readonly ParsedPath[], ctx: PathContext): PathCheck {
+  const steps = resolveSteps(value, ctx);
+  if (!Array.isArray(steps)) return { kind: "invalid", problem: steps.problem };
   const rendered = steps.map((step) => serialise(step, ctx.platform));
   for (const [i, step] of steps.entries()) {
     if (!allowed.some((prefix) => within(step, prefix, ctx.platform))) {

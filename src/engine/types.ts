@@ -207,6 +207,22 @@ export type PathResolver = (absolutePath: string) => readonly string[];
 /** Taint evidence from outside this process (SPEC §3.7), for token-shaped identities only. */
 export type ExternalTaintLookup = (identity: string) => readonly Evidence[];
 
+/**
+ * A directory, besides its working directory, that an upstream may resolve a relative path against:
+ * one on its command line, or a root the client gave it (a filesystem server resolves relative paths
+ * against its allowed directories). SPEC §2.4 resolves relative values against the working directory;
+ * Bouncer is stricter and requires a relative value to stay inside under every base.
+ */
+export interface RelativeBase {
+  /**
+   * The directory as it was given: absolute, relative (to the working directory), `~`, or a
+   * `file:` URI. Untrusted when it comes from the client: render it before showing it.
+   */
+  readonly dir: string;
+  /** Where it comes from: the upstream's command line, or a root the client gave it (`roots/list`). */
+  readonly from: "command_line" | "client_root";
+}
+
 /** The environment a path is resolved in (SPEC §2.4). */
 export interface PathContext {
   /** The upstream's working directory (absolute). */
@@ -215,6 +231,11 @@ export interface PathContext {
   readonly home: string;
   readonly platform: "posix" | "win32";
   readonly resolve?: PathResolver;
+  /**
+   * Other directories the upstream may resolve a relative path value against; a relative value must
+   * be inside the prefixes resolved against each of them too (prefixes still resolve against `cwd`).
+   */
+  readonly relativeBases?: readonly RelativeBase[];
 }
 
 /** One `tools/call` to decide (SPEC §2). */

@@ -21,9 +21,9 @@ export type HooksLoader = (context: RelayContext) => Promise<RelayHooks>;
 /**
  * Hooks that forward the client's `initialize` at once and hand everything else to the hooks
  * `load` builds, once built. Sync observations (the `initialize` result, `notifications/initialized`,
- * noise, upstream requests, `list_changed`, dropped calls, the upstream's exit) made meanwhile are
- * replayed to the real hooks in the order they happened, before any waiting `tools/list`,
- * `tools/call` or recorded answer proceeds. When `load` fails, or the real hooks refuse the session
+ * noise, upstream requests and the client's answers to them, `list_changed`, dropped calls, the
+ * upstream's exit) made meanwhile are replayed to the real hooks in the order they happened, before
+ * any waiting `tools/list`, `tools/call` or recorded answer proceeds. When `load` fails, or the real hooks refuse the session
  * at `initialize`, the session ends (exit 1, or the refusal's status) and every waiting `tools/list`
  * or `tools/call` is answered with an error, never forwarded.
  *
@@ -93,6 +93,7 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
     onToolResult: (call, outcome) => withHooks((hooks) => hooks.onToolResult(call, outcome)),
     onUpstreamResult: (request, outcome) => withHooks((hooks) => hooks.onUpstreamResult(request, outcome)),
     onUpstreamRequest: (request) => observe((hooks) => hooks.onUpstreamRequest(request)),
+    onClientAnswer: (request, outcome) => observe((hooks) => hooks.onClientAnswer(request, outcome)),
     onUpstreamNotification: (notification) => observe((hooks) => hooks.onUpstreamNotification(notification)),
     onToolsListChanged: () => observe((hooks) => hooks.onToolsListChanged()),
     onDroppedCall: (message) => observe((hooks) => hooks.onDroppedCall(message)),

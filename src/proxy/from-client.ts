@@ -282,6 +282,16 @@ function clientResponse(
     core.sendUpstream(errorResponseText(relayed.idText, AMBIGUOUS_ANSWER));
     return;
   }
+  try {
+    core.hooks.onClientAnswer({ method: relayed.method }, outcome);
+  } catch (error) {
+    // What the upstream is told (roots it resolves paths against) must be what the gate knows.
+    const detail = error instanceof Error ? error.message : String(error);
+    core.log(`Answered the upstream with an error: the client's answer could not be recorded (${detail})`);
+    const failed = { code: RPC_ERROR.internalError, message: "Bouncer could not record this answer" };
+    core.sendUpstream(errorResponseText(relayed.idText, failed));
+    return;
+  }
   const span = findIdSpan(line);
   if (span !== undefined) core.sendUpstream(spliceSpan(line, span, relayed.idText));
 }

@@ -45,7 +45,7 @@ export function upstreamRequest(
     return;
   }
   const tokenKey = progressTokenKey(message.params, "meta");
-  const legId = core.client.relay({ idText, tokenKey }, idKey(message.id));
+  const legId = core.client.relay({ idText, tokenKey, method: message.method }, idKey(message.id));
   if (tokenKey !== undefined) core.upstreamTokens.add(tokenKey);
   core.sendClient(spliceSpan(line, span, String(legId)));
 }

@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { PathContext, ToolDefinition, ToolRules } from "../engine/index.ts";
-import { resolveToolRules } from "../policy/index.ts";
+import type { PathContext, RelativeBase, ToolDefinition, ToolRules } from "../engine/index.ts";
+import { commandLineDirectories, resolveToolRules } from "../policy/index.ts";
 import type { MatchedPack, Policy } from "../policy/types.ts";
 import type { PinView } from "./gate-pins.ts";
 import type { GateOptions } from "./gate-types.ts";
@@ -30,13 +30,16 @@ export interface ServerState {
   lastEvents: Map<string, string>;
   /** Rules by `[tool, definition hash]`: compiled once per pinned definition. */
   readonly rules: Map<string, ToolRules>;
-  /** Where the server's paths resolve (SPEC §2.4): its cwd, the home, the platform, the walk. */
-  readonly paths: PathContext;
+  /**
+   * Where the server's paths resolve (SPEC §2.4): its cwd, the home, the platform, the walk, and the
+   * other bases of relative paths (its command-line directories, the roots the client gave it).
+   */
+  paths: PathContext;
 }
 
 /**
  * A fresh state for a server: packs matched, nothing walked yet, the path context from its cwd (or
- * Bouncer's), the home and the platform.
+ * Bouncer's), the home, the platform, and its command-line directories as bases of relative paths.
  *
  * Source: SPEC §2.4 (relative prefixes resolve against the upstream's working directory), §4.3.
  * @param context - The server's name and facts.
@@ -60,8 +63,53 @@ export function serverState(
       home: options.home,
       platform: options.platform ?? "posix",
       ...(resolvePath === undefined ? {} : { resolve: resolvePath }),
+      relativeBases: commandLineBases(context.command, packs),
     },
   };
+}
+
+/**
+ * The directories on a server's command line, as `$COMMAND_LINE_DIRS` finds them: after the token of
+ * each pack matched by the command line, or, with none, the arguments shaped like paths. A relative
+ * path value must stay inside the prefixes resolved against each of them too (a filesystem server
+ * resolves it against its directories, not its working directory).
+ *
+ * Source: SPEC §2.4 (relative values), §4.3 (`$COMMAND_LINE_DIRS`).
+ * @param command - The upstream command line, command first (none: no bases).
+ * @param packs - The packs that matched the server.
+ * @returns The bases, each directory once.
+ */
+function commandLineBases(
+  command: readonly string[] | undefined,
+  packs: readonly MatchedPack[],
+): RelativeBase[] {
+  if (command === undefined) return [];
+  const indexes = packs.flatMap((matched) =>
+    matched.commandIndex === undefined ? [] : [matched.commandIndex],
+  );
+  const dirs =
+    indexes.length === 0
+      ? commandLineDirectories(command)
+      : indexes.flatMap((after) => commandLineDirectories(command, { after }));
+  return [...new Set(dirs)].map((dir) => ({ dir, from: "command_line" }));
+}
+
+/**
+ * The path context with the roots a client gave the server added to its bases of relative paths
+ * (each root once; roots given earlier in the session stay: the upstream may still use them).
+ *
+ * Source: SPEC §2.4 (relative values).
+ * @param paths - The server's path context.
+ * @param roots - Root URIs or paths from the client's `roots/list` answer.
+ * @returns The same context when nothing is new, else a new one.
+ */
+export function withClientRoots(paths: PathContext, roots: readonly string[]): PathContext {
+  const bases = paths.relativeBases ?? [];
+  const known = new Set(bases.filter((base) => base.from === "client_root").map((base) => base.dir));
+  const added = roots.filter((dir) => !known.has(dir));
+  if (added.length === 0) return paths;
+  const fresh = [...new Set(added)].map((dir): RelativeBase => ({ dir, from: "client_root" }));
+  return { ...paths, relativeBases: [...bases, ...fresh] };
 }
 
 /**

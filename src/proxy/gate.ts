@@ -46,7 +46,7 @@ import {
   viewPins,
   walkEvents,
 } from "./gate-pins.ts";
-import { cachedRules, type ServerState, serverState } from "./gate-server.ts";
+import { cachedRules, type ServerState, serverState, withClientRoots } from "./gate-server.ts";
 import type {
   AnswerResult,
   DecideOptions,
@@ -134,8 +134,27 @@ export class Gate {
     );
     const previous = this.#servers.get(context.name);
     if (previous?.listed !== undefined) entry.listed = previous.listed;
+    const roots = previous?.paths.relativeBases?.filter((base) => base.from === "client_root") ?? [];
+    entry.paths = withClientRoots(
+      entry.paths,
+      roots.map((base) => base.dir),
+    );
     this.#servers.set(context.name, entry);
     return packs;
+  }
+
+  /**
+   * Notes the roots the client gave a server (its answer to the server's `roots/list`): relative path
+   * values must then stay inside the prefixes resolved against each of them too, for the rest of the
+   * session.
+   *
+   * Source: SPEC §2.4 (relative values; stricter than its single base).
+   * @param server - The server name.
+   * @param roots - The roots' URIs or paths (see `clientRootDirs`).
+   */
+  noteClientRoots(server: string, roots: readonly string[]): void {
+    const entry = this.#server(server);
+    entry.paths = withClientRoots(entry.paths, roots);
   }
 
   /**

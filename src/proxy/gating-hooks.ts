@@ -16,6 +16,7 @@
 import type { RecordedCall } from "../audit/index.ts";
 import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { flagMarkedElicitation } from "./bouncer-marker.ts";
+import { clientRootDirs } from "./client-roots.ts";
 import type { ServerContext } from "./gate.ts";
 import { type CallRecord, gateToolCall } from "./gated-call.ts";
 import {
@@ -226,6 +227,13 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
         if (request.method !== "sampling/createMessage") return;
         recordMessage(session, request);
       });
+    },
+    // The roots the client gives the upstream are bases of its relative paths (SPEC §2.4).
+    onClientAnswer: (request, outcome) => {
+      if (request.method !== "roots/list" || outcome.kind !== "result") return;
+      const roots = clientRootDirs(outcome.result);
+      if (roots.length > 0)
+        live((session) => session.calls.gate.noteClientRoots(session.calls.server, roots));
     },
     onUpstreamNotification: (notification) => live((session) => recordMessage(session, notification)),
     onToolsListChanged: () => live((session) => void session.calls.tools.walk()),

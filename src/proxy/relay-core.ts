@@ -56,6 +56,8 @@ export interface PendingUpstream {
   /** The upstream's id, as it wrote it. */
   readonly idText: string;
   readonly tokenKey: string | undefined;
+  /** Its method (`roots/list`, `sampling/createMessage`, …), for the hook that sees the answer. */
+  readonly method: string;
 }
 
 /** Options of a relay. */

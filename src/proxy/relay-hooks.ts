@@ -175,6 +175,11 @@ export interface RelayHooks {
   /** A server-to-client request (sampling, elicitation, roots) about to be relayed; observe only. */
   onUpstreamRequest(request: UpstreamMessage): void;
   /**
+   * The client's answer to a relayed server-to-client request (its method as the upstream sent it),
+   * before the upstream gets it; observe only. A throw sends the upstream an error in its place.
+   */
+  onClientAnswer(request: { readonly method: string }, outcome: RpcOutcome): void;
+  /**
    * An upstream notification about to be relayed to the client (logging, progress of a forwarded
    * request, task status, list changes, a cancellation, …); observe only. A throw drops it.
    */
@@ -213,6 +218,7 @@ export function passThroughHooks(): RelayHooks {
     onToolResult: () => {},
     onUpstreamResult: () => {},
     onUpstreamRequest: () => {},
+    onClientAnswer: () => {},
     onUpstreamNotification: () => {},
     onToolsListChanged: () => {},
     onDroppedCall: () => {},

@@ -181,6 +181,32 @@ describe("evaluateConstraints() path confinement", () => {
     expect(reason?.message).toContain('resolves to "/etc/shadow"');
   });
 
+  test("evaluateConstraints() names the base a relative value leaves the prefixes under", () => {
+    const paths = {
+      cwd: "/work",
+      home: "/home/u",
+      platform: "posix" as const,
+      relativeBases: [
+        { dir: "/work/out", from: "command_line" as const },
+        { dir: "file:///srv", from: "client_root" as const },
+      ],
+    };
+    const denial = (path: string): string | undefined =>
+      evaluateConstraints(makeInput({ rules: confined, arguments: { path }, paths })).denies[0]?.message;
+    expect(denial("out/x")).toBe(
+      'Argument "path" = "out/x" is outside allowed_path_prefixes ["./out"] resolved against the root "file:///srv" the client gave the upstream (it resolves to "/srv/out/x")',
+    );
+    const under = { ...paths, relativeBases: [{ dir: "/data", from: "command_line" as const }] };
+    const reason = evaluateConstraints(
+      makeInput({ rules: confined, arguments: { path: "out/x" }, paths: under }),
+    ).denies[0];
+    expect(reason?.code).toBe("path_outside_prefixes");
+    expect(reason?.message).toContain(
+      'resolved against the directory "/data" on the upstream\'s command line',
+    );
+    expect(denial("/work/out/x")).toBeUndefined();
+  });
+
   test("evaluateConstraints() denies when the resolver throws", () => {
     const resolve = (): readonly string[] => {
       throw new Error("ELOOP");

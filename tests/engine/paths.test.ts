@@ -171,3 +171,94 @@ describe("checkPathConfinement()", () => {
     );
   });
 });
+
+describe("checkPathConfinement() with other bases of relative values", () => {
+  const withBases: PathContext = {
+    ...posix,
+    cwd: "/w/proj",
+    relativeBases: [
+      { dir: "/w", from: "command_line" },
+      { dir: "file:///w/proj/sub", from: "client_root" },
+    ],
+  };
+
+  test("checkPathConfinement() denies a relative value that leaves the prefixes resolved against a command-line directory", () => {
+    const check = checkPathConfinement("evil-rel.txt", ["."], withBases);
+    expect(check).toMatchObject({
+      kind: "outside",
+      step: "/w/evil-rel.txt",
+      base: { dir: "/w", from: "command_line" },
+    });
+  });
+
+  test("checkPathConfinement() denies a relative value that leaves the prefixes resolved against a client root", () => {
+    const ctx: PathContext = {
+      ...posix,
+      cwd: "/w/proj",
+      relativeBases: [{ dir: "file:///w", from: "client_root" }],
+    };
+    const check = checkPathConfinement("rel.txt", ["/w/proj"], ctx);
+    expect(check.kind).toBe("outside");
+    expect(check.kind === "outside" ? check.base : undefined).toEqual({
+      dir: "file:///w",
+      from: "client_root",
+    });
+  });
+
+  test("checkPathConfinement() allows a relative value inside under every base", () => {
+    const check = checkPathConfinement("x.txt", ["/w"], withBases);
+    expect(check).toMatchObject({ kind: "inside", steps: ["/w/proj/x.txt", "/w/proj/x.txt"] });
+  });
+
+  test("checkPathConfinement() leaves absolute, ~ and file: values to their own resolution", () => {
+    for (const value of ["/w/proj/x", "~/x", "file:///w/proj/x"]) {
+      expect(checkPathConfinement(value, ["/w/proj", "~"], withBases).kind).toBe("inside");
+    }
+  });
+
+  test("checkPathConfinement() resolves a relative base against the working directory and skips one equal to it", () => {
+    const ctx: PathContext = {
+      ...posix,
+      cwd: "/w/proj",
+      relativeBases: [
+        { dir: ".", from: "command_line" },
+        { dir: "../other", from: "command_line" },
+      ],
+    };
+    const check = checkPathConfinement("x", ["."], ctx);
+    expect(check).toMatchObject({ kind: "outside", step: "/w/other/x", base: { dir: "../other" } });
+    expect(
+      checkPathConfinement("x", ["."], { ...ctx, relativeBases: [{ dir: ".", from: "command_line" }] }).kind,
+    ).toBe("inside");
+  });
+
+  test("checkPathConfinement() walks the value under each base with the resolver (a link in the base)", () => {
+    const resolve = (p: string): readonly string[] =>
+      p.startsWith("/w/link/") ? [p.replace("/w/link", "/etc")] : [p];
+    const ctx: PathContext = {
+      ...posix,
+      cwd: "/w",
+      resolve,
+      relativeBases: [{ dir: "/w/link", from: "command_line" }],
+    };
+    expect(checkPathConfinement("x", ["/w"], ctx)).toMatchObject({ kind: "outside", step: "/etc/x" });
+  });
+
+  test("checkPathConfinement() reports a base it cannot resolve as invalid for relative values only", () => {
+    const ctx: PathContext = { ...posix, relativeBases: [{ dir: "~bob/data", from: "command_line" }] };
+    expect(checkPathConfinement("out/x", ["./out"], ctx)).toMatchObject({
+      kind: "invalid",
+      base: { dir: "~bob/data" },
+    });
+    expect(checkPathConfinement("/work/out/x", ["./out"], ctx).kind).toBe("inside");
+  });
+
+  test("checkPathConfinement() checks Windows relative values against each base", () => {
+    const ctx: PathContext = { ...win, relativeBases: [{ dir: "D:\\data", from: "command_line" }] };
+    expect(checkPathConfinement("out\\x", ["C:\\work\\out"], ctx)).toMatchObject({
+      kind: "outside",
+      step: "D:\\data\\out\\x",
+    });
+    expect(checkPathConfinement("c:out\\x", ["C:\\work\\out"], ctx).kind).toBe("invalid");
+  });
+});

@@ -236,6 +236,48 @@ describe("Gate.decideCall()", () => {
   });
 });
 
+describe("Gate relative path bases", () => {
+  const WRITE: ToolDefinition = {
+    name: "write_file",
+    inputSchema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } } },
+  };
+  const FS = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/data"];
+  const verdict = async (g: Gate, path: string): Promise<string> =>
+    (await g.decideCall("files", "write_file", { path, content: "x" })).decision.verdict;
+
+  test("Gate.decideCall() checks a relative write against the server's command-line directories too", async () => {
+    const g = gate({ text: 'write_file:\n  allowed_path_prefixes: ["."]\n' });
+    g.registerServer({ name: "files", command: FS, cwd: "/data/proj" });
+    await g.walkTools("files", [WRITE]);
+    const { decision } = await g.decideCall("files", "write_file", { path: "evil-rel.txt", content: "x" });
+    expect(decision).toMatchObject({ verdict: "deny", contract: "constraint" });
+    expect(decision.reasons[0]?.message).toContain(
+      'resolved against the directory "/data" on the upstream\'s command line',
+    );
+    expect(await verdict(g, "/data/proj/fine.txt")).toBe("allow");
+  });
+
+  test("Gate.noteClientRoots() makes a relative write that a client root takes outside the prefixes deny", async () => {
+    const g = gate({ text: "" });
+    g.registerServer({ name: "files", command: [...FS.slice(0, 3), "/data/proj"], cwd: "/data/proj" });
+    await g.walkTools("files", [WRITE]);
+    expect(await verdict(g, "rel.txt")).toBe("allow");
+    g.noteClientRoots("files", ["file:///data"]);
+    const { decision } = await g.decideCall("files", "write_file", { path: "rel.txt", content: "x" });
+    expect(decision.verdict).toBe("deny");
+    expect(decision.reasons[0]?.message).toContain('the root "file:///data" the client gave the upstream');
+    expect(await verdict(g, "/data/proj/rel.txt")).toBe("allow");
+  });
+
+  test("Gate.registerServer() keeps the roots a client gave the server before it registered", async () => {
+    const g = gate({ text: "" });
+    g.noteClientRoots("files", ["file:///data"]);
+    g.registerServer({ name: "files", command: [...FS.slice(0, 3), "/data/proj"], cwd: "/data/proj" });
+    await g.walkTools("files", [WRITE]);
+    expect(await verdict(g, "rel.txt")).toBe("deny");
+  });
+});
+
 describe("Gate.answer()", () => {
   test("Gate.answer() remembers an approval: the next call to the same address is allowed without asking", async () => {
     const g = gate();

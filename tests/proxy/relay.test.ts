@@ -161,6 +161,41 @@ describe("Relay answers and notifications that repeat a key", () => {
   });
 });
 
+describe("Relay and the client's answers to the upstream's requests", () => {
+  test("Relay shows the client's answer to the hooks with the upstream request's method before relaying it", () => {
+    const seen: [string, unknown][] = [];
+    const r = memoryRelay(() => ({
+      onClientAnswer: (request, outcome) => {
+        seen.push([request.method, outcome.kind === "result" ? outcome.result : outcome.error.code]);
+        expect(r.toUpstream).toEqual([]);
+      },
+    }));
+    r.fromUpstream({ jsonrpc: "2.0", id: 8, method: "roots/list" });
+    r.fromClient({ jsonrpc: "2.0", id: r.lastClient().id, result: { roots: [{ uri: "file:///w" }] } });
+    r.fromUpstream({ jsonrpc: "2.0", id: 9, method: "sampling/createMessage", params: {} });
+    r.fromClient({ jsonrpc: "2.0", id: r.lastClient().id, error: { code: -1, message: "no" } });
+    expect(seen).toEqual([
+      ["roots/list", { roots: [{ uri: "file:///w" }] }],
+      ["sampling/createMessage", -1],
+    ]);
+    expect(r.toUpstream.map((line) => JSON.parse(line).id)).toEqual([8, 9]);
+  });
+
+  test("Relay answers the upstream with an error, not the client's answer, when the hook cannot record it", () => {
+    const r = memoryRelay(() => ({
+      onClientAnswer: () => {
+        throw new Error("gate gone");
+      },
+    }));
+    r.fromUpstream({ jsonrpc: "2.0", id: 8, method: "roots/list" });
+    r.fromClient({ jsonrpc: "2.0", id: r.lastClient().id, result: { roots: [{ uri: "file:///w" }] } });
+    expect(r.toUpstream).toHaveLength(1);
+    expect(r.lastUpstream()).toMatchObject({ id: 8, error: { code: -32603 } });
+    expect(r.toUpstream[0]).not.toContain("file:///w");
+    expect(r.logs.some((line) => line.includes("gate gone"))).toBe(true);
+  });
+});
+
 describe("Relay and near spellings of the gated methods", () => {
   test("Relay refuses a near spelling of tools/call, tools/list or initialize with -32601 and forwards nothing", () => {
     const r = memoryRelay();

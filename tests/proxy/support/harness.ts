@@ -106,7 +106,7 @@ export interface Connected {
 /**
  * Connects the SDK's real Client to a command over stdio.
  * @param command - The executable.
- * @param options - Arguments, env additions, client capabilities.
+ * @param options - Arguments, env additions, client capabilities, working directory.
  * @returns The connected client.
  */
 export async function connect(
@@ -116,13 +116,15 @@ export async function connect(
     readonly env?: Record<string, string>;
     readonly capabilities?: Record<string, unknown>;
     readonly setup?: (client: Client) => void;
+    /** The working directory (default: the repository root). */
+    readonly cwd?: string;
   },
 ): Promise<Connected> {
   const transport = new StdioClientTransport({
     command,
     args: [...options.args],
     env: { ...(process.env as Record<string, string>), ...options.env },
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     stderr: "pipe",
   });
   let stderr = "";
