@@ -2,15 +2,16 @@
  * The file-system walk behind path confinement (SPEC §2.4): an absolute path is walked component by
  * component with `lstat`; each symbolic link met is resolved with `readlink` and the walk goes on from
  * its target, so every place the path leads to is seen — including the target of a dangling link,
- * taken as written. The engine receives this as its injected `PathResolver` and checks every step
- * against the allowed prefixes. Edge (file system).
+ * taken as written — and, for a component missing as written, each entry of its folder that is the
+ * same name under Unicode normalisation. The engine receives this as its injected `PathResolver` and
+ * checks every step against the allowed prefixes. Edge (file system).
  *
  * Source: SPEC §2.4 ("walked component by component with `lstat`, each symlink resolved with
  * `readlink` (a dangling link resolved to its target as written)"), §8 (a race between check and use).
  * @module
  */
 
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
 
 /** A `node:path` flavour (`path.posix` or `path.win32`). */
@@ -27,6 +28,8 @@ export interface PathWalkOptions {
   readonly inspect?: (candidate: string) => "link" | "other" | undefined;
   /** `readlink` stand-in. */
   readonly readLink?: (candidate: string) => string;
+  /** `readdir` stand-in: the entry names of a folder, none when it does not exist. */
+  readonly listDir?: (directory: string) => readonly string[];
 }
 
 /**
@@ -56,30 +59,67 @@ function inspectPath(candidate: string): "link" | "other" | undefined {
   }
 }
 
+/** Walks through names equal to a missing one under Unicode normalisation, per walk, before it gives up. */
+export const MAX_EQUIVALENT_WALKS = 64;
+
+/** What one walk shares across its branches. */
+interface Walk {
+  readonly p: PathApi;
+  readonly inspect: (candidate: string) => "link" | "other" | undefined;
+  readonly readLink: (candidate: string) => string;
+  readonly listDir: (directory: string) => readonly string[];
+  readonly absolutePath: string;
+  links: number;
+  equivalents: number;
+}
+
 /**
  * Walks an absolute path the way the file system would resolve it and returns every absolute path the
  * walk lands on: after each symbolic link, the link's target joined with the components still to
  * walk; the fully walked path last. A path without links gives `[path]`. Components past a missing
- * one are taken lexically (a file about to be created, or the target of a dangling link).
+ * one are taken lexically (a file about to be created, or the target of a dangling link) — but first,
+ * a missing component's folder is searched for entries of the same name under Unicode normalisation
+ * (NFC equal: `linke\u0301` and `linké`), which a server may open in its place, and the walk goes on
+ * through each of them too (their steps come before the lexical rest).
  *
  * Source: SPEC §2.4.
  * @param absolutePath - An absolute, lexically normalised path.
  * @param options - Test doubles for the platform and the file system.
  * @returns The steps, the final resolved path last.
- * @throws {Error} After {@link MAX_LINKS} links (a loop), or on a file-system error other than "not
- *   found": the engine turns a throwing resolver into a deny.
+ * @throws {Error} After {@link MAX_LINKS} links (a loop), after {@link MAX_EQUIVALENT_WALKS} walks
+ *   through equivalent names, or on a file-system error other than "not found": the engine turns a
+ *   throwing resolver into a deny.
  * @example walkPath("/data/out/link/x.txt") // ["/etc/x.txt"] when /data/out/link -> /etc
  */
 export function walkPath(absolutePath: string, options: PathWalkOptions = {}): readonly string[] {
   const p = options.pathApi ?? path;
-  const inspect = options.inspect ?? inspectPath;
-  const readLink = options.readLink ?? ((candidate: string): string => readlinkSync(candidate));
   if (!p.isAbsolute(absolutePath)) throw new Error(`Cannot walk path "${absolutePath}": it is not absolute`);
-  const steps: string[] = [];
+  const walk: Walk = {
+    p,
+    inspect: options.inspect ?? inspectPath,
+    readLink: options.readLink ?? ((candidate: string): string => readlinkSync(candidate)),
+    listDir: options.listDir ?? listDirectory,
+    absolutePath,
+    links: 0,
+    equivalents: 0,
+  };
   const root = p.parse(absolutePath).root;
-  let current = root;
-  let rest = splitComponents(absolutePath.slice(root.length), p);
-  let links = 0;
+  return walkFrom(root, splitComponents(absolutePath.slice(root.length), p), walk);
+}
+
+/**
+ * One branch of {@link walkPath}: from an existing folder, the components still to walk.
+ * @param start - Where the branch starts (an existing folder, resolved).
+ * @param components - The components still to walk.
+ * @param walk - The walk's shared state and file system.
+ * @returns The branch's steps, its final path last.
+ * @throws {Error} As {@link walkPath}.
+ */
+function walkFrom(start: string, components: readonly string[], walk: Walk): string[] {
+  const { p } = walk;
+  const steps: string[] = [];
+  let current = start;
+  let rest = components;
   let missing = false;
   while (rest.length > 0) {
     const [head, ...tail] = rest;
@@ -90,15 +130,24 @@ export function walkPath(absolutePath: string, options: PathWalkOptions = {}): r
       continue;
     }
     const candidate = p.join(current, head);
-    const kind: "link" | "other" | undefined = missing ? undefined : inspect(candidate);
+    const kind: "link" | "other" | undefined = missing ? undefined : walk.inspect(candidate);
+    if (kind === undefined && !missing) {
+      for (const twin of equivalentNames(current, head, walk)) {
+        walk.equivalents++;
+        if (walk.equivalents > MAX_EQUIVALENT_WALKS)
+          throw new Error(`Cannot walk path "${walk.absolutePath}": too many Unicode-equivalent names`);
+        steps.push(...walkFrom(current, [twin, ...rest], walk));
+      }
+    }
     if (kind !== "link") {
       missing ||= kind === undefined;
       current = candidate;
       continue;
     }
-    links++;
-    if (links > MAX_LINKS) throw new Error(`Cannot walk path "${absolutePath}": too many symbolic links`);
-    const target = readLink(candidate);
+    walk.links++;
+    if (walk.links > MAX_LINKS)
+      throw new Error(`Cannot walk path "${walk.absolutePath}": too many symbolic links`);
+    const target = walk.readLink(candidate);
     const base = p.isAbsolute(target) ? p.parse(target).root : current;
     const joined = p.resolve(base, target, ...rest);
     steps.push(joined);
@@ -107,6 +156,36 @@ export function walkPath(absolutePath: string, options: PathWalkOptions = {}): r
   }
   steps.push(current);
   return steps;
+}
+
+/**
+ * The entries of a folder that are another spelling of a name under Unicode normalisation (NFC
+ * equal, not equal as written): what a server that matches names by normalisation opens in place of a
+ * name that does not exist as written.
+ * @param directory - The folder (resolved).
+ * @param name - The missing component.
+ * @param walk - The walk (its `listDir`).
+ * @returns The other spellings present (none when the folder does not exist).
+ * @throws {Error} A file-system error other than "not found" listing the folder (e.g. `EACCES`).
+ */
+function equivalentNames(directory: string, name: string, walk: Walk): string[] {
+  const key = name.normalize("NFC");
+  return walk.listDir(directory).filter((entry) => entry !== name && entry.normalize("NFC") === key);
+}
+
+/**
+ * `readdir` reduced to what the walk needs.
+ * @param directory - An absolute path.
+ * @returns The entry names; none when the folder does not exist (or is not a folder).
+ * @throws {Error} Other file-system errors (e.g. `EACCES`): the engine then denies the call.
+ */
+function listDirectory(directory: string): readonly string[] {
+  try {
+    return readdirSync(directory);
+  } catch (error) {
+    if (hasCode(error, ["ENOENT", "ENOTDIR"])) return [];
+    throw error;
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { checkPathConfinement } from "../../src/engine/index.ts";
-import { MAX_LINKS, resolvePathSteps, walkPath } from "../../src/platform/path-walk.ts";
+import { MAX_EQUIVALENT_WALKS, MAX_LINKS, resolvePathSteps, walkPath } from "../../src/platform/path-walk.ts";
 
 function tree(): { root: string; inside: string; outside: string } {
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), "bouncer-walk-")));
@@ -83,6 +83,81 @@ describe("walkPath()", () => {
       readLink: (candidate) => links.get(candidate) ?? "",
     });
     expect(steps).toEqual(["D:\\elsewhere\\file.txt", "D:\\elsewhere\\file.txt"]);
+  });
+});
+
+describe("walkPath() and names equal under Unicode normalisation", () => {
+  const nfc = "link\u00e9";
+  const nfd = "linke\u0301";
+
+  test("walkPath() goes through an entry spelled in another normal form when the name as written is missing", () => {
+    const { inside, outside } = tree();
+    symlinkSync(outside, path.join(inside, nfc));
+    const steps = walkPath(path.join(inside, nfd, "nfd.txt"));
+    expect(steps).toContain(path.join(outside, "nfd.txt"));
+    expect(steps.at(-1)).toBe(path.join(inside, nfd, "nfd.txt"));
+  });
+
+  test("walkPath() goes through an NFD entry for an NFC name too", () => {
+    const { inside, outside } = tree();
+    symlinkSync(outside, path.join(inside, nfd));
+    expect(walkPath(path.join(inside, nfc, "x.txt"))).toContain(path.join(outside, "x.txt"));
+  });
+
+  test("walkPath() looks for other spellings only when the name as written is missing", () => {
+    const { inside, outside } = tree();
+    mkdirSync(path.join(inside, nfd));
+    symlinkSync(outside, path.join(inside, nfc));
+    expect(walkPath(path.join(inside, nfd, "x.txt"))).toEqual([path.join(inside, nfd, "x.txt")]);
+  });
+
+  /** The five spellings of "ậ" (a, dot below, circumflex), all equal under NFC. */
+  const forms = ["\u1ead", "a\u0323\u0302", "a\u0302\u0323", "\u1ea1\u0302", "\u00e2\u0323"];
+
+  test("walkPath() walks every matching spelling, so any one leading out is seen", () => {
+    const [asked, plain, linked] = forms as [string, string, string];
+    const entries = [plain, linked, "other"];
+    const steps = walkPath(`/d/${asked}/x`, {
+      pathApi: path.posix,
+      inspect: (candidate) => {
+        if (candidate === `/d/${linked}`) return "link";
+        return candidate === "/d" || entries.some((e) => candidate.startsWith(`/d/${e}`))
+          ? "other"
+          : undefined;
+      },
+      readLink: () => "/etc",
+      listDir: (directory) => (directory === "/d" ? entries : []),
+    });
+    expect(steps).toContain(`/d/${plain}/x`);
+    expect(steps).toContain("/etc/x");
+    expect(steps.at(-1)).toBe(`/d/${asked}/x`);
+  });
+
+  test("walkPath() gives up after MAX_EQUIVALENT_WALKS walks through other spellings", () => {
+    const [asked, ...present] = forms as [string, ...string[]];
+    const exists = (candidate: string): boolean =>
+      candidate
+        .split("/")
+        .slice(1)
+        .every((part) => present.includes(part));
+    const deep = Array.from({ length: 6 }, () => asked).join("/");
+    expect(() =>
+      walkPath(`/${deep}`, {
+        pathApi: path.posix,
+        inspect: (candidate) => (exists(candidate) ? "other" : undefined),
+        readLink: () => "",
+        listDir: () => present,
+      }),
+    ).toThrow("too many Unicode-equivalent names");
+    expect(MAX_EQUIVALENT_WALKS).toBe(64);
+  });
+
+  test("checkPathConfinement() denies an NFD spelling of an NFC link that leads out of the prefix", () => {
+    const { root, inside, outside } = tree();
+    symlinkSync(outside, path.join(inside, nfc));
+    const ctx = { cwd: root, home: root, platform: "posix" as const, resolve: resolvePathSteps };
+    const check = checkPathConfinement(path.join(inside, nfd, "nfd.txt"), [inside], ctx);
+    expect(check).toMatchObject({ kind: "outside", step: path.join(outside, "nfd.txt") });
   });
 });
 

@@ -2,11 +2,22 @@
  * Path confinement in front of the real `@modelcontextprotocol/server-filesystem`, which resolves a
  * relative path against its allowed directories (its command-line directories, or the roots the
  * client gave it), not its working directory: `bouncer run` must check a relative value against each
- * (SPEC §2.4, stricter). Driven by the SDK's real Client over real stdio through `bun src/cli.ts run`.
+ * (SPEC §2.4, stricter); and which opens a missing name through an entry of the same name under
+ * Unicode normalisation, so the walk must too. Driven by the SDK's real Client over real stdio
+ * through `bun src/cli.ts run`.
  */
 
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -147,6 +158,49 @@ describe("bouncer run checks a relative write against every base of the real fil
       });
       expect(result.isError).not.toBe(true);
       expect(readFileSync(join(w, "proj", "rel.txt"), "utf8")).toBe("ok");
+    },
+    E2E_TIMEOUT,
+  );
+});
+
+describe("bouncer run walks names equal under Unicode normalisation as the real filesystem server opens them", () => {
+  test(
+    "bouncer run denies a write through the NFD spelling of an NFC-named link that leads out of the prefix",
+    async () => {
+      const { w: u, home } = world();
+      const out = join(u, "out");
+      const secret = join(u, "secret");
+      mkdirSync(out);
+      mkdirSync(secret);
+      symlinkSync(secret, join(out, "link\u00e9"));
+      const nfdPath = (name: string): string => join(out, "linke\u0301", name);
+      // The premise: the server opens the NFD name through the NFC link, into secret.
+      const direct = await open({ command: FS_SERVER, args: [u] }, { cwd: u, home });
+      await direct.client.callTool({
+        name: "write_file",
+        arguments: { path: nfdPath("premise.txt"), content: "x" },
+      });
+      expect(readdirSync(secret)).toEqual(["premise.txt"]);
+
+      const policy = join(home, "p.yaml");
+      writeFileSync(policy, `write_file: {allowed_path_prefixes: [${JSON.stringify(out)}]}\n`);
+      const run = bouncerCommand("cli", ["--upstream-name", "fs", "--policy", policy, "--", FS_SERVER, u]);
+      const proxied = await open(run, { cwd: u, home });
+      const result = await proxied.client.callTool({
+        name: "write_file",
+        arguments: { path: nfdPath("nfd.txt"), content: "x" },
+      });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toContain("[bouncer blocked]");
+      expect(text(result)).toContain(join(secret, "nfd.txt"));
+      expect(readdirSync(secret)).toEqual(["premise.txt"]);
+      const inside = join(out, "fine-\u00e9.txt");
+      const allowed = await proxied.client.callTool({
+        name: "write_file",
+        arguments: { path: inside, content: "ok" },
+      });
+      expect(allowed.isError).not.toBe(true);
+      expect(readFileSync(inside, "utf8")).toBe("ok");
     },
     E2E_TIMEOUT,
   );
