@@ -69,6 +69,18 @@ export function isPathPrefix(prefix: string): boolean {
   return prefix === COMMAND_LINE_DIRS || !prefix.startsWith("$");
 }
 
+/**
+ * Whether a path prefix uses the `~user` form (`~bob/notes`), which path confinement does not
+ * expand (SPEC §2.4 expands `~` alone): every path would then be outside it, with no hint why.
+ *
+ * @param prefix - The prefix as written.
+ * @returns True for `~` followed by anything but a path separator.
+ * Source: SPEC §2.4 ("`~` expanded").
+ */
+export function isTildeUserPrefix(prefix: string): boolean {
+  return /^~[^/\\]/u.test(prefix);
+}
+
 function picklist(choices: readonly string[]): ValueRule {
   const quoted = choices.map((c) => `"${c}"`);
   const phrase = `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
@@ -108,6 +120,7 @@ const PREFIXES: ValueRule = {
         isPathPrefix,
         `a path prefix must not be empty, and "$" only starts "${COMMAND_LINE_DIRS}" (use "~" for the home directory)`,
       ),
+      v.check((prefix) => !isTildeUserPrefix(prefix), "~user is not supported; write the full path"),
     ),
   ),
   expected: "a list of path prefixes",

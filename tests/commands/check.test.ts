@@ -111,6 +111,16 @@ describe("runCheck()", () => {
     },
   );
 
+  test("runCheck() refuses a ~user path prefix at its file:line:column and exits 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
+    writeFileSync(join(dir, "p.yaml"), 'write_file:\n  allowed_path_prefixes: ["~bob/notes"]\n');
+    const out = memoryIo({ cwd: dir });
+    expect(await runCheck({ policies: ["p.yaml"] }, out.io)).toBe(2);
+    expect(out.stderr()).toContain("p.yaml:2:27: ");
+    expect(out.stderr()).toContain("~user is not supported; write the full path");
+    expect(out.stdout()).toBe("");
+  });
+
   test("runCheck() shows the filesystem pack's $COMMAND_LINE_DIRS confinement and what it means (write tools looked unconfined)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
     const policy = join(dir, "p.yaml");

@@ -168,6 +168,15 @@ describe("checkPolicy() strict validation (SPEC §4.2)", () => {
       contains: 'use "~" for the home directory',
     },
     {
+      name: "a ~user path prefix",
+      text: "t:\n  allowed_path_prefixes: [./out, ~bob/notes]\n",
+      code: "wrong_type",
+      line: 2,
+      column: 34,
+      key: "allowed_path_prefixes",
+      contains: "~user is not supported; write the full path",
+    },
+    {
       name: "a regex that does not compile",
       text: 't:\n  arg_patterns: { mode: "(read" }\n',
       code: "bad_regex",

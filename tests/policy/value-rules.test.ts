@@ -1,5 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { isArgumentPath, isPathPrefix, isTrustedDestination } from "../../src/policy/value-rules.ts";
+import {
+  isArgumentPath,
+  isPathPrefix,
+  isTildeUserPrefix,
+  isTrustedDestination,
+} from "../../src/policy/value-rules.ts";
 
 describe("value grammars of policy strings (SPEC §2.4, §2.5, §4.2)", () => {
   test.each([
@@ -46,5 +51,18 @@ describe("value grammars of policy strings (SPEC §2.4, §2.5, §4.2)", () => {
     ["", false],
   ] as const)("isPathPrefix(%p) is %p", (prefix, expected) => {
     expect(isPathPrefix(prefix)).toBe(expected);
+  });
+
+  test.each([
+    ["~bob/notes", true],
+    ["~bob", true],
+    ["~~", true],
+    ["~", false],
+    ["~/notes", false],
+    ["~\\notes", false],
+    ["./~bob", false],
+    ["/srv/~bob", false],
+  ] as const)("isTildeUserPrefix(%p) is %p", (prefix, expected) => {
+    expect(isTildeUserPrefix(prefix)).toBe(expected);
   });
 });
