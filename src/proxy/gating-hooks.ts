@@ -133,7 +133,8 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       // false`, its path prefixes) on tools that merely share names. Said once, at start.
       if (matched.by === "upstream_name") log(packByNameNotice(matched.pack.name, context.name));
     }
-    for (const warning of startConfinementWarnings(session, context, packs)) log(`Warning: ${warning.message}`);
+    for (const warning of startConfinementWarnings(session, context, packs))
+      log(`Warning: ${warning.message}`);
     audit.recordServer({
       command: context.command ?? [],
       cwd: context.cwd ?? "",
