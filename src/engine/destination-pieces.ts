@@ -7,6 +7,7 @@
 
 import { canonicalize } from "./canonical.ts";
 import { isUrlShaped } from "./identity.ts";
+import { LIST_OR_SPACE, laterUrls } from "./later-urls.ts";
 import { extractTokens, isEmailShaped, isPhoneShaped } from "./tokens.ts";
 
 /**
@@ -15,11 +16,21 @@ import { extractTokens, isEmailShaped, isPhoneShaped } from "./tokens.ts";
  * Source: SPEC §2.5 "Which arguments are destinations", "Flattening", "Splitting".
  */
 export interface DestinationPiece {
-  /** The raw value, trimmed; for a piece of a list, the piece as written in the canonical list. */
+  /**
+   * The raw value, trimmed; for a piece of a list, the piece as written in the raw value where that
+   * splits at the same place, else (`decoded`) as written in the canonical list.
+   */
   readonly raw: string;
   readonly canonical: string;
   /** SPEC §2.5: the raw form, trimmed and case-folded, already equals its canonical form. */
   readonly eligible: boolean;
+  /**
+   * True when `raw` is not the value as written but a piece only its canonical form holds (a list
+   * split at a decoded separator, a URL only decoding shows): its identity is read from the
+   * canonical form, for taint only (SPEC §2.5 "Identity": a URL is parsed on the raw value), so it
+   * is never trusted, nor approved as a URL or a site.
+   */
+  readonly decoded?: true;
 }
 
 /** Splits on `,` and `;` outside double quotes and angle brackets. */
@@ -124,15 +135,43 @@ export function destinationPieces(raw: string, options: PieceOptions = {}): Dest
   const parts = mailto ?? (isList && listed.some(isAddress) ? listed : undefined);
   if (parts === undefined) return single;
   const wholeEligible = trimmed.toLowerCase() === whole;
-  const split = parts.flatMap((part) => {
+  const written = wholeEligible ? undefined : writtenParts(trimmed);
+  const split = parts.flatMap((part): DestinationPiece[] => {
     const piece = canonicalize(part, { destination: true });
     if (piece === "") return [];
     const named = sink ? displayNameAddresses(part) : [];
-    return [{ raw: part, canonical: piece, eligible: wholeEligible && piece === part }, ...named];
+    const asWritten = wholeEligible ? part : written?.get(piece);
+    const at = asWritten === undefined ? { raw: part, decoded: true as const } : { raw: asWritten };
+    return [{ ...at, canonical: piece, eligible: wholeEligible && piece === part }, ...named];
   });
   // A URL split at a list separator stays a destination as a whole too: a separator in its
   // userinfo (`https://hooks.corp.example,x@evil.example`) must not hide the host it reaches.
-  return finish(sink && isUrlShaped(trimmed) ? [self, ...split] : split);
+  if (sink && isUrlShaped(trimmed)) return finish([self, ...split]);
+  // A URL that is a piece only once decoded (`a@x.example%2chttps://…`): the URLs written in the
+  // value are read as written too, and stand for the decoded pieces they are.
+  if (!sink || !split.some((p) => p.decoded === true && mayHoldUrl(p.canonical))) return finish(split);
+  const urls = laterUrls(self, { asWrittenOnly: true });
+  const shown = new Set(urls.map((p) => p.canonical));
+  return finish([...split.filter((p) => p.decoded !== true || !shown.has(p.canonical)), ...urls]);
+}
+
+/** Whether a canonical piece is, or holds, a URL. */
+function mayHoldUrl(canonical: string): boolean {
+  return canonical.includes("//") || isUrlShaped(canonical);
+}
+
+/**
+ * The pieces of a list as written: the trimmed raw value split at its own separators, by their
+ * canonical form (the first one of each). A piece of the canonical list that is one of them has
+ * its raw text, so that its URL is parsed as written (SPEC §2.5 "Identity").
+ */
+function writtenParts(trimmed: string): Map<string, string> {
+  const byCanonical = new Map<string, string>();
+  for (const part of splitList(trimmed.replace(/^[^<>]*<([^<>]*[,;][^<>]*)>$/, "$1"))) {
+    const canonical = canonicalize(part, { destination: true });
+    if (!byCanonical.has(canonical)) byCanonical.set(canonical, part);
+  }
+  return byCanonical;
 }
 
 /**
@@ -161,81 +200,6 @@ function displayNameAddresses(text: string): DestinationPiece[] {
     seen.add(key);
     found.push({ raw: key, canonical: key, eligible: false });
   });
-  return found;
-}
-
-/**
- * White space (also U+0085 and the information separators U+001C–U+001F, which Python's
- * `str.split()` splits on) and list separators: where a value holds several words.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
-const LIST_OR_SPACE = /[\s\u0085\u001c-\u001f|,;]+/;
-/** A scheme's `://`, or a bare `//` before a dotted host: where a URL starts inside a value. */
-const URL_START = /[a-z][a-z0-9+.-]*:\/\/|(?<![a-z0-9+.-]:)\/\/(?=[\p{L}\p{N}_-]+\.)/giu;
-/** What ends a URL written inside a value: the separators above, quotes and brackets of any script. */
-const URL_END =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
-  /[\s\u0085\u001c-\u001f|,;"'`<>()[\]{}^*\u2018-\u201f\u00ab\u00bb\u2039\u203a\u300c-\u300f]/gu;
-/** Characters a sentence ends a URL with (`…/c.`, `…/c!`), dropped. */
-const TRAILING = new Set([".", ",", ":", ";", "!", "?"]);
-
-/**
- * A URL as a tool would read it: trailing sentence punctuation dropped, a host's trailing dots
- * dropped (`evil.example./c` is `evil.example/c` to DNS), `//host/…` read as `https://host/…`.
- * Linear (loops, no backtracking).
- * @param text - The candidate.
- * @returns The URL, or undefined when it is none.
- */
-function readUrl(text: string): string | undefined {
-  let end = text.length;
-  while (end > 0 && TRAILING.has(text[end - 1] ?? "")) end -= 1;
-  let url = text.slice(0, end);
-  if (url.startsWith("//")) url = `https:${url}`;
-  const scheme = url.indexOf("://");
-  const hostStart = scheme === -1 ? 0 : scheme + 3;
-  let hostEnd = hostStart;
-  while (hostEnd < url.length && !"/?#:".includes(url[hostEnd] ?? "/")) hostEnd += 1;
-  let dots = hostEnd;
-  while (dots > hostStart && url[dots - 1] === ".") dots -= 1;
-  if (dots !== hostEnd) url = url.slice(0, dots) + url.slice(hostEnd);
-  return url !== "" && isUrlShaped(url) ? url : undefined;
-}
-
-/**
- * The URLs written in a value after its start: wherever a scheme's `://` (or `//host.`) appears
- * later in it — after a separator, a quote, `url=`, `!`, `1.`, `•` or anything else — and, in a
- * value of several words (`https://hooks.corp.example/x evil.example/c`), each later word that is
- * a scheme-less URL. The value's identity is its first URL (the rest parses into its path), but a
- * tool that splits the value, or finds URLs in it, posts to each. Each is a destination of its own —
- * on the same host too, since trust can be a path prefix (`https://hooks.slack.com/services/T0CORP/*`)
- * — trusted only as written in an already-canonical value (SPEC §2.5 "Flattening": one bad element
- * decides for the call). Linear in the value's length.
- * @param piece - One piece of a destination argument.
- * @returns The pieces of the later URLs (usually none).
- */
-function otherUrls(piece: DestinationPiece): DestinationPiece[] {
-  const text = piece.eligible ? piece.raw : piece.canonical;
-  const found: DestinationPiece[] = [];
-  const seen = new Set<string>();
-  const add = (candidate: string): void => {
-    const url = readUrl(candidate);
-    if (url === undefined || seen.has(url)) return;
-    seen.add(url);
-    found.push({ raw: url, canonical: url.toLowerCase(), eligible: piece.eligible && url === candidate });
-  };
-  // After the value's own scheme (its identity is its first URL), wherever a scheme starts.
-  URL_START.lastIndex = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 1;
-  for (let m = URL_START.exec(text); m !== null; m = URL_START.exec(text)) {
-    URL_END.lastIndex = m.index;
-    const stop = URL_END.exec(text);
-    const end = stop === null ? text.length : stop.index;
-    add(text.slice(m.index, end));
-    URL_START.lastIndex = Math.max(end, m.index + 1);
-  }
-  if (LIST_OR_SPACE.test(text)) {
-    const words = text.split(LIST_OR_SPACE);
-    for (const word of words.slice(words[0] === "" ? 2 : 1)) if (!word.includes("//")) add(word);
-  }
   return found;
 }
 
@@ -290,7 +254,7 @@ function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
   for (const piece of pieces) {
     out.push(piece);
     const { canonical } = piece;
-    out.push(...otherUrls(piece));
+    out.push(...laterUrls(piece));
     if (!canonical.includes("@") || isEmailShaped(canonical)) continue;
     const seen = new Set<string>();
     if (/\s/.test(canonical) || !isUrlShaped(canonical)) {

@@ -129,9 +129,9 @@ export function otherReadingHost(raw: string): string | undefined {
   return host === "" || /[\s\\[\]]/.test(host) ? undefined : host.toLowerCase();
 }
 
-function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
-  const fromRaw = isUrlShaped(raw) ? parseUrl(raw) : undefined;
-  const same = fromRaw !== undefined && raw.toLowerCase() === canonical;
+function urlIdentity(raw: string | undefined, canonical: string): UrlIdentity | undefined {
+  const fromRaw = raw !== undefined && isUrlShaped(raw) ? parseUrl(raw) : undefined;
+  const same = fromRaw !== undefined && raw?.toLowerCase() === canonical;
   const fromCanonical = same ? fromRaw : isUrlShaped(canonical) ? parseUrl(canonical) : undefined;
   const url = fromRaw ?? fromCanonical;
   if (url === undefined || url.hostname === "") return undefined;
@@ -142,13 +142,13 @@ function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
   }
   // The host as written, where the parser rewrote it (`http://3232235777/`, `0xC0A80101`: an IPv4
   // address in other notation): output text indexes it as written (taint only).
-  const written = fromRaw === undefined ? undefined : writtenHost(raw);
+  const written = fromRaw === undefined || raw === undefined ? undefined : writtenHost(raw);
   if (written !== undefined && !hosts.includes(written)) hosts.push(written);
   const trustable =
-    fromRaw !== undefined && !raw.includes("\\") && url.username === "" && url.password === "";
+    fromRaw !== undefined && raw?.includes("\\") === false && url.username === "" && url.password === "";
   // Where parsers disagree, the host another parser reads is probed too (taint only): output naming
   // `evil.example` taints `https://hooks.example\@evil.example/`.
-  const other = trustable ? undefined : otherReadingHost(raw);
+  const other = trustable || raw === undefined ? undefined : otherReadingHost(raw);
   if (other !== undefined && !hosts.includes(other)) hosts.push(other);
   // `evil.example.` is the DNS name `evil.example`: probe it as the text would index it (taint only).
   for (const host of [...hosts]) if (host.endsWith(".")) hosts.push(host.replace(/\.+$/, ""));
@@ -173,12 +173,13 @@ function urlIdentity(raw: string, canonical: string): UrlIdentity | undefined {
  * used (for taint, never for trust); when both parse to different hosts, both hosts are probed.
  *
  * Source: SPEC §2.5 "Identity".
- * @param raw - The raw value, trimmed (not percent-decoded).
+ * @param raw - The raw value, trimmed (not percent-decoded); undefined for a piece only the
+ *   canonical form holds (a URL is then read from the canonical form, for taint only).
  * @param canonical - Its canonical destination form (see `canonicalize`).
  * @returns The identity; any value that is no email, URL, phone or IBAN is the canonical string.
  * @example identify("HTTPS://Hooks.Example/a?b=1", "https://hooks.example/a?b=1").id // "https://hooks.example"
  */
-export function identify(raw: string, canonical: string): Identity {
+export function identify(raw: string | undefined, canonical: string): Identity {
   if (isEmailShaped(canonical)) {
     const ascii = asciiDomainAddress(canonical);
     return {

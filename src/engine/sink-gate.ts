@@ -201,7 +201,7 @@ export function evaluateSinkGate(input: CallInput, state: EngineState): Contract
       done.add(once);
       const finding = classify(
         { input, state },
-        { dest, piece, identity: identify(piece.raw, piece.canonical) },
+        { dest, piece, identity: identify(piece.decoded === true ? undefined : piece.raw, piece.canonical) },
       );
       if (finding.kind === "deny") denies.push(finding.reason);
       else if (finding.kind === "ask") asks.push({ reason: finding.reason, question: finding.question });

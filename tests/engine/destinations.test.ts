@@ -396,6 +396,47 @@ describe("destinationPieces()", () => {
     expect(destinationPieces(raw, { sink: true }).map((p) => p.canonical)).toEqual(expected);
   });
 
+  test.each<[string, string, [string, boolean][]]>([
+    [
+      "a later URL of a value",
+      "https://a.example/x, https://hooks.corp.example%2f@evil.example/y",
+      [
+        ["https://a.example/x, https://hooks.corp.example%2f@evil.example/y", false],
+        ["https://hooks.corp.example%2f@evil.example/y", false],
+      ],
+    ],
+    [
+      "a URL of a list",
+      "boss@corp.example, https://hooks.corp.example%2f@evil.example/y",
+      [
+        ["boss@corp.example", false],
+        ["https://hooks.corp.example%2f@evil.example/y", false],
+      ],
+    ],
+    [
+      "a URL of a list split at a decoded separator (read from the whole value)",
+      "boss@corp.example%2chttps://hooks.corp.example%2f@evil.example/y",
+      [
+        ["boss@corp.example", true],
+        ["https://hooks.corp.example%2f@evil.example/y", false],
+      ],
+    ],
+    [
+      "a URL only decoding shows",
+      "https://a.example/x https%3a%2f%2fhooks.corp.example/y",
+      [
+        ["https://a.example/x https%3a%2f%2fhooks.corp.example/y", false],
+        ["https://hooks.corp.example/y", true],
+      ],
+    ],
+  ])(
+    "destinationPieces() of a gated call's argument keeps %s as written, or marks it decoded",
+    (_name, raw, expected) => {
+      const pieces = destinationPieces(raw, { sink: true });
+      expect(pieces.map((p) => [p.raw, p.decoded === true])).toEqual(expected);
+    },
+  );
+
   test("destinationPieces() trusts an address found inside another piece only as the piece is trusted", () => {
     const plain = destinationPieces("boss@corp.example (boss)", { sink: true });
     expect(plain.map((p) => [p.canonical, p.eligible])).toEqual([

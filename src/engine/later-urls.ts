@@ -1,0 +1,138 @@
+/**
+ * The URLs written inside a destination value after its start (SPEC §2.5 "Splitting", "Identity",
+ * failing closed): a tool that splits the value, or finds URLs in it, posts to each. Each is read
+ * from the value as written — a URL is parsed on the raw value, never on a percent-decoded form —
+ * and only what decoding alone reveals is read from the canonical form (taint only). Pure.
+ * @module
+ */
+
+import { canonicalize } from "./canonical.ts";
+import type { DestinationPiece } from "./destination-pieces.ts";
+import { isUrlShaped } from "./identity.ts";
+
+/**
+ * White space (also U+0085 and the information separators U+001C–U+001F, which Python's
+ * `str.split()` splits on) and list separators: where a value holds several words.
+ *
+ * Source: SPEC §2.5 "Splitting".
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
+export const LIST_OR_SPACE = /[\s\u0085\u001c-\u001f|,;]+/;
+/**
+ * A scheme's `://`, or a bare `//` before a dotted host: where a URL starts inside a value. A scheme
+ * starts at no letter of a percent escape (`%2chttps://` is `,https://`, not the scheme `chttps`).
+ */
+const URL_START = /(?<!%[0-9a-f]?)[a-z][a-z0-9+.-]*:\/\/|(?<![a-z0-9+.-]:)\/\/(?=[\p{L}\p{N}_-]+\.)/giu;
+/** What ends a URL written inside a value: the separators above, quotes and brackets of any script. */
+const URL_END =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
+  /[\s\u0085\u001c-\u001f|,;"'`<>()[\]{}^*\u2018-\u201f\u00ab\u00bb\u2039\u203a\u300c-\u300f]/gu;
+/** Characters a sentence ends a URL with (`…/c.`, `…/c!`), dropped. */
+const TRAILING = new Set([".", ",", ":", ";", "!", "?"]);
+
+/**
+ * A URL as a tool would read it: trailing sentence punctuation dropped, a host's trailing dots
+ * dropped (`evil.example./c` is `evil.example/c` to DNS), `//host/…` read as `https://host/…`.
+ * Linear (loops, no backtracking).
+ * @param text - The candidate.
+ * @returns The URL, or undefined when it is none.
+ */
+function readUrl(text: string): string | undefined {
+  let end = text.length;
+  while (end > 0 && TRAILING.has(text[end - 1] ?? "")) end -= 1;
+  let url = text.slice(0, end);
+  if (url.startsWith("//")) url = `https:${url}`;
+  const scheme = url.indexOf("://");
+  const hostStart = scheme === -1 ? 0 : scheme + 3;
+  let hostEnd = hostStart;
+  while (hostEnd < url.length && !"/?#:".includes(url[hostEnd] ?? "/")) hostEnd += 1;
+  let dots = hostEnd;
+  while (dots > hostStart && url[dots - 1] === ".") dots -= 1;
+  if (dots !== hostEnd) url = url.slice(0, dots) + url.slice(hostEnd);
+  return url !== "" && isUrlShaped(url) ? url : undefined;
+}
+
+/**
+ * Calls `add` with each URL candidate of a text after its start: wherever a scheme's `://` (or
+ * `//host.`) appears — after a separator, a quote, `url=`, `!`, `1.`, `•` or anything else — and,
+ * in a text of several words, each later word that is no `//` URL. Linear in the text's length.
+ * @param text - A value, as written or canonical.
+ * @param add - Receives each candidate as found, and the URL read from it.
+ */
+function scanUrls(text: string, add: (candidate: string, url: string) => void): void {
+  const visit = (candidate: string): void => {
+    const url = readUrl(candidate);
+    if (url !== undefined) add(candidate, url);
+  };
+  // After the value's own scheme (its identity is its first URL), wherever a scheme starts.
+  URL_START.lastIndex = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 1;
+  for (let m = URL_START.exec(text); m !== null; m = URL_START.exec(text)) {
+    URL_END.lastIndex = m.index;
+    const stop = URL_END.exec(text);
+    const end = stop === null ? text.length : stop.index;
+    visit(text.slice(m.index, end));
+    URL_START.lastIndex = Math.max(end, m.index + 1);
+  }
+  if (LIST_OR_SPACE.test(text)) {
+    const words = text.split(LIST_OR_SPACE);
+    for (const word of words.slice(words[0] === "" ? 2 : 1)) if (!word.includes("//")) visit(word);
+  }
+}
+
+/**
+ * The canonical URL a decoding reader takes from a URL as written: its canonical form, and that
+ * form up to the first separator decoding put in it (`…/s?q=a%20b` is read `…/s?q=a` too).
+ */
+function decodedReadings(canonical: string): string[] {
+  URL_END.lastIndex = 0;
+  const stop = URL_END.exec(canonical);
+  const head = stop === null ? undefined : readUrl(canonical.slice(0, stop.index));
+  return head === undefined ? [canonical] : [canonical, head];
+}
+
+/**
+ * The URLs written in a value after its start (see {@link scanUrls}). The value's identity is its
+ * first URL (the rest parses into its path), but a tool that splits the value, or finds URLs in it,
+ * posts to each. Each is a destination of its own — on the same host too, since trust can be a
+ * path prefix (`https://hooks.slack.com/services/T0CORP/*`) — read from the value as written
+ * (SPEC §2.5 "Identity": never from a percent-decoded form; `https://a.example/x,
+ * https://hooks.corp.example%2f@evil.example/` reaches `evil.example`) and trusted only as written
+ * in an already-canonical value. When the value is not already canonical, its canonical form is
+ * scanned too, for URLs that only decoding shows (`https%3a%2f%2fevil.example`): one that no URL as
+ * written gives when decoded is `decoded` — taint only, never trusted, never approved as a URL or
+ * its site (SPEC §2.5 "Flattening": one bad element decides for the call). Linear in the value's
+ * length.
+ *
+ * Source: SPEC §2.5 "Splitting", "Identity", "Flattening"; review of the sink gate (a later URL was
+ * read from its percent-decoded form).
+ * @param piece - One piece of a destination argument, or a whole value. A `decoded` piece's URLs are
+ *   `decoded` too.
+ * @param options - `asWrittenOnly`: scan the value as written only.
+ * @returns The pieces of the later URLs (usually none).
+ * @example laterUrls({ raw: "https://a.example/ https://b.example/", canonical: "https://a.example/ https://b.example/", eligible: true })[0]?.raw // "https://b.example/"
+ */
+export function laterUrls(
+  piece: DestinationPiece,
+  options: { readonly asWrittenOnly?: boolean } = {},
+): DestinationPiece[] {
+  const found: DestinationPiece[] = [];
+  const seen = new Set<string>();
+  const covered = new Set<string>();
+  const mark = piece.decoded === true ? { decoded: true as const } : {};
+  scanUrls(piece.raw, (candidate, url) => {
+    if (seen.has(url)) return;
+    seen.add(url);
+    const canonical = canonicalize(url, { destination: true });
+    for (const reading of decodedReadings(canonical)) covered.add(reading);
+    const eligible = piece.eligible && url === candidate && canonical === url.toLowerCase();
+    found.push({ raw: url, canonical, eligible, ...mark });
+  });
+  if (piece.eligible || options.asWrittenOnly === true) return found;
+  scanUrls(piece.canonical, (_candidate, url) => {
+    const canonical = url.toLowerCase();
+    if (seen.has(url) || covered.has(canonical)) return;
+    seen.add(url);
+    found.push({ raw: url, canonical, eligible: false, decoded: true });
+  });
+  return found;
+}
