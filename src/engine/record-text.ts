@@ -82,10 +82,12 @@ function recordUnstructured(recorder: Recorder, text: string): void {
 
 /**
  * Records a text block: structured when it parses as JSON or YAML to a mapping or sequence
- * (≤ 1 MiB), otherwise unstructured. YAML comments are free text. For JSON, any token of the raw
- * text the walk did not meet (an escaped spelling, say) is recorded as free text.
+ * (≤ 1 MiB), otherwise unstructured. YAML comments are free text. Any token of the raw text the
+ * walk did not meet is recorded as free text: in JSON an escaped spelling, say; in YAML whatever
+ * the parsed value drops (an unknown directive, a `!!` tag, a `#channel` read as a comment).
  *
- * Source: SPEC §2.5 "Free text versus field values".
+ * Source: SPEC §2.5 "Free text versus field values", "Untrusted text, recorded" (every string the
+ * upstream sends reaches the model); review of the sink gate (YAML dropped text the model reads).
  * @param recorder - The output's recorder.
  * @param text - A text block, or any string of a result read as one.
  * @returns Nothing.
@@ -101,7 +103,6 @@ export function recordTextBlock(recorder: Recorder, text: string): void {
   for (const comment of structured.comments) recordFreeText(recorder, comment);
   const met = recorder.blockKeys;
   recorder.blockKeys = undefined;
-  if (structured.format !== "json") return;
   const missed = new Set<string>();
   extractTokens(canonicalize(text, { output: true }), (key) => {
     if (!met.has(key)) missed.add(key);
