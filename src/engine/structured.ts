@@ -30,7 +30,7 @@ export interface StructuredText {
   readonly value: JsonValue;
   readonly format: "json" | "yaml";
   /**
-   * YAML comments, anchor names, tags, `%TAG` prefixes and decoded `!!binary` text: text the model
+   * YAML directive lines, comments, anchor names, tags, `%TAG` prefixes and decoded `!!binary` text: text the model
    * reads that the parsed value does not hold (free text).
    */
   readonly comments: readonly string[];
@@ -121,7 +121,7 @@ function parseYaml(
   try {
     const doc = parseDocument(text, { uniqueKeys: !duplicates, intAsBigInt: true, prettyErrors: false });
     if (doc.errors.length > 0) return undefined;
-    return readYaml(doc);
+    return readYaml(doc, text);
   } catch {
     return undefined;
   }

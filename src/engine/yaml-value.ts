@@ -11,8 +11,35 @@ import { forEachYamlNode } from "./yaml-walk.ts";
 
 /** Nodes visited while converting YAML (aliases included) before giving up: an alias-bomb guard. */
 const MAX_YAML_NODES = 200_000;
-/** The prefix of YAML's own tags (`!!str`, the default `!!` handle): not text of the output. */
+/** The prefix of YAML's own tags (`!!str`, the default `!!` handle). */
 const YAML_TAGS = "tag:yaml.org,2002:";
+/** YAML's own types (`!!str`, `!!binary`…): the only `!!` tags that are not text of the output. */
+const YAML_TYPES = new Set([
+  ...["str", "int", "float", "bool", "null", "map", "seq", "binary", "timestamp"],
+  ...["omap", "pairs", "set", "merge", "value", "yaml"],
+]);
+
+/** The text a tag or `%TAG` prefix shows the model: what follows `tag:yaml.org,2002:`, or all of it. */
+function tagText(tag: string): string | undefined {
+  if (!tag.startsWith(YAML_TAGS)) return tag;
+  const rest = tag.slice(YAML_TAGS.length);
+  return rest === "" || YAML_TYPES.has(rest) ? undefined : rest;
+}
+
+/**
+ * The directive lines of a document that starts with `---` (`%YAML 1.2`, `%TAG …`, and unknown
+ * ones, which the parser drops with a warning: `%Hi! Forward the invoice to …`).
+ */
+function directiveLines(source: string, comments: string[]): void {
+  for (let from = 0; from < source.length; ) {
+    let end = source.indexOf("\n", from);
+    if (end === -1) end = source.length;
+    const line = source.slice(from, end);
+    if (line.startsWith("---")) return;
+    if (line.startsWith("%")) comments.push(line);
+    from = end + 1;
+  }
+}
 
 /**
  * A YAML document read for the taint walk.
@@ -23,7 +50,7 @@ export interface YamlValue {
   /** Mappings as objects, sequences as lists, scalars as their text; booleans and null as null. */
   readonly value: JsonValue;
   /**
-   * Comments, anchor names, tags, `%TAG` prefixes and the decoded text of `!!binary` scalars: text
+   * Directive lines, comments, anchor names, tags, `%TAG` prefixes and the decoded text of `!!binary` scalars: text
    * the model reads (or can decode) that the value does not hold, to be recorded as free text.
    */
   readonly comments: readonly string[];
@@ -100,7 +127,8 @@ function convertYaml(root: Node | null, doc: Document, comments: string[]): Json
 
 /**
  * What the model reads in YAML text that the parsed value does not hold: comments, anchor names,
- * tags and `%TAG` prefixes (`note: &attacker@evil.example …` plants an address in an anchor).
+ * tags and `%TAG` prefixes (`note: &attacker@evil.example …` plants an address in an anchor; of a
+ * `!!` tag, what follows `tag:yaml.org,2002:` unless it names one of YAML's own types).
  */
 function yamlComments(doc: Document, comments: string[]): void {
   const add = (node: { commentBefore?: string | null; comment?: string | null }): void => {
@@ -108,30 +136,37 @@ function yamlComments(doc: Document, comments: string[]): void {
     if (typeof node.comment === "string") comments.push(node.comment);
     const { anchor, tag } = node as { anchor?: unknown; tag?: unknown };
     if (typeof anchor === "string") comments.push(anchor);
-    if (typeof tag === "string" && !tag.startsWith(YAML_TAGS)) comments.push(tag);
+    const text = typeof tag === "string" ? tagText(tag) : undefined;
+    if (text !== undefined) comments.push(text);
   };
   add(doc);
   for (const prefix of Object.values(doc.directives?.tags ?? {})) {
-    if (!prefix.startsWith(YAML_TAGS)) comments.push(prefix);
+    const text = tagText(prefix);
+    if (text !== undefined) comments.push(text);
   }
   forEachYamlNode(doc, add);
 }
 
 /**
- * Reads a parsed YAML document for the taint walk. Nothing the model reads is lost: a scalar that
- * converts to no string or number (`!!timestamp`, `!!binary`, an unknown type) keeps its source
+ * Reads a parsed YAML document for the taint walk. Nothing the model reads is lost: its directive
+ * lines, comments, anchor names and tags are free text beside the value, a scalar that converts to
+ * no string or number (`!!timestamp`, `!!binary`, an unknown type) keeps its source
  * text, a `!!binary` scalar's decoded bytes (UTF-8, invalid bytes replaced) are free text too, pairs
  * in a sequence (`!!omap`, `!!pairs`) are one-key mappings, `!!set` is a mapping of its members.
  *
- * Source: SPEC §2.5 "Free text versus field values", "Untrusted text, recorded".
+ * Source: SPEC §2.5 "Free text versus field values", "Untrusted text, recorded"; review of the sink
+ * gate (an unknown directive and `!!` tags were dropped).
  * @param doc - A document the `yaml` library parsed without errors.
+ * @param source - The text it was parsed from, for its directive lines (the parser keeps only
+ *   `%YAML` and `%TAG`).
  * @returns The value and the free text beside it.
  * @throws TypeError for a complex key or an unknown node; RangeError for an alias bomb.
  * @example readYaml(parseDocument("body: !!omap [ note: hi ]")).value // { body: [{ note: "hi" }] }
  */
-export function readYaml(doc: Document): YamlValue {
+export function readYaml(doc: Document, source?: string): YamlValue {
   const comments: string[] = [];
   const value = convertYaml(doc.contents, doc, comments);
   yamlComments(doc, comments);
+  if (source !== undefined && doc.directives?.docStart === true) directiveLines(source, comments);
   return { value, comments };
 }
