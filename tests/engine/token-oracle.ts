@@ -71,10 +71,10 @@ function emails(text: string, visit: Visit): void {
  */
 export function oracleTokens(text: string, found: Visit): void {
   if (text.length < 2) return;
-  // Each key, then the keys it stands for without glued punctuation (token-variants.ts).
+  // Each key, then the keys it stands for without glued punctuation or after a `+` (token-variants.ts).
   const visit: Visit = (key, start, end) => {
     found(key, start, end);
-    if (!key.includes(".") || !/^[._+-]|[._+-]$|[._+-]{2}/.test(key)) return;
+    if (!key.includes(".") || !/^[._+-]|[._+-]$|[._+-]{2}|\+/.test(key)) return;
     for (const variant of tokenVariants(key, SHAPES)) found(variant, start, end);
   };
   const patterns = /[\u0080-\uffff]/.test(text) ? PATTERNS.unicode : PATTERNS.ascii;
