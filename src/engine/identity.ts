@@ -4,6 +4,7 @@
  * @module
  */
 
+import { phoneKeys } from "./token-scan.ts";
 import {
   asciiDomainAddress,
   isEmailShaped,
@@ -194,12 +195,14 @@ export function identify(raw: string | undefined, canonical: string): Identity {
   if (url !== undefined) return url;
   const phone = canonical.startsWith("tel:") ? canonical.slice(4) : canonical;
   if (isPhoneShaped(phone)) {
-    // `+` and its digits is the index key (taint matches any spelling of the digits), but only a
-    // number written with `+` has that identity for trust and approvals: `555-987-6543` (a national
-    // number) is not `+55 59 8765 43` (a Brazilian one).
-    const key = `+${phone.replace(/[^0-9]/g, "")}`;
+    // `+` and its digits is the index key (taint matches any spelling of the digits; a leading
+    // `00` or `011` is also read as `+`), but only a number written with `+` has that identity for
+    // trust and approvals: `555-987-6543` (a national number) is not `+55 59 8765 43` (a Brazilian
+    // one), nor is `0113 496 0000` (a Leeds number) `+1 349 600 00`.
+    const keys = phoneKeys(phone);
+    const key = keys[0] ?? "";
     const id = phone.trimStart().startsWith("+") ? key : key.slice(1);
-    return { kind: "phone", id, keys: [key], token: true };
+    return { kind: "phone", id, keys, token: true };
   }
   if (isIbanShaped(canonical)) {
     const id = canonical.replaceAll(" ", "").toUpperCase();

@@ -221,6 +221,27 @@ export function scanHandles(scan: Scan): void {
   }
 }
 
+/** A leading international call prefix written as digits: `00` (most countries) or `011` (NANP). */
+const CALL_PREFIX = /^(?:00|011)(?=[0-9]{7})/;
+
+/**
+ * The index keys of a phone-shaped value: `+` and its digits, and, when it is written without `+`
+ * but with a leading international call prefix (`00 1 555 123 4567`, `011 44 20 7946 0958`), `+`
+ * and the digits after that prefix too (taint only: `0113 496 0000` is also a national number).
+ *
+ * Source: SPEC §2.5 "Identity" (a phone → `+` and its digits), "Index, not rescans".
+ * @param phone - A phone-shaped value.
+ * @returns One or two keys.
+ * @example phoneKeys("00 1 555 123 4567") // ["+0015551234567", "+15551234567"]
+ */
+export function phoneKeys(phone: string): string[] {
+  const digits = phone.replace(/[^0-9]/g, "");
+  const international = /^\s*\(?\+/.test(phone) ? undefined : digits.replace(CALL_PREFIX, "");
+  return international === undefined || international === digits
+    ? [`+${digits}`]
+    : [`+${digits}`, `+${international}`];
+}
+
 /**
  * Visits the IBAN keys of one IBAN-shaped match: every prefix ending before a space, and the whole,
  * upper case without spaces, when 15 to 34 characters long.

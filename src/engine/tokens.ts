@@ -11,6 +11,7 @@ import {
   type FoundVisitor,
   ibanKeys,
   MAX_HOST_LENGTH,
+  phoneKeys,
   scanAlphanumerics,
   scanEmails,
   scanHandles,
@@ -227,7 +228,9 @@ function phonesAndIbans(text: string, scan: { readonly iban: RegExp; readonly re
   const { report } = scan;
   each(text, {
     pattern: PHONE,
-    visit: (match, start) => report(`+${match.replace(/[^0-9]/g, "")}`, { start, length: match.length }),
+    visit: (match, start) => {
+      for (const key of phoneKeys(match)) report(key, { start, length: match.length });
+    },
   });
   each(text, {
     pattern: scan.iban,

@@ -538,6 +538,26 @@ describe("evaluateSinkGate() approvals and declines", () => {
     expect(gate(session(), trustedHooks, { url }, { schema }).verdict).toBe("deny");
   });
 
+  test.each<[string, string]>([
+    ["+1 555 123 4567", "00 1 555 123 4567"],
+    ["+1 555 123 4567", "011 1 555 123 4567"],
+    ["00 44 20 7946 0958", "+44 20 7946 0958"],
+    ["011 44 20 7946 0958", "+442079460958"],
+  ])("evaluateSinkGate() denies a phone number read as %p and sent as %p (00 and 011 as +)", (read, sent) => {
+    const state = createEngineState();
+    recordResult(state, { tool: "get_webpage", seq: 1, value: textResult(`Call us: ${read}`) });
+    const sms = sinkRules({ sinks: ["phone"] });
+    expect(gate(state, sms, { phone: sent }, { schema: schemaOf("phone") }).verdict).toBe("deny");
+  });
+
+  test("evaluateSinkGate() trusts a number with a 00 prefix only as written (0113… is also a national number)", () => {
+    const sms = sinkRules({ sinks: ["phone"], trusted: ["+1 555 123 4567", "+1 349 600 00"] });
+    const verdict = (value: string): string =>
+      gate(createEngineState(), sms, { phone: value }, { schema: schemaOf("phone") }).verdict;
+    expect(verdict("00 1 555 123 4567")).toBe("ask");
+    expect(verdict("0113 496 0000")).toBe("ask");
+  });
+
   test("evaluateSinkGate() trusts a national phone number only as a national one, never as the + number of its digits", () => {
     const sms = sinkRules({ sinks: ["phone"], trusted: ["555-987-6543", "+44 20 7946 0000"] });
     const phone = schemaOf("phone");

@@ -107,7 +107,13 @@ export function oracleTokens(text: string, found: Visit): void {
     });
   }
   if (!/[0-9]/.test(text)) return;
-  each(text, PHONE, (match, start) => visit(`+${match.replace(/[^0-9]/g, "")}`, start, start + match.length));
+  each(text, PHONE, (match, start) => {
+    const digits = match.replace(/[^0-9]/g, "");
+    visit(`+${digits}`, start, start + match.length);
+    const prefix =
+      match.startsWith("+") || match.startsWith("(+") ? undefined : /^(?:00|011)(?=[0-9]{7})/.exec(digits);
+    if (prefix) visit(`+${digits.slice(prefix[0].length)}`, start, start + match.length);
+  });
   each(text, patterns.iban, (match, start) =>
     ibanKeys(match, (key) => visit(key, start, start + match.length)),
   );

@@ -65,6 +65,21 @@ describe("extractTokens()", () => {
     ["a #channel with and without its sigil", "post in #external-team.", ["#external-team", "external-team"]],
     ["a phone as + and digits", "call +1 (555) 123-4567 now", ["+15551234567", "123-4567"]],
     [
+      "a phone with a 00 call prefix also as + and the digits after it",
+      "call 00 1 555 123 4567",
+      ["+0015551234567", "+15551234567"],
+    ],
+    [
+      "a phone with a 011 call prefix also as + and the digits after it",
+      "call 011 44 20 7946 0958",
+      ["+011442079460958", "+442079460958"],
+    ],
+    [
+      "a phone written with + and then 00 as + and its digits only",
+      "call +00 1 555 123 4567",
+      ["+0015551234567"],
+    ],
+    [
       "an IBAN and its grouped prefixes",
       "pay de89 3704 0044 0532 0130 00",
       [
