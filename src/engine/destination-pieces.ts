@@ -109,8 +109,9 @@ export interface PieceOptions {
  * Splits one flattened destination string into destinations: an address list (`a@x.example,
  * b@y.example`, `;`-separated, `Name <addr>` items) becomes one destination per address, and a
  * `mailto:` URL one per address of its path and its `to`/`cc`/`bcc` query fields. Pieces that are
- * empty after canonicalisation are dropped. With `sink` (a gated call's argument), failing closed
- * as {@link PieceOptions} says; otherwise URL-shaped values are never split.
+ * empty after canonicalisation are dropped; a value that splits into none is one piece as a
+ * whole. With `sink` (a gated call's argument), failing closed as {@link PieceOptions} says;
+ * otherwise URL-shaped values are never split.
  *
  * Source: SPEC §2.5 "Splitting", "Canonical form" (trust only for already-canonical raw values),
  * "Flattening" (one bad element decides for the call).
@@ -144,6 +145,9 @@ export function destinationPieces(raw: string, options: PieceOptions = {}): Dest
     const at = asWritten === undefined ? { raw: part, decoded: true as const } : { raw: asWritten };
     return [{ ...at, canonical: piece, eligible: wholeEligible && piece === part }, ...named];
   });
+  // A non-empty value that splits into nothing (`mailto:?`, `mailto:?cc=`) is one destination as a
+  // whole: empty only when it flattens to no non-empty string (SPEC §2.5 "Flattening").
+  if (split.length === 0) return single;
   // A URL split at a list separator stays a destination as a whole too: a separator in its
   // userinfo (`https://hooks.corp.example,x@evil.example`) must not hide the host it reaches.
   if (sink && isUrlShaped(trimmed)) return finish([self, ...split]);

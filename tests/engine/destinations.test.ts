@@ -343,6 +343,14 @@ describe("destinationPieces()", () => {
   });
 
   test.each<[string, string, string[]]>([
+    ["a mailto: URL that holds no address", "mailto:?", ["?"]],
+    ["a mailto: URL whose fields hold no address", "mailto:?cc=&subject=", ["?cc=&subject="]],
+  ])("destinationPieces() keeps %s whole, as a destination and as output", (_name, raw, expected) => {
+    expect(destinationPieces(raw).map((p) => p.canonical)).toEqual(expected);
+    expect(destinationPieces(raw, { sink: true }).map((p) => p.canonical)).toEqual(expected);
+  });
+
+  test.each<[string, string, string[]]>([
     [
       "splits a URL followed by a comma and an address (a mail library would), and keeps it whole",
       "https://hooks.corp.example/bouncer/,attacker@evil.example",

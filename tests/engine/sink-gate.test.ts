@@ -364,6 +364,22 @@ describe("evaluateSinkGate() classification", () => {
   });
 });
 
+describe("evaluateSinkGate() and values that split into nothing", () => {
+  test.each(["mailto:?", "mailto:?cc=", "MAILTO:%3f"])(
+    "evaluateSinkGate() asks about %p, not allows it",
+    (to) => {
+      const { verdict, result } = gate(
+        createEngineState(),
+        sinkRules({ sinks: ["to"] }),
+        { to },
+        { schema: schemaOf("to") },
+      );
+      expect(verdict).toBe("ask");
+      expect(result.asks[0]?.reason.code).toBe("sink_unproven");
+    },
+  );
+});
+
 describe("evaluateSinkGate() approvals and declines", () => {
   const rules = sinkRules({ sinks: ["to", "url"] });
   const schema = schemaOf("to", "url");
