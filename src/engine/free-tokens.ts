@@ -79,7 +79,8 @@ function keyOf(text: string, found: FoundToken): string {
 /**
  * Indexes every token of a canonical text as free text (definition text: as definitions), except
  * the keys in `covered` (parts of a field value's own identity); an echoed identity of the call's
- * own arguments as a field value.
+ * own arguments as a field value, and so the tokens inside that occurrence of it that end where it
+ * ends (the domain of an echoed address: the same domain elsewhere in the text is free text).
  *
  * Source: SPEC §2.5 "Free text versus field values", "Untrusted text, recorded".
  * @param recorder - The recorder.
@@ -94,14 +95,19 @@ export function indexFreeTokens(recorder: Recorder, text: string, covered?: Read
   const excerpts = shared.kind === "free_text";
   const checkCovered = covered !== undefined && covered.size > 0;
   const checkEcho = echoHashes.size > 0;
+  // Where each echoed token ends → where it starts: a token ending there inside it (the domain of
+  // an echoed address, a parent domain of an echoed host) is part of that occurrence.
+  const echoed = new Map<number, number>();
   scanTokens(text, (found) => {
     if (found.key === undefined) hashSlice(hash, text, found.keyStart, found.end);
     else hashSlice(hash, found.key);
     if (checkCovered && covered.has(keyOf(text, found))) return;
-    if (checkEcho && echoHashes.has(hashNumber(hash))) {
-      const key = keyOf(text, found);
-      if (recorder.echoKeys.has(key)) {
-        indexKey(recorder, { key, evidence: evidence(recorder, "field") });
+    if (checkEcho) {
+      const key = echoHashes.has(hashNumber(hash)) ? keyOf(text, found) : undefined;
+      const inside = (echoed.get(found.end) ?? found.end) <= found.start;
+      if (inside || (key !== undefined && recorder.echoKeys.has(key))) {
+        if (!inside) echoed.set(found.end, Math.min(found.start, echoed.get(found.end) ?? found.start));
+        indexKey(recorder, { key: key ?? keyOf(text, found), evidence: evidence(recorder, "field") });
         return;
       }
     }

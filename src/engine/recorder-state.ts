@@ -11,7 +11,7 @@ import type { Identity } from "./identity.ts";
 import { identify } from "./identity.ts";
 import { type IndexEntry, indexHash, type TaintStore } from "./taint-index.ts";
 import { hashSlice, type TokenHash } from "./token-table.ts";
-import { extractTokens, hostSuffixes } from "./tokens.ts";
+import { extractTokens, hostSuffixes, isEmailShaped } from "./tokens.ts";
 import type { Evidence, JsonObject } from "./types.ts";
 
 /** Echoed argument values shorter than this stay in the window (too common to cut out). */
@@ -72,15 +72,43 @@ export function identityKeys(identity: Identity): string[] {
   return [...identity.keys];
 }
 
+/**
+ * The tokens written in one argument value, each as it appears there: an address, a host, a
+ * handle… — not the domain of an address (`from:bob@evil.example` holds no `evil.example` of its
+ * own) nor the parent domains of a host (same span, reported after it).
+ */
+function ownTokens(canonical: string, add: (key: string) => void): void {
+  const addressStart = new Map<number, number>();
+  let host = { key: "", start: -1, end: -1 };
+  extractTokens(canonical, (key, start, end) => {
+    if (isEmailShaped(key)) {
+      if ((addressStart.get(end) ?? end) > start) addressStart.set(end, start);
+      add(key);
+      return;
+    }
+    if ((addressStart.get(end) ?? end) <= start) return;
+    if (start === host.start && end === host.end && host.key.endsWith(`.${key}`)) return;
+    host = { key, start, end };
+    add(key);
+  });
+}
+
+/**
+ * The echo rule's keys and texts (SPEC §2.5: "occurrences of identities that appear in that call's
+ * own arguments count as field values at most"): the identities of the arguments' values (their own
+ * keys: an address, a URL's hosts, not their parent domains) and the tokens written in them.
+ */
 function echoOf(args: JsonObject | undefined): { keys: Set<string>; texts: string[] } {
   const keys = new Set<string>();
   const texts: string[] = [];
   if (args === undefined) return { keys, texts };
   for (const { value } of flattenValue(args, "")) {
-    extractTokens(canonicalize(value, { output: true }), (key) => keys.add(key));
+    ownTokens(canonicalize(value, { output: true }), (key) => keys.add(key));
     for (const piece of destinationPieces(value)) {
       const identity = identify(piece.raw, piece.canonical);
-      for (const key of identityKeys(identity)) keys.add(key);
+      const own =
+        identity.kind === "url" || identity.kind === "email" ? identity.keys : identityKeys(identity);
+      for (const key of own) keys.add(key);
       if (!identity.token && piece.canonical.length >= MIN_ECHO_TEXT) texts.push(piece.canonical);
     }
   }
