@@ -1,16 +1,17 @@
 /**
  * Messages from the client: parsed (noise, batches and invalid messages answered), requests
  * registered and routed (gated methods to `intercept.ts`, everything else forwarded with a Bouncer
- * id), notifications relayed (cancellations translated at once, id-less calls dropped), and answers
- * to server-to-client requests mapped back to the upstream's ids. Edge.
+ * id), notifications relayed (cancellations translated at once, id-less calls dropped); answers to
+ * server-to-client requests and over-long lines go to `client-answers.ts`. Edge.
  *
  * Source: SPEC §3.1 (ids, batches, id-less calls, `--unknown-methods`, cancellation), F20.
  * @module
  */
 
 import type { JsonObject } from "../engine/index.ts";
+import { clientResponse } from "./client-answers.ts";
 import { interceptRequest } from "./intercept.ts";
-import { findIdSpan, findUniqueIdSpan, scanTopLevel, spliceSpan } from "./json-scan.ts";
+import { findUniqueIdSpan, scanTopLevel, spliceSpan } from "./json-scan.ts";
 import {
   type Classified,
   classify,
@@ -22,16 +23,8 @@ import {
   requestText,
 } from "./jsonrpc.ts";
 import { isKnownMethod, nearGatedMethod, nearToolsCall } from "./known-methods.ts";
-import type { OversizedLine } from "./line-framer.ts";
 import type { PendingClient, RelayCore } from "./relay-core.ts";
-import {
-  LazyAbort,
-  outcomeOf,
-  oversizedLineId,
-  oversizeError,
-  preview,
-  progressTokenKey,
-} from "./relay-support.ts";
+import { LazyAbort, preview, progressTokenKey } from "./relay-support.ts";
 import { repeatsAKey } from "./strict-json.ts";
 
 /**
@@ -82,19 +75,6 @@ export function receiveFromClient(core: RelayCore, line: string): void {
       }),
     );
   }
-}
-
-/**
- * A client line over the size limit was discarded: answer its request if its id is known.
- * @param core - The relay.
- * @param line - The head and tail of the line.
- */
-export function clientOversize(core: RelayCore, line: OversizedLine): void {
-  core.noise({ side: "client", kind: "oversize", bytes: line.byteLength, preview: preview(line.head) });
-  const { idText } = oversizedLineId(line);
-  if (idText === undefined) return;
-  const limit = core.options.maxLineBytes === undefined ? {} : { limitBytes: core.options.maxLineBytes };
-  core.sendClient(errorResponseText(idText, oversizeError(line.byteLength, { side: "client", ...limit })));
 }
 
 /**
@@ -240,58 +220,4 @@ function clientCancel(core: RelayCore, params: JsonObject): void {
   }
   pending.abort.abort();
   core.finish(pending);
-}
-
-/** The error an answer that repeats a key becomes: what it says depends on the parser. */
-const AMBIGUOUS_ANSWER = {
-  code: RPC_ERROR.invalidRequest,
-  message: "The client's answer repeats a key, so what it says depends on who reads it",
-};
-
-/**
- * Routes a client answer to a server-to-client request (or to Bouncer's own request). An answer that
- * repeats a key at any depth is read as an error by both: an ask it answers is not approved
- * (`{"action":"decline","action":"accept"}`), and the upstream gets an error in place of bytes its
- * parser might read otherwise.
- *
- * Source: SPEC §3.1 ("Decide on exactly what is forwarded"), §3.4 (an answer that does not match the
- * form is no approval).
- * @param core - The relay.
- * @param message - The classified response.
- * @param raw - Its text and parsed value.
- */
-function clientResponse(
-  core: RelayCore,
-  message: Classified & { readonly kind: "result" | "error" },
-  raw: { readonly line: string; readonly value: JsonObject },
-): void {
-  const { line } = raw;
-  if (message.id === null) {
-    core.log(`The client sent an error without an id: ${preview(line)}`);
-    return;
-  }
-  const ambiguous = repeatsAKey(line, raw.value);
-  if (ambiguous) core.log(`The client sent an answer that repeats a key: ${preview(line)}`);
-  const outcome = ambiguous ? { kind: "error" as const, error: AMBIGUOUS_ANSWER } : outcomeOf(message);
-  const settled = core.client.settle(message.id, outcome);
-  const relayed = settled.relayed;
-  if (relayed === undefined) return;
-  if (relayed.tokenKey !== undefined) core.upstreamTokens.delete(relayed.tokenKey);
-  if (core.failure() !== undefined) return;
-  if (ambiguous) {
-    core.sendUpstream(errorResponseText(relayed.idText, AMBIGUOUS_ANSWER));
-    return;
-  }
-  try {
-    core.hooks.onClientAnswer({ method: relayed.method }, outcome);
-  } catch (error) {
-    // What the upstream is told (roots it resolves paths against) must be what the gate knows.
-    const detail = error instanceof Error ? error.message : String(error);
-    core.log(`Answered the upstream with an error: the client's answer could not be recorded (${detail})`);
-    const failed = { code: RPC_ERROR.internalError, message: "Bouncer could not record this answer" };
-    core.sendUpstream(errorResponseText(relayed.idText, failed));
-    return;
-  }
-  const span = findIdSpan(line);
-  if (span !== undefined) core.sendUpstream(spliceSpan(line, span, relayed.idText));
 }

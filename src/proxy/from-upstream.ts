@@ -51,8 +51,8 @@ export function upstreamOversize(core: RelayCore, line: OversizedLine): void {
     });
     const limit = core.options.maxLineBytes === undefined ? {} : { limitBytes: core.options.maxLineBytes };
     const error = oversizeError(line.byteLength, { side: "upstream", ...limit });
-    const { idText, hasMethod } = oversizedLineId(line);
-    if (hasMethod) {
+    const { idText, kind } = oversizedLineId(line);
+    if (kind === "request") {
       if (idText !== undefined)
         core.sendUpstream(errorResponseText(idText, { ...error, code: RPC_ERROR.invalidRequest }));
       return;

@@ -25,6 +25,8 @@ export interface TopLevel {
   readonly repeatedKey?: string;
   /** False when the text ended before the object did (only with `partial`). */
   readonly complete: boolean;
+  /** The key whose value the text ended in, when it did (only with `partial`; not in `members`). */
+  readonly cutKey?: string;
 }
 
 const STRUCTURAL = /[{}[\]"]/g;
@@ -128,11 +130,15 @@ export function scanTopLevel(
   const members = new Map<string, Span>();
   let duplicateKey = false;
   let repeatedKey: string | undefined;
-  const result = (complete: boolean): TopLevel =>
-    repeatedKey === undefined
-      ? { members, duplicateKey, complete }
-      : { members, duplicateKey, repeatedKey, complete };
-  const cut = (): TopLevel | undefined => (options.partial === true ? result(false) : undefined);
+  const result = (complete: boolean, cutKey?: string): TopLevel => ({
+    members,
+    duplicateKey,
+    ...(repeatedKey === undefined ? {} : { repeatedKey }),
+    complete,
+    ...(cutKey === undefined ? {} : { cutKey }),
+  });
+  const cut = (cutKey?: string): TopLevel | undefined =>
+    options.partial === true ? result(false, cutKey) : undefined;
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== 0x7b) return undefined;
   i = skipSpace(text, i + 1);
@@ -146,7 +152,7 @@ export function scanTopLevel(
     if (text.charCodeAt(i) !== 0x3a) return cut();
     const start = skipSpace(text, i + 1);
     const end = start >= text.length ? -1 : valueEnd(text, start);
-    if (end === -1) return cut();
+    if (end === -1) return cut(key);
     if (members.has(key)) {
       duplicateKey = true;
       repeatedKey ??= key;

@@ -29,24 +29,34 @@ export function preview(text: string): string {
 }
 
 /**
+ * What an over-long line is meant as, as far as its head tells: a request or notification (a
+ * `method` or `params` member is seen), a response (a `result` or `error` member and neither of
+ * those), or unknown (only other members before the cut).
+ */
+export type OversizedKind = "request" | "response" | "unknown";
+
+/**
  * What an over-long line was, as far as its head and tail tell: its top-level id (JSON text) and
- * whether it is a request or notification (has `method`).
+ * whether it is a request, a response or cannot be told. A member counts from its key on, so
+ * `{"id":1,"result":{"pad":"zzz…` is a response though its result is cut.
  *
  * Source: SPEC §3.3.
  * @param line - The head and tail of the discarded line.
- * @returns The id text when found, and whether a `method` was seen.
+ * @returns The id text when found, and the kind.
  */
 export function oversizedLineId(line: OversizedLine): {
   readonly idText?: string;
-  readonly hasMethod: boolean;
+  readonly kind: OversizedKind;
 } {
   const head = scanTopLevel(line.head, { partial: true });
-  const hasMethod = head?.members.has("method") === true;
+  const seen = (key: string): boolean => head?.members.has(key) === true || head?.cutKey === key;
+  const kind: OversizedKind =
+    seen("method") || seen("params") ? "request" : seen("result") || seen("error") ? "response" : "unknown";
   const headId = head?.members.get("id");
-  if (headId !== undefined) return { idText: line.head.slice(headId.start, headId.end), hasMethod };
+  if (headId !== undefined) return { idText: line.head.slice(headId.start, headId.end), kind };
   const match = TAIL_ID.exec(line.tail);
-  if (match?.[1] !== undefined) return { idText: match[1], hasMethod };
-  return { hasMethod };
+  if (match?.[1] !== undefined) return { idText: match[1], kind };
+  return { kind };
 }
 
 /**

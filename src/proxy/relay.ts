@@ -14,7 +14,8 @@
  * @module
  */
 
-import { clientOversize, receiveFromClient } from "./from-client.ts";
+import { clientOversize } from "./client-answers.ts";
+import { receiveFromClient } from "./from-client.ts";
 import { fromUpstream, upstreamGone, upstreamOversize } from "./from-upstream.ts";
 import { RPC_ERROR } from "./jsonrpc.ts";
 import type { OversizedLine } from "./line-framer.ts";
@@ -51,7 +52,8 @@ export class Relay extends RelayCore {
   }
 
   /**
-   * A client line over the size limit was discarded: its request is answered if its id is known.
+   * A client line over the size limit was discarded: its request is answered if its id is known, an
+   * answer settles what it answers with an error (never answered to the client).
    * @param line - The head and tail of the line.
    */
   clientOversize(line: OversizedLine): void {

@@ -69,6 +69,7 @@ describe("json-scan", () => {
     const top = scanTopLevel(head, { partial: true });
     expect(top?.complete).toBe(false);
     expect([...(top?.members.keys() ?? [])]).toEqual(["jsonrpc", "id"]);
+    expect(top?.cutKey).toBe("result");
     expect(scanTopLevel(head)).toBeUndefined();
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { LazyAbort } from "../../src/proxy/relay-support.ts";
+import { LazyAbort, type OversizedKind, oversizedLineId } from "../../src/proxy/relay-support.ts";
 import { memoryRelay, settle } from "./support/memory-relay.ts";
 
 describe("LazyAbort", () => {
@@ -19,6 +19,21 @@ describe("LazyAbort", () => {
     const abort = new LazyAbort();
     abort.abort();
     expect(abort.signal.aborted).toBe(true);
+  });
+});
+
+describe("oversizedLineId", () => {
+  const rows: [head: string, tail: string, idText: string | undefined, kind: OversizedKind][] = [
+    ['{"jsonrpc":"2.0","id":1,"result":{"pad":"zz', 'zz"}}', "1", "response"],
+    ['{"error":{"message":"zz', 'zz"},"jsonrpc":"2.0","id":"e"}', '"e"', "response"],
+    ['{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"x":"zz', 'zz"}}', "2", "request"],
+    ['{"jsonrpc":"2.0","params":{"x":"zz', 'zz"},"method":"ping","id":3}', "3", "request"],
+    ['{"pad":"zz', 'zz","id":4}', "4", "unknown"],
+    ["zzzz", "zzzz", undefined, "unknown"],
+  ];
+  test.each(rows)("oversizedLineId() reads %p … %p as id %p, a %p line", (head, tail, idText, kind) => {
+    const seen = oversizedLineId({ byteLength: 70_000_000, head, tail });
+    expect(seen).toEqual(idText === undefined ? { kind } : { idText, kind });
   });
 });
 

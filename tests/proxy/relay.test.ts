@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { JsonValue } from "../../src/engine/index.ts";
 import type { NoiseReport, RelayContext } from "../../src/proxy/relay-hooks.ts";
+import { deadline } from "./support/harness.ts";
 import { memoryRelay, settle } from "./support/memory-relay.ts";
 
 const ping = (id: unknown): unknown => ({ jsonrpc: "2.0", id, method: "ping" });
@@ -401,6 +402,20 @@ describe("Relay upstream failure", () => {
     expect(r.lastClient()).toEqual({ jsonrpc: "2.0", id: "b", result: {} });
   });
 
+  test("Relay.upstreamOversize() answers an over-long upstream request upstream, though its method comes after its params, and fails no client request", async () => {
+    const r = memoryRelay();
+    r.fromClient(ping("a"));
+    const idA = r.lastUpstream().id;
+    r.relay.upstreamOversize({
+      byteLength: 70_000_000,
+      head: '{"jsonrpc":"2.0","params":{"messages":[{"text":"xxx',
+      tail: `xx"}]},"method":"sampling/createMessage","id":${idA}}`,
+    });
+    await settle();
+    expect(r.toClient).toEqual([]);
+    expect(r.lastUpstream()).toMatchObject({ id: idA, error: { code: -32600 } });
+  });
+
   test("Relay.upstreamOversize() fails every pending request when the id cannot be known", async () => {
     const r = memoryRelay();
     r.fromClient(ping(1));
@@ -410,6 +425,73 @@ describe("Relay upstream failure", () => {
     expect(r.toClient.map((t) => (JSON.parse(t) as { id: number }).id).sort()).toEqual([1, 2]);
     r.fromClient(ping(3));
     expect(r.toUpstream).toHaveLength(3);
+  });
+});
+
+describe("Relay over-long client lines", () => {
+  const big = (head: string, tail: string) => ({ byteLength: 70_000_000, head, tail });
+
+  test("Relay.clientOversize() settles Bouncer's own request an over-long answer names as an error, answers the client nothing, and counts no later answer", async () => {
+    let context: RelayContext | undefined;
+    const r = memoryRelay((ctx) => {
+      context = ctx;
+      return {};
+    });
+    r.fromClient(ping(1));
+    const asked = context?.requestClient("elicitation/create", { message: "[bouncer] ok?" });
+    const askId = r.lastClient().id;
+    expect(askId).toBe(1);
+    const before = r.toClient.length;
+    r.relay.clientOversize(big('{"jsonrpc":"2.0","id":1,"result":{"action":"decline","pad":"zzz', 'zzz"}}'));
+    await expect(deadline(Promise.resolve(asked), 5000, "the ask settled")).rejects.toThrow(
+      "The client's answer is too large: 70000000 bytes exceed the 64 MiB limit",
+    );
+    r.fromClient({ jsonrpc: "2.0", id: 1, result: { action: "accept" } });
+    expect(r.toClient).toHaveLength(before);
+    // The client's own request 1 is still pending, and gets its real answer.
+    r.fromUpstream({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(r.lastClient()).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+  });
+
+  test("Relay.clientOversize() answers the upstream's request an over-long client answer names with an error upstream", () => {
+    const r = memoryRelay();
+    r.fromUpstream({ jsonrpc: "2.0", id: 8, method: "roots/list" });
+    const clientId = r.lastClient().id;
+    const before = r.toClient.length;
+    r.relay.clientOversize(
+      big(`{"result":{"roots":[{"uri":"file:///xx`, `xx"}]},"jsonrpc":"2.0","id":${clientId}}`),
+    );
+    expect(r.lastUpstream()).toMatchObject({ id: 8, error: { code: -32600 } });
+    expect(r.toClient).toHaveLength(before);
+  });
+
+  test("Relay.clientOversize() drops and logs an over-long answer that answers nothing pending", () => {
+    const r = memoryRelay();
+    r.fromClient(ping(4));
+    r.relay.clientOversize(big('{"jsonrpc":"2.0","id":4,"error":{"code":1,"message":"xx', 'xx"}}'));
+    expect(r.toClient).toEqual([]);
+    expect(r.logs.some((line) => line.includes("Dropped an over-long client answer"))).toBe(true);
+  });
+
+  test("Relay.clientOversize() both settles Bouncer's request and answers the client for a line that cannot be told", async () => {
+    let context: RelayContext | undefined;
+    const r = memoryRelay((ctx) => {
+      context = ctx;
+      return {};
+    });
+    const asked = context?.requestClient("elicitation/create", { message: "[bouncer] ok?" });
+    r.relay.clientOversize(big('{"pad":"zz', 'zz","id":1}'));
+    await expect(deadline(Promise.resolve(asked), 5000, "the ask settled")).rejects.toThrow("too large");
+    expect(r.lastClient()).toMatchObject({ id: 1, error: { code: -32600 } });
+  });
+
+  test("Relay.clientOversize() answers an over-long request with -32600 and its id, or null when the id is pending", () => {
+    const r = memoryRelay();
+    r.relay.clientOversize(big('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"x":"zz', 'zz"}}'));
+    expect(r.lastClient()).toMatchObject({ id: 5, error: { code: -32600 } });
+    r.fromClient(ping(6));
+    r.relay.clientOversize(big('{"jsonrpc":"2.0","params":{"x":"zz', 'zz"},"method":"ping","id":6}'));
+    expect(r.lastClient()).toMatchObject({ id: null, error: { code: -32600 } });
   });
 });
 

@@ -1,0 +1,96 @@
+/**
+ * The client's answers to Bouncer's own elicitation, through the real `bouncer run` (src/cli.ts),
+ * driven line by line over real stdio in front of the fixture mailbox, with the mailbox's sent file
+ * as the witness of what really went out (SPEC §3.1 ids, §3.3 over-long lines, §3.4 asks).
+ */
+
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  BUN,
+  bouncerCommand,
+  initializeRequest,
+  type LineSession,
+  ROOT,
+  startLines,
+} from "./support/harness.ts";
+
+/** Hang guard per test (bunfig has no effect on per-test timeouts here). */
+const E2E_TIMEOUT = 120_000;
+const MAILBOX = join(ROOT, "tests/fixtures/servers/mailbox.ts");
+
+const sessions: LineSession[] = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  for (const session of sessions.splice(0)) {
+    session.child.stdin?.end();
+    await session.exited;
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}, E2E_TIMEOUT);
+
+/** Starts `bouncer run` in front of the mailbox; returns the session and what was really sent. */
+async function mailbox(): Promise<{ session: LineSession; sent: () => string[] }> {
+  const work = mkdtempSync(join(tmpdir(), "bouncer-answers-"));
+  dirs.push(work);
+  const policy = join(work, "p.yaml");
+  writeFileSync(policy, "send_email:\n  exfiltrating: true\n  sink_params: [to]\n");
+  const sentFile = join(work, "sent.jsonl");
+  const runArgs = ["--upstream-name", "mail", "--policy", policy, "--human-min-ms", "0", "--", BUN, MAILBOX];
+  const { command, args } = bouncerCommand("cli", runArgs);
+  const session = startLines(command, args, {
+    BOUNCER_HOME: join(work, "home"),
+    MAILBOX_SENT_FILE: sentFile,
+  });
+  sessions.push(session);
+  session.send(initializeRequest(0, { elicitation: {} }));
+  await session.next((m) => m.id === 0, "initialize answered");
+  session.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const sent = (): string[] =>
+    existsSync(sentFile)
+      ? readFileSync(sentFile, "utf8")
+          .split("\n")
+          .filter((line) => line !== "")
+      : [];
+  return { session, sent };
+}
+
+const sendEmail = (id: number): unknown => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name: "send_email", arguments: { to: "new@other.example", subject: "s", body: "b" } },
+});
+
+describe("bouncer run and the client's answers to its asks", () => {
+  test(
+    "bouncer run settles an ask answered with a line over 64 MiB as not approved, answers the client's own id only once, and counts no later accept",
+    async () => {
+      const { session, sent } = await mailbox();
+      session.send(sendEmail(1));
+      const ask = await session.next((m) => m.method === "elicitation/create", "the ask");
+      expect(ask.id).toBe(1);
+      const pad = "z".repeat(65 * 1024 * 1024);
+      session.send(`{"jsonrpc":"2.0","id":1,"result":{"action":"decline","pad":"${pad}"}}`);
+      const answer = (await session.next(
+        (m) => m.id === 1 && m.method === undefined,
+        "the call's answer",
+        90_000,
+      )) as {
+        result?: { isError?: boolean; content: { text: string }[] };
+      };
+      expect(answer.result?.isError).toBe(true);
+      expect(answer.result?.content[0]?.text).toContain("too large");
+      session.send({ jsonrpc: "2.0", id: 1, result: { action: "accept", content: { remember: true } } });
+      session.send({ jsonrpc: "2.0", id: 2, method: "ping" });
+      await session.next((m) => m.id === 2, "a ping after the late accept");
+      const forId1 = session.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(forId1.filter((m) => m.id === 1 && m.method === undefined)).toHaveLength(1);
+      expect(sent()).toEqual([]);
+    },
+    E2E_TIMEOUT,
+  );
+});
