@@ -1,10 +1,11 @@
 /**
  * The client's answers to server-to-client requests and to Bouncer's own requests (elicitations):
  * mapped back to the upstream's ids, or settling Bouncer's request. An answer Bouncer cannot read
- * as one meaning (it repeats a key, or is over the size limit) is never answered to the client — its
- * id is the id of a request Bouncer sent, in Bouncer's id space, and the client's own pending
- * request may carry the same number: an ask it answers settles at once as not approved, an upstream
- * request it answers gets an error, anything else is dropped and logged. Edge.
+ * as one meaning (it repeats a key, carries both `result` and `error`, or is over the size limit)
+ * is never answered to the client — its id is the id of a request Bouncer sent, in Bouncer's id
+ * space, and the client's own pending request may carry the same number: an ask it answers settles
+ * at once as not approved, an upstream request it answers gets an error, anything else is dropped
+ * and logged. Edge.
  *
  * Source: SPEC §3.1 ("Ids are remapped in both directions", "Decide on exactly what is forwarded"),
  * §3.3 (over-long lines), §3.4 (an answer that does not match the form is no approval).
@@ -81,6 +82,30 @@ export function clientOversize(core: RelayCore, line: OversizedLine): void {
   if (idText === undefined) return;
   const inUse = id !== undefined && core.pending.has(idKey(id));
   core.sendClient(errorResponseText(inUse ? "null" : idText, error));
+}
+
+/**
+ * A client message meant as an answer that is invalid (`result` and `error` both, or neither): what
+ * it answers settles with an error — an ask is not approved whichever member a reader would take —
+ * and the client is answered nothing.
+ *
+ * Source: JSON-RPC 2.0 §5 (exactly one of `result` and `error`), SPEC §3.1, §3.4.
+ * @param core - The relay.
+ * @param message - The classified message (invalid, without `method`).
+ * @param line - Its text.
+ */
+export function clientInvalidAnswer(
+  core: RelayCore,
+  message: Classified & { readonly kind: "invalid" },
+  line: string,
+): void {
+  core.noise({ side: "client", kind: "invalid", bytes: line.length, preview: preview(line) });
+  const error = {
+    code: RPC_ERROR.invalidRequest,
+    message: `The client's answer is invalid: ${message.reason}`,
+  };
+  if (message.id === null || !settleUnusable(core, message.id, error))
+    core.log(`Dropped an invalid client answer that answers nothing pending: ${preview(line)}`);
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 
 import type { JsonObject } from "../engine/index.ts";
-import { clientResponse } from "./client-answers.ts";
+import { clientInvalidAnswer, clientResponse } from "./client-answers.ts";
 import { interceptRequest } from "./intercept.ts";
 import { findUniqueIdSpan, scanTopLevel, spliceSpan } from "./json-scan.ts";
 import {
@@ -65,6 +65,7 @@ export function receiveFromClient(core: RelayCore, line: string): void {
   else if (message.kind === "notification") clientNotification(core, message, { line, value });
   else if (message.kind === "result" || message.kind === "error")
     clientResponse(core, message, { line, value });
+  else if (message.response) clientInvalidAnswer(core, message, line);
   else {
     core.noise({ side: "client", kind: "invalid", bytes: line.length, preview: preview(line) });
     const idText = message.id === null ? "null" : JSON.stringify(message.id);

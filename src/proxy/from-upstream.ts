@@ -17,12 +17,13 @@ import {
   errorResponseText,
   isJsonObject,
   member,
+  type RequestId,
   RPC_ERROR,
   type RpcErrorObject,
 } from "./jsonrpc.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import type { PendingClient, RelayCore } from "./relay-core.ts";
-import type { UpstreamFailure } from "./relay-hooks.ts";
+import type { RpcOutcome, UpstreamFailure } from "./relay-hooks.ts";
 import {
   internalError,
   outcomeOf,
@@ -149,6 +150,10 @@ function upstreamMessage(core: RelayCore, value: JsonObject, line: string): void
   if (message.kind === "request") return upstreamRequest(core, message, { line, value });
   if (message.kind === "notification") return upstreamNotification(core, message, { line, value });
   core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
+  if (message.response) {
+    if (message.id !== null) return upstreamInvalidAnswer(core, message.id, message.reason);
+    return;
+  }
   if (message.id !== null) {
     const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${message.reason}` };
     core.sendUpstream(errorResponseText(JSON.stringify(message.id), error));
@@ -178,6 +183,42 @@ function upstreamResponse(
   if (pending === undefined || pending.state === "done") return;
   const span = findIdSpan(line);
   const text = span === undefined ? line : spliceSpan(line, span, pending.idText);
+  return deliverAnswer(core, pending, { outcome, text });
+}
+
+/**
+ * An upstream message meant as an answer that is invalid (`result` and `error` both, or neither):
+ * the request it answers settles with a `-32000` error — Bouncer's own is rejected, a client's is
+ * recorded with that error and the client gets it, never the message's `result` or its bytes.
+ *
+ * Source: JSON-RPC 2.0 §5 (exactly one of `result` and `error`), SPEC §3.1.
+ * @param core - The relay.
+ * @param id - Its id.
+ * @param reason - What is wrong with it.
+ * @returns A promise while a hook records it.
+ */
+function upstreamInvalidAnswer(core: RelayCore, id: RequestId, reason: string): void | Promise<void> {
+  const error = { code: RPC_ERROR.upstreamFailed, message: `The upstream's answer is invalid: ${reason}` };
+  const outcome = { kind: "error" as const, error };
+  const pending = core.upstream.settle(id, outcome).relayed;
+  if (pending === undefined || pending.state === "done") return;
+  return deliverAnswer(core, pending, { outcome, text: errorResponseText(pending.idText, error) });
+}
+
+/**
+ * Shows an upstream answer to its hook, then sends it to the client (the `initialize` answer with
+ * `tools.listChanged` added).
+ * @param core - The relay.
+ * @param pending - The client request it answers.
+ * @param answer - The outcome and the text the client gets.
+ * @returns A promise while a hook records it.
+ */
+function deliverAnswer(
+  core: RelayCore,
+  pending: PendingClient,
+  answer: { readonly outcome: RpcOutcome; readonly text: string },
+): void | Promise<void> {
+  const { outcome, text } = answer;
   if (pending.method === "initialize") return initializeAnswer(core, pending, { outcome, text });
   let recording: void | Promise<void>;
   try {
@@ -212,7 +253,7 @@ function upstreamResponse(
 function initializeAnswer(
   core: RelayCore,
   pending: PendingClient,
-  answer: { readonly outcome: ReturnType<typeof outcomeOf>; readonly text: string },
+  answer: { readonly outcome: RpcOutcome; readonly text: string },
 ): void {
   const result = answer.outcome.kind === "result" ? answer.outcome.result : undefined;
   if (!isJsonObject(result)) {

@@ -60,7 +60,16 @@ export type Classified =
   | { readonly kind: "notification"; readonly method: string; readonly params: JsonObject }
   | { readonly kind: "result"; readonly id: RequestId; readonly result: JsonValue }
   | { readonly kind: "error"; readonly id: RequestId | null; readonly error: RpcErrorObject }
-  | { readonly kind: "invalid"; readonly id: RequestId | null; readonly reason: string };
+  | {
+      readonly kind: "invalid";
+      readonly id: RequestId | null;
+      readonly reason: string;
+      /**
+       * No `method` member: meant as a response, so its id is one of the receiver's own requests and
+       * it is never answered (a reply with that id lands in the sender's id space).
+       */
+      readonly response: boolean;
+    };
 
 /**
  * Whether a value is a valid request id.
@@ -72,7 +81,8 @@ function isRequestId(value: unknown): value is RequestId {
 }
 
 /**
- * Classifies a parsed message.
+ * Classifies a parsed message. A response carrying both `result` and `error` is invalid (JSON-RPC
+ * 2.0 §5: exactly one of them), so that no reader takes the result where another takes the error.
  *
  * Source: JSON-RPC 2.0 §4–5.
  * @param message - A parsed JSON object.
@@ -85,15 +95,19 @@ export function classify(message: JsonObject): Classified {
   const params = isJsonObject(rawParams) ? rawParams : {};
   if (typeof method === "string") {
     if (rawParams !== undefined && !isJsonObject(rawParams) && !Array.isArray(rawParams)) {
-      return { kind: "invalid", id: isRequestId(id) ? id : null, reason: "params must be an object" };
+      return invalid(id, "params must be an object", false);
     }
     if (id === undefined) return { kind: "notification", method, params };
-    if (!isRequestId(id)) return { kind: "invalid", id: null, reason: "id must be a string or a number" };
+    if (!isRequestId(id))
+      return { kind: "invalid", id: null, reason: "id must be a string or a number", response: false };
     return { kind: "request", id, method, params };
   }
+  const response = method === undefined;
   if (Object.hasOwn(message, "result")) {
+    if (Object.hasOwn(message, "error"))
+      return invalid(id, "a response carries both result and error", response);
     if (!isRequestId(id))
-      return { kind: "invalid", id: null, reason: "response id must be a string or a number" };
+      return { kind: "invalid", id: null, reason: "response id must be a string or a number", response };
     return { kind: "result", id, result: message.result as JsonValue };
   }
   const error = member(message, "error");
@@ -111,11 +125,18 @@ export function classify(message: JsonObject): Classified {
       },
     };
   }
-  return {
-    kind: "invalid",
-    id: isRequestId(id) ? id : null,
-    reason: "not a request, notification or response",
-  };
+  return invalid(id, "not a request, notification or response", response);
+}
+
+/**
+ * An invalid message, with its id when that is a valid one.
+ * @param id - The `id` member.
+ * @param reason - What is wrong.
+ * @param response - Whether it has no `method` member.
+ * @returns The classification.
+ */
+function invalid(id: JsonValue | undefined, reason: string, response: boolean): Classified {
+  return { kind: "invalid", id: isRequestId(id) ? id : null, reason, response };
 }
 
 /**

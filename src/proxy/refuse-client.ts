@@ -105,6 +105,7 @@ function refuseLine(line: string, answer: (idText: string) => void): void {
   }
   const message = classify(value);
   if (message.kind === "notification" || message.kind === "result" || message.kind === "error") return;
+  if (message.kind === "invalid" && message.response) return;
   if (message.kind === "invalid") {
     answer(message.id === null ? "null" : JSON.stringify(message.id));
     return;

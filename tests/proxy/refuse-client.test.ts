@@ -32,6 +32,7 @@ describe("refuseClient", () => {
       '{"jsonrpc":"2.0","method":"notifications/initialized"}',
       '{"jsonrpc":"2.0","id":1.0,"method":"resources/read","params":{"uri":"x"}}',
       '{"jsonrpc":"2.0","id":"7","result":{}}',
+      '{"jsonrpc":"2.0","id":8,"error":{"code":-1,"message":"no"},"result":{"action":"accept"}}',
       '{"jsonrpc":"2.0","id":"a","method":"prompts/get"}',
       "",
     ].join("\n");

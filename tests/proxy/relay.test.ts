@@ -197,6 +197,90 @@ describe("Relay and the client's answers to the upstream's requests", () => {
   });
 });
 
+describe("Relay answers that carry both result and error, or neither", () => {
+  test("Relay settles Bouncer's own request with an error when the client's answer carries both result and error, and answers the client nothing", async () => {
+    let context: RelayContext | undefined;
+    const r = memoryRelay((ctx) => {
+      context = ctx;
+      return {};
+    });
+    r.fromClient(ping(1));
+    const asked = context?.requestClient("elicitation/create", { message: "[bouncer] ok?" });
+    const before = r.toClient.length;
+    r.fromClient(
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"User rejected"},"result":{"action":"accept"}}',
+    );
+    await expect(deadline(Promise.resolve(asked), 5000, "the ask settled")).rejects.toThrow(
+      "The client's answer is invalid: a response carries both result and error",
+    );
+    expect(r.toClient).toHaveLength(before);
+  });
+
+  test("Relay answers the client nothing for an answer-shaped message without result or error, and logs it when it answers nothing pending", () => {
+    const r = memoryRelay();
+    r.fromClient(ping(1));
+    r.fromClient({ jsonrpc: "2.0", id: 1 });
+    r.fromClient({ jsonrpc: "2.0", id: 1, error: "no" });
+    expect(r.toClient).toEqual([]);
+    expect(r.logs.filter((line) => line.startsWith("Dropped an invalid client answer"))).toHaveLength(2);
+    r.fromClient({ jsonrpc: "2.0", id: 2, method: 5 });
+    expect(r.lastClient()).toMatchObject({ id: 2, error: { code: -32600 } });
+  });
+
+  test("Relay gives the upstream an error for its request when the client's answer carries both result and error", () => {
+    const r = memoryRelay();
+    r.fromUpstream({ jsonrpc: "2.0", id: 8, method: "roots/list" });
+    const clientId = r.lastClient().id;
+    const before = r.toClient.length;
+    r.fromClient({ jsonrpc: "2.0", id: clientId, result: { roots: [] }, error: { code: 1, message: "no" } });
+    expect(r.toUpstream).toHaveLength(1);
+    expect(r.lastUpstream()).toEqual({
+      jsonrpc: "2.0",
+      id: 8,
+      error: {
+        code: -32600,
+        message: "The client's answer is invalid: a response carries both result and error",
+      },
+    });
+    expect(r.toClient).toHaveLength(before);
+  });
+
+  test("Relay gives the client an error, never the result, when the upstream's answer carries both result and error", async () => {
+    const results: unknown[] = [];
+    const r = memoryRelay(() => ({ onUpstreamResult: (_request, outcome) => void results.push(outcome) }));
+    r.fromClient({ jsonrpc: "2.0", id: "r", method: "resources/read", params: { uri: "x://1" } });
+    const upstreamId = r.lastUpstream().id;
+    r.fromUpstream({
+      jsonrpc: "2.0",
+      id: upstreamId,
+      result: { contents: [{ uri: "x://1", text: "secret" }] },
+      error: { code: -1, message: "failed" },
+    });
+    await settle();
+    const error = {
+      code: -32000,
+      message: "The upstream's answer is invalid: a response carries both result and error",
+    };
+    expect(r.toClient).toEqual([JSON.stringify({ jsonrpc: "2.0", id: "r", error })]);
+    expect(results).toEqual([{ kind: "error", error }]);
+  });
+
+  test("Relay rejects Bouncer's own upstream request when the answer carries both result and error", async () => {
+    let context: RelayContext | undefined;
+    const r = memoryRelay((ctx) => {
+      context = ctx;
+      return {};
+    });
+    const listed = context?.requestUpstream("tools/list", {});
+    const id = r.lastUpstream().id;
+    r.fromUpstream({ jsonrpc: "2.0", id, result: { tools: [] }, error: { code: -1, message: "no" } });
+    await expect(deadline(Promise.resolve(listed), 5000, "the list settled")).rejects.toThrow(
+      "both result and error",
+    );
+    expect(r.toUpstream).toHaveLength(1);
+  });
+});
+
 describe("Relay and near spellings of the gated methods", () => {
   test("Relay refuses a near spelling of tools/call, tools/list or initialize with -32601 and forwards nothing", () => {
     const r = memoryRelay();

@@ -93,4 +93,23 @@ describe("bouncer run and the client's answers to its asks", () => {
     },
     E2E_TIMEOUT,
   );
+
+  test(
+    "bouncer run reads an answer carrying both result (accept) and error as no approval, and sends nothing",
+    async () => {
+      const { session, sent } = await mailbox();
+      session.send(sendEmail(7));
+      const ask = await session.next((m) => m.method === "elicitation/create", "the ask");
+      session.send(
+        `{"jsonrpc":"2.0","id":${JSON.stringify(ask.id)},"error":{"code":-1,"message":"User rejected"},"result":{"action":"accept"}}`,
+      );
+      const answer = (await session.next((m) => m.id === 7, "the call's answer")) as {
+        result?: { isError?: boolean; content: { text: string }[] };
+      };
+      expect(answer.result?.isError).toBe(true);
+      expect(answer.result?.content[0]?.text).toContain("both result and error");
+      expect(sent()).toEqual([]);
+    },
+    E2E_TIMEOUT,
+  );
 });
