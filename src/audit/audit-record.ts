@@ -158,20 +158,23 @@ export function outcomeEntry(
 
 /**
  * Builds a `pin` record: a tool pinned on first sight, found changed, accepted, or hidden as new.
+ * Under `--mode audit` a `changed` or `hidden` record is what enforce mode would have done (the
+ * client was shown the tool as listed) and carries `"mode":"audit"`.
  *
- * Source: SPEC §2.2, §3.5.
+ * Source: SPEC §2.2, §3.5, §3.8.
  * @param where - Session, server and tool.
  * @param outcome - What happened to the pin.
- * @param options - An optional description (e.g. what changed).
+ * @param options - An optional description (e.g. what changed), and `mode: "audit"` for a would-be.
  * @returns The entry to hand to the writer.
  */
 export function pinEntry(
   where: { readonly session: string; readonly server: string; readonly tool: string },
   outcome: PinOutcome,
-  options: { readonly reason?: string } = {},
+  options: { readonly reason?: string; readonly mode?: "audit" } = {},
 ): AuditEntry {
   const { session, server, tool } = where;
-  return { event: "pin", session, server, tool, outcome, ...reasonField(options.reason) };
+  const mode = options.mode === undefined ? {} : { mode: options.mode };
+  return { event: "pin", session, server, tool, outcome, ...reasonField(options.reason), ...mode };
 }
 
 /**

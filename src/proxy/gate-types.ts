@@ -59,7 +59,10 @@ export interface PinEvent {
 
 /** The result of `Gate.walkTools()`. */
 export interface WalkResult {
-  /** The tool list the client should see (pinned definitions for changed tools, new tools hidden). */
+  /**
+   * The tool list the client should see (pinned definitions for changed tools, new tools hidden;
+   * every tool as listed under `showListed`).
+   */
   readonly visible: readonly ToolDefinition[];
   /** What changed in pinning since the previous walk of this server. */
   readonly events: readonly PinEvent[];

@@ -165,12 +165,18 @@ export class Gate {
    * Source: SPEC §2.2.
    * @param server - The server name.
    * @param tools - Every tool the upstream lists now, as listed (extra fields are kept).
+   * @param options - `showListed` under `--mode audit` (SPEC §3.8): the client sees the tools as
+   *   listed, so those are what is recorded and returned as `visible`; pins and events as ever.
    * @returns The list for the client, the pin events since the previous walk and the definitions
    *   waiting for approval.
    * @throws {Error} When a definition nests deeper than 1,000 levels (the walk fails: calls deny),
    *   or the pin store fails.
    */
-  async walkTools(server: string, tools: readonly ToolDefinition[]): Promise<WalkResult> {
+  async walkTools(
+    server: string,
+    tools: readonly ToolDefinition[],
+    options: { readonly showListed?: boolean } = {},
+  ): Promise<WalkResult> {
     for (const tool of tools) {
       // As a call's arguments (SPEC §3.1): deeper than any real schema, and a pin file of it would
       // cost time and memory growing with the square of its depth. The walk fails: calls deny.
@@ -194,7 +200,7 @@ export class Gate {
     }
     const view = await this.#view(entry);
     const events = walkEvents(server, view, { pinnedNow, lastEvents: entry.lastEvents });
-    const { visible } = view.comparison;
+    const visible = options.showListed === true ? tools : view.comparison.visible;
     const indexed: IndexEntry[] = [];
     for (const def of visible) {
       indexed.push(...this.#recordDefinition(server, def.name, def as unknown as JsonValue));

@@ -157,6 +157,7 @@ export async function startGatingSession(
     requestUpstream: (method, params, options) => context.requestUpstream(method, params, options),
     notifyClient: (method, params) => context.notifyClient(method, params),
     log,
+    mode: run.mode,
   });
   const asker = createAsker({
     requestClient: (method, params, options) => context.requestClient(method, params, options),

@@ -45,6 +45,13 @@ export interface SessionAuditOptions {
   readonly log: (message: string) => void;
 }
 
+/** What enforce mode would have done with a tool `--mode audit` showed as listed (SPEC §3.8). */
+const AUDIT_MODE_PIN: Readonly<Partial<Record<PinEvent["kind"], string>>> = {
+  changed:
+    "; shown to the client as listed now (--mode audit): enforce mode would show its pinned definition",
+  hidden: "; shown to the client (--mode audit): enforce mode would hide it until it is accepted",
+};
+
 /**
  * The client session id: `BOUNCER_SESSION` when set; otherwise the parent process id, with its start
  * time where Linux tells it cheaply (`/proc/<ppid>/stat`), so a reused pid is another session.
@@ -120,7 +127,10 @@ export class SessionAudit {
   }
 
   /**
-   * Writes a `pin` record (best effort).
+   * Writes a `pin` record (best effort). Under `--mode audit` a `changed` or `hidden` one says what
+   * enforce mode would have shown and carries `"mode":"audit"`: the client saw the tool as listed.
+   *
+   * Source: SPEC §3.5, §3.8.
    * @param event - The pin event.
    */
   pin(event: PinEvent): void {
@@ -130,10 +140,11 @@ export class SessionAudit {
         : event.elsewhere === true
           ? "; accepted outside this session (bouncer pins accept or another session)"
           : "";
-    const reason = `hash ${event.hash}${why}`;
-    this.#best(
-      pinEntry({ session: this.session, server: event.server, tool: event.tool }, event.kind, { reason }),
-    );
+    const wouldBe = this.#options.mode === "audit" ? AUDIT_MODE_PIN[event.kind] : undefined;
+    const reason = `hash ${event.hash}${why}${wouldBe ?? ""}`;
+    const where = { session: this.session, server: event.server, tool: event.tool };
+    const mode = wouldBe === undefined ? {} : { mode: "audit" as const };
+    this.#best(pinEntry(where, event.kind, { reason, ...mode }));
   }
 
   /**

@@ -2,7 +2,8 @@
  * The upstream's tool list as one `bouncer run` instance sees it: the walks of `tools/list` (after the
  * handshake, on every `notifications/tools/list_changed`, and once more for a call to an unknown
  * name), chained so that client `tools/list` and `tools/call` wait for the latest one; the list the
- * client is shown (the gate's visible list: pinned definitions, new tools hidden); the pin events of
+ * client is shown (the gate's visible list: pinned definitions, new tools hidden; under `--mode
+ * audit` the tools as listed, SPEC §3.8); the pin events of
  * each walk (audited; changed and new definitions stored as pending beside the pins); and pins changed
  * from outside (`bouncer pins accept`), which refresh the list and tell the client. Edge.
  *
@@ -32,6 +33,11 @@ export interface ToolListOptions {
   readonly requestUpstream: RelayContext["requestUpstream"];
   readonly notifyClient: RelayContext["notifyClient"];
   readonly log: (message: string) => void;
+  /**
+   * `--mode` (default `enforce`). Under `audit` the client is shown the tools as listed now, and
+   * what enforce would hide or keep at its pin is audited as such (SPEC §3.8).
+   */
+  readonly mode?: "enforce" | "audit";
 }
 
 /** Why the last walk failed (calls are denied with it; client `tools/list` gets the error). */
@@ -131,7 +137,7 @@ export class ToolListState {
    */
   async refresh(): Promise<void> {
     const { gate, server } = this.#options;
-    const result = await gate.walkTools(server.name, this.#listed);
+    const result = await gate.walkTools(server.name, this.#listed, this.#walkOptions());
     await this.#afterWalk(result);
     this.#pinsSeen = await this.#options.pins.load(server);
     if (this.#show(result.visible)) this.#options.notifyClient("notifications/tools/list_changed", {});
@@ -147,7 +153,7 @@ export class ToolListState {
       if (walk.truncated !== undefined) log(`Stopped walking tools/list: ${walk.truncated}`);
       this.#listed = walk.tools;
       this.#options.audit.recordTools(walk.tools as unknown as JsonObject[]);
-      const result = await gate.walkTools(server.name, walk.tools);
+      const result = await gate.walkTools(server.name, walk.tools, this.#walkOptions());
       await this.#afterWalk(result);
       this.#pinsSeen = await this.#options.pins.load(server);
       this.#show(result.visible);
@@ -188,6 +194,11 @@ export class ToolListState {
     } catch (error) {
       this.#options.log(error instanceof Error ? error.message : String(error));
     }
+  }
+
+  /** @returns The gate's walk options: under `--mode audit` the client sees the tools as listed. */
+  #walkOptions(): { readonly showListed: boolean } {
+    return { showListed: this.#options.mode === "audit" };
   }
 
   /**

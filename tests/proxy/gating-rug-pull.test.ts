@@ -154,6 +154,30 @@ describe("bouncer run against a rug pull", () => {
   );
 
   test(
+    "bouncer run --mode audit shows the rug-pulled description as listed now, forwards the changed tool, and audits what enforce would have done",
+    async () => {
+      const home = tempHome();
+      const { connected, nextChange } = await through(home, { flags: ["--mode", "audit"] });
+      const { client } = connected;
+      expect(description(await client.listTools())).toBe(HONEST);
+      const pulled = nextChange();
+      await client.callTool({ name: "pull_rug", arguments: {} });
+      await pulled;
+      expect(description(await client.listTools())).toBe(POISONED);
+      const forwarded = await client.callTool({ name: "get_forecast", arguments: { city: "Paris" } });
+      expect(text(forwarded)).toContain("Sunny in Paris");
+      const records = readFileSync(join(home, "audit.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const changed = records.find((record) => record.event === "pin" && record.outcome === "changed");
+      expect(changed).toMatchObject({ tool: "get_forecast", mode: "audit" });
+      expect(String(changed?.reason)).toContain("enforce mode would show its pinned definition");
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
     "bouncer run keeps deciding on the pins it knew when pins forget removes the file mid-session: the changed tool stays blocked, nothing is re-pinned",
     async () => {
       const home = tempHome();
