@@ -81,7 +81,10 @@ export function receiveFromClient(core: RelayCore, line: string): void {
 /**
  * Registers a request from the client and routes it. A text that repeats no key at all (the usual
  * case, found without walking it) has its `id` found at its start or end; otherwise its top level is
- * scanned, and a repeated top-level key refuses the request.
+ * scanned, and a repeated top-level key refuses the request. A request whose id is one of a pending
+ * request's is refused with id `null`, so that the refusal cannot settle the pending one.
+ *
+ * Source: SPEC §3.1; JSON-RPC 2.0 §5 (`id` null when it cannot be determined).
  * @param core - The relay.
  * @param message - The classified request.
  * @param raw - Its text and parsed value.
@@ -95,18 +98,19 @@ function clientRequest(
   const repeatsKey = repeatsAKey(line, raw.value);
   const top = repeatsKey ? scanTopLevel(line) : undefined;
   const span = repeatsKey ? top?.members.get("id") : findUniqueIdSpan(line);
+  const key = idKey(message.id);
   if (span === undefined || top?.duplicateKey === true || (repeatsKey && top === undefined)) {
     const reason = "Invalid request: a top-level key is repeated";
-    core.sendClient(
-      errorResponseText(JSON.stringify(message.id), { code: RPC_ERROR.invalidRequest, message: reason }),
-    );
+    const idText = core.pending.has(key) ? "null" : JSON.stringify(message.id);
+    core.sendClient(errorResponseText(idText, { code: RPC_ERROR.invalidRequest, message: reason }));
     return;
   }
   const idText = line.slice(span.start, span.end);
-  const key = idKey(message.id);
   if (core.pending.has(key)) {
+    // Answered with id null (JSON-RPC's id for an error that cannot be tied to one request): with
+    // its own id it would settle, for a client matching by id, the first request, still pending.
     const reason = `Invalid request: id ${idText} is already in use`;
-    core.sendClient(errorResponseText(idText, { code: RPC_ERROR.invalidRequest, message: reason }));
+    core.sendClient(errorResponseText("null", { code: RPC_ERROR.invalidRequest, message: reason }));
     return;
   }
   const failure = core.failure();

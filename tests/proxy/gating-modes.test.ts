@@ -272,6 +272,28 @@ describe("createGatingHooks() life cycle records", () => {
     }
   });
 
+  test("createGatingHooks() refuses a second call with the id of one waiting on an ask with id null, and the first still goes through once approved", async () => {
+    const r = gatingRelay({ policy: POLICY, flags: ["--human-min-ms", "0"], script });
+    await r.handshake({ elicitation: {} });
+    r.fromClient(call(1, "send_email", { to: "someone@new.example" }));
+    const question = await r.clientMessage((m) => m.method === "elicitation/create", "elicitation");
+    r.fromClient(call(1, "send_email", { to: "other@new.example" }));
+    const refused = await r.clientMessage((m) => m.id === null, "the duplicate refused");
+    expect(refused.error).toEqual({ code: -32600, message: "Invalid request: id 1 is already in use" });
+    expect(r.toClient.filter((m) => m.id === 1 && m.method === undefined)).toEqual([]);
+    r.fromClient({
+      jsonrpc: "2.0",
+      id: question.id,
+      result: { action: "accept", content: { remember: true } },
+    });
+    const answer = await r.clientMessage(
+      (m) => m.id === 1 && m.method === undefined,
+      "the first call's answer",
+    );
+    expect(JSON.stringify(answer.result)).not.toContain("[bouncer blocked]");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(1);
+  });
+
   test("createGatingHooks() says the session ended, not that the client cancelled, for an ask cut short by the end of the session", async () => {
     const r = gatingRelay({ policy: POLICY, flags: ["--human-min-ms", "0"], script });
     await r.handshake({ elicitation: {} });

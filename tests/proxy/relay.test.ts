@@ -32,12 +32,26 @@ describe("Relay ids", () => {
     ]);
   });
 
-  test("Relay answers a request whose id is already in flight with -32600 and forwards nothing", () => {
+  test("Relay answers a request whose id is already in flight with -32600 and id null, naming the id, and forwards nothing", () => {
     const r = memoryRelay();
     r.fromClient(ping(1));
     r.fromClient(ping(1));
+    r.fromClient('{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call"}');
     expect(r.toUpstream).toHaveLength(1);
-    expect(r.lastClient()).toMatchObject({ id: 1, error: { code: -32600 } });
+    expect(r.toClient.map((text) => JSON.parse(text))).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: "Invalid request: id 1 is already in use" },
+      },
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: "Invalid request: a top-level key is repeated" },
+      },
+    ]);
+    r.fromUpstream({ jsonrpc: "2.0", id: r.lastUpstream().id, result: {} });
+    expect(r.lastClient()).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
   });
 
   test("Relay refuses a request repeating a top-level key, and relays one repeating a nested key as its own bytes", () => {
