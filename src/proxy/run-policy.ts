@@ -1,7 +1,8 @@
 /**
  * What `bouncer run` checks before the upstream is spawned: the user's policy files, read and
- * validated, and the `--record` file, opened. An unusable policy or session file becomes the
- * JSON-RPC error every client request is answered with. Edge.
+ * validated, the `--audit-log` and `--record` paths looked at, and the `--record` file opened. An
+ * unusable policy, log or session file becomes the JSON-RPC error every client request is answered
+ * with. Edge.
  *
  * The check before the spawn is fast: under Bun each file is parsed by `Bun.YAML` and validated by
  * the policy module's fast path (`check-parsed.ts`, which loads neither the `yaml` library nor the
@@ -17,10 +18,12 @@
  * @module
  */
 
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SessionRecorder } from "../audit/index.ts";
 import { errorCode } from "../platform/errors.ts";
 import { readPolicyTexts } from "../platform/policy-texts.ts";
+import { notRegularReason } from "../platform/regular-file.ts";
 import { parseYamlNatively } from "../platform/yaml-parse.ts";
 import type { PolicyFile, PolicyText } from "../policy/index.ts";
 import type { RpcErrorObject } from "./jsonrpc.ts";
@@ -134,6 +137,39 @@ function refusal(
   const json =
     data.issues === undefined ? { code: data.code } : { code: data.code, issues: [...data.issues] };
   return { ok: false, error: { code: SESSION_REFUSED_CODE, message, data: json } };
+}
+
+/**
+ * Looks at the `--audit-log` and `--record` paths before the spawn: one that exists and is not a
+ * regular file (a folder, a FIFO, a device; a link is followed) is a usage error, so that Bouncer
+ * neither starts to block every call it cannot audit nor waits on a FIFO. A missing file is fine
+ * (it is created, and its missing folders with mode 0700); one that cannot be looked at is left to
+ * the open, which reports it.
+ *
+ * Source: README "Commands" (a file named on the command line that is a folder or a FIFO: exit 2),
+ * SPEC §3.5, §3.6.
+ * @param run - The flags.
+ * @param cwd - Bouncer's working directory (relative paths resolve against it).
+ * @returns The error that refuses the session (exit 2, `data.code` `USAGE`), or undefined.
+ */
+export function checkOutputFiles(run: RunOptions, cwd: string): RpcErrorObject | undefined {
+  const named: readonly (readonly [string, string | undefined])[] = [
+    ["--audit-log", run.auditLog],
+    ["--record", run.record],
+  ];
+  for (const [flag, path] of named) {
+    if (path === undefined) continue;
+    let refused: ReturnType<typeof notRegularReason>;
+    try {
+      refused = notRegularReason(statSync(resolve(cwd, path)));
+    } catch {
+      continue;
+    }
+    if (refused === undefined) continue;
+    const message = `Cannot use ${flag} ${JSON.stringify(path)}: ${refused.reason}`;
+    return { code: SESSION_REFUSED_CODE, message, data: { code: "USAGE" } };
+  }
+  return undefined;
 }
 
 /**

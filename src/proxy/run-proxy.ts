@@ -31,7 +31,13 @@ import type { MessageWriter } from "./message-writer.ts";
 import type { Relay } from "./relay.ts";
 import type { RelayContext, RelayHooks, ShutdownReason, UpstreamFailure } from "./relay-hooks.ts";
 import type { RunOptions } from "./run-args.ts";
-import { checkRunPolicyTexts, openRecorder, precheckRunPolicy, SESSION_REFUSED_CODE } from "./run-policy.ts";
+import {
+  checkOutputFiles,
+  checkRunPolicyTexts,
+  openRecorder,
+  precheckRunPolicy,
+  SESSION_REFUSED_CODE,
+} from "./run-policy.ts";
 import { installProcessHandlers, upstreamLaunch } from "./run-process.ts";
 
 /** The process's streams, injected. */
@@ -122,8 +128,9 @@ export function describeExit(name: string, exit: UpstreamExit | "eof", stderrTai
  * @param io - stdin, stdout and the stderr writer.
  * @param options - Hooks factory and tunables (tests).
  * @returns The exit status: 0 when the client went away or a signal ended it, 1 when the upstream
- *   died, 2 for an unreadable or invalid policy or a `--config` that does not give the upstream (the
- *   upstream never started; every request is answered with the error), or what a hook asked for.
+ *   died, 2 for an unreadable or invalid policy, a `--config` that does not give the upstream, or an
+ *   `--audit-log` or `--record` path that is a folder or a FIFO (the upstream never started; every
+ *   request is answered with the error), or what a hook asked for.
  */
 export async function runProxy(
   run: RunOptions,
@@ -154,6 +161,8 @@ export async function runProxy(
   }
   const precheck = await (options.precheckPolicy ?? precheckRunPolicy)(run.policies, cwd);
   if (precheck.kind === "checked" && !precheck.check.ok) return refuse(precheck.check.error, 2);
+  const output = checkOutputFiles(run, cwd);
+  if (output !== undefined) return refuse(output, 2);
   const recording = await openRecorder(run, cwd);
   if (!recording.ok) return refuse(recording.error, 1);
   let upstream: UpstreamProcess | undefined;

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { checkRunPolicyTexts } from "../../src/proxy/run-policy.ts";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseRunArgs } from "../../src/proxy/run-args.ts";
+import { checkOutputFiles, checkRunPolicyTexts } from "../../src/proxy/run-policy.ts";
 
 describe("checkRunPolicyTexts()", () => {
   test("checkRunPolicyTexts() names the first issue and how many more there are, with every issue in data", async () => {
@@ -19,5 +23,28 @@ describe("checkRunPolicyTexts()", () => {
     if (checked.ok) throw new Error("the policy should be refused");
     expect(checked.error.message).not.toContain("more");
     expect(checked.error.message).toContain('unknown key "alow"');
+  });
+});
+
+describe("checkOutputFiles()", () => {
+  const dir = mkdtempSync(join(tmpdir(), "bouncer-outputs-"));
+  writeFileSync(join(dir, "log.jsonl"), "");
+  mkdirSync(join(dir, "folder"));
+  symlinkSync(join(dir, "folder"), join(dir, "link"));
+  const run = (flags: readonly string[]) => parseRunArgs(["--upstream-name", "x", ...flags, "--", "srv"]);
+
+  test.each([[["--audit-log", "log.jsonl", "--record", "missing/deeper/s.jsonl"]], [[]]])(
+    "checkOutputFiles() accepts a regular file and a path that does not exist yet (%p)",
+    (flags) => {
+      expect(checkOutputFiles(run(flags), dir)).toBeUndefined();
+    },
+  );
+
+  test("checkOutputFiles() refuses a link to a folder, named as given, with a usage error", () => {
+    expect(checkOutputFiles(run(["--record", "link"]), dir)).toEqual({
+      code: -32001,
+      message: 'Cannot use --record "link": it is a folder, not a file (EISDIR)',
+      data: { code: "USAGE" },
+    });
   });
 });

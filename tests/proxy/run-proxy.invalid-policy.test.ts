@@ -8,7 +8,8 @@
  */
 
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -125,6 +126,37 @@ describe("bouncer run with an unusable policy", () => {
         });
       }
       expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(1);
+      expect(existsSync(join(w.dir, "started"))).toBe(false);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test.each([
+    ["--audit-log", "a folder", "it is a folder, not a file (EISDIR)"],
+    ["--audit-log", "a FIFO", "it is not a regular file (a FIFO)"],
+    ["--record", "a folder", "it is a folder, not a file (EISDIR)"],
+    ["--record", "a FIFO", "it is not a regular file (a FIFO)"],
+  ] as const)(
+    "bouncer run with %s naming %s answers every request with a usage error, starts no upstream and exits 2",
+    async (flag, kind, reason) => {
+      const w = world("send_email:\n  action: deny\n");
+      const path = join(w.dir, "out");
+      if (kind === "a folder") mkdirSync(path);
+      else expect(spawnSync("mkfifo", [path]).status).toBe(0);
+      const session = start(w, [flag, path]);
+      session.child.stdin?.write(BURST);
+      const answers = await Promise.all(
+        [1, "two", 3, 4].map((id) => session.next((m) => m.id === id, `the answer to ${id}`)),
+      );
+      for (const answer of answers) {
+        expect(answer.error).toEqual({
+          code: -32001,
+          message: `Cannot use ${flag} ${JSON.stringify(path)}: ${reason}`,
+          data: { code: "USAGE" },
+        });
+      }
+      expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(2);
+      expect(session.stderr()).toContain(`Cannot use ${flag}`);
       expect(existsSync(join(w.dir, "started"))).toBe(false);
     },
     E2E_TIMEOUT,
