@@ -77,8 +77,12 @@ export async function timeInitializeOnce(
     stdout: "pipe",
     stderr: "ignore",
   });
-  child.stdin.write(INITIALIZE);
-  await child.stdin.flush();
+  // A server that exits at once can close its stdin before the request is written (EPIPE): that
+  // is the same failure as closing stdout before answering, found by reading below.
+  try {
+    child.stdin.write(INITIALIZE);
+    await child.stdin.flush();
+  } catch {}
   const reader = child.stdout.getReader();
   const decoder = new TextDecoder();
   let buffered = "";
@@ -100,7 +104,9 @@ export async function timeInitializeOnce(
   } finally {
     clearTimeout(deadline);
     reader.releaseLock();
-    child.stdin.end();
+    try {
+      child.stdin.end();
+    } catch {}
     child.kill("SIGTERM");
     await child.exited;
   }
