@@ -58,12 +58,16 @@ export function acceptCommand(
 }
 
 /**
- * The command that lists a server's pins and pending definitions: `bouncer pins list SERVER`.
+ * The command that lists a server's pins and pending definitions: `bouncer pins list SERVER`, or
+ * with `full`, `bouncer pins list --full SERVER` (every changed line whole, and each pending
+ * definition in full).
  *
- * Source: SPEC §5.7.
+ * Source: SPEC §5.7, §2.2 ("saying what changed").
  * @param server - The server name.
+ * @param options - `full`: the command that shows everything.
  * @returns The command line.
  */
-export function listCommand(server: string): string {
-  return `bouncer pins list ${shellWord(server) ?? renderUntrusted(server)}`;
+export function listCommand(server: string, options: { readonly full?: boolean } = {}): string {
+  const full = options.full === true ? "--full " : "";
+  return `bouncer pins list ${full}${shellWord(server) ?? renderUntrusted(server)}`;
 }

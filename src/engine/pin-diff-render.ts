@@ -5,6 +5,7 @@
  * @module
  */
 
+import { renderChangedLine } from "./changed-line.ts";
 import { renderUntrusted, renderUntrustedWithin } from "./render.ts";
 import type { PinDiff, PinDiffLine } from "./types.ts";
 
@@ -16,15 +17,24 @@ const DEFAULT_MAX_CHARS = 200;
 const TAIL_CHARS = 60;
 
 /**
- * How much of a description a rendering shows: changed lines and characters of each piece.
+ * How much of a change a rendering shows: changed lines, and characters of each changed line.
  *
  * Source: SPEC §3.4.
  */
 export interface RenderLimits {
   /** Changed lines shown at most (default 20); added lines come first, the rest are counted. */
   readonly maxLines?: number;
-  /** Code points of one piece shown at most (default 200); a longer piece shows its start and end. */
+  /**
+   * Code points of one changed line shown at most (default 200; a whitespace run counts as one):
+   * its changed stretches with a little shared text each; one that does not fit is cut or left out,
+   * and counted.
+   */
   readonly maxChars?: number;
+  /**
+   * The command that shows everything (`bouncer pins list --full SERVER`), named in the "Not shown
+   * here" line when something is not shown.
+   */
+  readonly seeAll?: string;
 }
 /** Names from a definition, each rendered as an untrusted string, joined by commas. */
 function quoteList(names: readonly string[]): string {
@@ -99,54 +109,20 @@ export function renderDescriptionLine(line: string, options: RenderLimits = {}):
     .join(" ");
 }
 
-/** Characters of shared text kept on each side of a difference. */
-const CONTEXT = 40;
-
-/**
- * Renders a changed description line against its counterpart on the other side: a shared start or
- * end longer than twice {@link CONTEXT} is counted (`<N same characters>`) rather than shown, so the
- * rendering starts at most {@link CONTEXT} characters before the change (a long changed part is
- * still cut in its middle, with the count of what is not shown).
- * @param text - The line.
- * @param partner - The line it replaced or was replaced by, if any.
- * @param limits - Characters shown per piece.
- * @returns The rendering.
- */
-function renderChangedLine(text: string, partner: string | undefined, limits: RenderLimits): string {
-  if (partner === undefined) return renderDescriptionLine(text, limits);
-  const limit = Math.min(text.length, partner.length);
-  let prefix = 0;
-  while (prefix < limit && text.charCodeAt(prefix) === partner.charCodeAt(prefix)) prefix += 1;
-  let suffix = 0;
-  while (
-    suffix < limit - prefix &&
-    text.charCodeAt(text.length - 1 - suffix) === partner.charCodeAt(partner.length - 1 - suffix)
-  ) {
-    suffix += 1;
-  }
-  let from = prefix > 2 * CONTEXT ? prefix - CONTEXT : 0;
-  let to = suffix > 2 * CONTEXT ? text.length - suffix + CONTEXT : text.length;
-  // Never cut a surrogate pair.
-  if (from > 0 && /[\udc00-\udfff]/.test(text.charAt(from))) from -= 1;
-  if (to < text.length && /[\udc00-\udfff]/.test(text.charAt(to))) to += 1;
-  if (from === 0 && to === text.length) return renderDescriptionLine(text, limits);
-  const parts = [renderDescriptionLine(text.slice(from, to), limits)];
-  if (from > 0) parts.unshift(`<${Array.from(text.slice(0, from)).length} same characters>`);
-  if (to < text.length) parts.push(`<${Array.from(text.slice(to)).length} same characters>`);
-  return parts.join(" ");
-}
-
-/** The lines of one section shown within a budget, and how many were left out. */
+/** The lines of one section shown within a budget, and how much was left out. */
 interface ShownSection {
   readonly shown: string[];
   readonly hiddenAdded: number;
   readonly hiddenRemoved: number;
+  /** Changed stretches of the lines shown that are cut or left out. */
+  readonly hiddenStretches: number;
 }
 
 /** A run of identical consecutive changed lines, shown once with its count. */
 interface LineRun {
   readonly op: PinDiffLine["op"];
   readonly text: string;
+  readonly path?: string;
   readonly count: number;
 }
 
@@ -157,65 +133,105 @@ function runsOf(lines: readonly PinDiffLine[]): LineRun[] {
     const last = runs.at(-1);
     if (last !== undefined && last.op === line.op && last.text === line.text) {
       runs[runs.length - 1] = { ...last, count: last.count + 1 };
-    } else runs.push({ op: line.op, text: line.text, count: 1 });
+    } else runs.push({ ...line, count: 1 });
   }
   return runs;
+}
+
+/** The first run of each leaf path (a schema leaf is shown against the leaf of the same path). */
+function byPath(runs: readonly LineRun[]): Map<string, LineRun> {
+  const map = new Map<string, LineRun>();
+  for (const run of runs) if (run.path !== undefined && !map.has(run.path)) map.set(run.path, run);
+  return map;
 }
 
 /**
  * Renders changed lines (`- ` removed, `+ ` added), identical consecutive lines once with their
  * count (`<× 25>`: padding lines cannot push a payload out of view), at most `maxLines` rendered
  * lines: added lines take the budget first (the new text is what the human approves), removed
- * lines what is left; the k-th removed line is shown against the k-th added one, so a change past
- * the cut of a long line still shows.
+ * lines what is left. Each line shows its changed stretches against its partner — the k-th removed
+ * line against the k-th added one, a schema leaf against the leaf of the same path — so a change
+ * anywhere in a long line shows.
  */
-function renderSection(lines: readonly PinDiffLine[], maxLines: number, limits: RenderLimits): ShownSection {
+function renderSection(
+  lines: readonly PinDiffLine[],
+  options: { readonly maxLines: number; readonly maxChars: number },
+): ShownSection {
   const runs = runsOf(lines);
   const removed = runs.filter((run) => run.op === "removed");
   const added = runs.filter((run) => run.op === "added");
-  const keptAdded = added.slice(0, maxLines);
-  const keptRemoved = removed.slice(0, Math.max(0, maxLines - added.length));
+  const keptAdded = added.slice(0, options.maxLines);
+  const keptRemoved = removed.slice(0, Math.max(0, options.maxLines - added.length));
   const keep = new Set([...keptAdded, ...keptRemoved]);
+  const paths = { removed: byPath(removed), added: byPath(added) };
+  let hiddenStretches = 0;
   const shown = runs
     .filter((run) => keep.has(run))
     .map((run) => {
       const [own, other] = run.op === "removed" ? [removed, added] : [added, removed];
-      const partner = other[own.indexOf(run)]?.text;
+      const partner =
+        run.path === undefined
+          ? other[own.indexOf(run)]?.text
+          : paths[run.op === "removed" ? "added" : "removed"].get(run.path)?.text;
+      const head = run.path === undefined ? 0 : Array.from(run.path).length + 2;
+      const line = renderChangedLine(run.text, {
+        ...(partner === undefined ? {} : { partner }),
+        head,
+        budget: options.maxChars,
+      });
+      hiddenStretches += line.notShown;
       const times = run.count > 1 ? ` <× ${run.count}>` : "";
-      return `${run.op === "removed" ? "-" : "+"} ${renderChangedLine(run.text, partner, limits)}${times}`;
+      return `${run.op === "removed" ? "-" : "+"} ${line.text}${times}`;
     });
   const lineCount = (list: readonly LineRun[]): number => list.reduce((sum, run) => sum + run.count, 0);
   const hiddenAdded = lineCount(added) - lineCount(keptAdded);
   const hiddenRemoved = lineCount(removed) - lineCount(keptRemoved);
-  return { shown, hiddenAdded, hiddenRemoved };
+  return { shown, hiddenAdded, hiddenRemoved, hiddenStretches };
 }
 
 /**
- * Describes a {@link PinDiff} for a human: the one-line summary; then, when not every changed line
- * fits, a line saying how many are not shown (before the lines, where it cannot be overlooked);
- * then the changed description lines and the changed leaves of the title, schemas and annotations
- * (`path: value`; `- ` removed, `+ ` added; identical consecutive lines once with their count; at
- * most 20 of each part by default, added lines first).
+ * Describes a {@link PinDiff} for a human: the one-line summary; then, when not every change fits
+ * (changed lines past the limit, changed stretches of a long line cut or left out), a line saying
+ * how much is not shown and the command that shows it all (before the lines, where it cannot be
+ * overlooked); then the changed description lines and the changed leaves of the title, schemas and
+ * annotations (`path: value`, the path always shown; `- ` removed, `+ ` added; each line's changed
+ * stretches with a little shared text, longer shared runs counted; identical consecutive lines once
+ * with their count; at most 20 of each part by default, added lines first).
  *
  * Source: SPEC §2.2 ("saying what changed"), §3.4 (line diff, whitespace runs made visible).
  * @param diff - The diff.
- * @param options - How many lines and characters to show (defaults: 20 lines per part, 200 per piece).
+ * @param options - How many lines and characters to show (defaults: 20 lines per part, 200 per
+ *   line) and the command that shows everything.
  * @returns Multi-line text; the first line is {@link summarizePinDiff}'s.
  * @throws Never.
  * @example describePinDiff(diff) // 'Changed: description (1 line removed, 1 added)\n- "old"\n+ "new"'
  */
 export function describePinDiff(diff: PinDiff, options: RenderLimits = {}): string {
-  const maxLines = options.maxLines ?? MAX_SHOWN_LINES;
-  const description = renderSection(diff.descriptionLines ?? [], maxLines, options);
-  const fields = renderSection(diff.fieldLines ?? [], maxLines, options);
+  const limits = {
+    maxLines: options.maxLines ?? MAX_SHOWN_LINES,
+    maxChars: options.maxChars ?? DEFAULT_MAX_CHARS,
+  };
+  const description = renderSection(diff.descriptionLines ?? [], limits);
+  const fields = renderSection(diff.fieldLines ?? [], limits);
   const hiddenAdded = description.hiddenAdded + fields.hiddenAdded;
   const hiddenRemoved = description.hiddenRemoved + fields.hiddenRemoved;
   const rest = hiddenAdded + hiddenRemoved;
+  const stretches = description.hiddenStretches + fields.hiddenStretches;
   const out = [`Changed: ${summarizePinDiff(diff)}`];
+  const parts: string[] = [];
   if (rest > 0) {
-    out.push(
-      `Not shown here: ${rest} more changed ${rest === 1 ? "line" : "lines"} (${hiddenAdded} added, ${hiddenRemoved} removed)`,
+    parts.push(
+      `${rest} more changed ${rest === 1 ? "line" : "lines"} (${hiddenAdded} added, ${hiddenRemoved} removed)`,
     );
+  }
+  if (stretches > 0) {
+    parts.push(
+      `${stretches} changed ${stretches === 1 ? "stretch" : "stretches"} of long lines, in whole or in part`,
+    );
+  }
+  if (parts.length > 0) {
+    const see = options.seeAll === undefined ? "" : `; see all of it with: ${options.seeAll}`;
+    out.push(`Not shown here: ${parts.join(" and ")}${see}`);
   }
   out.push(...description.shown);
   if (fields.shown.length > 0) out.push("Title, schemas and annotations:", ...fields.shown);

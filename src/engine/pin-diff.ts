@@ -175,23 +175,27 @@ const FIELDS = ["title", "inputSchema", "outputSchema", "annotations"] as const;
  * One field of a definition (title, input or output schema, annotations) as one line per leaf,
  * `path: JSON value` with keys sorted (`inputSchema.properties.to.description: "The recipient."`),
  * so that a line diff names what changed inside it; at most 10,000 leaves, paths cut at 1,024
- * characters (`jsonLeaves`). `cut` says why not every leaf is told apart: too many, or too deep.
+ * characters (`jsonLeaves`). `paths` gives each line's path; `cut` says why not every leaf is told
+ * apart: too many, or too deep.
  */
 function fieldText(
   def: ToolDefinition,
   field: (typeof FIELDS)[number],
-): { lines: string[]; cut: "leaves" | "deep" | undefined } {
+): { lines: string[]; paths: Map<string, string>; cut: "leaves" | "deep" | undefined } {
   const value = (def as unknown as JsonObject)[field];
-  if (value === undefined) return { lines: [], cut: undefined };
+  if (value === undefined) return { lines: [], paths: new Map(), cut: undefined };
   const { leaves, more } = jsonLeaves(
     { [field]: JSON.parse(canonicalJson(value)) as JsonValue },
     MAX_FIELD_LINES,
   );
   const deep = leaves.some(({ path }) => path.endsWith(PATH_CUT));
-  return {
-    lines: leaves.map(({ path, value: leaf }) => `${path}: ${JSON.stringify(leaf)}`),
-    cut: more > 0 ? "leaves" : deep ? "deep" : undefined,
-  };
+  const paths = new Map<string, string>();
+  const lines = leaves.map(({ path, value: leaf }) => {
+    const line = `${path}: ${JSON.stringify(leaf)}`;
+    paths.set(line, path);
+    return line;
+  });
+  return { lines, paths, cut: more > 0 ? "leaves" : deep ? "deep" : undefined };
 }
 
 /**
@@ -217,7 +221,10 @@ function fieldLines(pinned: ToolDefinition, current: ToolDefinition): PinDiffLin
           : `has more than ${MAX_FIELD_LINES} leaves`;
       lines.push({ op: "added", text: `(${field} ${why}: its change is not all shown)` });
     }
-    lines.push(...changed);
+    for (const line of changed) {
+      const path = (line.op === "removed" ? before : after).paths.get(line.text);
+      lines.push(path === undefined ? line : { ...line, path });
+    }
   }
   return lines;
 }

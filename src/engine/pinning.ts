@@ -172,6 +172,11 @@ function acceptHint(input: CallInput, hash: string): string {
   return `review it with: ${listCommand(input.server)}; accept it with: ${acceptCommand(input.server, { tool: input.tool, hash })}`;
 }
 
+/** Where a question's change view sends the reader for what it leaves out (no pin file under `off`). */
+function seeAll(input: CallInput): { readonly seeAll?: string } {
+  return input.pinMode === "off" ? {} : { seeAll: listCommand(input.server, { full: true }) };
+}
+
 /**
  * Evaluates the pinning contract of a call from the status the edge computed: `pinned` passes;
  * `changed` asks, describing the diff; `new` asks (suspicious definitions say so); `unknown` denies.
@@ -202,7 +207,7 @@ export function evaluatePinning(input: CallInput): ContractResult {
     };
     const question: Question = {
       kind: "changed_tool",
-      message: `Accept the changed definition of tool ${name} ${where}?\n${renderedOnce(pin, () => describePinDiff(pin.diff))}`,
+      message: `Accept the changed definition of tool ${name} ${where}?\n${renderedOnce(pin, () => describePinDiff(pin.diff, seeAll(input)))}`,
       key,
     };
     return { denies: [], asks: [{ reason, question }] };
@@ -219,7 +224,7 @@ export function evaluatePinning(input: CallInput): ContractResult {
   const shown =
     definition === undefined
       ? ""
-      : `\n${renderedOnce(pin, () => describePinDiff(diffToolDefinitions({ name: tool }, definition)).replace(/^Changed: /, "New: "))}`;
+      : `\n${renderedOnce(pin, () => describePinDiff(diffToolDefinitions({ name: tool }, definition), seeAll(input)).replace(/^Changed: /, "New: "))}`;
   const question: Question = {
     kind: "new_tool",
     message: `Accept the new tool ${name} ${where}${pin.suspicious ? `, whose definition contains invisible or bidi control characters` : ""}?${shown}`,

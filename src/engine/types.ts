@@ -188,11 +188,13 @@ export interface PinDiff {
   readonly annotationKeys?: readonly string[];
 }
 
-/** One changed line of a tool description (SPEC §2.2 "saying what changed"). */
+/** One changed line of a tool description or field (SPEC §2.2 "saying what changed"). */
 export interface PinDiffLine {
   readonly op: "removed" | "added";
   /** The line's text (untrusted: render it before showing it). */
   readonly text: string;
+  /** For a leaf of a field: its path; the text is `path: JSON value` (the path is always shown). */
+  readonly path?: string;
 }
 
 /**

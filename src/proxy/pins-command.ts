@@ -13,7 +13,6 @@ import { type CommandIo, commandIo } from "../commands/io.ts";
 import {
   ACCEPT_HASH_DIGITS,
   acceptCommand,
-  describePinDiff,
   diffToolDefinitions,
   safeName,
   summarizePinDiff,
@@ -22,37 +21,45 @@ import { BouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import { acceptPending, forgetServer, listPins } from "./pin-admin.ts";
 import type { PinRecord } from "./pin-file.ts";
+import { changeView, fullDefinition, indent } from "./pins-view.ts";
 
 /**
- * Runs `bouncer pins list`.
+ * Runs `bouncer pins list`: a table of pinned and pending definitions, then each pending one's
+ * change (with a terminal's limits, naming `--full` when something is left out; with `full`, every
+ * change whole and the pending definition in full) and the command that accepts exactly it.
  *
- * Source: SPEC §5.7.
- * @param options - The server filter, JSON output, Bouncer's home.
+ * Source: SPEC §5.7, §2.2 ("saying what changed").
+ * @param options - The server filter, `full`, JSON output (with every definition in full), Bouncer's
+ *   home.
  * @param io - Where output goes.
  * @returns 0, or 1 when a pin file could not be read (each is named on stderr).
  */
 export function runPinsList(
-  options: { readonly server?: string; readonly json?: boolean; readonly home: string },
+  options: {
+    readonly server?: string;
+    readonly full?: boolean;
+    readonly json?: boolean;
+    readonly home: string;
+  },
   io: CommandIo,
 ): number {
   const { servers, unreadable } = listPins(options.home, options.server);
   for (const { problem } of unreadable) io.err(`${problem}\n`);
+  const full = options.full === true;
   if (options.json === true) {
     const list = servers.map(({ path, file }) => ({
       server: file.server,
       command: file.command,
       cwd: file.cwd,
       file: path,
-      tools: file.tools.map(({ name, hash, at }) => ({ name, hash, at })),
+      tools: file.tools.map(({ name, hash, at, definition }) => ({ name, hash, at, definition })),
       pending: file.pending.map((record) => ({
         name: record.name,
         hash: record.hash,
         at: record.at,
         kind: record.kind,
-        change: acceptedChange(
-          record,
-          file.tools.find((tool) => tool.name === record.name),
-        ),
+        change: changeView(record, { ...replacing(file.tools, record), server: file.server, full }),
+        definition: record.definition,
       })),
     }));
     io.out(`${JSON.stringify(list)}\n`);
@@ -100,12 +107,14 @@ export function runPinsList(
   // Each with the command bound to its hash: an accept refuses a definition that replaced it since.
   for (const { file } of servers) {
     for (const record of file.pending) {
-      const pinned = file.tools.find((tool) => tool.name === record.name);
+      const replaced = replacing(file.tools, record);
       const hash = record.hash.slice(0, ACCEPT_HASH_DIGITS);
       io.out(
-        `\nPending ${pinned === undefined ? "new" : "changed"} tool ${safeName(record.name)} of server ${safeName(file.server)} (hash ${hash}):\n`,
+        `\nPending ${replaced.replaced === undefined ? "new" : "changed"} tool ${safeName(record.name)} of server ${safeName(file.server)} (hash ${hash}):\n`,
       );
-      io.out(`${indent(acceptedChange(record, pinned))}\n`);
+      io.out(`${indent(changeView(record, { ...replaced, server: file.server, full }))}\n`);
+      if (full)
+        io.out(`  Pending definition in full:\n${indent(indent(fullDefinition(record.definition)))}\n`);
       io.out(
         `  Accept this definition with: ${acceptCommand(file.server, { tool: record.name, hash: record.hash })}\n`,
       );
@@ -114,30 +123,15 @@ export function runPinsList(
   return unreadable.length > 0 ? 1 : 0;
 }
 
-/** What a terminal shows of an accepted definition (more than an ask's form: 20 lines, 200 characters). */
-const TERMINAL_LIMITS = { maxLines: 200, maxChars: 2000 } as const;
-
 /**
- * What accepting a definition changes (or changed), as an ask shows it, with a terminal's limits:
- * the difference from the pin it replaces, or for a new tool the difference from no definition at
- * all (its description lines, properties and annotations, all as added).
- * @param record - The accepted definition.
- * @param replaced - The pin it replaced, if any.
- * @returns Multi-line text, untrusted text rendered safely.
+ * The pin a pending definition would replace, as `changeView` takes it.
+ * @param tools - The file's pins.
+ * @param record - The pending definition.
+ * @returns `{ replaced }`, or `{}` for a new tool.
  */
-function acceptedChange(record: PinRecord, replaced: PinRecord | undefined): string {
-  const before = replaced?.definition ?? { name: record.name };
-  const text = describePinDiff(diffToolDefinitions(before, record.definition), TERMINAL_LIMITS);
-  return replaced === undefined ? text.replace(/^Changed: /, "New: ") : text;
-}
-
-/**
- * Indents each line by two spaces.
- * @param text - Lines.
- * @returns The indented text.
- */
-function indent(text: string): string {
-  return text.replace(/^/gm, "  ");
+function replacing(tools: readonly PinRecord[], record: PinRecord): { readonly replaced?: PinRecord } {
+  const replaced = tools.find((tool) => tool.name === record.name);
+  return replaced === undefined ? {} : { replaced };
 }
 
 /**
@@ -201,7 +195,9 @@ export async function runPinsAccept(
     io.out(
       `Accepted ${kind} tool ${safeName(record.name)} of server ${server} (${record.hash.slice(0, 12)})\n`,
     );
-    io.out(`${indent(acceptedChange(record, replaced))}\n`);
+    io.out(
+      `${indent(changeView(record, { ...(replaced === undefined ? {} : { replaced }), server: options.server }))}\n`,
+    );
   }
   io.out("Running sessions pick it up before their next call\n");
   return 0;
@@ -246,12 +242,16 @@ const listCommand = defineCommand({
   meta: { name: "list", description: "List pinned tools and pending (changed or new) definitions" },
   args: {
     server: { type: "positional", description: "Only this server (--upstream-name)", required: false },
+    full: {
+      type: "boolean",
+      description: "Show every change whole and each pending definition in full",
+    },
     json,
   },
   run: ({ args, data }): number => {
     const io = commandIo(data);
     const server = typeof args.server === "string" && args.server !== "" ? { server: args.server } : {};
-    return runPinsList({ ...server, json: args.json === true, home: home(io) }, io);
+    return runPinsList({ ...server, full: args.full === true, json: args.json === true, home: home(io) }, io);
   },
 });
 

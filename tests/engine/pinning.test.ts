@@ -275,6 +275,19 @@ describe("evaluatePinning()", () => {
     expect(ask?.reason.message).not.toContain("--hash");
   });
 
+  test("evaluatePinning() names bouncer pins list --full SERVER where the question's change view leaves something out", () => {
+    const many = Array.from({ length: 30 }, (_, i) => ({ op: "added" as const, text: `line ${i}` }));
+    const long: PinStatus = { ...changed, diff: { ...changed.diff, descriptionLines: many } };
+    const message = evaluatePinning(makeInput({ pin: long })).asks[0]?.question.message ?? "";
+    expect(message.split("\n")[2]).toBe(
+      "Not shown here: 10 more changed lines (10 added, 0 removed); see all of it with: bouncer pins list --full srv",
+    );
+    // Under --pins off there is no pin file for pins list to show (a status of another session).
+    const offPin: PinStatus = { ...long };
+    const off = evaluatePinning(makeInput({ pin: offPin, pinMode: "off" })).asks[0]?.question.message ?? "";
+    expect(off.split("\n")[2]).toBe("Not shown here: 10 more changed lines (10 added, 0 removed)");
+  });
+
   test("evaluatePinning() keys a new tool's question by its hash", () => {
     const ask = evaluatePinning(makeInput({ pin: { kind: "new", hash: "h2", suspicious: false } })).asks[0];
     expect(ask?.question).toMatchObject({ kind: "new_tool", key: { identity: "h2", param: "" } });
