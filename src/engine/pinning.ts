@@ -169,7 +169,7 @@ export const PINS_OFF_HINT =
 /** How to review and accept the definition the question shows (bound to it by its hash). */
 function acceptHint(input: CallInput, hash: string): string {
   if (input.pinMode === "off") return PINS_OFF_HINT;
-  return `review it with: ${listCommand(input.server)}; accept it with: ${acceptCommand(input.server, { tool: input.tool, hash })}`;
+  return `review it with: ${listCommand(input.server)}; accept it at a terminal with: ${acceptCommand(input.server, { tool: input.tool, hash })}`;
 }
 
 /** Where a question's change view sends the reader for what it leaves out (no pin file under `off`). */

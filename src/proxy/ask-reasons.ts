@@ -46,9 +46,10 @@ export function remedy(context: RemedyContext): string {
   );
   if (pinning !== undefined && context.pinsOff === true) clauses.push(PINS_OFF_HINT);
   else if (pinning !== undefined) {
-    // Bound to the definition the question showed: an accept of a later one is refused.
+    // Bound to the definition the question showed: an accept of a later one is refused. It asks on
+    // the controlling terminal, so the person runs it (an agent's shell tool is refused).
     const command = acceptCommand(context.server, { tool: context.tool, hash: pinning.key.identity });
-    clauses.push(`to accept the tool's definition, run: ${command}`);
+    clauses.push(`to accept the tool's definition, a person at a terminal can run: ${command}`);
   }
   if (kinds.has("action")) {
     clauses.push(`the policy asks before every call of ${tool} (action: ask or unclassified: ask)`);

@@ -104,6 +104,11 @@ export interface AcceptedPin {
   readonly replaced?: PinRecord;
 }
 
+/** One pending definition chosen to be accepted: its file (as read), and the pin it would replace. */
+export interface PendingChoice extends AcceptedPin {
+  readonly file: PinFile;
+}
+
 /** Fewest hex digits `--hash` takes (SPEC §5.7 is silent: 8, as short as a person types safely). */
 const MIN_HASH_PREFIX = 8;
 
@@ -124,52 +129,39 @@ function checkHashPrefix(prefix: string): string {
 }
 
 /**
- * Accepts pending definitions of a server: one tool's, or all of them; with `hash`, only a
- * definition whose hash starts with it (the one the person reviewed), refusing — nothing written —
- * when the pending definition is another one. Each accepted definition replaces the pin of the
- * same tool and leaves the pending list.
+ * Chooses, without writing anything, the pending definitions of a server an accept would take:
+ * one tool's, or all of them; with `hash`, only a definition whose hash starts with it (the one the
+ * person reviewed), refusing when the pending definition is another one.
  *
  * Source: SPEC §2.2, §5.7.
  * @param home - Bouncer's home directory.
  * @param options - The server name and, optionally, the tool and a hash prefix (checked with
  *   {@link checkHashPrefix}).
- * @returns The accepted records, each with the file it was in and the pin it replaced (absent for a
- *   new tool).
+ * @returns The chosen definitions, each with its file and the pin it would replace (absent for a
+ *   new tool); never empty.
  * @throws {BouncerError} `PINS_UNKNOWN_SERVER` when no pin file names the server;
  *   `PINS_NOTHING_PENDING` when it has nothing to accept; `PINS_HASH_MISMATCH` when `hash` names no
  *   pending definition (of that tool) or, without a tool, the definitions of several tools;
- *   `PINS_CORRUPT` and friends when a file of that server cannot be read or written.
+ *   `PINS_CORRUPT` and friends when a file of that server cannot be read.
  */
-export async function acceptPending(
+export function choosePending(
   home: string,
   options: { readonly server: string; readonly tool?: string; readonly hash?: string },
-): Promise<AcceptedPin[]> {
+): PendingChoice[] {
   const listing = listPins(home, options.server);
   const prefix = options.hash === undefined ? undefined : checkHashPrefix(options.hash);
   const wanted = (record: PinRecord): boolean =>
     (options.tool === undefined || record.name === options.tool) &&
     (prefix === undefined || record.hash.startsWith(prefix));
   if (prefix !== undefined) refuseOtherDefinitions(listing, { ...options, prefix });
-  const accepted: AcceptedPin[] = [];
-  for (const { path } of listing.servers) {
-    await updatePinFile(path, (current) => {
-      if (current === undefined || current.server !== options.server) return undefined;
-      const taking = current.pending.filter(wanted);
-      if (taking.length === 0) return undefined;
-      const names = new Set(taking.map((record) => record.name));
-      const pinned = taking.map(({ kind: _kind, ...record }) => record);
-      for (const record of taking) {
-        const replaced = current.tools.find((pin) => pin.name === record.name);
-        accepted.push(replaced === undefined ? { path, record } : { path, record, replaced });
-      }
-      return {
-        ...current,
-        tools: [...current.tools.filter((record) => !names.has(record.name)), ...pinned],
-        pending: current.pending.filter((record) => !names.has(record.name)),
-      };
-    });
+  const chosen: PendingChoice[] = [];
+  for (const { path, file } of listing.servers) {
+    for (const record of file.pending.filter(wanted)) {
+      const replaced = file.tools.find((pin) => pin.name === record.name);
+      chosen.push(replaced === undefined ? { path, file, record } : { path, file, record, replaced });
+    }
   }
-  if (accepted.length === 0) {
+  if (chosen.length === 0) {
     const problem = listing.unreadable[0]?.problem;
     if (problem !== undefined) throw new BouncerError("PINS_CORRUPT", problem);
     if (listing.servers.length === 0) {
@@ -188,7 +180,51 @@ export async function acceptPending(
       `Cannot accept pins of server "${options.server}": ${what}`,
     );
   }
-  return accepted;
+  return chosen;
+}
+
+/**
+ * Accepts exactly the chosen definitions, each under its file's lock: a definition still pending
+ * with the hash it was chosen by replaces the pin of its tool and leaves the pending list; one the
+ * upstream replaced since (another hash pending now, or none) is not accepted, and returned.
+ *
+ * Source: SPEC §2.2 (`bouncer pins accept` accepts the definition the person was shown), §5.7.
+ * @param chosen - From {@link choosePending}, shown to the person and confirmed.
+ * @returns The accepted definitions (with the pins they replaced as the files held them then) and
+ *   the chosen ones that were no longer pending as chosen.
+ * @throws {BouncerError} `PINS_CORRUPT`, `PINS_LOCKED` or `PINS_UNWRITABLE`.
+ */
+export async function acceptChosen(
+  chosen: readonly PendingChoice[],
+): Promise<{ readonly accepted: AcceptedPin[]; readonly changed: PendingChoice[] }> {
+  const accepted: AcceptedPin[] = [];
+  const changed: PendingChoice[] = [];
+  for (const path of new Set(chosen.map((choice) => choice.path))) {
+    const mine = chosen.filter((choice) => choice.path === path);
+    await updatePinFile(path, (current) => {
+      const server = mine[0]?.file.server;
+      const pending = current !== undefined && current.server === server ? current.pending : [];
+      const taking = pending.filter((record) =>
+        mine.some((choice) => choice.record.name === record.name && choice.record.hash === record.hash),
+      );
+      const names = new Set(taking.map((record) => record.name));
+      changed.push(...mine.filter((choice) => !names.has(choice.record.name)));
+      if (current === undefined || taking.length === 0) return undefined;
+      for (const record of taking) {
+        const replaced = current.tools.find((pin) => pin.name === record.name);
+        accepted.push(replaced === undefined ? { path, record } : { path, record, replaced });
+      }
+      return {
+        ...current,
+        tools: [
+          ...current.tools.filter((record) => !names.has(record.name)),
+          ...taking.map(({ kind: _kind, ...record }) => record),
+        ],
+        pending: current.pending.filter((record) => !names.has(record.name)),
+      };
+    });
+  }
+  return { accepted, changed };
 }
 
 /**

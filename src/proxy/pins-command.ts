@@ -1,7 +1,7 @@
 /**
  * `bouncer pins list [SERVER] | accept SERVER [TOOL] | forget SERVER` (`--json` on each): the pinned
  * tool definitions under `$BOUNCER_HOME/pins`, the changed and new definitions waiting beside them,
- * accepting those from a terminal, and forgetting a server. Edge.
+ * accepting those from a terminal (`pins-accept.ts`), and forgetting a server. Edge.
  *
  * Source: SPEC §5.7, §2.2.
  * @module
@@ -10,17 +10,12 @@
 import { basename } from "node:path";
 import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
-import {
-  ACCEPT_HASH_DIGITS,
-  acceptCommand,
-  diffToolDefinitions,
-  safeName,
-  summarizePinDiff,
-} from "../engine/index.ts";
-import { BouncerError } from "../platform/errors.ts";
+import { ACCEPT_HASH_DIGITS, acceptCommand, safeName } from "../engine/index.ts";
+import { openControllingTerminal } from "../platform/controlling-terminal.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
-import { acceptPending, forgetServer, listPins } from "./pin-admin.ts";
+import { forgetServer, listPins } from "./pin-admin.ts";
 import type { PinRecord } from "./pin-file.ts";
+import { runPinsAccept } from "./pins-accept.ts";
 import { changeView, fullDefinition, indent } from "./pins-view.ts";
 
 /**
@@ -135,75 +130,6 @@ function replacing(tools: readonly PinRecord[], record: PinRecord): { readonly r
 }
 
 /**
- * Runs `bouncer pins accept SERVER [TOOL] [--hash PREFIX]`: accepts (with `--hash`, only the
- * definition whose hash starts with it: the one reviewed), then shows what each accepted
- * definition changed (SPEC §2.2 "saying what changed", as an ask does).
- *
- * Source: SPEC §2.2, §5.7.
- * @param options - Server, optional tool and hash prefix, JSON output, Bouncer's home.
- * @param io - Where output goes.
- * @returns 0.
- * @throws {BouncerError} `USAGE` (exit 2) for an empty SERVER or TOOL or a bad `--hash`; exit 1 when nothing (matching) is
- *   pending or a file cannot be read or written.
- */
-export async function runPinsAccept(
-  options: {
-    readonly server: string;
-    readonly tool?: string;
-    readonly hash?: string;
-    readonly json?: boolean;
-    readonly home: string;
-  },
-  io: CommandIo,
-): Promise<number> {
-  // An empty TOOL (an unset shell variable) must not widen to "every pending definition".
-  if (options.server === "" || options.tool === "") {
-    throw new BouncerError(
-      "USAGE",
-      `Cannot accept pins: ${options.server === "" ? "SERVER" : "TOOL"} is empty (leave TOOL out to accept every pending definition of the server)`,
-    );
-  }
-  const accepted = await acceptPending(options.home, {
-    server: options.server,
-    ...(options.tool === undefined ? {} : { tool: options.tool }),
-    ...(options.hash === undefined ? {} : { hash: options.hash }),
-  });
-  if (options.json === true) {
-    const list = accepted.map(({ path, record, replaced }) => ({
-      server: options.server,
-      file: path,
-      tool: record.name,
-      hash: record.hash,
-      ...(replaced === undefined
-        ? {}
-        : {
-            replaced_hash: replaced.hash,
-            change: summarizePinDiff(diffToolDefinitions(replaced.definition, record.definition)),
-          }),
-    }));
-    io.out(`${JSON.stringify({ accepted: list })}\n`);
-    return 0;
-  }
-  // One server name pinned under several identities: each line names the identity's file id.
-  const several = new Set(accepted.map(({ path }) => path)).size > 1;
-  for (const { path, record, replaced } of accepted) {
-    // Worded by what was replaced, whatever the pending record said (a pin may have gone meanwhile).
-    const kind = replaced === undefined ? "new" : "changed";
-    const server = several
-      ? `${safeName(options.server)} [${basename(path, ".json").slice(0, 8)}]`
-      : safeName(options.server);
-    io.out(
-      `Accepted ${kind} tool ${safeName(record.name)} of server ${server} (${record.hash.slice(0, 12)})\n`,
-    );
-    io.out(
-      `${indent(changeView(record, { ...(replaced === undefined ? {} : { replaced }), server: options.server }))}\n`,
-    );
-  }
-  io.out("Running sessions pick it up before their next call\n");
-  return 0;
-}
-
-/**
  * Runs `bouncer pins forget SERVER`.
  *
  * Source: SPEC §5.7.
@@ -259,7 +185,8 @@ const listCommand = defineCommand({
 const acceptSubcommand = defineCommand({
   meta: {
     name: "accept",
-    description: "Accept a changed or new tool definition (all pending ones without TOOL)",
+    description:
+      "Accept a changed or new tool definition (all pending ones without TOOL), confirmed on the terminal (/dev/tty)",
   },
   args: {
     server: { type: "positional", description: "The server (--upstream-name)", required: true },
@@ -272,14 +199,20 @@ const acceptSubcommand = defineCommand({
     },
     json,
   },
-  run: ({ args, data }): Promise<number> => {
+  run: async ({ args, data }): Promise<number> => {
     const io = commandIo(data);
     const tool = typeof args.tool === "string" ? { tool: args.tool } : {};
     const hash = typeof args.hash === "string" ? { hash: args.hash } : {};
-    return runPinsAccept(
-      { server: args.server, ...tool, ...hash, json: args.json === true, home: home(io) },
-      io,
-    );
+    // Always the real controlling terminal: nothing a caller passes can answer for the person.
+    const terminal = openControllingTerminal();
+    try {
+      return await runPinsAccept(
+        { server: args.server, ...tool, ...hash, json: args.json === true, home: home(io), terminal },
+        io,
+      );
+    } finally {
+      terminal?.close();
+    }
   },
 });
 

@@ -5,7 +5,7 @@ import { memoryIo } from "../../src/commands/io.ts";
 import { type JsonObject, PINS_OFF_HINT } from "../../src/engine/index.ts";
 import { updatePinFile } from "../../src/proxy/file-pin-store.ts";
 import { definitionHash } from "../../src/proxy/pin-file.ts";
-import { runPinsAccept } from "../../src/proxy/pins-command.ts";
+import { runPinsAccept } from "../../src/proxy/pins-accept.ts";
 import { sessionId } from "../../src/proxy/session-audit.ts";
 import {
   auditRecords,
@@ -19,6 +19,7 @@ import {
   toolCall,
   type UpstreamScript,
 } from "./support/gating-relay.ts";
+import { fakeTerminal } from "./support/terminal.ts";
 
 const POLICY = MAIL_POLICY;
 const READ = READ_TOOL;
@@ -58,7 +59,8 @@ describe("createGatingHooks() pin modes", () => {
     const blocked = await r.clientMessage((m) => m.id === 1, "blocked call");
     expect(JSON.stringify(blocked.result)).toContain("bouncer pins accept");
     expect(r.upstreamCalls("tools/call")).toHaveLength(0);
-    expect(await runPinsAccept({ home: r.home, server: "mail" }, memoryIo().io)).toBe(0);
+    const { terminal } = fakeTerminal(["y"]);
+    expect(await runPinsAccept({ home: r.home, server: "mail", terminal }, memoryIo().io)).toBe(0);
     expect(await listed(r, "l2")).toEqual({ tools: [READ, SEND] });
     expect(r.toClient.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(1);
     r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
@@ -73,7 +75,8 @@ describe("createGatingHooks() pin modes", () => {
     expect(JSON.stringify((await r.clientMessage((m) => m.id === 1, "blocked call")).result)).toContain(
       "bouncer pins accept",
     );
-    expect(await runPinsAccept({ home: r.home, server: "mail" }, memoryIo().io)).toBe(0);
+    const { terminal } = fakeTerminal(["y"]);
+    expect(await runPinsAccept({ home: r.home, server: "mail", terminal }, memoryIo().io)).toBe(0);
     r.fromClient(call(2, "send_email", { to: "boss@corp.example" }));
     const forwarded = await r.clientMessage((m) => m.id === 2, "forwarded call");
     expect(JSON.stringify(forwarded.result)).not.toContain("[bouncer blocked]");

@@ -2,7 +2,7 @@
  * A rug pull through the real `bouncer run` (SDK Client over real stdio, fixture upstream): after the
  * upstream rewrites a tool's description and sends `list_changed`, the client keeps seeing the pinned
  * description and a call to that tool asks — denied naming `bouncer pins accept` when the client
- * cannot answer, forwarded after `bouncer pins accept` from a terminal, or after an approved
+ * cannot answer, forwarded after `bouncer pins accept` from a terminal (a pty), or after an approved
  * elicitation, and blocked (asked again next time) when that approval's re-pin cannot be written
  * (SPEC §2.2 "Changed tool", §3.4; issue 3).
  */
@@ -12,7 +12,9 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { memoryIo } from "../../src/commands/io.ts";
 import { parsePinFile } from "../../src/proxy/pin-file.ts";
+import { runPinsAccept } from "../../src/proxy/pins-accept.ts";
 import { HONEST, POISONED } from "../fixtures/servers/rug-pull-upstream.ts";
 import {
   BUN,
@@ -24,6 +26,7 @@ import {
   tempHome,
   waitUntil,
 } from "./support/harness.ts";
+import { fakeTerminal, HAS_SCRIPT, pinsUnderPty } from "./support/terminal.ts";
 
 const E2E_TIMEOUT = 120_000;
 const FIXTURE = join(ROOT, "tests/fixtures/servers/rug-pull-upstream.ts");
@@ -128,9 +131,17 @@ describe("bouncer run against a rug pull", () => {
       }[];
       expect(pins?.pending).toEqual([expect.objectContaining({ name: "get_forecast", kind: "changed" })]);
       expect(pins?.pending[0]?.hash.startsWith(hash ?? "-")).toBe(true);
-      const accepted = pinsCli(home, ["accept", "rug", "get_forecast", "--hash", hash ?? ""]);
-      expect(accepted.stderr).toBe("");
-      expect(accepted.status).toBe(0);
+      // Accepted from a terminal: the real CLI under a pty where `script` is there, else the function.
+      const args = ["rug", "get_forecast", "--hash", hash ?? ""];
+      if (HAS_SCRIPT) {
+        const accepted = pinsUnderPty(home, ["accept", ...args], "y\n");
+        expect(accepted.screen).toContain("Accepted changed tool get_forecast of server rug");
+        expect(accepted.status).toBe(0);
+      } else {
+        const { terminal } = fakeTerminal(["y"]);
+        const options = { home, server: "rug", tool: "get_forecast", hash: hash ?? "", terminal };
+        expect(await runPinsAccept(options, memoryIo().io)).toBe(0);
+      }
 
       const before = changes();
       const forwarded = await client.callTool({ name: "get_forecast", arguments: { city: "Paris" } });
