@@ -37,24 +37,27 @@ export function shellWord(value: string): string | undefined {
 
 /**
  * The command that accepts one pending definition: `bouncer pins accept SERVER TOOL --hash PREFIX`
- * with the first {@link ACCEPT_HASH_DIGITS} hex digits of its hash. A tool name that is no safe
- * shell word is left out (`--hash` alone names the definition); a server name that is none is
- * rendered as an untrusted string (the person chose it, and must type it).
+ * with the first {@link ACCEPT_HASH_DIGITS} hex digits of its hash, and `--id ID` when the server
+ * name is pinned under several identities. A tool name that is no safe shell word is left out
+ * (`--hash` alone names the definition); a server name that is none is rendered as an untrusted
+ * string (the person chose it, and must type it).
  *
  * Source: SPEC §2.2, §5.7.
  * @param server - The server name (`--upstream-name`).
- * @param options - The tool name and the definition's hash (hex).
+ * @param options - The tool name, the definition's hash (hex) and, when the name has several
+ *   identities, the file id of this one.
  * @returns The command line.
  * @example acceptCommand("mail", { tool: "send", hash: "ab".repeat(32) }) // "bouncer pins accept mail send --hash abababababababab"
  */
 export function acceptCommand(
   server: string,
-  options: { readonly tool: string; readonly hash: string },
+  options: { readonly tool: string; readonly hash: string; readonly id?: string },
 ): string {
   const name = shellWord(server) ?? renderUntrusted(server);
   const tool = shellWord(options.tool);
   const hash = options.hash.slice(0, ACCEPT_HASH_DIGITS);
-  return `bouncer pins accept ${name}${tool === undefined ? "" : ` ${tool}`} --hash ${hash}`;
+  const id = options.id === undefined ? "" : ` --id ${options.id}`;
+  return `bouncer pins accept ${name}${tool === undefined ? "" : ` ${tool}`} --hash ${hash}${id}`;
 }
 
 /**

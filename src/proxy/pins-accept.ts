@@ -12,12 +12,13 @@
  * @module
  */
 
-import { basename } from "node:path";
 import type { CommandIo } from "../commands/io.ts";
 import { diffToolDefinitions, listCommand, safeName, summarizePinDiff } from "../engine/index.ts";
 import { type ConfirmTerminal, confirmOn } from "../platform/controlling-terminal.ts";
 import { BouncerError } from "../platform/errors.ts";
-import { acceptChosen, choosePending, type PendingChoice } from "./pin-admin.ts";
+import { acceptChosen, choosePending, type PendingChoice } from "./pin-accepting.ts";
+import { listPins } from "./pin-admin.ts";
+import { identityId } from "./pin-identities.ts";
 import { changeView, indent } from "./pins-view.ts";
 
 /** What `runPinsAccept` takes. */
@@ -25,6 +26,8 @@ export interface PinsAcceptOptions {
   readonly server: string;
   readonly tool?: string;
   readonly hash?: string;
+  /** The file id of the identity to accept for (`--id`), when the name has several. */
+  readonly id?: string;
   readonly json?: boolean;
   readonly home: string;
   /**
@@ -35,27 +38,19 @@ export interface PinsAcceptOptions {
 }
 
 /**
- * The file id of an identity, as `pins list` shows it in brackets.
- * @param path - The pin file.
- * @returns Its first 8 hex digits.
- */
-function fileId(path: string): string {
-  return basename(path, ".json").slice(0, 8);
-}
-
-/**
  * Runs `bouncer pins accept`: chooses the pending definitions (with `--hash`, only the one whose
  * hash starts with it: the one reviewed), shows each on the terminal with its whole change, asks,
  * and on a yes accepts exactly those (one the upstream replaced meanwhile is not accepted).
  *
  * Source: SPEC §2.2, §3.4, §5.7.
- * @param options - Server, optional tool and hash prefix, JSON output, Bouncer's home, the terminal.
+ * @param options - Server, optional tool, hash prefix and identity id, JSON output, Bouncer's home,
+ *   the terminal.
  * @param io - Where the result goes (the question and the definitions go to the terminal).
  * @returns 0 when accepted or declined (nothing accepted: said so); 1 when a definition shown was
  *   no longer pending as shown.
- * @throws {BouncerError} `USAGE` (exit 2) for an empty SERVER or TOOL, a bad `--hash`, or no
- *   terminal to confirm on; exit 1 when nothing (matching) is pending or a file cannot be read or
- *   written.
+ * @throws {BouncerError} `USAGE` (exit 2) for an empty SERVER or TOOL, a bad `--hash` or `--id`,
+ *   or no terminal to confirm on; exit 1 when nothing (matching) is pending, when several identities
+ *   of the name have matching definitions and no `--id` chooses, or a file cannot be read or written.
  */
 export async function runPinsAccept(options: PinsAcceptOptions, io: CommandIo): Promise<number> {
   // An empty TOOL (an unset shell variable) must not widen to "every pending definition".
@@ -76,10 +71,12 @@ export async function runPinsAccept(options: PinsAcceptOptions, io: CommandIo): 
     server: options.server,
     ...(options.tool === undefined ? {} : { tool: options.tool }),
     ...(options.hash === undefined ? {} : { hash: options.hash }),
+    ...(options.id === undefined ? {} : { id: options.id }),
   });
-  const several = new Set(chosen.map(({ path }) => path)).size > 1;
+  // One identity (choosePending refuses several): named by its file id when the name has others.
+  const several = options.id !== undefined || listPins(options.home, options.server).servers.length > 1;
   const serverOf = (path: string): string =>
-    several ? `${safeName(options.server)} [${fileId(path)}]` : safeName(options.server);
+    several ? `${safeName(options.server)} [${identityId(path)}]` : safeName(options.server);
   for (const choice of chosen) terminal.write(`${review(choice, serverOf(choice.path))}\n`);
   const what = chosen.length === 1 ? "this definition" : `these ${chosen.length} definitions`;
   if (!(await confirmOn(terminal, `Accept ${what} of server ${safeName(options.server)}? [y/N] `))) {

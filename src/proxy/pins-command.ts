@@ -7,14 +7,14 @@
  * @module
  */
 
-import { basename } from "node:path";
 import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
 import { ACCEPT_HASH_DIGITS, acceptCommand, safeName } from "../engine/index.ts";
 import { openControllingTerminal } from "../platform/controlling-terminal.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import { forgetServer, listPins } from "./pin-admin.ts";
-import type { PinRecord } from "./pin-file.ts";
+import type { PinFile, PinRecord } from "./pin-file.ts";
+import { identityId } from "./pin-identities.ts";
 import { runPinsAccept } from "./pins-accept.ts";
 import { changeView, fullDefinition, indent } from "./pins-view.ts";
 
@@ -44,6 +44,7 @@ export function runPinsList(
   if (options.json === true) {
     const list = servers.map(({ path, file }) => ({
       server: file.server,
+      id: identityId(path),
       command: file.command,
       cwd: file.cwd,
       file: path,
@@ -64,9 +65,10 @@ export function runPinsList(
   const names = servers.map(({ file }) => file.server);
   const shared = new Set(names.filter((name, i) => names.indexOf(name) !== i));
   const rows: string[][] = [];
+  const serverOf = (file: PinFile, path: string): string =>
+    shared.has(file.server) ? `${safeName(file.server)} [${identityId(path)}]` : safeName(file.server);
   for (const { file, path } of servers) {
-    const id = basename(path, ".json").slice(0, 8);
-    const server = shared.has(file.server) ? `${safeName(file.server)} [${id}]` : safeName(file.server);
+    const server = serverOf(file, path);
     for (const record of file.tools) rows.push([server, record.name, "pinned", record.hash, record.at]);
     for (const record of file.pending) {
       rows.push([server, record.name, `${record.kind ?? "changed"} (pending)`, record.hash, record.at]);
@@ -100,18 +102,20 @@ export function runPinsList(
   // What accepting would change, shown before anything is accepted (a client that cannot ask
   // leaves `pins accept` as the only way through: the person reviews here first).
   // Each with the command bound to its hash: an accept refuses a definition that replaced it since.
-  for (const { file } of servers) {
+  // A name with several identities: each section and command names this one's id.
+  for (const { file, path } of servers) {
+    const id = shared.has(file.server) ? { id: identityId(path) } : {};
     for (const record of file.pending) {
       const replaced = replacing(file.tools, record);
       const hash = record.hash.slice(0, ACCEPT_HASH_DIGITS);
       io.out(
-        `\nPending ${replaced.replaced === undefined ? "new" : "changed"} tool ${safeName(record.name)} of server ${safeName(file.server)} (hash ${hash}):\n`,
+        `\nPending ${replaced.replaced === undefined ? "new" : "changed"} tool ${safeName(record.name)} of server ${serverOf(file, path)} (hash ${hash}):\n`,
       );
       io.out(`${indent(changeView(record, { ...replaced, server: file.server, full }))}\n`);
       if (full)
         io.out(`  Pending definition in full:\n${indent(indent(fullDefinition(record.definition)))}\n`);
       io.out(
-        `  Accept this definition with: ${acceptCommand(file.server, { tool: record.name, hash: record.hash })}\n`,
+        `  Accept this definition with: ${acceptCommand(file.server, { tool: record.name, hash: record.hash, ...id })}\n`,
       );
     }
   }
@@ -130,19 +134,24 @@ function replacing(tools: readonly PinRecord[], record: PinRecord): { readonly r
 }
 
 /**
- * Runs `bouncer pins forget SERVER`.
+ * Runs `bouncer pins forget SERVER [--id ID]`.
  *
  * Source: SPEC §5.7.
- * @param options - Server, JSON output, Bouncer's home.
+ * @param options - Server, the identity's file id when the name has several, JSON output, Bouncer's
+ *   home.
  * @param io - Where output goes.
  * @returns 0.
- * @throws {BouncerError} When the server has no pins.
+ * @throws {BouncerError} When the server has no pins (of that id), or several identities and no id.
  */
 export async function runPinsForget(
-  options: { readonly server: string; readonly json?: boolean; readonly home: string },
+  options: { readonly server: string; readonly id?: string; readonly json?: boolean; readonly home: string },
   io: CommandIo,
 ): Promise<number> {
-  const removed = await forgetServer(options.home, options.server);
+  const removed = await forgetServer(
+    options.home,
+    options.server,
+    options.id === undefined ? {} : { id: options.id },
+  );
   if (options.json === true) io.out(`${JSON.stringify({ forgotten: options.server, files: removed })}\n`);
   else {
     io.out(
@@ -162,6 +171,12 @@ function home(io: CommandIo): string {
 }
 
 const json = { type: "boolean", description: "Print one JSON document" } as const;
+const id = {
+  type: "string",
+  description:
+    "The identity, when the name is pinned for several commands or cwds (the [id] pins list shows)",
+  valueHint: "ID",
+} as const;
 
 /** `bouncer pins list [SERVER]`. */
 const listCommand = defineCommand({
@@ -197,17 +212,27 @@ const acceptSubcommand = defineCommand({
         "Accept only the definition whose hash starts with this (8+ hex digits, as pins list shows)",
       valueHint: "PREFIX",
     },
+    id,
     json,
   },
   run: async ({ args, data }): Promise<number> => {
     const io = commandIo(data);
     const tool = typeof args.tool === "string" ? { tool: args.tool } : {};
     const hash = typeof args.hash === "string" ? { hash: args.hash } : {};
+    const identity = typeof args.id === "string" ? { id: args.id } : {};
     // Always the real controlling terminal: nothing a caller passes can answer for the person.
     const terminal = openControllingTerminal();
     try {
       return await runPinsAccept(
-        { server: args.server, ...tool, ...hash, json: args.json === true, home: home(io), terminal },
+        {
+          server: args.server,
+          ...tool,
+          ...hash,
+          ...identity,
+          json: args.json === true,
+          home: home(io),
+          terminal,
+        },
         io,
       );
     } finally {
@@ -223,10 +248,15 @@ const forgetCommand = defineCommand({
     description:
       "Remove a server's pins: its next session pins it again on first sight; running sessions keep their pins until they restart",
   },
-  args: { server: { type: "positional", description: "The server (--upstream-name)", required: true }, json },
+  args: {
+    server: { type: "positional", description: "The server (--upstream-name)", required: true },
+    id,
+    json,
+  },
   run: ({ args, data }): Promise<number> => {
     const io = commandIo(data);
-    return runPinsForget({ server: args.server, json: args.json === true, home: home(io) }, io);
+    const identity = typeof args.id === "string" ? { id: args.id } : {};
+    return runPinsForget({ server: args.server, ...identity, json: args.json === true, home: home(io) }, io);
   },
 });
 

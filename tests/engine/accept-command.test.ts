@@ -32,4 +32,11 @@ describe("acceptCommand()", () => {
     );
     expect(listCommand("my mail")).toBe("bouncer pins list 'my mail'");
   });
+
+  test("acceptCommand() names the identity with --id when one is given", () => {
+    const hash = "0123456789abcdef".repeat(4);
+    expect(acceptCommand("mail", { tool: "send", hash, id: "0a1b2c3d" })).toBe(
+      "bouncer pins accept mail send --hash 0123456789abcdef --id 0a1b2c3d",
+    );
+  });
 });

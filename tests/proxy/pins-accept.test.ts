@@ -194,29 +194,86 @@ describe("bouncer pins accept", () => {
     expect(shown()).toContain("Accept these 2 definitions of server fs? [y/N] ");
   });
 
-  test("runPinsAccept() words each line by what was replaced, and names the identity when a name has several", async () => {
+  test("runPinsAccept() refuses when several identities of the name have matching pending definitions, naming each, and --id chooses one", async () => {
+    const home = emptyHome();
+    const store = createFilePinStore({ home });
+    const other: ServerContext = { name: "mail", command: ["mail-server", "--evil"], cwd: "/elsewhere" };
+    await store.pin(MAIL, [SEND]);
+    await store.setPending(MAIL, [{ definition: CHANGED, kind: "changed" }]);
+    const EVIL: ToolDefinition = { ...SEND, description: "EVIL B" };
+    await store.pin(other, [SEND]);
+    await store.setPending(other, [{ definition: EVIL, kind: "changed" }]);
+    const before = readFileSync(store.fileFor(other), "utf8");
+    const id = (server: ServerContext): string => basename(store.fileFor(server), ".json").slice(0, 8);
+    const attempt = runPinsAccept(
+      { home, server: "mail", tool: "send_email", terminal: yes().terminal },
+      memoryIo().io,
+    );
+    await expect(attempt).rejects.toThrow(
+      `Cannot accept pins of server "mail": 2 of its identities (another command or working directory) have matching pending definitions: [`,
+    );
+    await attempt.catch((error: unknown) => {
+      expect(String(error)).toContain(`[${id(MAIL)}] cwd "/work", command "mail-server"`);
+      expect(String(error)).toContain(`[${id(other)}] cwd "/elsewhere", command "mail-server --evil"`);
+      expect(String(error)).toContain(
+        "choose one with --id (bouncer pins list mail shows each); nothing was accepted",
+      );
+      expect(exitCodeFor(error)).toBe(1);
+    });
+    expect(readFileSync(store.fileFor(other), "utf8")).toBe(before);
+    // --id accepts for that identity only; the other's definition stays pending.
+    const { io, stdout } = memoryIo();
+    const { terminal, shown } = yes();
+    expect(
+      await runPinsAccept({ home, server: "mail", tool: "send_email", id: id(MAIL), terminal }, io),
+    ).toBe(0);
+    expect(shown()).toContain(`Pending changed tool send_email of server mail [${id(MAIL)}]`);
+    expect(shown()).not.toContain("EVIL B");
+    expect(stdout()).toMatch(
+      new RegExp(`^Accepted changed tool send_email of server mail \\[${id(MAIL)}\\]`),
+    );
+    expect((await createFilePinStore({ home }).load(MAIL))?.get("send_email")).toEqual(CHANGED);
+    expect(readFileSync(store.fileFor(other), "utf8")).toBe(before);
+    // An id naming none of the server's identities, or not hex.
+    await expect(
+      runPinsAccept({ home, server: "mail", id: "00000000", terminal: yes().terminal }, memoryIo().io),
+    ).rejects.toThrow('Cannot accept pins of server "mail": it has no pins of id 00000000');
+    const bad = runPinsAccept({ home, server: "mail", id: "abc", terminal: yes().terminal }, memoryIo().io);
+    await expect(bad).rejects.toThrow(
+      'Cannot accept pins: --id "abc" is not 8 to 64 hex digits of an identity',
+    );
+    await bad.catch((error: unknown) => expect(exitCodeFor(error)).toBe(2));
+  });
+
+  test("runPinsAccept() --hash naming one definition pending under two identities of the name refuses too", async () => {
     const home = emptyHome();
     const store = createFilePinStore({ home });
     const other: ServerContext = { ...MAIL, cwd: "/elsewhere" };
+    for (const server of [MAIL, other]) {
+      await store.pin(server, [SEND]);
+      await store.setPending(server, [{ definition: CHANGED, kind: "changed" }]);
+    }
+    const hash = definitionHash(CHANGED).slice(0, 16);
+    await expect(
+      runPinsAccept(
+        { home, server: "mail", tool: "send_email", hash, terminal: yes().terminal },
+        memoryIo().io,
+      ),
+    ).rejects.toThrow(
+      "2 of its identities (another command or working directory) have matching pending definitions",
+    );
+    expect((await createFilePinStore({ home }).load(other))?.get("send_email")).toEqual(SEND);
+  });
+
+  test("runPinsAccept() words each line by what was replaced", async () => {
+    const home = emptyHome();
+    const store = createFilePinStore({ home });
     await store.pin(MAIL, [WRITE]);
     // A "changed" record whose pin is gone: it is accepted as the new tool it now is.
     await store.setPending(MAIL, [{ definition: CHANGED, kind: "changed" }]);
-    await store.pin(other, [SEND]);
-    await store.setPending(other, [{ definition: CHANGED, kind: "changed" }]);
     const { io, stdout } = memoryIo();
     await runPinsAccept({ home, server: "mail", terminal: yes().terminal }, io);
-    // Each line names its own identity: the first 8 hex digits of that identity's pin file.
-    const id = (server: ServerContext): string => basename(store.fileFor(server), ".json").slice(0, 8);
-    const accepted = stdout()
-      .split("\n")
-      .filter((line) => line.startsWith("Accepted"))
-      .map((line) => line.replace(/ \([0-9a-f]{12}\)$/, ""))
-      .sort();
-    expect(id(MAIL)).not.toBe(id(other));
-    expect(accepted).toEqual([
-      `Accepted changed tool send_email of server mail [${id(other)}]`,
-      `Accepted new tool send_email of server mail [${id(MAIL)}]`,
-    ]);
+    expect(stdout()).toMatch(/^Accepted new tool send_email of server mail \([0-9a-f]{12}\)\n/);
   });
 
   test("bouncer pins accept asks on its controlling terminal: without one it refuses (exit 2) whatever stdin says", async () => {

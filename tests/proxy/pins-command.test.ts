@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
 import type { ToolDefinition } from "../../src/engine/index.ts";
 import { createFilePinStore } from "../../src/proxy/file-pin-store.ts";
@@ -101,6 +101,46 @@ describe("bouncer pins", () => {
     expect(new Set(servers).size).toBe(2);
     expect(stdout()).toMatch(/^fs\s/m);
     expect(stdout()).toContain("[id]: one server name pinned for several commands or working directories");
+  });
+
+  test("runPinsList() names the identity in each pending section of a shared name, and its accept command takes --id", async () => {
+    const home = await homeWithPins();
+    const store = createFilePinStore({ home });
+    await store.pin({ ...MAIL, cwd: "/elsewhere" }, [SEND]);
+    const { io, stdout } = memoryIo();
+    expect(runPinsList({ home, server: "mail" }, io)).toBe(0);
+    const id = basename(store.fileFor(MAIL), ".json").slice(0, 8);
+    const hash = definitionHash(CHANGED).slice(0, 16);
+    expect(stdout()).toContain(`\nPending changed tool send_email of server mail [${id}] (hash ${hash}):\n`);
+    expect(stdout()).toContain(
+      `  Accept this definition with: bouncer pins accept mail send_email --hash ${hash} --id ${id}\n`,
+    );
+    const json = memoryIo();
+    runPinsList({ home, server: "mail", json: true }, json.io);
+    expect((JSON.parse(json.stdout()) as { id: string }[]).map((entry) => entry.id).sort()).toEqual(
+      [id, basename(store.fileFor({ ...MAIL, cwd: "/elsewhere" }), ".json").slice(0, 8)].sort(),
+    );
+  });
+
+  test("runPinsForget() refuses a name pinned under several identities, naming each, and --id forgets one", async () => {
+    const home = await homeWithPins();
+    const store = createFilePinStore({ home });
+    const other = { ...MAIL, cwd: "/elsewhere" };
+    await store.pin(other, [SEND]);
+    const id = (server: typeof MAIL): string => basename(store.fileFor(server), ".json").slice(0, 8);
+    await expect(runPinsForget({ home, server: "mail" }, memoryIo().io)).rejects.toThrow(
+      `Cannot forget server "mail": it is pinned under 2 identities (another command or working directory): `,
+    );
+    await expect(runPinsForget({ home, server: "mail" }, memoryIo().io)).rejects.toThrow(
+      `[${id(other)}] cwd "/elsewhere", command "mail-server"`,
+    );
+    expect(existsSync(store.fileFor(MAIL)) && existsSync(store.fileFor(other))).toBe(true);
+    expect(await runPinsForget({ home, server: "mail", id: id(other) }, memoryIo().io)).toBe(0);
+    expect(existsSync(store.fileFor(other))).toBe(false);
+    expect(existsSync(store.fileFor(MAIL))).toBe(true);
+    await expect(runPinsForget({ home, server: "mail", id: id(other) }, memoryIo().io)).rejects.toThrow(
+      `Cannot forget server "mail": it has no pins of id ${id(other)}`,
+    );
   });
 
   test("runPinsList() --json for one server carries tools and pending with hashes", async () => {
