@@ -45,6 +45,7 @@ export {
   evaluatePinning,
   hasSuspiciousCharacters,
   PIN_HASH_SCHEME,
+  PINS_FORGOTTEN_HINT,
   PINS_OFF_HINT,
 } from "./pinning.ts";
 export { type RecordOptions, recordCallOutput, recordOutput } from "./record-output.ts";

@@ -166,15 +166,26 @@ export function comparePins(
 export const PINS_OFF_HINT =
   "under --pins off nothing is kept for bouncer pins accept: approve it in a client that asks (elicitation), or restart the session, which pins what the upstream lists then";
 
+/**
+ * What works when the server's pins were forgotten (`bouncer pins forget`) while the session runs:
+ * it stores nothing more, so there is nothing for `bouncer pins accept` to accept.
+ *
+ * Source: SPEC §2.2 (first sight is the first walk of a session), §5.7.
+ */
+export const PINS_FORGOTTEN_HINT =
+  "the pins of this server were forgotten (bouncer pins forget) while this session runs, so nothing is kept for bouncer pins accept: approve it in a client that asks (elicitation), or restart the session, which pins what the upstream lists then";
+
 /** How to review and accept the definition the question shows (bound to it by its hash). */
 function acceptHint(input: CallInput, hash: string): string {
   if (input.pinMode === "off") return PINS_OFF_HINT;
+  if (input.pinsForgotten === true) return PINS_FORGOTTEN_HINT;
   return `review it with: ${listCommand(input.server)}; accept it at a terminal with: ${acceptCommand(input.server, { tool: input.tool, hash })}`;
 }
 
 /** Where a question's change view sends the reader for what it leaves out (no pin file under `off`). */
 function seeAll(input: CallInput): { readonly seeAll?: string } {
-  return input.pinMode === "off" ? {} : { seeAll: listCommand(input.server, { full: true }) };
+  if (input.pinMode === "off" || input.pinsForgotten === true) return {};
+  return { seeAll: listCommand(input.server, { full: true }) };
 }
 
 /**

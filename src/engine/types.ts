@@ -255,6 +255,12 @@ export interface CallInput {
    * pinning reason does not name it. Absent: a mode that stores pins.
    */
   readonly pinMode?: "tofu" | "strict" | "off";
+  /**
+   * True when the server's pin file was removed (`bouncer pins forget`) while this session runs: the
+   * session keeps its pins in memory and stores nothing more, so a pinning reason does not name
+   * `bouncer pins accept` but a restart (SPEC §2.2).
+   */
+  readonly pinsForgotten?: boolean;
   readonly paths: PathContext;
   /**
    * True on the first evaluation of a client request: the budget counts it (SPEC §2.3). False on the

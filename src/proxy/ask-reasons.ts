@@ -9,7 +9,13 @@
  * @module
  */
 
-import { acceptCommand, PINS_OFF_HINT, type Question, renderUntrusted } from "../engine/index.ts";
+import {
+  acceptCommand,
+  PINS_FORGOTTEN_HINT,
+  PINS_OFF_HINT,
+  type Question,
+  renderUntrusted,
+} from "../engine/index.ts";
 import { abortPhrase } from "./relay-support.ts";
 
 /** What a remedy sentence is built from. */
@@ -21,6 +27,8 @@ export interface RemedyContext {
   readonly approveCommand: boolean;
   /** `--pins off`: no pin file for `bouncer pins accept` (SPEC §2.2). */
   readonly pinsOff?: boolean;
+  /** The pin file was removed while the session runs (`bouncer pins forget`): nothing to accept into. */
+  readonly pinsForgotten?: boolean;
 }
 
 /**
@@ -45,6 +53,7 @@ export function remedy(context: RemedyContext): string {
     (question) => question.kind === "changed_tool" || question.kind === "new_tool",
   );
   if (pinning !== undefined && context.pinsOff === true) clauses.push(PINS_OFF_HINT);
+  else if (pinning !== undefined && context.pinsForgotten === true) clauses.push(PINS_FORGOTTEN_HINT);
   else if (pinning !== undefined) {
     // Bound to the definition the question showed: an accept of a later one is refused. It asks on
     // the controlling terminal, so the person runs it (an agent's shell tool is refused).

@@ -74,6 +74,8 @@ export interface AskerOptions {
   readonly approveCommand?: boolean;
   /** `--pins off`: no pin file, so reasons do not name `bouncer pins accept` (default false). */
   readonly pinsOff?: boolean;
+  /** Whether the pin file was removed while the session runs: reasons name a restart instead. */
+  readonly pinsForgotten?: () => boolean;
   /** One diagnostic line to stderr. */
   readonly log: (message: string) => void;
 }

@@ -257,6 +257,7 @@ export function createAsker(options: AskerOptions): Asker {
       questions,
       approveCommand: options.approveCommand ?? false,
       pinsOff: options.pinsOff ?? false,
+      pinsForgotten: options.pinsForgotten?.() ?? false,
     };
     if (request.signal.aborted) {
       return Promise.resolve({ kind: "cancelled", reason: askReasons.cancelled(request.signal.reason) });

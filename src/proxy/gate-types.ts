@@ -24,6 +24,8 @@ export interface GateOptions {
   readonly pins?: PinStore;
   /** `--pins` mode (SPEC §2.2, default `tofu`). */
   readonly pinMode?: "tofu" | "strict" | "off";
+  /** Whether the pin file was removed while the session runs (`bouncer pins forget`; SPEC §2.2). */
+  readonly pinsForgotten?: () => boolean;
   /** The user's home directory, for `~` in paths (SPEC §2.4). */
   readonly home: string;
   /** The working directory of servers that do not state one. */

@@ -243,6 +243,7 @@ export class Gate {
     };
     if (schema !== undefined) input.schema = schema;
     if (this.#options.pinMode !== undefined) input.pinMode = this.#options.pinMode;
+    if (this.#options.pinsForgotten?.() === true) input.pinsForgotten = true;
     if (options.oneTimeApprovals !== undefined) input.oneTimeApprovals = options.oneTimeApprovals;
     const { externalTaint } = this.#options;
     if (externalTaint !== undefined) input.externalTaint = externalTaint;

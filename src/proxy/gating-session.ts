@@ -106,20 +106,26 @@ export async function startGatingSession(
     command: [upstream.command, ...upstream.args],
     cwd: upstream.cwd,
   };
+  // Set once the store finds its file removed (`bouncer pins forget`): reasons then name a restart.
+  let forgotten = false;
+  const pinsForgotten = (): boolean => forgotten;
   const filePins: FilePinStore | undefined =
     run.pins === "off"
       ? undefined
       : createFilePinStore({
           home: setup.home,
-          onGone: (path) =>
+          onGone: (path) => {
+            forgotten = true;
             log(
               `The pins "${path}" were removed while this session runs: it keeps deciding on the pins it had, until it restarts`,
-            ),
+            );
+          },
         });
   const pins = filePins ?? createMemoryPinStore();
   const gate = new Gate(policy, {
     pins,
     pinMode: run.pins,
+    pinsForgotten,
     home: userHome(),
     cwd: upstream.cwd,
     platform: process.platform === "win32" ? "win32" : "posix",
@@ -167,6 +173,7 @@ export async function startGatingSession(
     maxAsks: run.maxAsks,
     humanMinMs: run.humanMinMs,
     pinsOff: run.pins === "off",
+    pinsForgotten,
     sendProgress: (progressToken, progress, message) =>
       context.notifyClient("notifications/progress", { progressToken, progress, message }),
     log,

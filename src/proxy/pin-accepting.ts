@@ -189,7 +189,8 @@ function refuseOtherDefinitions(
 
 /**
  * The error of a `--hash` that names no pending definition: the definition waiting now is not the
- * one that was reviewed (the upstream changed it again), or there is none.
+ * one that was reviewed (the upstream changed it again), or there is none (also when the pins were
+ * forgotten while the session that named the hash ran: it stores no pending definition any more).
  * @param options - Server and optional tool.
  * @param prefix - The prefix.
  * @returns `PINS_HASH_MISMATCH`.
@@ -201,6 +202,6 @@ function hashMismatch(
   const of = options.tool === undefined ? "" : ` of tool "${options.tool}"`;
   return new BouncerError(
     "PINS_HASH_MISMATCH",
-    `Cannot accept pins of server "${options.server}": no pending definition${of} has a hash starting ${prefix} (the upstream may have changed it since it was reviewed): nothing was accepted; review the pending one with: bouncer pins list`,
+    `Cannot accept pins of server "${options.server}": no pending definition${of} has a hash starting ${prefix} (the upstream may have changed it since it was reviewed; or the server's pins were forgotten with bouncer pins forget while the session that named it ran, and that session keeps nothing to accept until it restarts): nothing was accepted; review the pending one with: bouncer pins list`,
   );
 }

@@ -7,6 +7,7 @@ import {
   evaluatePinning,
   hasSuspiciousCharacters,
   type JsonObject,
+  PINS_FORGOTTEN_HINT,
   PINS_OFF_HINT,
   type PinStatus,
   type ToolDefinition,
@@ -286,6 +287,13 @@ describe("evaluatePinning()", () => {
     const offPin: PinStatus = { ...long };
     const off = evaluatePinning(makeInput({ pin: offPin, pinMode: "off" })).asks[0]?.question.message ?? "";
     expect(off.split("\n")[2]).toBe("Not shown here: 10 more changed lines (10 added, 0 removed)");
+  });
+
+  test("evaluatePinning() says the pins were forgotten and a restart pins again, instead of bouncer pins accept, once the pin file is gone mid-session", () => {
+    const ask = evaluatePinning(makeInput({ pin: { ...changed }, pinsForgotten: true })).asks[0];
+    expect(ask?.reason.message).toEndWith(`; ${PINS_FORGOTTEN_HINT}`);
+    expect(ask?.reason.message).not.toContain("--hash");
+    expect(ask?.question.message).not.toContain("pins list --full");
   });
 
   test("evaluatePinning() keys a new tool's question by its hash", () => {

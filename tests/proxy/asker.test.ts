@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { JsonObject, JsonValue } from "../../src/engine/index.ts";
+import { type JsonObject, type JsonValue, PINS_FORGOTTEN_HINT } from "../../src/engine/index.ts";
 import {
   type Asker,
   type AskerOptions,
@@ -492,6 +492,20 @@ describe("createAsker() automatic answers and channels", () => {
     expect((got as { reason: string }).reason).toContain(
       `bouncer pins accept mail send_email --hash ${hash}`,
     );
+  });
+
+  test("ask() without elicitation support says the pins were forgotten, not to run pins accept, once the pin file is gone", async () => {
+    let forgotten = false;
+    const r = rig({
+      clientCapabilities: () => ({ form: false, why: "no elicitation" }),
+      pinsForgotten: () => forgotten,
+    });
+    const decision = await changedToolAsk();
+    expect(((await ask(r, decision)) as { reason: string }).reason).toContain("--hash");
+    forgotten = true;
+    const reason = ((await ask(r, decision)) as { reason: string }).reason;
+    expect(reason).toContain(PINS_FORGOTTEN_HINT);
+    expect(reason).not.toContain("--hash");
   });
 
   test("ask() answers no_channel when the client answers the elicitation with an error", async () => {

@@ -189,7 +189,7 @@ describe("bouncer run against a rug pull", () => {
   );
 
   test(
-    "bouncer run keeps deciding on the pins it knew when pins forget removes the file mid-session: the changed tool stays blocked, nothing is re-pinned",
+    "bouncer run keeps deciding on the pins it knew when pins forget removes the file mid-session: the changed tool stays blocked saying so, nothing is re-pinned",
     async () => {
       const home = tempHome();
       const { connected, nextChange } = await through(home);
@@ -204,6 +204,11 @@ describe("bouncer run against a rug pull", () => {
       const blocked = await client.callTool({ name: "get_forecast", arguments: { city: "Paris" } });
       expect(blocked.isError).toBe(true);
       expect(text(blocked)).toContain("changed since it was pinned");
+      // Nothing is kept for pins accept any more: the deny says so, and names no accept command.
+      expect(text(blocked)).toContain(
+        "the pins of this server were forgotten (bouncer pins forget) while this session runs",
+      );
+      expect(text(blocked)).not.toContain("--hash");
       expect(description(await client.listTools())).toBe(HONEST);
       // Nothing was written back: the next session pins again on first sight.
       expect(pinsCli(home, ["list", "rug"]).stdout).toBe("No pins for server rug\n");
