@@ -40,7 +40,8 @@ export function shellWord(value: string): string | undefined {
  * with the first {@link ACCEPT_HASH_DIGITS} hex digits of its hash, and `--id ID` when the server
  * name is pinned under several identities. A tool name that is no safe shell word is left out
  * (`--hash` alone names the definition); a server name that is none is rendered as an untrusted
- * string (the person chose it, and must type it).
+ * string (the person chose it, and must type it). When a name starts with `-`, the flags come first
+ * and `--` before the names, so that the name is not read as a flag.
  *
  * Source: SPEC §2.2, §5.7.
  * @param server - The server name (`--upstream-name`).
@@ -57,13 +58,18 @@ export function acceptCommand(
   const tool = shellWord(options.tool);
   const hash = options.hash.slice(0, ACCEPT_HASH_DIGITS);
   const id = options.id === undefined ? "" : ` --id ${options.id}`;
-  return `bouncer pins accept ${name}${tool === undefined ? "" : ` ${tool}`} --hash ${hash}${id}`;
+  const words = tool === undefined ? [name] : [name, tool];
+  // A name starting with "-" would be read as a flag: the flags first, then "--" and the names.
+  if (words.some((word) => word.startsWith("-"))) {
+    return `bouncer pins accept --hash ${hash}${id} -- ${words.join(" ")}`;
+  }
+  return `bouncer pins accept ${words.join(" ")} --hash ${hash}${id}`;
 }
 
 /**
  * The command that lists a server's pins and pending definitions: `bouncer pins list SERVER`, or
  * with `full`, `bouncer pins list --full SERVER` (every changed line whole, and each pending
- * definition in full).
+ * definition in full); `--` before a name that starts with `-`.
  *
  * Source: SPEC §5.7, §2.2 ("saying what changed").
  * @param server - The server name.
@@ -72,5 +78,6 @@ export function acceptCommand(
  */
 export function listCommand(server: string, options: { readonly full?: boolean } = {}): string {
   const full = options.full === true ? "--full " : "";
-  return `bouncer pins list ${full}${shellWord(server) ?? renderUntrusted(server)}`;
+  const name = shellWord(server) ?? renderUntrusted(server);
+  return `bouncer pins list ${full}${name.startsWith("-") ? "-- " : ""}${name}`;
 }

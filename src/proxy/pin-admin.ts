@@ -146,7 +146,7 @@ export async function forgetServer(
   if (files.length > 1) {
     throw new BouncerError(
       "PINS_SEVERAL_IDENTITIES",
-      `Cannot ${action}: it is pinned under ${files.length} identities (another command or working directory): ${describeIdentities(files)}: choose one with --id, e.g. bouncer pins forget ${shellWord(server) ?? renderUntrusted(server)} --id ${identityId(paths[0] ?? "")}; nothing was removed`,
+      `Cannot ${action}: it is pinned under ${files.length} identities (another command or working directory): ${describeIdentities(files)}: choose one with --id, e.g. bouncer pins forget --id ${identityId(paths[0] ?? "")} -- ${shellWord(server) ?? renderUntrusted(server)}; nothing was removed`,
     );
   }
   if (paths.length === 0 && id !== undefined) {

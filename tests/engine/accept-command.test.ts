@@ -33,6 +33,17 @@ describe("acceptCommand()", () => {
     expect(listCommand("my mail")).toBe("bouncer pins list 'my mail'");
   });
 
+  test("acceptCommand() puts the flags first and -- before names that start with -, which would read as flags", () => {
+    const hash = "0123456789abcdef".repeat(4);
+    expect(acceptCommand("mail", { tool: "-v", hash })).toBe(
+      "bouncer pins accept --hash 0123456789abcdef -- mail -v",
+    );
+    expect(acceptCommand("-srv", { tool: "get", hash, id: "0a1b2c3d" })).toBe(
+      "bouncer pins accept --hash 0123456789abcdef --id 0a1b2c3d -- -srv get",
+    );
+    expect(listCommand("-srv", { full: true })).toBe("bouncer pins list --full -- -srv");
+  });
+
   test("acceptCommand() names the identity with --id when one is given", () => {
     const hash = "0123456789abcdef".repeat(4);
     expect(acceptCommand("mail", { tool: "send", hash, id: "0a1b2c3d" })).toBe(

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
-import type { ToolDefinition } from "../../src/engine/index.ts";
+import { acceptCommand, type ToolDefinition } from "../../src/engine/index.ts";
 import { exitCodeFor } from "../../src/platform/errors.ts";
 import { createFilePinStore } from "../../src/proxy/file-pin-store.ts";
 import type { ServerContext } from "../../src/proxy/gate.ts";
@@ -296,6 +296,30 @@ describe("bouncer pins accept", () => {
     expect(cli.stderr).toContain("Cannot accept pins: there is no terminal to confirm on");
     expect(readFileSync(file, "utf8")).toBe(before);
   });
+
+  test.skipIf(!HAS_SCRIPT)(
+    "bouncer pins accept runs as printed for tool names that start with - (the command puts -- before the names)",
+    async () => {
+      const home = await homeWithPins();
+      const store = createFilePinStore({ home });
+      const tools = ["-v", "--all", "--"].map(
+        (name): ToolDefinition => ({ name, description: `new ${name}` }),
+      );
+      await store.setPending(
+        FS,
+        tools.map((definition) => ({ definition, kind: "new" as const })),
+      );
+      for (const tool of tools) {
+        const command = acceptCommand("fs", { tool: tool.name, hash: definitionHash(tool) });
+        const { status, screen } = pinsUnderPty(home, command.split(" ").slice(2), "y\n");
+        expect(screen).toContain(`Accepted new tool ${tool.name} of server fs`);
+        expect(status).toBe(0);
+      }
+      expect([...((await createFilePinStore({ home }).load(FS))?.keys() ?? [])].sort()).toEqual(
+        ["--", "--all", "-v", "write_file"].sort(),
+      );
+    },
+  );
 
   test.skipIf(!HAS_SCRIPT)(
     "bouncer pins accept under a terminal shows the change there and accepts on a typed yes",
