@@ -11,6 +11,7 @@ import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
 import { ACCEPT_HASH_DIGITS, acceptCommand, safeName } from "../engine/index.ts";
 import { openControllingTerminal } from "../platform/controlling-terminal.ts";
+import { BouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import { forgetServer, listPins } from "./pin-admin.ts";
 import type { PinFile, PinRecord } from "./pin-file.ts";
@@ -141,12 +142,15 @@ function replacing(tools: readonly PinRecord[], record: PinRecord): { readonly r
  *   home.
  * @param io - Where output goes.
  * @returns 0.
- * @throws {BouncerError} When the server has no pins (of that id), or several identities and no id.
+ * @throws {BouncerError} `USAGE` (exit 2) for an empty SERVER or a bad `--id`; exit 1 when the
+ *   server has no pins (of that id), or several identities and no id.
  */
 export async function runPinsForget(
   options: { readonly server: string; readonly id?: string; readonly json?: boolean; readonly home: string },
   io: CommandIo,
 ): Promise<number> {
+  // An empty SERVER (an unset shell variable) is a usage error, as for pins accept (SPEC §5).
+  if (options.server === "") throw new BouncerError("USAGE", "Cannot forget pins: SERVER is empty");
   const removed = await forgetServer(
     options.home,
     options.server,

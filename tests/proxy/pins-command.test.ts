@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
@@ -6,6 +7,7 @@ import type { ToolDefinition } from "../../src/engine/index.ts";
 import { createFilePinStore } from "../../src/proxy/file-pin-store.ts";
 import { definitionHash } from "../../src/proxy/pin-file.ts";
 import { runPinsForget, runPinsList } from "../../src/proxy/pins-command.ts";
+import { BUN, ROOT } from "./support/harness.ts";
 import { CHANGED, emptyHome, FS, homeWithPins, MAIL, SEND } from "./support/pin-homes.ts";
 
 describe("bouncer pins", () => {
@@ -208,6 +210,19 @@ describe("bouncer pins", () => {
       `fix the file, or remove it with: rm ${broken} (its server is then pinned again on first sight)`,
     );
     expect(existsSync(broken)).toBe(true);
+  });
+
+  test("bouncer pins forget with an empty SERVER is a usage error (exit 2), as pins accept's is", async () => {
+    const home = await homeWithPins();
+    await expect(runPinsForget({ home, server: "" }, memoryIo().io)).rejects.toThrow(
+      "Cannot forget pins: SERVER is empty",
+    );
+    const cli = spawnSync(BUN, [join(ROOT, "src/cli.ts"), "pins", "forget", ""], {
+      encoding: "utf8",
+      env: { ...process.env, BOUNCER_HOME: home },
+    });
+    expect(cli.status).toBe(2);
+    expect(cli.stderr).toContain("SERVER is empty");
   });
 
   test("runPinsForget() removes the server's pin files and refuses an unknown server", async () => {
