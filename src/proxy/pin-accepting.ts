@@ -90,7 +90,11 @@ export function choosePending(
     }
   }
   if (chosen.length === 0) {
-    const problem = listing.unreadable[0]?.problem;
+    // A bad file of this server, else one naming no server (it may be this one's); not another's.
+    const problem = (
+      listing.unreadable.find((file) => file.server === options.server) ??
+      listing.unreadable.find((file) => file.server === undefined)
+    )?.problem;
     if (problem !== undefined) throw new BouncerError("PINS_CORRUPT", problem);
     if (listing.servers.length === 0) {
       const of = id === undefined ? "" : ` of id ${id}`;

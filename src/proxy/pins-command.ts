@@ -13,7 +13,7 @@ import { ACCEPT_HASH_DIGITS, acceptCommand, safeName } from "../engine/index.ts"
 import { openControllingTerminal } from "../platform/controlling-terminal.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
-import { forgetServer, listPins } from "./pin-admin.ts";
+import { forgetServer, listPins, type UnreadablePins } from "./pin-admin.ts";
 import type { PinFile, PinRecord } from "./pin-file.ts";
 import { identityId } from "./pin-identities.ts";
 import { runPinsAccept } from "./pins-accept.ts";
@@ -28,7 +28,8 @@ import { changeView, fullDefinition, indent } from "./pins-view.ts";
  * @param options - The server filter, `full`, JSON output (with every definition in full), Bouncer's
  *   home.
  * @param io - Where output goes.
- * @returns 0, or 1 when a pin file could not be read (each is named on stderr).
+ * @returns 0, or 1 when a pin file of what was asked could not be read (every bad file is named on
+ *   stderr; see {@link listingFailed}).
  */
 export function runPinsList(
   options: {
@@ -41,6 +42,7 @@ export function runPinsList(
 ): number {
   const { servers, unreadable } = listPins(options.home, options.server);
   for (const { problem } of unreadable) io.err(`${problem}\n`);
+  const failed = listingFailed(unreadable, { ...options, found: servers.length > 0 });
   const full = options.full === true;
   if (options.json === true) {
     const list = servers.map(({ path, file }) => ({
@@ -60,7 +62,7 @@ export function runPinsList(
       })),
     }));
     io.out(`${JSON.stringify(list)}\n`);
-    return unreadable.length > 0 ? 1 : 0;
+    return failed ? 1 : 0;
   }
   // A name pinned under several identities (another command or cwd) gets the identity's file id.
   const names = servers.map(({ file }) => file.server);
@@ -77,10 +79,9 @@ export function runPinsList(
   }
   if (rows.length === 0) {
     // With unreadable files (named on stderr above) there may well be pins: none could be read.
-    const none =
-      unreadable.length > 0 ? "No readable pins" : options.server === undefined ? "No pins yet" : "No pins";
+    const none = failed ? "No readable pins" : options.server === undefined ? "No pins yet" : "No pins";
     io.out(`${none}${options.server === undefined ? "" : ` for server ${safeName(options.server)}`}\n`);
-    return unreadable.length > 0 ? 1 : 0;
+    return failed ? 1 : 0;
   }
   const cells = rows.map(([server, tool, status, hash, at]) => [
     server ?? "",
@@ -120,7 +121,28 @@ export function runPinsList(
       );
     }
   }
-  return unreadable.length > 0 ? 1 : 0;
+  return failed ? 1 : 0;
+}
+
+/**
+ * Whether a listing failed for what was asked: without SERVER, any pin file that cannot be read;
+ * with it, one that names SERVER, or one whose server cannot be read at all when no readable file
+ * of SERVER was found (it may be SERVER's). Another server's bad file is named on stderr, and does
+ * not fail `pins list SERVER`.
+ *
+ * Source: SPEC §5 (exit 1: a runtime failure), STYLE #14 (a corrupt file is named, never skipped).
+ * @param unreadable - The files that could not be read.
+ * @param options - The SERVER asked for, and whether a readable file of it was found.
+ * @returns True for exit 1.
+ */
+function listingFailed(
+  unreadable: readonly UnreadablePins[],
+  options: { readonly server?: string; readonly found: boolean },
+): boolean {
+  if (options.server === undefined) return unreadable.length > 0;
+  return unreadable.some(
+    (file) => file.server === options.server || (file.server === undefined && !options.found),
+  );
 }
 
 /**

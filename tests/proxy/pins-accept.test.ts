@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
 import { acceptCommand, type ToolDefinition } from "../../src/engine/index.ts";
@@ -145,6 +145,18 @@ describe("bouncer pins accept", () => {
     expect(cli.status).toBe(2);
     expect(cli.stderr).toContain("TOOL is empty");
     expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  test("runPinsAccept() is not failed by another server's bad pin file: it says what is wrong with its own", async () => {
+    const home = await homeWithPins();
+    writeFileSync(createFilePinStore({ home }).fileFor(FS), JSON.stringify({ server: "fs", hashScheme: 99 }));
+    const attempt = runPinsAccept(
+      { home, server: "mail", tool: "nosuch", terminal: yes().terminal },
+      memoryIo().io,
+    );
+    await expect(attempt).rejects.toThrow(
+      'Cannot accept pins of server "mail": no pending definition of tool "nosuch"',
+    );
   });
 
   test("runPinsAccept() of a server without pins says so, not that nothing is pending", async () => {

@@ -178,6 +178,38 @@ describe("bouncer pins", () => {
     expect(stdout()).toContain("mail");
   });
 
+  test("runPinsList() SERVER names every bad pin file but fails (exit 1) only for one that is, or may be, that server's", async () => {
+    const home = await homeWithPins();
+    const store = createFilePinStore({ home });
+    const list = (server: string): { code: number; out: string; err: string } => {
+      const { io, stdout, stderr } = memoryIo();
+      const code = runPinsList({ home, server }, io);
+      return { code, out: stdout(), err: stderr() };
+    };
+    // Another server's file, readable as far as its name: named, and mail is listed, exit 0.
+    const fsFile = store.fileFor(FS);
+    writeFileSync(fsFile, JSON.stringify({ server: "fs", hashScheme: 99, tools: [] }));
+    expect(list("mail")).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^mail\s+send_email\s+pinned/m),
+    });
+    expect(list("mail").err).toContain(fsFile);
+    expect(list("fs").code).toBe(1);
+    // A file naming no server may be anyone's: it fails a listing that found nothing readable.
+    const nameless = join(dirname(fsFile), `${"0".repeat(64)}.json`);
+    writeFileSync(nameless, "{broken");
+    expect(list("mail")).toMatchObject({ code: 0, err: expect.stringContaining(nameless) });
+    expect(list("nosuch")).toMatchObject({ code: 1, out: "No readable pins for server nosuch\n" });
+    // A bad file of mail's own (another identity) fails it, while the readable one is listed.
+    const other = store.fileFor({ ...MAIL, cwd: "/elsewhere" });
+    writeFileSync(other, JSON.stringify({ server: "mail", hashScheme: 99, tools: [] }));
+    expect(list("mail")).toMatchObject({
+      code: 1,
+      out: expect.stringContaining("send_email"),
+      err: expect.stringContaining(other),
+    });
+  });
+
   test("runPinsList() with only an unreadable pin file says none could be read, not that there are none", () => {
     const home = emptyHome();
     const broken = createFilePinStore({ home }).fileFor(FS);
