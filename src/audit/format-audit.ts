@@ -46,7 +46,7 @@ export function cell(value: unknown, max: number): string {
 
 /**
  * The verdict column: the verdict of a decision, the outcome of an ask, `pin:<what>` for a pin
- * record, and the event name otherwise.
+ * record (`would pin:<what>` for one of `--mode audit`), and the event name otherwise.
  * @param record - A record.
  * @returns The column's raw text.
  */
@@ -55,7 +55,9 @@ function verdictOf(record: AuditRecord): unknown {
   const event = own("event");
   if (event === "decision") return reportedVerdict(cell(own("verdict"), MAX_COLUMN), own("mode"));
   if (event === "outcome") return own("outcome");
-  if (event === "pin") return `pin:${cell(own("outcome"), MAX_COLUMN)}`;
+  // A pin record of `--mode audit` is what enforce mode would have done (the client saw the list).
+  if (event === "pin")
+    return `${own("mode") === "audit" ? "would " : ""}pin:${cell(own("outcome"), MAX_COLUMN)}`;
   return event;
 }
 

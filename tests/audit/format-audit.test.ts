@@ -53,6 +53,21 @@ test("formatAuditTable() renders a log of a million records (no spread of the ro
   expect(formatAuditTable(many, { header: false }).length).toBeGreaterThan(1_000_000);
 }, 60_000);
 
+test("formatAuditTable() shows a pin record of --mode audit as what enforce mode would have done", () => {
+  const audited = [
+    {
+      ts: "2026-01-01T00:00:03.000Z",
+      event: "pin",
+      server: "fs",
+      tool: "t",
+      outcome: "hidden",
+      mode: "audit",
+    },
+  ] as AuditRecord[];
+  expect(formatAuditTable(audited, { header: false })).toContain("would pin:hidden");
+  expect(formatAuditTable(records, { header: false })).not.toContain("would pin:");
+});
+
 test("formatAuditTable() leaves out the header when asked and prints nothing for no records", () => {
   expect(formatAuditTable(records, { header: false }).split("\n")).toHaveLength(4);
   expect(formatAuditTable([])).toBe("");
