@@ -72,8 +72,9 @@ export function upstreamNotification(
     const entry = core.client.table.take(legId);
     if (entry?.kind === "relay" && entry.value.tokenKey !== undefined)
       core.upstreamTokens.delete(entry.value.tokenKey);
-    // Its reason reaches the client too: recorded (the request is cancelled either way).
-    observed(core, "notification", () => core.hooks.onUpstreamNotification(seen));
+    // Its reason reaches the client too: recorded, or not relayed (the request is cancelled either
+    // way: a late answer of the client's finds no entry and is dropped).
+    if (!observed(core, "notification", () => core.hooks.onUpstreamNotification(seen))) return;
     core.sendClient(requestText(method, { params: { ...params, requestId: legId } }));
     return;
   }

@@ -111,6 +111,8 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
   };
   /** Whether the server is registered (by the first initialize or server/discover result). */
   let registered = false;
+  /** Whether the client sent `initialize` (then its result registers the server, never a list). */
+  let handshake = false;
   /**
    * Registers the server once per run, with the `serverInfo` of the first `initialize` or
    * `server/discover` result (SPEC §3.2, §4.3: packs match on `serverInfo.name`), or without one when
@@ -160,6 +162,7 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
 
   return {
     onClientInitialize: () => {
+      handshake = true;
       const decide = (session: Live | Refused) =>
         session.kind === "refused"
           ? { kind: "error" as const, error: session.error, exitCode: session.exitCode }
@@ -172,8 +175,9 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       const ready = (session: Live | Refused): Promise<void> => {
         if (session.kind !== "live") return Promise.resolve();
         // A 2026-07-28 client that lists or calls tools before any discovery: registered now,
-        // before the walk this starts writes its tools to the session file.
-        register(session, undefined);
+        // before the walk this starts writes its tools to the session file. After an initialize,
+        // only its result registers (a list sent before it arrives must not lose its serverInfo).
+        if (!handshake) register(session, undefined);
         return session.calls.tools.whenReady();
       };
       return settled === undefined ? started.then(ready) : ready(settled);
