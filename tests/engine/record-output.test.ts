@@ -257,10 +257,10 @@ describe("recordOutput() free text versus field values", () => {
     expect(searchRecent(store, "riverside view hotel").free?.kind).toBe("free_text");
   });
 
-  test("recordOutput() records no YAML type tag (!!str, !!binary) as text", () => {
-    const store = record(textResult("a: !!str 123456\nb: !!timestamp 2026-01-01\n"));
+  test("recordOutput() records no YAML type tag (!!str, !!binary, !!timestamp) as text", () => {
+    const store = record(textResult("a: !!str 123456\nb: !!timestamp 2026-01-01\nc: !!binary aGVsbG8=\n"));
     expect(kinds(store, "tag:yaml.org,2002:str")).toEqual([]);
-    expect(searchRecent(store, "timestamp").free).toBeUndefined();
+    for (const tag of ["str", "timestamp", "binary"]) expect(searchRecent(store, tag).free).toBeUndefined();
   });
 
   test.each<[string, string]>([

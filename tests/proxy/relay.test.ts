@@ -178,11 +178,13 @@ describe("Relay answers and notifications that repeat a key", () => {
 
 describe("Relay and the client's answers to the upstream's requests", () => {
   test("Relay shows the client's answer to the hooks with the upstream request's method before relaying it", () => {
-    const seen: [string, unknown][] = [];
+    // What the hook saw, and how many lines the upstream had received by then (an expect inside
+    // the hook would throw into the relay, which answers the upstream with an error instead).
+    const seen: [string, unknown, number][] = [];
     const r = memoryRelay(() => ({
       onClientAnswer: (request, outcome) => {
-        seen.push([request.method, outcome.kind === "result" ? outcome.result : outcome.error.code]);
-        expect(r.toUpstream).toEqual([]);
+        const shown = outcome.kind === "result" ? outcome.result : outcome.error.code;
+        seen.push([request.method, shown, r.toUpstream.length]);
       },
     }));
     r.fromUpstream({ jsonrpc: "2.0", id: 8, method: "roots/list" });
@@ -190,10 +192,14 @@ describe("Relay and the client's answers to the upstream's requests", () => {
     r.fromUpstream({ jsonrpc: "2.0", id: 9, method: "sampling/createMessage", params: {} });
     r.fromClient({ jsonrpc: "2.0", id: r.lastClient().id, error: { code: -1, message: "no" } });
     expect(seen).toEqual([
-      ["roots/list", { roots: [{ uri: "file:///w" }] }],
-      ["sampling/createMessage", -1],
+      ["roots/list", { roots: [{ uri: "file:///w" }] }, 0],
+      ["sampling/createMessage", -1, 1],
     ]);
-    expect(r.toUpstream.map((line) => JSON.parse(line).id)).toEqual([8, 9]);
+    const relayed = r.toUpstream.map((line) => JSON.parse(line));
+    expect(relayed).toEqual([
+      { jsonrpc: "2.0", id: 8, result: { roots: [{ uri: "file:///w" }] } },
+      { jsonrpc: "2.0", id: 9, error: { code: -1, message: "no" } },
+    ]);
   });
 
   test("Relay answers the upstream with an error, not the client's answer, when the hook cannot record it", () => {
