@@ -18,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { errorCode } from "./errors.ts";
+import { syncWhereSupported } from "./private-file.ts";
 
 /**
  * One write call: writes up to `length` bytes of `buffer` from `offset`, at `position` in the file.
@@ -170,16 +171,19 @@ function ignoreOwnerError(error: unknown): void {
 }
 
 /**
- * Syncs a folder so a rename in it is durable (skipped where folders cannot be opened, e.g. Windows).
+ * Syncs a folder so a rename in it is durable. A folder that cannot be opened (Windows) or a file
+ * system without folder fsync is skipped; any other failure of the sync (`EIO`) is thrown, so a
+ * write is never reported whole when it may not be.
  *
  * Source: SPEC §5.2 (fsync).
  * @param dir - The folder.
+ * @throws {Error} What `fsync` threw other than "not supported" (see `syncWhereSupported`).
  */
-export async function syncDirectory(dir: string): Promise<void> {
+async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, "r").catch(() => undefined);
   if (handle === undefined) return;
   try {
-    await handle.sync().catch(() => undefined);
+    syncWhereSupported(handle.fd);
   } finally {
     await handle.close();
   }
