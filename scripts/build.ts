@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { errorCode } from "../src/platform/errors.ts";
 import { type CompileResult, compileTarget, DEFAULT_BYTECODE, describeHost } from "./build/compile.ts";
 import {
   formatSha256Sums,
@@ -246,7 +247,7 @@ if (import.meta.main) {
     },
     (error: unknown) => {
       // A flag parseArgs refused: say where the flags are listed.
-      const usage = String(Reflect.get(Object(error), "code") ?? "").startsWith("ERR_PARSE_ARGS");
+      const usage = errorCode(error)?.startsWith("ERR_PARSE_ARGS") === true;
       const hint = usage ? ' (run "bun scripts/build.ts --help" for the flags)' : "";
       process.stderr.write(`build: ${error instanceof Error ? error.message : String(error)}${hint}\n`);
       process.exitCode = 1;

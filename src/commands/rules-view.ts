@@ -77,7 +77,7 @@ function settingText(source: RuleSource | undefined): string | undefined {
  * @param source - The setting's source.
  * @returns `defaults` for a user file, else undefined.
  */
-export function settingLayer(source: RuleSource): "defaults" | undefined {
+function settingLayer(source: RuleSource): "defaults" | undefined {
   return source.startsWith("user:") ? "defaults" : undefined;
 }
 

@@ -84,9 +84,9 @@ function scanUrls(text: string, add: (candidate: string, url: string) => void): 
  * form up to the first separator decoding put in it (`…/s?q=a%20b` is read `…/s?q=a` too).
  */
 function decodedReadings(canonical: string): string[] {
-  URL_END.lastIndex = 0;
-  const stop = URL_END.exec(canonical);
-  const head = stop === null ? undefined : readUrl(canonical.slice(0, stop.index));
+  // `search`, not `URL_END.exec`: the scan that calls this is using URL_END's lastIndex.
+  const stop = canonical.search(URL_END);
+  const head = stop === -1 ? undefined : readUrl(canonical.slice(0, stop));
   return head === undefined ? [canonical] : [canonical, head];
 }
 

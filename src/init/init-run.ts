@@ -132,7 +132,7 @@ export async function runInit(request: InitRequest, environment: InitEnvironment
  * @param skipped - The PATH `bouncer` passed over.
  * @returns One line, without its line feed.
  */
-export function skippedLauncherLine(launcher: Launcher, skipped: SkippedLauncher): string {
+function skippedLauncherLine(launcher: Launcher, skipped: SkippedLauncher): string {
   const written = [launcher.command, ...launcher.prefixArgs].join(" ");
   return `Launcher written: "${written}", not "${skipped.path}" found on PATH: that is a script run by ${skipped.runtime}, which would read the .env and bunfig.toml of the folder a client starts it in`;
 }

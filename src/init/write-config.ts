@@ -104,7 +104,7 @@ const LOCK_WAIT_MS = 15_000;
  * When a lock counts as a crashed run's and is taken over: well past the wait, so that a live run
  * still writing (a slow disk) never loses its lock to a waiting one (the holder does not refresh it).
  */
-const LOCK_STALE_MS = 120_000;
+const CONFIG_LOCK_STALE_MS = 120_000;
 
 /**
  * Writes a new text over a config file read earlier: backup first, then one atomic replace. From
@@ -150,7 +150,7 @@ async function lockConfig(read: ConfigFileRead, waitMs: number): Promise<HeldLoc
   for (;;) {
     let lock: HeldLock | undefined;
     try {
-      lock = tryAcquireLock(lockPath, { staleMs: LOCK_STALE_MS });
+      lock = tryAcquireLock(lockPath, { staleMs: CONFIG_LOCK_STALE_MS });
     } catch (error) {
       throw new BouncerError(
         "CONFIG_UNWRITABLE",
