@@ -14,7 +14,7 @@
 import { readFile, realpath, rm } from "node:fs/promises";
 import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
-import { type HeldLock, tryAcquireLock } from "../platform/lock-file.ts";
+import { acquireLockWaiting, type HeldLock } from "../platform/lock-file.ts";
 import { decodeUtf8Text, readRegularFile } from "../platform/regular-file.ts";
 import { replaceFile, type WriteChunk, writeNewFile } from "../platform/replace-file.ts";
 
@@ -146,27 +146,21 @@ export async function writeConfigFile(
  */
 async function lockConfig(read: ConfigFileRead, waitMs: number): Promise<HeldLock> {
   const lockPath = `${read.realPath}.bouncer-lock`;
-  const end = Date.now() + waitMs;
-  for (;;) {
-    let lock: HeldLock | undefined;
-    try {
-      lock = tryAcquireLock(lockPath, { staleMs: CONFIG_LOCK_STALE_MS });
-    } catch (error) {
-      throw new BouncerError(
-        "CONFIG_UNWRITABLE",
-        `Cannot write "${read.path}": cannot create its lock file "${lockPath}": ${describeFsError(error)}`,
-        { cause: error },
-      );
-    }
-    if (lock !== undefined) return lock;
-    if (Date.now() >= end) {
-      throw new BouncerError(
-        "CONFIG_LOCKED",
-        `Cannot write "${read.path}": another bouncer init is writing it (lock file "${lockPath}"): try again (a lock left by a run that crashed is taken over once it is 2 minutes old)`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  let lock: HeldLock | undefined;
+  try {
+    lock = await acquireLockWaiting(lockPath, { waitMs, staleMs: CONFIG_LOCK_STALE_MS });
+  } catch (error) {
+    throw new BouncerError(
+      "CONFIG_UNWRITABLE",
+      `Cannot write "${read.path}": cannot create its lock file "${lockPath}": ${describeFsError(error)}`,
+      { cause: error },
+    );
   }
+  if (lock !== undefined) return lock;
+  throw new BouncerError(
+    "CONFIG_LOCKED",
+    `Cannot write "${read.path}": another bouncer init is writing it (lock file "${lockPath}"): try again (a lock left by a run that crashed is taken over once it is 2 minutes old)`,
+  );
 }
 
 /**

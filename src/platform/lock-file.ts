@@ -150,3 +150,26 @@ function heldLock(lockPath: string, token: string): HeldLock {
     },
   };
 }
+
+/**
+ * Takes the lock, waiting for another holder to finish with it: {@link tryAcquireLock} every 20 ms
+ * until `waitMs` have passed (a stale lock is taken over at once, as there).
+ *
+ * Source: SPEC §2.2 (pin files), §5.2 (`init`'s write), both under a lock file.
+ * @param lockPath - The lock file.
+ * @param options - `waitMs`: how long to wait, in milliseconds; the staleness age and clock of
+ *   {@link tryAcquireLock}.
+ * @returns The held lock, or `undefined` when another process still holds it after the wait.
+ * @throws {Error} What {@link tryAcquireLock} throws (the caller words it).
+ */
+export async function acquireLockWaiting(
+  lockPath: string,
+  options: LockOptions & { readonly waitMs: number },
+): Promise<HeldLock | undefined> {
+  const end = Date.now() + options.waitMs;
+  for (;;) {
+    const lock = tryAcquireLock(lockPath, options);
+    if (lock !== undefined || Date.now() > end) return lock;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

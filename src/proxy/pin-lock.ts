@@ -9,7 +9,7 @@
 
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
-import { tryAcquireLock } from "../platform/lock-file.ts";
+import { acquireLockWaiting } from "../platform/lock-file.ts";
 import { ensureParentDir } from "../platform/parent-dir.ts";
 
 /** How long a pin file's lock is waited for (a lock older than 10 s is taken over). */
@@ -32,32 +32,28 @@ export async function withPinLock<T>(
   options: { readonly verb: "write" | "remove"; readonly action: () => T | Promise<T> },
 ): Promise<T> {
   const lockPath = `${path}.lock`;
-  const end = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    let lock: ReturnType<typeof tryAcquireLock>;
-    try {
-      if (options.verb === "write") ensureParentDir(path);
-      lock = tryAcquireLock(lockPath);
-    } catch (error) {
-      throw new BouncerError(
-        "PINS_UNWRITABLE",
-        `Cannot ${options.verb} pins "${path}": ${describeFsError(error)}`,
-        { cause: error },
-      );
-    }
-    if (lock !== undefined) {
-      try {
-        return await options.action();
-      } finally {
-        lock.release();
-      }
-    }
-    if (Date.now() > end) {
-      throw new BouncerError(
-        "PINS_LOCKED",
-        `Cannot ${options.verb} pins "${path}": the lock "${lockPath}" is held`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  let lock: Awaited<ReturnType<typeof acquireLockWaiting>>;
+  try {
+    if (options.verb === "write") ensureParentDir(path);
+    lock = await acquireLockWaiting(lockPath, { waitMs: LOCK_WAIT_MS });
+  } catch (error) {
+    throw new BouncerError(
+      "PINS_UNWRITABLE",
+      `Cannot ${options.verb} pins "${path}": ${describeFsError(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (lock === undefined) {
+    throw new BouncerError(
+      "PINS_LOCKED",
+      `Cannot ${options.verb} pins "${path}": the lock "${lockPath}" is held`,
+    );
+  }
+  try {
+    return await options.action();
+  } finally {
+    lock.release();
   }
 }

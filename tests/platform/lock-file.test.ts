@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LOCK_STALE_MS, tryAcquireLock } from "../../src/platform/lock-file.ts";
+import { acquireLockWaiting, LOCK_STALE_MS, tryAcquireLock } from "../../src/platform/lock-file.ts";
 
 let dir = "";
 let lock = "";
@@ -72,4 +72,20 @@ test("tryAcquireLock() release() of a lock taken over by another holder leaves t
 
 test("tryAcquireLock() throws when the lock folder does not exist", () => {
   expect(() => tryAcquireLock(join(dir, "missing", "audit.jsonl.lock"))).toThrow(/ENOENT/);
+});
+
+test("acquireLockWaiting() takes the lock once its holder releases it, within the wait", async () => {
+  const held = tryAcquireLock(lock);
+  setTimeout(() => held?.release(), 30);
+  const taken = await acquireLockWaiting(lock, { waitMs: 5_000 });
+  expect(taken).toBeDefined();
+  expect(readFileSync(lock, "utf8").trim()).toBe(taken?.token ?? "");
+  taken?.release();
+});
+
+test("acquireLockWaiting() gives up after the wait while another holder keeps the lock", async () => {
+  const held = tryAcquireLock(lock);
+  expect(await acquireLockWaiting(lock, { waitMs: 40 })).toBeUndefined();
+  expect(readFileSync(lock, "utf8").trim()).toBe(held?.token ?? "");
+  held?.release();
 });
