@@ -2,20 +2,23 @@
  * The controlling terminal (`/dev/tty`; `CONIN$` and `CONOUT$` on Windows), opened directly rather
  * than through stdin and stdout: a confirmation asked there is answered by the person at the
  * terminal, never by a program that only holds Bouncer's stdin (an agent's shell tool, a pipe).
- * Edge (file system, blocking reads: the confirming command waits for the answer and nothing else).
+ * Edge (file system; a read waits off the event loop, so the answer is awaited, not blocked on).
  *
  * Source: SPEC §3.4 ("asks for confirmation on the controlling terminal (`/dev/tty`, `CONIN$`) —
  * never from stdin or flags, so an agent's shell tool cannot approve for itself"), §5.8.
  * @module
  */
 
-import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, read, writeSync } from "node:fs";
 
 /** A terminal a command confirms on: the controlling terminal, or a test's stand-in. */
 export interface ConfirmTerminal {
   /** Shows text on the terminal as it is (render untrusted text first). */
   write(text: string): void;
-  /** Reads one line typed (without its line ending); undefined at end of input or on an error. */
+  /**
+   * Reads one line typed (without its line ending); undefined at end of input or on an error. The
+   * wait is asynchronous: the event loop runs while the person types.
+   */
   readLine(): Promise<string | undefined>;
   /** Closes the terminal (idempotent). */
   close(): void;
@@ -59,16 +62,12 @@ export function openControllingTerminal(
       let size = 0;
       const buffer = Buffer.alloc(256);
       for (;;) {
-        let read: number;
-        try {
-          read = readSync(input, buffer, 0, buffer.length, null);
-        } catch {
-          return undefined;
-        }
-        if (read === 0) return size === 0 ? undefined : lineOf(chunks);
-        chunks.push(Buffer.from(buffer.subarray(0, read)));
-        size += read;
-        if (buffer.subarray(0, read).includes(0x0a) || size >= MAX_LINE_BYTES) return lineOf(chunks);
+        const count = await readOnce(input, buffer);
+        if (count === undefined) return undefined;
+        if (count === 0) return size === 0 ? undefined : lineOf(chunks);
+        chunks.push(Buffer.from(buffer.subarray(0, count)));
+        size += count;
+        if (buffer.subarray(0, count).includes(0x0a) || size >= MAX_LINE_BYTES) return lineOf(chunks);
       }
     },
     close() {
@@ -78,6 +77,18 @@ export function openControllingTerminal(
       if (output !== input) closeSync(output);
     },
   };
+}
+
+/**
+ * One read of a file descriptor, off the event loop (the runtime's thread pool waits for the bytes).
+ * @param fd - The terminal.
+ * @param buffer - Where the bytes go.
+ * @returns The bytes read (0 at end of input), or undefined on an error.
+ */
+function readOnce(fd: number, buffer: Buffer): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    read(fd, buffer, 0, buffer.length, null, (error, count) => resolve(error ? undefined : count));
+  });
 }
 
 /**
