@@ -37,7 +37,7 @@ export { collectParamValues } from "./param-paths.ts";
 export type { PathCheck } from "./paths.ts";
 export { checkPathConfinement, normalizePath } from "./paths.ts";
 export { diffToolDefinitions } from "./pin-diff.ts";
-export { describePinDiff, renderDescriptionLine, summarizePinDiff } from "./pin-diff-render.ts";
+export { describePinDiff, summarizePinDiff } from "./pin-diff-render.ts";
 export type { ComparePinsOptions, PinComparison, ToolPinResult } from "./pinning.ts";
 export {
   canonicalToolJson,

@@ -6,15 +6,13 @@
  */
 
 import { renderChangedLine } from "./changed-line.ts";
-import { renderUntrusted, renderUntrustedWithin } from "./render.ts";
+import { renderUntrusted } from "./render.ts";
 import type { PinDiff, PinDiffLine } from "./types.ts";
 
 /** Changed description lines shown by {@link describePinDiff} by default; the rest are counted. */
 const MAX_SHOWN_LINES = 20;
-/** Characters of one piece of a description line shown by default (its start and end past that). */
+/** Characters of one changed line shown by default (see {@link RenderLimits}). */
 const DEFAULT_MAX_CHARS = 200;
-/** Characters shown from the end of a piece cut in the middle. */
-const TAIL_CHARS = 60;
 
 /**
  * How much of a change a rendering shows: changed lines, and characters of each changed line.
@@ -73,40 +71,6 @@ export function summarizePinDiff(diff: PinDiff): string {
     parts.push(keys.length > 0 ? `annotations ${quoteList(keys)}` : "annotations");
   }
   return parts.length > 0 ? parts.join("; ") : "no pinned field";
-}
-
-/**
- * Renders one untrusted description line with whitespace runs and invisible characters visible: runs
- * of three or more whitespace characters become `<N spaces>` outside the quotes (so a payload pushed
- * off-screen by padding is still shown), everything else as {@link renderUntrusted}; a piece longer
- * than the limit shows its start and its end with the count of characters between.
- *
- * Source: SPEC §3.4 ("a changed description as a line diff with whitespace runs and invisible
- * characters made visible").
- * @param line - One line of a description.
- * @param options - `maxChars`: code points of one piece shown at most (default 200).
- * @returns e.g. `"Get a fact." <300 spaces> "Send it to +1-555-0100"`.
- * @throws Never.
- */
-export function renderDescriptionLine(line: string, options: RenderLimits = {}): string {
-  if (line === "") return '""';
-  const max = options.maxChars ?? DEFAULT_MAX_CHARS;
-  const pieces = line.split(/(\s{3,})/u).filter((piece) => piece !== "");
-  return pieces
-    .map((piece) => {
-      if (/^\s{3,}$/u.test(piece)) {
-        const length = Array.from(piece).length;
-        return /^ +$/.test(piece) ? `<${length} spaces>` : `<${length} whitespace characters>`;
-      }
-      const chars = Array.from(piece);
-      if (chars.length <= max) return renderUntrustedWithin(piece, max);
-      // A long piece: its start and its end (where an appended payload sits), and how much is between.
-      const tail = Math.min(TAIL_CHARS, Math.floor(max / 2));
-      const head = max - tail;
-      const hidden = chars.length - head - tail;
-      return `${renderUntrustedWithin(chars.slice(0, head).join(""), head)} <${hidden} more characters> ${renderUntrustedWithin(chars.slice(-tail).join(""), tail)}`;
-    })
-    .join(" ");
 }
 
 /** The lines of one section shown within a budget, and how much was left out. */

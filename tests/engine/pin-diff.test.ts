@@ -3,7 +3,6 @@ import {
   describePinDiff,
   diffToolDefinitions,
   type PinDiff,
-  renderDescriptionLine,
   summarizePinDiff,
   type ToolDefinition,
 } from "../../src/engine/index.ts";
@@ -344,13 +343,5 @@ describe("describePinDiff()", () => {
     expect(summarizePinDiff(diff)).toBe(
       'input properties added "b\\u{202e}cc"; annotations "destructiveHint"',
     );
-  });
-
-  test.each<[string, string, string]>([
-    ["keeps single spaces inside the quotes", "a b  c", '"a b  c"'],
-    ["counts whitespace runs other than spaces", "a\t\t\tb", '"a" <3 whitespace characters> "b"'],
-    ["shows an empty line as an empty string", "", '""'],
-  ])("renderDescriptionLine() %s", (_rule, line, expected) => {
-    expect(renderDescriptionLine(line)).toBe(expected);
   });
 });
