@@ -1,21 +1,23 @@
 /**
- * What `bouncer pins` does to the pin files under `$BOUNCER_HOME/pins`: list them (per server name,
- * as recorded inside each file — the file names are identity hashes) and forget a server (removing
- * its file); accepting pending definitions is `pin-accepting.ts`. Edge (file system).
+ * The pin files under `$BOUNCER_HOME/pins` as `bouncer pins` sees them: listed per server name (as
+ * recorded inside each file — the file names are identity hashes), one identity of a name chosen
+ * (the same `--upstream-name` run with another command or in another working directory has pin
+ * files of its own, named by a file id: the first 8 hex digits of the identity hash), and a server
+ * forgotten. Accepting is `pins-accept.ts`, showing `pins-view.ts`. Edge (file system).
  *
- * Source: SPEC §2.2 ("Changed tool": `bouncer pins accept SERVER TOOL`), §5.7.
+ * Source: SPEC §2.2 ("Server identity"; "Changed tool": `bouncer pins accept SERVER TOOL`), §5.7.
  * @module
  */
 
 import { readdirSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
-import { renderUntrusted, shellWord } from "../engine/index.ts";
+import { basename, join } from "node:path";
+import type { CommandIo } from "../commands/io.ts";
+import { renderUntrusted, safeName, shellWord } from "../engine/index.ts";
 import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import { pinsDir, readPinFile } from "./file-pin-store.ts";
-import type { PinFile } from "./pin-file.ts";
-import { checkIdentityId, describeIdentities, hasIdentity, identityId } from "./pin-identities.ts";
+import type { PinFile, PinRecord } from "./pin-file.ts";
 import { withPinLock } from "./pin-lock.ts";
 
 /** One pin file as listed. */
@@ -65,6 +67,7 @@ function serverNamedBy(path: string): string | undefined {
  * @param home - Bouncer's home directory.
  * @param server - Only files of this `--upstream-name`.
  * @returns The files, sorted by server name then path, and the files that could not be read.
+ * @throws {BouncerError} `PINS_UNREADABLE` when the folder cannot be listed.
  */
 export function listPins(home: string, server?: string): PinListing {
   const dir = pinsDir(home);
@@ -97,19 +100,102 @@ export function listPins(home: string, server?: string): PinListing {
 }
 
 /**
- * A listing cut down to the identity an `--id` names.
+ * The pin a pending definition would replace: the pin of the same tool.
+ * @param tools - The file's pins.
+ * @param record - The pending definition.
+ * @returns `{ replaced }`, or `{}` for a new tool.
+ */
+export function replacing(tools: readonly PinRecord[], record: PinRecord): { readonly replaced?: PinRecord } {
+  const replaced = tools.find((tool) => tool.name === record.name);
+  return replaced === undefined ? {} : { replaced };
+}
+
+/**
+ * The file id of an identity, as `pins list` shows it in brackets.
  *
  * Source: SPEC §5.7.
- * @param listing - The server's files.
- * @param id - The checked id, or undefined for all.
- * @returns The files of that identity.
+ * @param path - The pin file (`<identity-hash>.json`).
+ * @returns Its first 8 hex digits.
  */
-export function ofIdentity(listing: PinListing, id: string | undefined): PinListing {
-  if (id === undefined) return listing;
-  return {
-    servers: listing.servers.filter(({ path }) => hasIdentity(path, id)),
-    unreadable: listing.unreadable.filter(({ path }) => hasIdentity(path, id)),
-  };
+export function identityId(path: string): string {
+  return basename(path, ".json").slice(0, 8);
+}
+
+/**
+ * A server as `bouncer pins` names it to a person: its name, rendered safely, and when the name has
+ * several identities, the file id in brackets (`mail [0a1b2c3d]`).
+ *
+ * Source: SPEC §5.7.
+ * @param server - The server name (untrusted).
+ * @param path - The identity's pin file.
+ * @param shared - Whether the name has several identities (or one was chosen with `--id`).
+ * @returns The label.
+ */
+export function identityLabel(server: string, path: string, shared: boolean): string {
+  return shared ? `${safeName(server)} [${identityId(path)}]` : safeName(server);
+}
+
+/**
+ * The identities of a server, one per file, for a message: `[0a1b2c3d] cwd "/proj/a", command
+ * "node server.js"` (a file that cannot be read: its id alone), joined by `; `.
+ * @param files - The files, with their content when it could be read.
+ * @returns One line.
+ */
+function describeIdentities(files: readonly { readonly path: string; readonly file?: PinFile }[]): string {
+  return files
+    .map(({ path, file }) => {
+      const what =
+        file === undefined
+          ? "(cannot be read)"
+          : `cwd ${renderUntrusted(file.cwd)}, command ${renderUntrusted(file.command.join(" "))}`;
+      return `[${identityId(path)}] ${what}`;
+    })
+    .join("; ");
+}
+
+/**
+ * Chooses the one identity of a server name that `pins accept` or `pins forget` acts on: checks
+ * `id` (8 to 64 hex digits), lists the server's pin files of that identity (every file without an
+ * id), takes from them what the command acts on, and refuses when that lies in several files (the
+ * name is pinned for several commands or working directories), naming each identity.
+ *
+ * Source: SPEC §2.2 ("Server identity"), §5.7.
+ * @param home - Bouncer's home directory.
+ * @param options - `server`; `id` as typed (`--id`); `action`: what the command does, for a bad
+ *   id's message (`accept pins`); `take`: what the command acts on, from the listing and the
+ *   checked id (it throws the command's own errors); `refusal`: the message for several identities,
+ *   from their files and their description (`[0a1b2c3d] cwd "/a", command "x"; …`).
+ * @returns The listing (of that id), the checked id (lower case), and what was taken, all of one file.
+ * @throws {BouncerError} `USAGE` (exit 2) for a bad id; `PINS_SEVERAL_IDENTITIES` when what was
+ *   taken lies in several files; `PINS_UNREADABLE` and what `take` throws.
+ */
+export function chooseIdentity<T extends { readonly path: string; readonly file?: PinFile }>(
+  home: string,
+  options: {
+    readonly server: string;
+    readonly id?: string;
+    readonly action: string;
+    readonly take: (listing: PinListing, id: string | undefined) => T[];
+    readonly refusal: (files: readonly T[], identities: string) => string;
+  },
+): { readonly listing: PinListing; readonly id?: string; readonly taken: T[] } {
+  if (options.id !== undefined && !/^[0-9a-fA-F]{8,64}$/.test(options.id)) {
+    throw new BouncerError(
+      "USAGE",
+      `Cannot ${options.action}: --id ${JSON.stringify(options.id)} is not 8 to 64 hex digits of an identity (bouncer pins list shows them in brackets)`,
+    );
+  }
+  const id = options.id?.toLowerCase();
+  const all = listPins(home, options.server);
+  const ofId = ({ path }: { readonly path: string }): boolean =>
+    id === undefined || basename(path, ".json").startsWith(id);
+  const listing = { servers: all.servers.filter(ofId), unreadable: all.unreadable.filter(ofId) };
+  const taken = options.take(listing, id);
+  const files = [...new Map(taken.map((item) => [item.path, item])).values()];
+  if (files.length > 1) {
+    throw new BouncerError("PINS_SEVERAL_IDENTITIES", options.refusal(files, describeIdentities(files)));
+  }
+  return id === undefined ? { listing, taken } : { listing, id, taken };
 }
 
 /**
@@ -136,23 +222,21 @@ export async function forgetServer(
   options: { readonly id?: string } = {},
 ): Promise<string[]> {
   const action = `forget server ${JSON.stringify(server)}`;
-  const id = options.id === undefined ? undefined : checkIdentityId(options.id, action);
-  const listing = ofIdentity(listPins(home, server), id);
-  const files = [
-    ...listing.servers,
-    ...listing.unreadable.filter((file) => file.server === server).map(({ path }) => ({ path })),
-  ];
-  const paths = files.map(({ path }) => path);
-  if (files.length > 1) {
-    throw new BouncerError(
-      "PINS_SEVERAL_IDENTITIES",
-      `Cannot ${action}: it is pinned under ${files.length} identities (another command or working directory): ${describeIdentities(files)}: choose one with --id, e.g. bouncer pins forget --id ${identityId(paths[0] ?? "")} -- ${shellWord(server) ?? renderUntrusted(server)}; nothing was removed`,
-    );
-  }
-  if (paths.length === 0 && id !== undefined) {
+  const { listing, id, taken } = chooseIdentity(home, {
+    server,
+    ...(options.id === undefined ? {} : { id: options.id }),
+    action,
+    take: ({ servers, unreadable }) => [
+      ...servers,
+      ...unreadable.filter((file) => file.server === server).map(({ path }) => ({ path })),
+    ],
+    refusal: (files, identities) =>
+      `Cannot ${action}: it is pinned under ${files.length} identities (another command or working directory): ${identities}: choose one with --id, e.g. bouncer pins forget --id ${identityId(files[0]?.path ?? "")} -- ${shellWord(server) ?? renderUntrusted(server)}; nothing was removed`,
+  });
+  if (taken.length === 0 && id !== undefined) {
     throw new BouncerError("PINS_UNKNOWN_SERVER", `Cannot ${action}: it has no pins of id ${id}`);
   }
-  if (paths.length === 0) {
+  if (taken.length === 0) {
     const [first] = listing.unreadable;
     const more =
       first === undefined
@@ -161,7 +245,7 @@ export async function forgetServer(
     throw new BouncerError("PINS_UNKNOWN_SERVER", `Cannot forget server "${server}": it has no pins${more}`);
   }
   const removed: string[] = [];
-  for (const path of paths) {
+  for (const { path } of taken) {
     const gone = await withPinLock(path, { verb: "remove", action: () => removeIfThere(path) });
     if (gone) removed.push(path);
   }
@@ -184,4 +268,31 @@ function removeIfThere(path: string): boolean {
       cause: error,
     });
   }
+}
+
+/**
+ * Runs `bouncer pins forget SERVER [--id ID]`.
+ *
+ * Source: SPEC §5.7.
+ * @param options - Server, the identity's file id when the name has several, JSON output, Bouncer's
+ *   home.
+ * @param io - Where output goes.
+ * @returns 0.
+ * @throws {BouncerError} `USAGE` (exit 2) for an empty SERVER or a bad `--id`; exit 1 when the
+ *   server has no pins (of that id), or several identities and no id.
+ */
+export async function runPinsForget(
+  options: { readonly server: string; readonly id?: string; readonly json?: boolean; readonly home: string },
+  io: CommandIo,
+): Promise<number> {
+  // An empty SERVER (an unset shell variable) is a usage error, as for pins accept (SPEC §5).
+  if (options.server === "") throw new BouncerError("USAGE", "Cannot forget pins: SERVER is empty");
+  const removed = await forgetServer(options.home, options.server, options);
+  if (options.json === true) io.out(`${JSON.stringify({ forgotten: options.server, files: removed })}\n`);
+  else {
+    io.out(
+      `Forgot the pins of server ${safeName(options.server)} (${removed.length} file${removed.length === 1 ? "" : "s"}); its next session pins it again on first sight (running sessions keep the pins they had until they restart)\n`,
+    );
+  }
+  return 0;
 }

@@ -5,8 +5,9 @@ import { basename, dirname, join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
 import type { ToolDefinition } from "../../src/engine/index.ts";
 import { createFilePinStore } from "../../src/proxy/file-pin-store.ts";
+import { runPinsForget } from "../../src/proxy/pin-admin.ts";
 import { definitionHash } from "../../src/proxy/pin-file.ts";
-import { runPinsForget, runPinsList } from "../../src/proxy/pins-command.ts";
+import { runPinsList } from "../../src/proxy/pins-view.ts";
 import { BUN, ROOT } from "./support/harness.ts";
 import { CHANGED, emptyHome, FS, homeWithPins, MAIL, SEND } from "./support/pin-homes.ts";
 
