@@ -126,6 +126,12 @@ export interface ToolRules {
   readonly taintFields: Sourced<"lenient" | "strict">;
   readonly writeParams?: Sourced<readonly string[]>;
   readonly allowedPathPrefixes?: Sourced<readonly string[]>;
+  /**
+   * When `allowedPathPrefixes` is a written `[]`: the prefixes of the strongest weaker layer that sets
+   * non-empty ones, which the `[]` overrides (for the confinement warnings of `check`, `explain` and
+   * `run`; never read by a decision). Absent when nothing below sets prefixes, or under `replace: true`.
+   */
+  readonly overriddenPathPrefixes?: Sourced<readonly string[]>;
   /** Compiled once at load: anchored `^(?:…)$`, Unicode (SPEC §2.4). */
   readonly argPatterns?: Sourced<ReadonlyMap<string, RegExp>>;
   readonly maxCalls?: Sourced<number>;

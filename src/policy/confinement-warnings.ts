@@ -11,7 +11,7 @@
 
 import { type RuleSource, type Sourced, safeName } from "../engine/index.ts";
 import { resolveToolRules } from "./resolve-tool-rules.ts";
-import type { MatchedPack, Policy, PolicyFile, ResolveContext, ToolEntry } from "./types.ts";
+import type { Pack, Policy, ResolveContext } from "./types.ts";
 
 /** A user's `allowed_path_prefixes` that confines nothing. */
 export interface ConfinementWarning {
@@ -35,7 +35,7 @@ export interface ConfinementWarning {
 }
 
 /** What {@link confinementWarnings} looks at. */
-export interface ConfinementContext extends Omit<ResolveContext, "tool" | "definition"> {
+export interface ConfinementContext extends Omit<ResolveContext, "tool" | "definition" | "possiblePacks"> {
   /** The tools to look at (default: every tool the files name at the top level or in `servers.<server>`). */
   readonly tools?: readonly string[];
   /**
@@ -81,14 +81,13 @@ function namedTools(policy: Policy, server: string): string[] {
 
 function toolWarning(policy: Policy, ctx: ConfinementContext, tool: string): ConfinementWarning | undefined {
   // Packs that did not match here but name the tool: `run` may match them where the server runs.
-  const elsewhere: MatchedPack[] =
+  const elsewhere: Pack[] =
     ctx.packsKnown === true
       ? []
-      : policy.packs
-          .filter((pack) => pack.tools.has(tool) && !ctx.packs.some((matched) => matched.pack === pack))
-          .map((pack) => ({ pack, by: "upstream_name", pattern: "*", value: ctx.server }));
-  const wide = { ...ctx, tool, packs: [...ctx.packs, ...elsewhere] };
-  const rules = resolveToolRules(policy, wide);
+      : policy.packs.filter(
+          (pack) => pack.tools.has(tool) && !ctx.packs.some((matched) => matched.pack === pack),
+        );
+  const rules = resolveToolRules(policy, { ...ctx, tool, possiblePacks: elsewhere });
   const prefixes = rules.allowedPathPrefixes;
   if (prefixes === undefined || !prefixes.source.startsWith("user:")) return undefined;
   const at = where(prefixes);
@@ -99,13 +98,13 @@ function toolWarning(policy: Policy, ctx: ConfinementContext, tool: string): Con
     ...(prefixes.layer === undefined ? {} : { layer: prefixes.layer }),
   };
   if (prefixes.value.length === 0) {
-    const below = resolveToolRules(withoutPrefixes(policy, prefixes, wide), wide).allowedPathPrefixes;
-    if (below === undefined || below.value.length === 0) {
+    const below = rules.overriddenPathPrefixes;
+    if (below === undefined) {
       const message = `${name}: allowed_path_prefixes: [] (${at}) confines nothing: an empty list turns path confinement off`;
       return { code: "empty_prefixes", ...base, message };
     }
     const fromPack = below.source.startsWith("pack:");
-    const far = elsewhere.some((matched) => below.source === `pack:${matched.pack.name}`);
+    const far = elsewhere.some((pack) => below.source === `pack:${pack.name}`);
     const overrides = {
       source: below.source,
       ...(below.layer === undefined ? {} : { layer: below.layer }),
@@ -131,40 +130,4 @@ function where(from: Sourced<unknown>): string {
 /** Prefixes as the views show them: `[./out, ~/notes]`. */
 function listText(values: readonly string[]): string {
   return `[${values.map((value) => safeName(value)).join(", ")}]`;
-}
-
-/**
- * The policy without the entry key that set these prefixes (the strongest such entry of that file,
- * as resolution picks it), to find what the layers below would have given.
- */
-function withoutPrefixes(policy: Policy, prefixes: Sourced<unknown>, ctx: ResolveContext): Policy {
-  const inServer = prefixes.layer !== undefined;
-  const entryOf = (file: PolicyFile): ToolEntry | undefined =>
-    inServer ? file.servers.get(ctx.server)?.tools.get(ctx.tool) : file.tools.get(ctx.tool);
-  const owner = [...policy.files]
-    .reverse()
-    .find(
-      (file) => `user:${file.file}` === prefixes.source && entryOf(file)?.allowedPathPrefixes !== undefined,
-    );
-  if (owner === undefined) return policy;
-  const drop = (tools: ReadonlyMap<string, ToolEntry>): Map<string, ToolEntry> => {
-    const copy = new Map(tools);
-    const entry = copy.get(ctx.tool);
-    if (entry !== undefined) {
-      const { allowedPathPrefixes: _dropped, ...rest } = entry;
-      copy.set(ctx.tool, rest);
-    }
-    return copy;
-  };
-  const trimmed: PolicyFile = inServer
-    ? {
-        ...owner,
-        servers: new Map(
-          [...owner.servers].map(([name, section]) =>
-            name === ctx.server ? [name, { ...section, tools: drop(section.tools) }] : [name, section],
-          ),
-        ),
-      }
-    : { ...owner, tools: drop(owner.tools) };
-  return { ...policy, files: policy.files.map((file) => (file === owner ? trimmed : file)) };
 }

@@ -70,6 +70,10 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
       ...(index === undefined ? {} : { commandIndex: index }),
     });
   }
+  for (const pack of ctx.possiblePacks ?? []) {
+    const entry = pack.tools.get(ctx.tool);
+    if (entry) packEntries.push({ entry, source: `pack:${pack.name}` });
+  }
   const named = [...serverEntries, ...userEntries, ...packEntries];
   const replaceAt = named.findIndex((c) => c.entry.replace === true);
   const layers = replaceAt === -1 ? [...named] : named.slice(0, replaceAt + 1);
@@ -127,7 +131,7 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
   const action = pick("action");
   const taintFields = pick("taintFields");
   const writeParams = pick("writeParams");
-  const prefixes = expandPrefixes(layers, ctx.command, ctx.showPlaceholders === true);
+  const { prefixes, overridden } = resolvePrefixes(layers, ctx.command, ctx.showPlaceholders === true);
   const argPatterns = pick("argPatterns");
   const trustedOutput = pick("trustedOutput");
   return {
@@ -141,6 +145,7 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
     taintFields: taintFields ?? { value: "lenient", source: "default" },
     ...(writeParams === undefined ? {} : { writeParams }),
     ...(prefixes === undefined ? {} : { allowedPathPrefixes: prefixes }),
+    ...(overridden === undefined ? {} : { overriddenPathPrefixes: overridden }),
     ...(argPatterns === undefined ? {} : { argPatterns }),
     ...(maxCalls === undefined ? {} : { maxCalls }),
     ...(trustedOutput === undefined ? {} : { trustedOutput }),
@@ -186,18 +191,34 @@ function resolveDefaults(policy: Policy): ResolvedDefaults {
  * `allowed_path_prefixes` of the strongest layer that sets it, with `$COMMAND_LINE_DIRS` replaced by
  * the directories on the upstream's command line (kept as written, with no command line, when only
  * showing the rules). An empty list confines nothing (SPEC §2.4: prefixes apply when non-empty): one
- * written `[]` is kept, with its layer, so that views show what turned the confinement off; a list
+ * written `[]` is kept, with its layer, so that views show what turned the confinement off, and
+ * `overridden` is what the next layer that sets the key would have given (when non-empty); a list
  * that only the expansion left empty is dropped.
  */
-function expandPrefixes(
+function resolvePrefixes(
   layers: readonly Contribution[],
   command: readonly string[] | undefined,
   showPlaceholders: boolean,
+): { prefixes?: Sourced<readonly string[]>; overridden?: Sourced<readonly string[]> } {
+  const setting = layers.filter((c) => c.entry.allowedPathPrefixes !== undefined);
+  const [found, below] = setting;
+  if (found === undefined) return {};
+  const prefixes = expandPrefixes(found, command, showPlaceholders);
+  if (prefixes === undefined) return {};
+  if (prefixes.value.length > 0 || below === undefined) return { prefixes };
+  const overridden = expandPrefixes(below, command, showPlaceholders);
+  return overridden === undefined || overridden.value.length === 0 ? { prefixes } : { prefixes, overridden };
+}
+
+/** One layer's prefixes, expanded; a written `[]` stays; a list the expansion empties is undefined. */
+function expandPrefixes(
+  found: Contribution,
+  command: readonly string[] | undefined,
+  showPlaceholders: boolean,
 ): Sourced<readonly string[]> | undefined {
-  const found = layers.find((c) => c.entry.allowedPathPrefixes !== undefined);
-  if (!found) return undefined;
-  if (found.entry.allowedPathPrefixes!.length === 0) return sourced([], found);
-  const expanded = found.entry.allowedPathPrefixes!.flatMap((prefix) => {
+  const written = found.entry.allowedPathPrefixes ?? [];
+  if (written.length === 0) return sourced([], found);
+  const expanded = written.flatMap((prefix) => {
     if (prefix !== COMMAND_LINE_DIRS) return [prefix];
     if (command === undefined) return showPlaceholders ? [COMMAND_LINE_DIRS] : [];
     return commandLineDirectories(

@@ -113,6 +113,12 @@ export interface ResolveContext {
   readonly definition?: ToolDefinition;
   /** The packs that matched this server (from `matchPacks`), strongest first. */
   readonly packs: readonly MatchedPack[];
+  /**
+   * Packs that did not match here but may where the server runs (`check` and `explain` know no
+   * command line or `serverInfo.name`): layers weaker than `packs`, with no command token. For the
+   * views' warnings only, never for deciding.
+   */
+  readonly possiblePacks?: readonly Pack[];
   /** The upstream command line, for `$COMMAND_LINE_DIRS` in pack prefixes. */
   readonly command?: readonly string[];
   /**

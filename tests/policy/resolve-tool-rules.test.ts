@@ -353,6 +353,38 @@ write_file: { exfiltrating: false, write_params: [path], allowed_path_prefixes: 
     const rules = fsRules("servers:\n  fs:\n    write_file: { allowed_path_prefixes: [] }\n", command);
     expect(rules.allowedPathPrefixes).toEqual({ value: [], source: "user:u.yaml", layer: "servers.fs" });
     expect(rules.writeParams?.source).toBe("pack:filesystem");
+    expect(rules.overriddenPathPrefixes).toEqual({
+      value: ["/data", "./notes", "~/docs"],
+      source: "pack:filesystem",
+    });
+  });
+
+  test("resolveToolRules() records no overridden prefixes for non-empty prefixes, or when the layer below expands to none", () => {
+    expect(
+      fsRules("write_file: { allowed_path_prefixes: [./out] }\n", command).overriddenPathPrefixes,
+    ).toBeUndefined();
+    const noDirs = fsRules("write_file: { allowed_path_prefixes: [] }\n", undefined);
+    expect(noDirs.allowedPathPrefixes).toEqual({ value: [], source: "user:u.yaml" });
+    expect(noDirs.overriddenPathPrefixes).toBeUndefined();
+  });
+
+  test("resolveToolRules() counts possiblePacks as the weakest pack layers, for the views only", () => {
+    const policy = createPolicy(
+      [parsePolicy("write_file: { allowed_path_prefixes: [] }\n", "u.yaml")],
+      [FS_PACK],
+    );
+    const rules = resolveToolRules(policy, {
+      server: "fs",
+      tool: "write_file",
+      packs: [],
+      possiblePacks: [FS_PACK],
+      showPlaceholders: true,
+    });
+    expect(rules.writeParams).toEqual({ value: ["path"], source: "pack:filesystem" });
+    expect(rules.overriddenPathPrefixes).toEqual({
+      value: ["$COMMAND_LINE_DIRS"],
+      source: "pack:filesystem",
+    });
   });
 
   test("resolveToolRules() leaves writes unconfined by prefixes when no command line is known", () => {
