@@ -18,6 +18,19 @@ import type { Evidence, JsonObject } from "./types.ts";
 const MIN_ECHO_TEXT = 6;
 
 /**
+ * Shared evidence records of output no call produced that a store keeps, one per server, method,
+ * kind and field key, all names the upstream chooses (SPEC §2.5 "Untrusted text, recorded"). Past
+ * it, and for a key longer than {@link MAX_SHARED_KEY}, such output shares one record per server
+ * and occurrence kind.
+ *
+ * Source: SPEC §2.5 "Index, not rescans", §7 (cost must not grow with the session).
+ */
+export const MAX_SHARED_EVIDENCE = 4096;
+
+/** Characters of a shared record's key (server, method, kind, field) kept in the map at most. */
+const MAX_SHARED_KEY = 512;
+
+/**
  * What one output's recording needs: where it came from, and how its occurrences count.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
@@ -171,19 +184,47 @@ export function evidence(recorder: Recorder, kind: Evidence["kind"], field?: str
   const cacheKey = cut === undefined ? actual : `${actual}\u0000${cut}`;
   let found = recorder.evidenceCache.get(cacheKey);
   if (found === undefined) {
-    const { provenance, store } = recorder;
+    const { provenance } = recorder;
     // Output no call produced (seq 0) shares one record per server, method, kind and field.
-    const sharedKey =
-      provenance.seq === 0 ? JSON.stringify([provenance.server, provenance.tool, cacheKey]) : undefined;
-    found = sharedKey === undefined ? undefined : store.sharedEvidence.get(sharedKey);
-    if (found === undefined) {
-      const base = { ...provenance, kind: actual };
-      found = cut === undefined ? base : { ...base, field: JSON.parse(JSON.stringify(cut)) as string };
-      if (sharedKey !== undefined) store.sharedEvidence.set(sharedKey, found);
-    }
+    found =
+      provenance.seq === 0
+        ? sharedRecord(recorder, actual, cut)
+        : cut === undefined
+          ? { ...provenance, kind: actual }
+          : { ...provenance, kind: actual, field: JSON.parse(JSON.stringify(cut)) as string };
     recorder.evidenceCache.set(cacheKey, found);
   }
   return found;
+}
+
+/**
+ * The shared record of output no call produced, for one kind and field key. The keys are names the
+ * upstream chooses, so the map is bounded: past {@link MAX_SHARED_EVIDENCE} records (or for a key
+ * too long to keep), the output shares its server's overflow record of that kind — the first such
+ * output's, without its field key. Tokens are still indexed under their own kind, so taint and
+ * "seen" are decided exactly (a free-text token still denies); only the provenance the evidence
+ * shows is approximate, as past the store's record limit (`evidenceId`).
+ */
+function sharedRecord(recorder: Recorder, kind: Evidence["kind"], field: string | undefined): Evidence {
+  const { provenance, store } = recorder;
+  const shared = store.sharedEvidence;
+  const key = JSON.stringify([provenance.server, provenance.tool, kind, field ?? null]);
+  const found = shared.get(key);
+  if (found !== undefined) return found;
+  const base = { ...provenance, kind };
+  if (key.length <= MAX_SHARED_KEY && shared.size < MAX_SHARED_EVIDENCE) {
+    const made = field === undefined ? base : { ...base, field: JSON.parse(JSON.stringify(field)) as string };
+    shared.set(key, made);
+    return made;
+  }
+  // Two members, where kept keys have four: the overflow records never meet a kept one.
+  const overflowKey = JSON.stringify([provenance.server, kind]);
+  let overflow = store.sharedOverflow.get(overflowKey);
+  if (overflow === undefined) {
+    overflow = base;
+    store.sharedOverflow.set(overflowKey, overflow);
+  }
+  return overflow;
 }
 
 /**

@@ -112,9 +112,16 @@ export interface TaintStore {
   readonly evidenceIds: Map<Evidence, number>;
   /**
    * Evidence of outputs no call produced (seq 0: notifications, other requests' answers), one per
-   * server, method, kind and field key: a flood of log lines shares one record, not one each.
+   * server, method, kind and field key: a flood of log lines shares one record, not one each. At
+   * most `MAX_SHARED_EVIDENCE` (4,096) records, each key at most 512 characters (the names are the
+   * upstream's).
    */
   readonly sharedEvidence: Map<string, Evidence>;
+  /**
+   * Past that bound: one record per server and occurrence kind, shared by all later such output
+   * (its taint kind exact, its provenance approximate).
+   */
+  readonly sharedOverflow: Map<string, Evidence>;
   /** Token key hash → index in `excerpts` of its first free-text occurrence's excerpt. */
   readonly excerptIds: TokenTable;
   /** Excerpts of first free-text occurrences, while the excerpt budget lasts. */
@@ -150,6 +157,7 @@ export function createTaintStore(options: TaintStoreOptions = {}): TaintStore {
     evidence: [],
     evidenceIds: new Map(),
     sharedEvidence: new Map(),
+    sharedOverflow: new Map(),
     excerptIds: createTokenTable(),
     excerpts: [],
     excerptBudget: EXCERPT_BUDGET,
