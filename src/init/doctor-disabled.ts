@@ -8,60 +8,32 @@
  * @module
  */
 
-import { findNodeAtLocation, type Node, parseTree } from "jsonc-parser";
-import { parse } from "smol-toml";
-import type { ClientInfo } from "./client-table.ts";
-import { propertyMap } from "./json-tree.ts";
-import type { ConfigEntry } from "./types.ts";
+import type { ConfigEntry, ParsedConfig } from "./types.ts";
 
 /**
- * A reader of the entries of one config text that are turned off.
+ * A reader of the entries of one config that are turned off, from the document `readConfig` parsed
+ * (the text is not parsed a second time).
  *
  * Source: SPEC §5.3.
- * @param text - The config text (already read by `readConfig`, so it parses).
- * @param client - Its client (for the format).
+ * @param config - The config as `readConfig` read it (its `value` is the whole document).
  * @returns For an entry: the key that turns it off as written (`"disabled": true`, `enabled =
  *   false`), or undefined when its client would start it.
  */
-export function disabledEntries(
-  text: string,
-  client: ClientInfo,
-): (entry: ConfigEntry) => string | undefined {
-  // Most configs have neither word: not parsed a second time.
-  if (!/disabled|enabled/.test(text)) return () => undefined;
-  if (client.format === "toml") {
-    const root: unknown = parse(text);
-    return (entry) => {
-      const value = walk(root, [...entry.scope, entry.name]);
-      if (!isTable(value)) return undefined;
-      if (Object.hasOwn(value, "enabled") && value.enabled === false) return "enabled = false";
-      if (Object.hasOwn(value, "disabled") && value.disabled === true) return "disabled = true";
-      return undefined;
-    };
-  }
-  const root = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+export function disabledEntries(config: ParsedConfig): (entry: ConfigEntry) => string | undefined {
+  const toml = config.format === "toml";
   return (entry) => {
-    const node = root === undefined ? undefined : findNodeAtLocation(root, [...entry.scope, entry.name]);
-    if (node?.type !== "object") return undefined;
-    const props = propertyMap(node);
-    if (booleanAt(props.get("enabled")) === false) return '"enabled": false';
-    if (booleanAt(props.get("disabled")) === true) return '"disabled": true';
+    const value = walk(config.value, [...entry.scope, entry.name]);
+    if (!isTable(value)) return undefined;
+    if (Object.hasOwn(value, "enabled") && value.enabled === false)
+      return toml ? "enabled = false" : '"enabled": false';
+    if (Object.hasOwn(value, "disabled") && value.disabled === true)
+      return toml ? "disabled = true" : '"disabled": true';
     return undefined;
   };
 }
 
 /**
- * The boolean value of a property node.
- * @param property - A property node, or undefined.
- * @returns Its value when it is a boolean.
- */
-function booleanAt(property: Node | undefined): boolean | undefined {
-  const value = property?.children?.[1];
-  return value?.type === "boolean" ? value.value === true : undefined;
-}
-
-/**
- * Follows own keys from a parsed TOML document.
+ * Follows own keys from a parsed document (TOML, or JSON with null-prototype objects).
  * @param root - The document.
  * @param keys - The path.
  * @returns The value there, or undefined.
@@ -76,7 +48,7 @@ function walk(root: unknown, keys: readonly string[]): unknown {
 }
 
 /**
- * Whether a parsed TOML value is a table.
+ * Whether a parsed value is a table (an object).
  * @param value - Any value.
  * @returns True for a plain object.
  */

@@ -87,9 +87,9 @@ export async function runDoctor(
   // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): its servers start once.
   for await (const target of distinctTargets(set.targets, onTarget)) {
     try {
-      const { entries } = readConfig(target.read.text, target.client);
-      const disabled = disabledEntries(target.read.text, target.client);
-      for (const entry of entries) jobs.push({ target, entry, disabled: disabled(entry) });
+      const config = readConfig(target.read.text, target.client);
+      const disabled = disabledEntries(config);
+      for (const entry of config.entries) jobs.push({ target, entry, disabled: disabled(entry) });
     } catch (error) {
       // The path is the user's, or a client's file name: its control characters are escaped.
       io.err(errorLine(loadFailureMessage(error, target.path)));

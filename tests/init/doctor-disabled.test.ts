@@ -40,6 +40,12 @@ describe("disabledEntries", () => {
       "enabled = false",
     ],
     [
+      'a ~/.claude.json project\'s "disabled": true',
+      "claude-code",
+      '{"projects": {"/p": {"mcpServers": {"a": {"command": "x", "disabled": true}}}}, "mcpServers": {"b": {"command": "x"}}}',
+      '"disabled": true',
+    ],
+    [
       'a string "true", not a boolean, as on',
       "cline",
       '{"mcpServers": {"a": {"command": "x", "disabled": "true"}, "b": {"command": "x"}}}',
@@ -47,10 +53,20 @@ describe("disabledEntries", () => {
     ],
   ])("disabledEntries reads %s", (_, kind, text, expected) => {
     const client = clientInfo(kind);
-    const read = disabledEntries(text, client);
-    const [a, b] = readConfig(text, client).entries;
+    const config = readConfig(text, client);
+    const read = disabledEntries(config);
+    const a = config.entries.find((entry) => entry.name === "a");
+    const b = config.entries.find((entry) => entry.name === "b");
     expect(a === undefined ? "none" : read(a)).toBe(expected);
     expect(b === undefined ? "none" : read(b)).toBeUndefined();
+  });
+
+  test("disabledEntries reads the document readConfig parsed, not the text again", () => {
+    const client = clientInfo("cline");
+    const config = readConfig('{"mcpServers": {"a": {"command": "x"}}}', client);
+    const value = JSON.parse('{"mcpServers": {"a": {"command": "x", "disabled": true}}}') as unknown;
+    const [a] = config.entries;
+    expect(a === undefined ? "none" : disabledEntries({ ...config, value })(a)).toBe('"disabled": true');
   });
 });
 
