@@ -119,6 +119,7 @@ const CONFIG_LOCK_STALE_MS = 120_000;
  * @param options - The clock, test seams, and how long to wait for the lock.
  * @returns The backup's path.
  * @throws {BouncerError} `CONFIG_CHANGED` when the file changed since it was read (nothing written),
+ *   `CONFIG_UNREADABLE` when it can no longer be read to check that (nothing written),
  *   `CONFIG_LOCKED` when another run holds the lock longer than the wait, `CONFIG_UNWRITABLE` when
  *   the lock, the backup or the write fails (a full disk included: the file is then untouched, no
  *   temp file and no backup left).
@@ -190,7 +191,11 @@ async function writeLocked(
   // Looked at again once the backup is written, right before the replace: a client that saved the
   // file meanwhile (Claude Code rewrites ~/.claude.json often) keeps its write. What is left is the
   // temp file's write and rename: another bouncer init waits for the lock, a client does not.
-  if (!(await stillHolds(read))) {
+  const holds = await stillHolds(read).catch(async (error: unknown) => {
+    await rm(backup, { force: true }).catch(() => undefined);
+    throw error;
+  });
+  if (!holds) {
     await rm(backup, { force: true }).catch(() => undefined);
     throw changed();
   }
@@ -215,11 +220,23 @@ async function writeLocked(
 /**
  * Whether the file still holds exactly the bytes it held when read.
  * @param read - The file as read.
- * @returns True when unchanged; false when changed, gone or unreadable.
+ * @returns True when unchanged; false when changed or gone.
+ * @throws {BouncerError} `CONFIG_UNREADABLE` when it can no longer be read (its permissions changed:
+ *   `permission denied (EACCES)`), which is not a change of its content.
  */
 async function stillHolds(read: ConfigFileRead): Promise<boolean> {
-  const current = await readFile(read.realPath).catch(() => undefined);
-  return current !== undefined && sameBytes(new Uint8Array(current), read.bytes);
+  let current: Uint8Array;
+  try {
+    current = new Uint8Array(await readFile(read.realPath));
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return false;
+    throw new BouncerError(
+      "CONFIG_UNREADABLE",
+      `Cannot write "${read.path}": cannot read it again to check that it is unchanged: ${describeFsError(error)}`,
+      { cause: error },
+    );
+  }
+  return sameBytes(current, read.bytes);
 }
 
 /**

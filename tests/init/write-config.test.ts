@@ -120,6 +120,33 @@ describe("writeConfigFile()", () => {
     ).toEqual([]);
   });
 
+  // Root reads a file of mode 000 all the same.
+  test.skipIf(process.platform === "win32" || process.getuid?.() === 0).each([
+    ["before the backup", "before"],
+    ["after the backup", "after"],
+  ] as const)(
+    "writeConfigFile() says permission denied, not changed, when the file cannot be read again %s",
+    async (_when, when) => {
+      const file = config('{"a": 1}');
+      const read = await readConfigFile(file);
+      const lock = (): void => chmodSync(file, 0o000);
+      if (when === "before") lock();
+      const afterBackup = async (): Promise<void> => lock();
+      try {
+        await expect(writeConfigFile(read, '{"a": 2}', { now: NOW, afterBackup })).rejects.toMatchObject({
+          code: "CONFIG_UNREADABLE",
+          message: `Cannot write "${file}": cannot read it again to check that it is unchanged: permission denied (EACCES)`,
+        });
+      } finally {
+        chmodSync(file, 0o600);
+      }
+      expect(readFileSync(file, "utf8")).toBe('{"a": 1}');
+      expect(
+        readdirSync(root).filter((name) => name.startsWith(`${path.basename(file)}.bouncer-backup`)),
+      ).toEqual([]);
+    },
+  );
+
   test("writeConfigFile() writes through a symlink to its target and keeps the link", async () => {
     const target = config("old");
     const link = path.join(root, "link.json");

@@ -57,6 +57,29 @@ describe("createFilePinStore()", () => {
     },
   );
 
+  // Root reads a file of mode 000 all the same.
+  test.skipIf(process.platform === "win32" || process.getuid?.() === 0)(
+    "createFilePinStore() says permission denied on a pin file it cannot read, for a load and a pin",
+    async () => {
+      const store = createFilePinStore({ home: home() });
+      await store.pin(SERVER, [SEND]);
+      const path = store.fileFor(SERVER);
+      chmodSync(path, 0o000);
+      try {
+        const denied = {
+          code: "PINS_UNREADABLE",
+          message: `Cannot read pins "${path}": permission denied (EACCES)`,
+        };
+        const fresh = createFilePinStore({ home: dirname(dirname(path)) });
+        await expect(fresh.load(SERVER)).rejects.toMatchObject(denied);
+        await expect(store.pin(SERVER, [READ])).rejects.toMatchObject(denied);
+      } finally {
+        chmodSync(path, 0o600);
+      }
+      expect([...((await store.load(SERVER)) ?? new Map()).keys()]).toEqual(["send_email"]);
+    },
+  );
+
   test("createFilePinStore() returns the same Map until the pins change, and a new one after another process writes", async () => {
     const dir = home();
     const mine = createFilePinStore({ home: dir });
