@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { checkPathConfinement } from "../../src/engine/index.ts";
@@ -198,4 +198,26 @@ describe("checkPathConfinement() with the real walk", () => {
     expect(checkPathConfinement(`${inside}/sub/../x.txt`, [inside], ctx).kind).toBe("inside");
     expect(checkPathConfinement(`${inside}/../outside/x`, [inside], ctx).kind).toBe("outside");
   });
+
+  // Root lists a folder of mode --x all the same.
+  test.skipIf(process.platform === "win32" || process.getuid?.() === 0)(
+    "checkPathConfinement() denies a missing file in a folder that can be entered but not listed (--x), and allows an existing one",
+    () => {
+      const { root, inside } = tree();
+      const blind = path.join(inside, "blind");
+      mkdirSync(blind);
+      writeFileSync(path.join(blind, "there.txt"), "t");
+      chmodSync(blind, 0o111);
+      const ctx = { cwd: root, home: root, platform: "posix" as const, resolve: resolvePathSteps };
+      try {
+        // Its other spellings under Unicode normalisation cannot be looked for: fail closed.
+        const missing = checkPathConfinement(path.join(blind, "new.txt"), [inside], ctx);
+        expect(missing.kind).toBe("invalid");
+        expect(missing.kind === "invalid" ? missing.problem : "").toContain("EACCES");
+        expect(checkPathConfinement(path.join(blind, "there.txt"), [inside], ctx).kind).toBe("inside");
+      } finally {
+        chmodSync(blind, 0o755);
+      }
+    },
+  );
 });
