@@ -8,7 +8,8 @@
 import { canonicalize } from "./canonical.ts";
 import { isUrlShaped } from "./identity.ts";
 import { LIST_OR_SPACE, laterUrls } from "./later-urls.ts";
-import { extractTokens, isEmailShaped, isPhoneShaped } from "./tokens.ts";
+import { isEmailShaped, isPhoneShaped } from "./token-shapes.ts";
+import { extractTokens } from "./tokens.ts";
 
 /**
  * One destination after splitting: its raw piece, canonical form, and whether it may be trusted.

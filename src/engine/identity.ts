@@ -12,7 +12,7 @@ import {
   isIbanShaped,
   isPhoneShaped,
   isTokenShapedString,
-} from "./tokens.ts";
+} from "./token-shapes.ts";
 
 /** Fields every identity has. */
 interface IdentityBase {

@@ -10,8 +10,9 @@ import { destinationPieces, flattenValue } from "./destinations.ts";
 import type { Identity } from "./identity.ts";
 import { identify } from "./identity.ts";
 import { type IndexEntry, indexHash, type TaintStore } from "./taint-index.ts";
+import { hostSuffixes, isEmailShaped } from "./token-shapes.ts";
 import { hashSlice, type TokenHash } from "./token-table.ts";
-import { extractTokens, hostSuffixes, isEmailShaped } from "./tokens.ts";
+import { extractTokens } from "./tokens.ts";
 import type { Evidence, JsonObject } from "./types.ts";
 
 /** Echoed argument values shorter than this stay in the window (too common to cut out). */

@@ -6,7 +6,7 @@
 
 import { canonicalize } from "./canonical.ts";
 import { type Identity, identify, type UrlIdentity } from "./identity.ts";
-import { hostKey } from "./tokens.ts";
+import { hostKey } from "./token-shapes.ts";
 import type { Sourced } from "./types.ts";
 
 function urlOf(entry: string): UrlIdentity | undefined {

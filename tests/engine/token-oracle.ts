@@ -4,14 +4,14 @@
  * @module
  */
 
-import { tokenVariants } from "../../src/engine/token-variants.ts";
 import {
   asciiDomainAddress,
   hostKey,
   hostSuffixes,
   isEmailShaped,
   isHostShaped,
-} from "../../src/engine/tokens.ts";
+} from "../../src/engine/token-shapes.ts";
+import { tokenVariants } from "../../src/engine/token-variants.ts";
 
 const SHAPES = { isEmail: isEmailShaped, isHost: isHostShaped };
 
