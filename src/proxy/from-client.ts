@@ -23,8 +23,9 @@ import {
   requestText,
 } from "./jsonrpc.ts";
 import { isKnownMethod, nearGatedMethod, nearToolsCall } from "./known-methods.ts";
-import type { PendingClient, RelayCore } from "./relay-core.ts";
+import type { RelayCore } from "./relay-core.ts";
 import { LazyAbort, preview, progressTokenKey } from "./relay-support.ts";
+import type { PendingClient } from "./relay-types.ts";
 import { repeatsAKey } from "./strict-json.ts";
 
 /**

@@ -22,7 +22,7 @@ import {
   type RpcErrorObject,
 } from "./jsonrpc.ts";
 import type { OversizedLine } from "./line-framer.ts";
-import type { PendingClient, RelayCore } from "./relay-core.ts";
+import type { RelayCore } from "./relay-core.ts";
 import type { RpcOutcome, UpstreamFailure } from "./relay-hooks.ts";
 import {
   internalError,
@@ -32,6 +32,7 @@ import {
   parseIdText,
   preview,
 } from "./relay-support.ts";
+import type { PendingClient } from "./relay-types.ts";
 import { RequestView } from "./request-view.ts";
 
 /**

@@ -1,8 +1,9 @@
 import type { JsonObject } from "../engine/index.ts";
 import { isJsonObject, member, RPC_ERROR, resultResponseText } from "./jsonrpc.ts";
-import type { PendingClient, RelayCore } from "./relay-core.ts";
+import type { RelayCore } from "./relay-core.ts";
 import type { ClientRequestInfo, RelayHooks, ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
 import { internalError } from "./relay-support.ts";
+import type { PendingClient } from "./relay-types.ts";
 import { RequestView, ToolCallView } from "./request-view.ts";
 import { checkStrictJson } from "./strict-json.ts";
 

@@ -22,7 +22,7 @@ import type { OversizedLine } from "./line-framer.ts";
 import { RelayCore } from "./relay-core.ts";
 import type { UpstreamFailure } from "./relay-hooks.ts";
 
-export type { RelayOptions } from "./relay-core.ts";
+export type { RelayOptions } from "./relay-types.ts";
 
 /**
  * The relay between one client and one upstream.
