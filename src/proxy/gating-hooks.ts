@@ -3,22 +3,29 @@
  * for one session — the policy (the files `bouncer run` validated before the spawn, with the packs),
  * the pins (`$BOUNCER_HOME/pins`, or memory with `--pins off`), the walks of the upstream's tools, the
  * decision on every `tools/call` with asks by elicitation, untrusted output recorded before the client
- * sees it, the audit log and the `--record` session file. The decision itself is the gate's (engine
- * and policy); nothing here re-implements a rule. A session refused here (an invalid policy when no
- * validated files were given, an unwritable session file) is refused at `initialize`; `bouncer run`
- * refuses an invalid policy before the upstream starts (run-proxy.ts). Edge.
+ * sees it (how: `gating-records.ts`), the audit log and the `--record` session file. The decision
+ * itself is the gate's (engine and policy); nothing here re-implements a rule. A session refused
+ * here (an invalid policy when no validated files were given, an unwritable session file) is refused
+ * at `initialize`; `bouncer run` refuses an invalid policy before the upstream starts (run-proxy.ts).
+ * Edge.
  *
  * Source: SPEC §2.1 ("when in doubt, ask; when asking is impossible, deny"), §3.1, §3.2, §3.5, §3.6,
  * §3.8.
  * @module
  */
 
-import type { RecordedCall } from "../audit/index.ts";
 import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { flagMarkedElicitation } from "./bouncer-marker.ts";
 import { clientRootDirs } from "./client-roots.ts";
 import type { ServerContext } from "./gate.ts";
 import { type CallRecord, gateToolCall } from "./gated-call.ts";
+import {
+  recordCall,
+  recordInstructions,
+  recordMessage,
+  recordToolResult,
+  recordUpstreamAnswer,
+} from "./gating-records.ts";
 import {
   type GatingSetup,
   type LiveSession as Live,
@@ -29,13 +36,7 @@ import {
 } from "./gating-session.ts";
 import { isJsonObject, member, RPC_ERROR } from "./jsonrpc.ts";
 import { blockedResult } from "./proxy-denies.ts";
-import type {
-  RelayContext,
-  RelayHooks,
-  RpcOutcome,
-  ToolCallRequest,
-  UpstreamMessage,
-} from "./relay-hooks.ts";
+import type { RelayContext, RelayHooks, RpcOutcome, ToolCallRequest } from "./relay-hooks.ts";
 
 export type { GatingSetup } from "./gating-session.ts";
 export { SESSION_REFUSED_CODE } from "./gating-session.ts";
@@ -88,7 +89,8 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
     recordCall(session, call, outcome === undefined ? { record } : { record, outcome });
   };
   /**
-   * Records a forwarded call's result as untrusted output, then in the session file.
+   * Takes a forwarded call's result: its bookkeeping is dropped and the result is recorded as
+   * untrusted output, then in the session file.
    * @param session - The settled session.
    * @param call - The call.
    * @param outcome - The upstream's answer.
@@ -98,16 +100,7 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
     if (session.kind === "refused" || record === undefined) return;
     records.delete(call);
     unrecorded.delete(call);
-    const { gate, server } = session.calls;
-    const forwarded = { server, tool: call.name, seq: record.seq, args: record.args };
-    if (outcome.kind === "result" && isJsonObject(outcome.result)) {
-      gate.recordResult(forwarded, { result: outcome.result });
-    } else {
-      gate.recordResult(forwarded, { error: outcomeValue(outcome) });
-    }
-    const extra = otherMembers(outcome.message, outcome.kind);
-    if (extra !== undefined) recordOther(session, "tools/call", extra);
-    recordCall(session, call, { record, outcome });
+    recordToolResult(session, call, { record, outcome });
   };
   /** Whether the server is registered (by the first initialize or server/discover result). */
   let registered = false;
@@ -221,9 +214,7 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
           if (isJsonObject(outcome.result)) discovered(outcome.result);
           return;
         }
-        recordOther(session, request.method, outcomeValue(outcome));
-        const extra = otherMembers(outcome.message, outcome.kind);
-        if (extra !== undefined) recordOther(session, request.method, extra);
+        recordUpstreamAnswer(session, request.method, outcome);
       }),
     onUpstreamRequest: (request) => {
       const flagged = flagMarkedElicitation(request, { server: setup.upstream.name, log });
@@ -256,119 +247,6 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       if (session?.kind !== "live") return;
       session.calls.audit.flush();
     },
-  };
-}
-
-/**
- * The JSON value an outcome carries: the result, or the error object — as the upstream wrote it when
- * it did (what the client receives: a `message` that is no string, members beyond `code`, `message`
- * and `data`), else the classified one (an error of Bouncer's own making, e.g. the upstream's exit).
- * @param outcome - The answer.
- * @returns The value.
- */
-function outcomeValue(outcome: RpcOutcome): JsonValue {
-  if (outcome.kind === "result") return outcome.result;
-  const written = outcome.message === undefined ? undefined : member(outcome.message, "error");
-  if (written !== undefined) return written;
-  const { code, message, data } = outcome.error;
-  return { code, message, ...(data === undefined ? {} : { data }) };
-}
-
-/** Members of a JSON-RPC message that are not its envelope or its main member. */
-const ENVELOPE: ReadonlySet<string> = new Set(["jsonrpc", "id", "method"]);
-
-/**
- * The members of an upstream message beyond its envelope and its main member (`result`, `error`,
- * `params`): they reach the client with the line, so they are recorded too (SPEC §2.5).
- * @param message - The message as the upstream wrote it, if known.
- * @param main - The main member's name.
- * @returns Those members (own keys only), or undefined when there are none.
- */
-function otherMembers(message: JsonObject | undefined, main: string): JsonObject | undefined {
-  if (message === undefined) return undefined;
-  const others = Object.entries(message).filter(([key]) => key !== main && !ENVELOPE.has(key));
-  return others.length === 0 ? undefined : Object.fromEntries(others);
-}
-
-/**
- * Records the server's instructions (of `initialize` or `server/discover`) as untrusted, field values
- * at most (SPEC §2.5), and writes them to the `--record` file.
- * @param session - The live session.
- * @param instructions - The text.
- */
-function recordInstructions(session: Live, instructions: string): void {
-  session.calls.gate.recordInstructions(session.calls.server, instructions);
-  session.calls.audit.recordInstructions(instructions);
-}
-
-/**
- * Records other upstream output as untrusted and writes it to the `--record` file.
- * @param session - The live session.
- * @param method - What carried it.
- * @param value - The output.
- */
-function recordOther(session: Live, method: string, value: JsonValue): void {
-  session.calls.gate.recordUntrusted(session.calls.server, method, value);
-  session.calls.audit.recordOutput(method, value);
-}
-
-/**
- * Records a request or notification of the upstream's own: its params as written (an array too),
- * and any other members of the message.
- * @param session - The live session.
- * @param seen - The message as the hook saw it.
- */
-function recordMessage(session: Live, seen: UpstreamMessage): void {
-  const written = member(seen.message, "params");
-  recordOther(session, seen.method, written === undefined ? seen.params : written);
-  const extra = otherMembers(seen.message, "params");
-  if (extra !== undefined) recordOther(session, seen.method, extra);
-}
-
-/**
- * Writes a call to the `--record` file.
- * @param session - The live session.
- * @param call - The call.
- * @param done - Its bookkeeping and, when forwarded, the upstream's answer.
- */
-function recordCall(
-  session: Live,
-  call: { readonly name: string },
-  done: { readonly record: CallRecord; readonly outcome?: RpcOutcome },
-): void {
-  if (!session.calls.audit.recording) return;
-  const { record, outcome } = done;
-  const answer =
-    outcome === undefined
-      ? {}
-      : outcome.kind === "result" && isJsonObject(outcome.result)
-        ? { result: outcome.result }
-        : { error: outcomeValue(outcome) };
-  session.calls.audit.recordCall({
-    tool: call.name,
-    arguments: record.args,
-    seq: record.seq,
-    ...answer,
-    ...(record.ask === undefined ? {} : askFields(record.ask, record.answer)),
-    ...(record.ambiguous === undefined ? {} : { ambiguousJson: record.ambiguous }),
-  });
-}
-
-/**
- * A recorded ask: its outcome and what its answer applied — `remember` (false when the outcome was no
- * answer, so nothing was remembered) and the URL scope (SPEC §5.9 "remembered as in a live session").
- * @param ask - The ask's outcome.
- * @param answer - The answer it applied, if any.
- * @returns The `ask`, `remember` and `scope` fields of its session event.
- */
-function askFields(
-  ask: NonNullable<CallRecord["ask"]>,
-  answer: CallRecord["answer"],
-): Pick<RecordedCall, "ask" | "remember" | "scope"> {
-  return {
-    ask,
-    remember: answer?.remember ?? false,
-    ...(answer?.scope === undefined ? {} : { scope: answer.scope }),
   };
 }
 
