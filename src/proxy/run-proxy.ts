@@ -7,8 +7,8 @@
  * with the session's hooks — the gate, built while the upstream answers the client's `initialize`,
  * which is relayed at once (`deferredHooks`) — and own the life cycle: upstream death answered at
  * once, the client going away (stdin EOF, broken pipe, parent gone) or a signal shutting the upstream
- * tree down in stages, and no process left behind. Returns the exit status; never exits the process
- * itself (STYLE #15). Edge.
+ * tree down in stages, and no process left behind (the upstream process itself: `run-upstream.ts`).
+ * Returns the exit status; never exits the process itself (STYLE #15). Edge.
  *
  * Source: SPEC §3.2 step 1, §3.3 (life cycle and robustness), STYLE #17, #18; field cases F05–F07.
  * @module
@@ -16,12 +16,10 @@
 
 import type { Readable, Writable } from "node:stream";
 // A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
-import { environmentHider } from "../audit/redact-env.ts";
 import { escapeControls } from "../engine/render.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
-import { readEnv } from "../platform/resolve-command.ts";
-import { spawnUpstream, type UpstreamExit, type UpstreamProcess } from "../platform/spawn-upstream.ts";
+import type { UpstreamProcess } from "../platform/spawn-upstream.ts";
 import { STOP_GRACE_MS, STOP_KILL_AFTER_MS, stopUpstream } from "../platform/stop-upstream.ts";
 // A deep import on purpose (as above): this file imports types only, and run loads it before the spawn.
 import { serverCaseWarning, serverSectionsInOtherCase } from "../policy/server-name-case.ts";
@@ -39,6 +37,7 @@ import {
   SESSION_REFUSED_CODE,
 } from "./run-policy.ts";
 import { installProcessHandlers, upstreamLaunch } from "./run-process.ts";
+import { bounded, startUpstream, watchUpstream } from "./run-upstream.ts";
 
 /** The process's streams, injected. */
 export interface RunProxyIo {
@@ -78,47 +77,6 @@ export interface RunProxyOptions {
 
 /** How long the audit flush and the final stdout flush may take. */
 const FLUSH_LIMIT_MS = 2000;
-
-/**
- * Waits for a promise, at most `ms` milliseconds.
- * @param promise - What to wait for (its rejection is swallowed).
- * @param ms - The limit.
- * @returns When either happened.
- */
-async function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  await Promise.race([promise.then(noop, noop), limit]);
-  clearTimeout(timer);
-}
-
-/** Does nothing. */
-function noop(): void {}
-
-/**
- * The error every request gets once the upstream is gone (F07).
- * @param name - The upstream name.
- * @param exit - How it ended.
- * @param stderrTail - The last 8 KiB of its stderr.
- * @returns Message and data.
- */
-export function describeExit(name: string, exit: UpstreamExit | "eof", stderrTail: string): UpstreamFailure {
-  if (exit === "eof") {
-    return { message: `Upstream "${name}" closed its output`, data: { stderrTail } };
-  }
-  const how =
-    exit.error !== undefined
-      ? `could not run: ${exit.error}`
-      : exit.signal !== null
-        ? `exited (signal ${exit.signal})`
-        : `exited (code ${exit.code})`;
-  return {
-    message: `Upstream "${name}" ${how}`,
-    data: { exitCode: exit.code, signal: exit.signal, stderrTail },
-  };
-}
 
 /**
  * Runs one proxy session until the client goes away, the upstream dies, or a signal arrives.
@@ -174,7 +132,7 @@ export async function runProxy(
   let upstreamFailed = false;
   /** Aborted by a signal that arrives while the session is already shutting down. */
   const hurry = new AbortController();
-  let resolveExit: (code: number) => void = noop;
+  let resolveExit: (code: number) => void = () => undefined;
   const exited = new Promise<number>((resolve) => {
     resolveExit = resolve;
   });
@@ -222,21 +180,8 @@ export async function runProxy(
 
   // The upstream starts before anything slow (SPEC §3.2 step 1): the gate's modules and the packs
   // load while it boots and answers `initialize`.
-  let spawnFailure: UpstreamFailure | undefined;
-  try {
-    upstream = spawnUpstream(
-      { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
-      // The values of its secret-named variables are hidden in its stderr (SPEC §3.5).
-      { writeStderr: io.writeStderr, baseEnv: env, redactStderr: environmentHider },
-    );
-  } catch (error) {
-    if (!isBouncerError(error)) throw error;
-    const pathValue = readEnv(env, "PATH", process.platform === "win32" ? "win32" : "posix") ?? "";
-    // PATH is searched only for a bare command name; for a path it is beside the point.
-    const separators = process.platform === "win32" ? /[\\/]/ : /\//;
-    const searched = separators.test(launch.command) ? {} : { path: pathValue };
-    spawnFailure = { message: error.message, data: { command: launch.command, ...searched } };
-  }
+  const started = startUpstream({ name: run.upstreamName, launch }, { writeStderr: io.writeStderr, env });
+  if (started.kind === "started") upstream = started.upstream;
 
   // A policy found valid on the fast path is read by the yaml library while the upstream boots; the
   // gate is built from that reading, and nothing is relayed unless it is valid.
@@ -314,7 +259,7 @@ export async function runProxy(
     if (told === 0 && live.session().clientInitialize !== undefined) void shutdown("upstream_exit", 1);
   }
 
-  if (spawnFailure !== undefined) void upstreamGone(spawnFailure);
+  if (started.kind === "failed") void upstreamGone(started.failure);
 
   if (upstream !== undefined) {
     const child = upstream;
@@ -326,26 +271,7 @@ export async function runProxy(
       ...framing,
       onOversize: (line) => live.upstreamOversize(line),
     });
-    const ended = new Promise<void>((resolve) => {
-      child.stdout.on("end", () => {
-        framer.end();
-        resolve();
-      });
-      child.stdout.on("error", () => resolve());
-    });
-    child.stdout.on("data", (chunk: Uint8Array) => framer.push(chunk));
-    let reported = false;
-    const report = (exit: UpstreamExit | "eof"): void => {
-      if (reported) return;
-      reported = true;
-      void upstreamGone(describeExit(run.upstreamName, exit, child.stderrTail()));
-    };
-    // Answers already written before the exit are relayed first: wait briefly for the pipe to drain.
-    void child.exited.then((exit) => bounded(ended, 250).then(() => report(exit)));
-    // Output closed but the process lives on: it can answer nothing more, so it counts as gone.
-    void ended.then(() =>
-      bounded(child.exited, 250).then(() => (child.hasExited() ? undefined : report("eof"))),
-    );
+    watchUpstream(child, { name: run.upstreamName, framer, gone: (failure) => void upstreamGone(failure) });
   }
 
   const clientFramer = new LineFramer((line) => live.receiveFromClient(line), {

@@ -11,7 +11,6 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { describeExit } from "../../src/proxy/run-proxy.ts";
 import {
   BUN,
   bouncerCommand,
@@ -41,19 +40,6 @@ async function startTree(): Promise<{ session: ReturnType<typeof startLines>; pi
   expect(pids.every(isAlive)).toBe(true);
   return { session, pids };
 }
-
-describe("describeExit", () => {
-  test.each([
-    [{ code: 1, signal: null }, 'Upstream "fs" exited (code 1)'],
-    [{ code: null, signal: "SIGKILL" }, 'Upstream "fs" exited (signal SIGKILL)'],
-    [{ code: null, signal: null, error: "spawn EACCES" }, 'Upstream "fs" could not run: spawn EACCES'],
-    ["eof", 'Upstream "fs" closed its output'],
-  ] as const)("describeExit(%p) names how the upstream ended", (exit, message) => {
-    const failure = describeExit("fs", exit, "tail");
-    expect(failure.message).toBe(message);
-    expect(failure.data.stderrTail).toBe("tail");
-  });
-});
 
 describe("bouncer run life cycle", () => {
   test(

@@ -1,0 +1,15 @@
+import { describe, expect, test } from "bun:test";
+import { describeExit } from "../../src/proxy/run-upstream.ts";
+
+describe("describeExit", () => {
+  test.each([
+    [{ code: 1, signal: null }, 'Upstream "fs" exited (code 1)'],
+    [{ code: null, signal: "SIGKILL" }, 'Upstream "fs" exited (signal SIGKILL)'],
+    [{ code: null, signal: null, error: "spawn EACCES" }, 'Upstream "fs" could not run: spawn EACCES'],
+    ["eof", 'Upstream "fs" closed its output'],
+  ] as const)("describeExit(%p) names how the upstream ended", (exit, message) => {
+    const failure = describeExit("fs", exit, "tail");
+    expect(failure.message).toBe(message);
+    expect(failure.data.stderrTail).toBe("tail");
+  });
+});
