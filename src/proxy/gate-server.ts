@@ -38,22 +38,26 @@ export interface ServerState {
 }
 
 /**
- * A fresh state for a server: packs matched, nothing walked yet, the path context from its cwd (or
- * Bouncer's), the home, the platform, and its command-line directories as bases of relative paths.
+ * A fresh state for a server: packs matched, nothing walked yet (or the last walk, when the server is
+ * registered again), the path context from its cwd (or Bouncer's), the home, the platform, and its
+ * command-line directories as bases of relative paths, with the roots the client gave it before.
  *
  * Source: SPEC §2.4 (relative prefixes resolve against the upstream's working directory), §4.3.
  * @param context - The server's name and facts.
  * @param packs - The packs that matched it, strongest first.
- * @param options - The gate's options (cwd, home, platform, path resolver).
+ * @param options - The gate's options (cwd, home, platform, path resolver), and the server's
+ *   `previous` state when it is registered again (its last walk and client roots stay).
  * @returns The state, with empty caches.
  */
 export function serverState(
   context: ServerContext,
   packs: readonly MatchedPack[],
-  options: Pick<GateOptions, "cwd" | "home" | "platform" | "resolvePath">,
+  options: Pick<GateOptions, "cwd" | "home" | "platform" | "resolvePath"> & {
+    readonly previous?: ServerState;
+  },
 ): ServerState {
-  const { resolvePath } = options;
-  return {
+  const { resolvePath, previous } = options;
+  const entry: ServerState = {
     context,
     packs,
     lastEvents: new Map(),
@@ -66,6 +70,14 @@ export function serverState(
       relativeBases: commandLineBases(context.command, packs),
     },
   };
+  if (previous === undefined) return entry;
+  if (previous.listed !== undefined) entry.listed = previous.listed;
+  const roots = previous.paths.relativeBases?.filter((base) => base.from === "client_root") ?? [];
+  entry.paths = withClientRoots(
+    entry.paths,
+    roots.map((base) => base.dir),
+  );
+  return entry;
 }
 
 /**

@@ -7,7 +7,8 @@
  *
  * Use: `registerServer()` per upstream, `walkTools()` after each `tools/list` walk, `decideCall()` per
  * `tools/call` (and again with `countAttempt: false` after an approval), `answer()` with the human's
- * answer, `recordResult()` for each forwarded call's result or error.
+ * answer, `recordResult()` for each forwarded call's result or error. The engine state and the
+ * recording of upstream output live in its base class, `GateRecords` (gate-records.ts).
  *
  * Source: SPEC §2 (the decision), §2.2 (pinning), §2.5 (untrusted text, approvals), §3.7, §5.9.
  * @module
@@ -18,20 +19,14 @@ import {
   answerKey,
   applyAnswer,
   type CallInput,
-  canonicalJson,
   comparePins,
-  createEngineState,
   decide,
-  type EngineState,
   type IndexEntry,
   type JsonObject,
   type JsonValue,
   type PathResolver,
   type PinStatus,
   type Question,
-  type RecordOptions,
-  recordCallOutput,
-  recordOutput,
   type ToolDefinition,
   type ToolRules,
 } from "../engine/index.ts";
@@ -46,6 +41,7 @@ import {
   viewPins,
   walkEvents,
 } from "./gate-pins.ts";
+import { GateRecords } from "./gate-records.ts";
 import { cachedRules, type ServerState, serverState, withClientRoots } from "./gate-server.ts";
 import type {
   AnswerResult,
@@ -80,32 +76,21 @@ export type { PinStore, ServerContext } from "./memory-pin-store.ts";
  * await gate.walkTools("mail", tools);
  * const { decision, seq } = await gate.decideCall("mail", "send_email", { to: "boss@corp.example" });
  */
-export class Gate {
-  /** The session state (budgets, approvals, taint); one per client session. */
-  readonly state: EngineState;
+export class Gate extends GateRecords {
   readonly #policy: Policy;
   readonly #options: GateOptions;
   readonly #pins: PinStore;
   readonly #servers = new Map<string, ServerState>();
-  readonly #recordedDefinitions = new Set<string>();
-  readonly #recordOptions: RecordOptions;
-  #seq = 0;
 
   /**
    * @param policy - The validated user files and the packs.
    * @param options - Pins, paths and session options.
    */
   constructor(policy: Policy, options: GateOptions) {
+    super(options);
     this.#policy = policy;
     this.#options = options;
     this.#pins = options.pins ?? createMemoryPinStore();
-    this.#recordOptions = { listIndexed: options.listIndexed === true };
-    this.state = createEngineState(options.state ?? {});
-  }
-
-  /** The last sequence number assigned (0 before the first call). */
-  get seq(): number {
-    return this.#seq;
   }
 
   /**
@@ -127,18 +112,12 @@ export class Gate {
       ...(typeof serverInfoName === "string" ? { serverInfoName } : {}),
     });
     const { resolvePath } = options;
-    const entry = serverState(
-      context,
-      packs,
-      resolvePath === undefined ? this.#options : { ...this.#options, resolvePath },
-    );
     const previous = this.#servers.get(context.name);
-    if (previous?.listed !== undefined) entry.listed = previous.listed;
-    const roots = previous?.paths.relativeBases?.filter((base) => base.from === "client_root") ?? [];
-    entry.paths = withClientRoots(
-      entry.paths,
-      roots.map((base) => base.dir),
-    );
+    const entry = serverState(context, packs, {
+      ...this.#options,
+      ...(resolvePath === undefined ? {} : { resolvePath }),
+      ...(previous === undefined ? {} : { previous }),
+    });
     this.#servers.set(context.name, entry);
     return packs;
   }
@@ -203,7 +182,7 @@ export class Gate {
     const visible = options.showListed === true ? tools : view.comparison.visible;
     const indexed: IndexEntry[] = [];
     for (const def of visible) {
-      indexed.push(...this.#recordDefinition(server, def.name, def as unknown as JsonValue));
+      indexed.push(...this.recordDefinition(server, def.name, def as unknown as JsonValue));
     }
     return { visible, events, indexed, pending: pendingOf(view) };
   }
@@ -226,7 +205,7 @@ export class Gate {
     options: DecideOptions = {},
   ): Promise<GateDecision> {
     const entry = this.#server(server);
-    const seq = options.seq ?? ++this.#seq;
+    const seq = options.seq ?? this.nextSeq();
     const view = await this.#view(entry, options.pins);
     const pin: PinStatus = view.comparison.tools.get(tool)?.status ?? { kind: "unknown" };
     const rules = this.#rulesFor(entry, tool);
@@ -278,67 +257,6 @@ export class Gate {
   }
 
   /**
-   * Records a forwarded call's result or upstream error as untrusted output (SPEC §2.5), unless the
-   * tool is `trusted_output`. Never call it for a denied call (its output never happened).
-   * @param call - The server, tool, the request's seq and the arguments that were forwarded.
-   * @param outcome - The `tools/call` result, or the JSON-RPC error (message and data).
-   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7): with
-   *   `listIndexed` only, none for a `trusted_output` tool.
-   */
-  recordResult(
-    call: { readonly server: string; readonly tool: string; readonly seq: number; readonly args: JsonObject },
-    outcome: { readonly result: JsonObject } | { readonly error: JsonValue },
-  ): readonly IndexEntry[] {
-    const rules = this.#rulesFor(this.#server(call.server), call.tool);
-    const isResult = Object.hasOwn(outcome, "result");
-    return recordCallOutput(
-      this.state.taint,
-      rules,
-      {
-        server: call.server,
-        tool: call.tool,
-        seq: call.seq,
-        kind: isResult ? "tool_result" : "tool_error",
-        value: isResult
-          ? (outcome as { result: JsonObject }).result
-          : (outcome as { error: JsonValue }).error,
-        arguments: call.args,
-      },
-      this.#recordOptions,
-    );
-  }
-
-  /**
-   * Records other upstream text that reaches the model (the answers and errors of `resources/read`,
-   * `prompts/get`, task results and every other relayed request, notifications, sampling requests)
-   * as untrusted output (SPEC §2.5), with seq 0: no `tools/call` produced it.
-   * @param server - The server name.
-   * @param method - The method that carried it, e.g. `resources/read`, `notifications/message`.
-   * @param value - The result, error or params.
-   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7): with
-   *   `listIndexed` only.
-   */
-  recordUntrusted(server: string, method: string, value: JsonValue): readonly IndexEntry[] {
-    return recordOutput(
-      this.state.taint,
-      { server, tool: method, seq: 0, kind: "other", value },
-      this.#recordOptions,
-    );
-  }
-
-  /**
-   * Records the server's `instructions` (from its `initialize` result) as untrusted, field values at
-   * most, like tool definitions (SPEC §2.5).
-   * @param server - The server name.
-   * @param instructions - The instructions text.
-   * @returns The tokens newly indexed, for the cross-server session store (SPEC §3.7): with
-   *   `listIndexed` only.
-   */
-  recordInstructions(server: string, instructions: string): readonly IndexEntry[] {
-    return this.#recordDefinition(server, "instructions", instructions);
-  }
-
-  /**
    * Whether the last walk of a server listed a tool (for the proxy's "re-walk once, then deny").
    * @param server - The server name.
    * @param tool - The tool name.
@@ -354,7 +272,7 @@ export class Gate {
    * @param tool - The tool name.
    * @returns The cached or newly resolved rules.
    */
-  rulesFor(server: string, tool: string): ToolRules {
+  override rulesFor(server: string, tool: string): ToolRules {
     return this.#rulesFor(this.#server(server), tool);
   }
 
@@ -379,18 +297,5 @@ export class Gate {
 
   #rulesFor(entry: ServerState, tool: string): ToolRules {
     return cachedRules(this.#policy, entry, tool);
-  }
-
-  #recordDefinition(server: string, name: string, value: JsonValue): readonly IndexEntry[] {
-    // The whole definition as served, not only its pinned fields: a pinned tool is served as now
-    // listed, and a changed `_meta` or other field reaches the model too (SPEC §2.5).
-    const mark = JSON.stringify([server, name, typeof value === "string" ? value : canonicalJson(value)]);
-    if (this.#recordedDefinitions.has(mark)) return [];
-    this.#recordedDefinitions.add(mark);
-    return recordOutput(
-      this.state.taint,
-      { server, tool: name, seq: this.#seq, kind: "definition", value },
-      this.#recordOptions,
-    );
   }
 }
