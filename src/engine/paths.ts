@@ -1,9 +1,20 @@
 /**
- * Path normalisation and confinement for `write_params` (SPEC §2.4). Pure: the file-system walk
- * arrives as an injected {@link PathResolver}; the default is lexical.
+ * Path confinement for `write_params` (SPEC §2.4): every step of a value's resolution inside some
+ * allowed prefix, under the working directory and every other base of relative values. The lexical
+ * normalisation is `normalize-path.ts`'s. Pure: the file-system walk arrives as an injected
+ * {@link PathResolver}; the default is lexical.
  * @module
  */
 
+import {
+  isProblem,
+  isRelative,
+  normalizePath,
+  type ParsedPath,
+  parseAbsolute,
+  serialise,
+  toAbsolute,
+} from "./normalize-path.ts";
 import type { PathContext, PathResolver, RelativeBase } from "./types.ts";
 
 /**
@@ -20,142 +31,7 @@ export type PathCheck =
     }
   | { readonly kind: "invalid"; readonly problem: string; readonly base?: RelativeBase };
 
-/** An absolute path split into its root (`/`, `C:\`, `\\server\share\`) and its components. */
-interface ParsedPath {
-  readonly root: string;
-  readonly parts: readonly string[];
-}
-
-type Parsed = ParsedPath | { readonly problem: string };
-
 const lexicalResolver: PathResolver = (absolutePath) => [absolutePath];
-
-function isProblem(value: Parsed): value is { readonly problem: string } {
-  return Object.hasOwn(value, "problem");
-}
-
-/**
- * How `..` is treated: `collapse` removes it with the component before (the lexical form, SPEC §2.4),
- * `keep` leaves it for the walk (a POSIX kernel applies `..` after the link before it: `out/link/..`
- * is the parent of the link's target, not `out`).
- */
-type Parents = "collapse" | "keep";
-
-function collapse(segments: readonly string[], parents: Parents = "collapse"): string[] {
-  const out: string[] = [];
-  for (const segment of segments) {
-    if (segment === "" || segment === ".") continue;
-    if (segment === ".." && parents === "collapse") out.pop();
-    else out.push(segment);
-  }
-  return out;
-}
-
-/** Parses an absolute path; `undefined` when it is not absolute for the platform. */
-function parseAbsolute(
-  path: string,
-  platform: PathContext["platform"],
-  parents: Parents = "collapse",
-): ParsedPath | undefined {
-  if (platform === "posix") {
-    return path.startsWith("/") ? { root: "/", parts: collapse(path.split("/"), parents) } : undefined;
-  }
-  let p = path.replaceAll("/", "\\");
-  if (/^\\\\\?\\UNC\\/i.test(p)) p = `\\\\${p.slice(8)}`;
-  else if (p.startsWith("\\\\?\\")) p = p.slice(4);
-  const drive = /^([A-Za-z]):\\/.exec(p);
-  if (drive !== null) {
-    return { root: `${drive[1]!.toUpperCase()}:\\`, parts: collapse(p.slice(3).split("\\")) };
-  }
-  const unc = /^\\\\([^\\]+)\\([^\\]+)(?:\\|$)/.exec(p);
-  if (unc !== null && unc[1] !== "." && unc[1] !== "?") {
-    return { root: `\\\\${unc[1]}\\${unc[2]}\\`, parts: collapse(p.slice(unc[0].length).split("\\")) };
-  }
-  return undefined;
-}
-
-function serialise(path: ParsedPath, platform: PathContext["platform"]): string {
-  return path.root + path.parts.join(platform === "posix" ? "/" : "\\");
-}
-
-function decodeFileUri(value: string, platform: PathContext["platform"]): string | { problem: string } {
-  const rest = value.slice("file:".length);
-  let host = "";
-  let pathPart = rest;
-  if (rest.startsWith("//")) {
-    const slash = rest.indexOf("/", 2);
-    host = slash === -1 ? rest.slice(2) : rest.slice(2, slash);
-    pathPart = slash === -1 ? "/" : rest.slice(slash);
-  }
-  pathPart = pathPart.replace(/[?#].*$/s, "");
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(pathPart);
-  } catch {
-    return { problem: "is a file URI with an invalid percent-encoding" };
-  }
-  const local = host === "" || host.toLowerCase() === "localhost";
-  if (platform === "posix") {
-    return local ? decoded : { problem: "is a file URI naming another host" };
-  }
-  if (!local) return `\\\\${host}${decoded}`;
-  return /^\/[A-Za-z]:/.test(decoded) ? decoded.slice(1) : decoded;
-}
-
-/** Steps 1–2 of SPEC §2.4: a `file:` URI decoded, `~` expanded (`~user` refused), NUL refused. */
-function expand(value: string, ctx: PathContext): string | { problem: string } {
-  const { platform } = ctx;
-  if (value.includes("\0")) return { problem: "contains a NUL character" };
-  let v = value;
-  if (/^file:/i.test(v)) {
-    const decoded = decodeFileUri(v, platform);
-    if (typeof decoded !== "string") return decoded;
-    v = decoded;
-    if (v.includes("\0")) return { problem: "contains a NUL character" };
-  }
-  const sep = platform === "posix" ? /^~(?:\/|$)/ : /^~(?:[\\/]|$)/;
-  if (sep.test(v)) {
-    const home = parseAbsolute(ctx.home, platform);
-    if (home === undefined) return { problem: "starts with ~ but the home directory is not absolute" };
-    return serialise(home, platform) + (platform === "posix" ? "/" : "\\") + v.slice(1);
-  }
-  if (v.startsWith("~")) return { problem: "uses the ~user form, which is not supported" };
-  return v;
-}
-
-/** Whether a value, decoded and expanded, is relative: the upstream resolves it against some base. */
-function isRelative(value: string, ctx: PathContext): boolean {
-  const v = expand(value, ctx);
-  return typeof v === "string" && parseAbsolute(v, ctx.platform) === undefined;
-}
-
-/**
- * Lexically resolves one path value to an absolute path (steps 1–4 of SPEC §2.4); with `keep`, the
- * `..` components stay (POSIX only: Windows applies `..` lexically before the file system).
- */
-function toAbsolute(value: string, ctx: PathContext, parents: Parents = "collapse"): Parsed {
-  const { platform } = ctx;
-  const v = expand(value, ctx);
-  if (typeof v !== "string") return v;
-  const absolute = parseAbsolute(v, platform, parents);
-  if (absolute !== undefined) return absolute;
-  const cwd = parseAbsolute(ctx.cwd, platform);
-  if (cwd === undefined) return { problem: "is relative but the working directory is not absolute" };
-  if (platform === "win32") {
-    const w = v.replaceAll("/", "\\");
-    if (w.startsWith("\\\\")) return { problem: "is not a supported Windows path form" };
-    if (w.startsWith("\\")) return { root: cwd.root, parts: collapse(w.split("\\")) };
-    const driveRelative = /^([A-Za-z]):/.exec(w);
-    if (driveRelative !== null) {
-      if (`${driveRelative[1]!.toUpperCase()}:\\` !== cwd.root) {
-        return { problem: "is relative to another drive's working directory" };
-      }
-      return { root: cwd.root, parts: collapse([...cwd.parts, ...w.slice(2).split("\\")]) };
-    }
-    return { root: cwd.root, parts: collapse([...cwd.parts, ...w.split("\\")]) };
-  }
-  return { root: cwd.root, parts: collapse([...cwd.parts, ...v.split("/")], parents) };
-}
 
 /**
  * Every form of a path: its lexical form first, then each step the resolver lands on walking the
@@ -198,21 +74,6 @@ function within(path: ParsedPath, prefix: ParsedPath, platform: PathContext["pla
   const fold = platform === "win32" ? (s: string): string => s.toLowerCase() : (s: string): string => s;
   if (fold(path.root) !== fold(prefix.root) || prefix.parts.length > path.parts.length) return false;
   return prefix.parts.every((part, i) => fold(part) === fold(path.parts[i]!));
-}
-
-/**
- * Normalises a path value lexically: `file://` decoded, `~` expanded, resolved against the working
- * directory, `.` and `..` collapsed (Windows: separators, drive letters).
- *
- * Source: SPEC §2.4 "Path confinement" (normalisation, in order).
- * @param value - The path as the call or the policy wrote it.
- * @param ctx - Working directory, home directory and platform.
- * @returns The absolute path, or `undefined` when the value cannot be normalised safely.
- * @throws Never.
- */
-export function normalizePath(value: string, ctx: PathContext): string | undefined {
-  const parsed = toAbsolute(value, ctx);
-  return isProblem(parsed) ? undefined : serialise(parsed, ctx.platform);
 }
 
 /**

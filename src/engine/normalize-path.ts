@@ -1,0 +1,166 @@
+/**
+ * Lexical path normalisation (SPEC §2.4 steps 1–4): a `file:` URI decoded, `~` expanded, a relative
+ * value resolved against the working directory, `.` and `..` collapsed, Windows separators, drives
+ * and UNC roots. No file system: the confinement check (`paths.ts`) walks what this produces. Pure.
+ *
+ * Source: SPEC §2.4 "Path confinement" (normalisation, in order).
+ * @module
+ */
+
+import type { PathContext } from "./types.ts";
+
+/** An absolute path split into its root (`/`, `C:\`, `\\server\share\`) and its components. */
+export interface ParsedPath {
+  readonly root: string;
+  readonly parts: readonly string[];
+}
+
+/** A parsed path, or why the value has none. */
+export type Parsed = ParsedPath | { readonly problem: string };
+
+/**
+ * @param value - A parse.
+ * @returns Whether it is a problem rather than a path.
+ */
+export function isProblem(value: Parsed): value is { readonly problem: string } {
+  return Object.hasOwn(value, "problem");
+}
+
+/**
+ * How `..` is treated: `collapse` removes it with the component before (the lexical form, SPEC §2.4),
+ * `keep` leaves it for the walk (a POSIX kernel applies `..` after the link before it: `out/link/..`
+ * is the parent of the link's target, not `out`).
+ */
+export type Parents = "collapse" | "keep";
+
+function collapse(segments: readonly string[], parents: Parents = "collapse"): string[] {
+  const out: string[] = [];
+  for (const segment of segments) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === ".." && parents === "collapse") out.pop();
+    else out.push(segment);
+  }
+  return out;
+}
+
+/** Parses an absolute path; `undefined` when it is not absolute for the platform. */
+export function parseAbsolute(
+  path: string,
+  platform: PathContext["platform"],
+  parents: Parents = "collapse",
+): ParsedPath | undefined {
+  if (platform === "posix") {
+    return path.startsWith("/") ? { root: "/", parts: collapse(path.split("/"), parents) } : undefined;
+  }
+  let p = path.replaceAll("/", "\\");
+  if (/^\\\\\?\\UNC\\/i.test(p)) p = `\\\\${p.slice(8)}`;
+  else if (p.startsWith("\\\\?\\")) p = p.slice(4);
+  const drive = /^([A-Za-z]):\\/.exec(p);
+  if (drive !== null) {
+    return { root: `${drive[1]!.toUpperCase()}:\\`, parts: collapse(p.slice(3).split("\\")) };
+  }
+  const unc = /^\\\\([^\\]+)\\([^\\]+)(?:\\|$)/.exec(p);
+  if (unc !== null && unc[1] !== "." && unc[1] !== "?") {
+    return { root: `\\\\${unc[1]}\\${unc[2]}\\`, parts: collapse(p.slice(unc[0].length).split("\\")) };
+  }
+  return undefined;
+}
+
+/** The text of a parsed path, with the platform's separator. */
+export function serialise(path: ParsedPath, platform: PathContext["platform"]): string {
+  return path.root + path.parts.join(platform === "posix" ? "/" : "\\");
+}
+
+function decodeFileUri(value: string, platform: PathContext["platform"]): string | { problem: string } {
+  const rest = value.slice("file:".length);
+  let host = "";
+  let pathPart = rest;
+  if (rest.startsWith("//")) {
+    const slash = rest.indexOf("/", 2);
+    host = slash === -1 ? rest.slice(2) : rest.slice(2, slash);
+    pathPart = slash === -1 ? "/" : rest.slice(slash);
+  }
+  pathPart = pathPart.replace(/[?#].*$/s, "");
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(pathPart);
+  } catch {
+    return { problem: "is a file URI with an invalid percent-encoding" };
+  }
+  const local = host === "" || host.toLowerCase() === "localhost";
+  if (platform === "posix") {
+    return local ? decoded : { problem: "is a file URI naming another host" };
+  }
+  if (!local) return `\\\\${host}${decoded}`;
+  return /^\/[A-Za-z]:/.test(decoded) ? decoded.slice(1) : decoded;
+}
+
+/** Steps 1–2 of SPEC §2.4: a `file:` URI decoded, `~` expanded (`~user` refused), NUL refused. */
+function expand(value: string, ctx: PathContext): string | { problem: string } {
+  const { platform } = ctx;
+  if (value.includes("\0")) return { problem: "contains a NUL character" };
+  let v = value;
+  if (/^file:/i.test(v)) {
+    const decoded = decodeFileUri(v, platform);
+    if (typeof decoded !== "string") return decoded;
+    v = decoded;
+    if (v.includes("\0")) return { problem: "contains a NUL character" };
+  }
+  const sep = platform === "posix" ? /^~(?:\/|$)/ : /^~(?:[\\/]|$)/;
+  if (sep.test(v)) {
+    const home = parseAbsolute(ctx.home, platform);
+    if (home === undefined) return { problem: "starts with ~ but the home directory is not absolute" };
+    return serialise(home, platform) + (platform === "posix" ? "/" : "\\") + v.slice(1);
+  }
+  if (v.startsWith("~")) return { problem: "uses the ~user form, which is not supported" };
+  return v;
+}
+
+/** Whether a value, decoded and expanded, is relative: the upstream resolves it against some base. */
+export function isRelative(value: string, ctx: PathContext): boolean {
+  const v = expand(value, ctx);
+  return typeof v === "string" && parseAbsolute(v, ctx.platform) === undefined;
+}
+
+/**
+ * Lexically resolves one path value to an absolute path (steps 1–4 of SPEC §2.4); with `keep`, the
+ * `..` components stay (POSIX only: Windows applies `..` lexically before the file system).
+ */
+export function toAbsolute(value: string, ctx: PathContext, parents: Parents = "collapse"): Parsed {
+  const { platform } = ctx;
+  const v = expand(value, ctx);
+  if (typeof v !== "string") return v;
+  const absolute = parseAbsolute(v, platform, parents);
+  if (absolute !== undefined) return absolute;
+  const cwd = parseAbsolute(ctx.cwd, platform);
+  if (cwd === undefined) return { problem: "is relative but the working directory is not absolute" };
+  if (platform === "win32") {
+    const w = v.replaceAll("/", "\\");
+    if (w.startsWith("\\\\")) return { problem: "is not a supported Windows path form" };
+    if (w.startsWith("\\")) return { root: cwd.root, parts: collapse(w.split("\\")) };
+    const driveRelative = /^([A-Za-z]):/.exec(w);
+    if (driveRelative !== null) {
+      if (`${driveRelative[1]!.toUpperCase()}:\\` !== cwd.root) {
+        return { problem: "is relative to another drive's working directory" };
+      }
+      return { root: cwd.root, parts: collapse([...cwd.parts, ...w.slice(2).split("\\")]) };
+    }
+    return { root: cwd.root, parts: collapse([...cwd.parts, ...w.split("\\")]) };
+  }
+  return { root: cwd.root, parts: collapse([...cwd.parts, ...v.split("/")], parents) };
+}
+
+/**
+ * Normalises a path value lexically: `file://` decoded, `~` expanded, resolved against the working
+ * directory, `.` and `..` collapsed (Windows: separators, drive letters).
+ *
+ * Source: SPEC §2.4 "Path confinement" (normalisation, in order).
+ * @param value - The path as the call or the policy wrote it.
+ * @param ctx - Working directory, home directory and platform.
+ * @returns The absolute path, or `undefined` when the value cannot be normalised safely.
+ * @throws Never.
+ */
+export function normalizePath(value: string, ctx: PathContext): string | undefined {
+  const parsed = toAbsolute(value, ctx);
+  return isProblem(parsed) ? undefined : serialise(parsed, ctx.platform);
+}
