@@ -43,6 +43,28 @@ function parseSegments(paramPath: string): Segment[] {
   });
 }
 
+/**
+ * A key folded as case-insensitive JSON decoders compare names (Go's `encoding/json`, .NET's web
+ * defaults): upper-cased, then lower-cased, so `Path`, `PATH`, `ſ`/`s` and the Kelvin sign `K`/`k` meet.
+ */
+function foldKey(key: string): string {
+  return key.toUpperCase().toLowerCase();
+}
+
+/**
+ * The own keys of `object` an upstream may read as `key`: `key` itself first, then every other key
+ * equal to it under case folding (a server that decodes names case-insensitively takes one of them,
+ * often the last, for the argument — all are checked).
+ */
+function spellingsOf(object: JsonObject, key: string): string[] {
+  const found = Object.hasOwn(object, key) ? [key] : [];
+  const folded = foldKey(key);
+  for (const other of Object.keys(object)) {
+    if (other !== key && foldKey(other) === folded) found.push(other);
+  }
+  return found;
+}
+
 function walk(
   value: JsonValue,
   segments: readonly Segment[],
@@ -58,10 +80,10 @@ function walk(
     out.mismatches.push({ path: at.path, value, expected: "an object" });
     return;
   }
-  if (!Object.hasOwn(value, segment.key)) return;
-  let reached: ParamValue[] = [
-    { path: at.path === "" ? segment.key : `${at.path}.${segment.key}`, value: value[segment.key]! },
-  ];
+  let reached: ParamValue[] = spellingsOf(value, segment.key).map((key) => ({
+    path: at.path === "" ? key : `${at.path}.${key}`,
+    value: value[key]!,
+  }));
   for (let level = 0; level < segment.lists; level += 1) {
     const next: ParamValue[] = [];
     for (const item of reached) {
@@ -82,7 +104,9 @@ function walk(
  * Collects every value a parameter path reaches in the call's arguments. Dots reach into objects,
  * `[]` into lists. An absent key reaches nothing; a value of the wrong shape on the way is a mismatch.
  * An argument whose own name contains a dot is reached by that exact name too (before the nested
- * value: either one may be what the upstream reads, so both are checked).
+ * value: either one may be what the upstream reads, so both are checked). Every key is also reached
+ * under each other spelling equal to it under case folding (`Path` for `path`): servers that decode
+ * JSON names case-insensitively read those as the argument (Go, .NET), so each is checked too.
  *
  * Source: SPEC §2.4 ("dotted paths reach into objects, `[]` into lists: `files[].path`"), §2.5.
  * @param args - The call's arguments (hostile keys).
@@ -93,8 +117,8 @@ function walk(
  */
 export function collectParamValues(args: JsonObject, paramPath: string): ParamValues {
   const out: { values: ParamValue[]; mismatches: ParamMismatch[] } = { values: [], mismatches: [] };
-  if (paramPath.includes(".") && Object.hasOwn(args, paramPath)) {
-    out.values.push({ path: paramPath, value: args[paramPath]! });
+  if (paramPath.includes(".")) {
+    for (const key of spellingsOf(args, paramPath)) out.values.push({ path: key, value: args[key]! });
   }
   walk(args, parseSegments(paramPath), { index: 0, path: "" }, out);
   return out;

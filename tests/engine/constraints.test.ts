@@ -110,6 +110,14 @@ describe("evaluateConstraints() path confinement", () => {
     ["denies null", { path: null }, "path_wrong_type", "path"],
     ["denies a nested list", { path: [["./out/a"]] }, "path_wrong_type", "path[0]"],
     ["passes an absent argument", { other: "/etc/passwd" }, undefined, undefined],
+    // A case-insensitive decoder (Go, .NET) reads `Path` or `PATH` as `path`, often the last one given.
+    [
+      "checks a spelling of the argument in another case",
+      { path: "./out/a", Path: "/etc/x" },
+      "path_outside_prefixes",
+      "Path",
+    ],
+    ["checks an argument given only in another case", { PATH: "/etc/x" }, "path_outside_prefixes", "PATH"],
     ["denies a ~user value as invalid", { path: "~root/x" }, "path_invalid", "path"],
     [
       "denies an encoded file URI escape",
@@ -262,6 +270,13 @@ describe("evaluateConstraints() arg_patterns", () => {
       "pattern_value_too_large",
     ],
     ["reaches dotted paths", { "opts.mode": "read" }, { opts: { mode: "write" } }, "pattern_mismatch"],
+    ["checks an argument given in another case", { mode: "read" }, { Mode: "write" }, "pattern_mismatch"],
+    [
+      "checks a nested key given in another case",
+      { "opts.mode": "read" },
+      { OPTS: { mOdE: "write" } },
+      "pattern_mismatch",
+    ],
   ])("evaluateConstraints() arg_patterns %s", (_rule, map, args, code) => {
     const input = makeInput({ rules: makeRules({ argPatterns: patterns(map) }), arguments: args });
     expect(codeOf(evaluateConstraints(input))).toBe(code);

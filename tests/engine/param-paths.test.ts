@@ -86,6 +86,18 @@ describe("collectParamValues()", () => {
     expect(collectParamValues(args, path)).toEqual(expected);
   });
 
+  test("collectParamValues() reaches every spelling equal under case folding, the exact one first", () => {
+    // Go's encoding/json and .NET's web defaults match names case-insensitively (ſ is s, K is k).
+    const args = { To: "a", to: "b", TO: "c", "\u212Ao": "d", tſ: "e", "t o": "f" } as JsonObject;
+    expect(collectParamValues(args, "to").values.map((v) => v.path)).toEqual(["to", "To", "TO"]);
+    expect(collectParamValues({ "\u212Aey": "x" }, "key").values).toEqual([{ path: "\u212Aey", value: "x" }]);
+    expect(collectParamValues({ ſecret: "x" }, "secret").values).toEqual([{ path: "ſecret", value: "x" }]);
+    expect(collectParamValues({ Files: [{ PATH: "p" }] }, "files[].path").values).toEqual([
+      { path: "Files[0].PATH", value: "p" },
+    ]);
+    expect(collectParamValues({ "A.b": 1 }, "a.b").values).toEqual([{ path: "A.b", value: 1 }]);
+  });
+
   test.each(["toString", "constructor", "__proto__", "hasOwnProperty"])(
     "collectParamValues() treats an inherited %s as absent",
     (key) => {
