@@ -6,18 +6,11 @@
 import { canonicalJson } from "./canonical-json.ts";
 import { type JsonLeaf, jsonLeaves } from "./json-leaves.ts";
 import { collectParamValues } from "./param-paths.ts";
+import type { RelativeBase } from "./path-context.ts";
 import { checkPathConfinement } from "./paths.ts";
 import { rendersWhole, renderUntrusted, renderUntrustedEnd } from "./render.ts";
 import { renderName } from "./sink-messages.ts";
-import type {
-  CallInput,
-  ContractResult,
-  JsonValue,
-  Question,
-  Reason,
-  RelativeBase,
-  RuleSource,
-} from "./types.ts";
+import type { CallInput, ContractResult, JsonValue, Question, Reason, RuleSource } from "./types.ts";
 
 /** The largest argument value `arg_patterns` matches, in UTF-8 bytes (SPEC §2.4). */
 export const MAX_PATTERN_VALUE_BYTES = 64 * 1024;

@@ -35,6 +35,7 @@ export { isDestinationShapedKey, isSinkShapedName, splitWords } from "./key-shap
 export { normalizePath } from "./normalize-path.ts";
 export type { ParamMismatch, ParamValue, ParamValues } from "./param-paths.ts";
 export { collectParamValues } from "./param-paths.ts";
+export type { PathContext, PathResolver, RelativeBase } from "./path-context.ts";
 export type { PathCheck } from "./paths.ts";
 export { checkPathConfinement } from "./paths.ts";
 export { diffToolDefinitions } from "./pin-diff.ts";
@@ -76,15 +77,12 @@ export type {
   ExternalTaintLookup,
   JsonObject,
   JsonValue,
-  PathContext,
-  PathResolver,
   PinDiff,
   PinDiffLine,
   PinStatus,
   Question,
   Reason,
   Reasons,
-  RelativeBase,
   RuleSource,
   Sourced,
   ToolDefinition,

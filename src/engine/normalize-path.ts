@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { PathContext } from "./types.ts";
+import type { PathContext } from "./path-context.ts";
 
 /** An absolute path split into its root (`/`, `C:\`, `\\server\share\`) and its components. */
 export interface ParsedPath {

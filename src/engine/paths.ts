@@ -15,7 +15,7 @@ import {
   serialise,
   toAbsolute,
 } from "./normalize-path.ts";
-import type { PathContext, PathResolver, RelativeBase } from "./types.ts";
+import type { PathContext, PathResolver, RelativeBase } from "./path-context.ts";
 
 /**
  * The outcome of {@link checkPathConfinement}. `base` is set when the value is relative and the

@@ -1,5 +1,6 @@
 /**
- * The engine's data contract: every value the decision reads or returns. Pure (no runtime API).
+ * The engine's data contract: every value the decision reads or returns (the path context is in
+ * `path-context.ts`). Pure (no runtime API).
  *
  * The edges (proxy, replay, serve) build a {@link CallInput} and a {@link ToolRules} value, keep one
  * {@link EngineState} per client session, call `decide()` and render the returned {@link Decision}.
@@ -7,6 +8,8 @@
  * Source: SPEC §2 (the decision), §2.1 (the decision record), §4.1 (layers and sources).
  * @module
  */
+
+import type { PathContext } from "./path-context.ts";
 
 /** A verdict of the decision table (SPEC §2.1). */
 export type Verdict = "allow" | "deny" | "ask";
@@ -203,48 +206,8 @@ export interface PinDiffLine {
   readonly path?: string;
 }
 
-/**
- * Resolves a path the way the file system would (SPEC §2.4): given an absolute path — lexically
- * normalised, and on POSIX also (a second call) with its `..` components still in place, to be
- * applied after any link before them as the kernel does — returns every absolute path the walk
- * lands on (each symlink step resolved), the final one last. The pure default returns `[path]` (the
- * engine collapses it); the edge passes an lstat/readlink walk.
- */
-export type PathResolver = (absolutePath: string) => readonly string[];
-
 /** Taint evidence from outside this process (SPEC §3.7), for token-shaped identities only. */
 export type ExternalTaintLookup = (identity: string) => readonly Evidence[];
-
-/**
- * A directory, besides its working directory, that an upstream may resolve a relative path against:
- * one on its command line, or a root the client gave it (a filesystem server resolves relative paths
- * against its allowed directories). SPEC §2.4 resolves relative values against the working directory;
- * Bouncer is stricter and requires a relative value to stay inside under every base.
- */
-export interface RelativeBase {
-  /**
-   * The directory as it was given: absolute, relative (to the working directory), `~`, or a
-   * `file:` URI. Untrusted when it comes from the client: render it before showing it.
-   */
-  readonly dir: string;
-  /** Where it comes from: the upstream's command line, or a root the client gave it (`roots/list`). */
-  readonly from: "command_line" | "client_root";
-}
-
-/** The environment a path is resolved in (SPEC §2.4). */
-export interface PathContext {
-  /** The upstream's working directory (absolute). */
-  readonly cwd: string;
-  /** The user's home directory, for `~` expansion. */
-  readonly home: string;
-  readonly platform: "posix" | "win32";
-  readonly resolve?: PathResolver;
-  /**
-   * Other directories the upstream may resolve a relative path value against; a relative value must
-   * be inside the prefixes resolved against each of them too (prefixes still resolve against `cwd`).
-   */
-  readonly relativeBases?: readonly RelativeBase[];
-}
 
 /** One `tools/call` to decide (SPEC §2). */
 export interface CallInput {

@@ -1,0 +1,48 @@
+/**
+ * The environment a path value is resolved in (SPEC §2.4): the upstream's working directory, the
+ * home, the platform, the file-system walk, and the other directories the upstream may resolve a
+ * relative value against. Types only; `normalize-path.ts` and `paths.ts` use them. Pure.
+ *
+ * Source: SPEC §2.4 "Path confinement".
+ * @module
+ */
+
+/**
+ * Resolves a path the way the file system would (SPEC §2.4): given an absolute path — lexically
+ * normalised, and on POSIX also (a second call) with its `..` components still in place, to be
+ * applied after any link before them as the kernel does — returns every absolute path the walk
+ * lands on (each symlink step resolved), the final one last. The pure default returns `[path]` (the
+ * engine collapses it); the edge passes an lstat/readlink walk.
+ */
+export type PathResolver = (absolutePath: string) => readonly string[];
+
+/**
+ * A directory, besides its working directory, that an upstream may resolve a relative path against:
+ * one on its command line, or a root the client gave it (a filesystem server resolves relative paths
+ * against its allowed directories). SPEC §2.4 resolves relative values against the working directory;
+ * Bouncer is stricter and requires a relative value to stay inside under every base.
+ */
+export interface RelativeBase {
+  /**
+   * The directory as it was given: absolute, relative (to the working directory), `~`, or a
+   * `file:` URI. Untrusted when it comes from the client: render it before showing it.
+   */
+  readonly dir: string;
+  /** Where it comes from: the upstream's command line, or a root the client gave it (`roots/list`). */
+  readonly from: "command_line" | "client_root";
+}
+
+/** The environment a path is resolved in (SPEC §2.4). */
+export interface PathContext {
+  /** The upstream's working directory (absolute). */
+  readonly cwd: string;
+  /** The user's home directory, for `~` expansion. */
+  readonly home: string;
+  readonly platform: "posix" | "win32";
+  readonly resolve?: PathResolver;
+  /**
+   * Other directories the upstream may resolve a relative path value against; a relative value must
+   * be inside the prefixes resolved against each of them too (prefixes still resolve against `cwd`).
+   */
+  readonly relativeBases?: readonly RelativeBase[];
+}
