@@ -37,7 +37,7 @@ export type { ParamMismatch, ParamValue, ParamValues } from "./param-paths.ts";
 export { collectParamValues } from "./param-paths.ts";
 export type { PathContext, PathResolver, RelativeBase } from "./path-context.ts";
 export type { PathCheck } from "./paths.ts";
-export { checkPathConfinement } from "./paths.ts";
+export { checkPathConfinement, normalizeRelativeBases } from "./paths.ts";
 export { diffToolDefinitions } from "./pin-diff.ts";
 export { describePinDiff, summarizePinDiff } from "./pin-diff-render.ts";
 export type { ComparePinsOptions, PinComparison, ToolPinResult } from "./pinning.ts";

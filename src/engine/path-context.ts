@@ -45,4 +45,39 @@ export interface PathContext {
    * be inside the prefixes resolved against each of them too (prefixes still resolve against `cwd`).
    */
   readonly relativeBases?: readonly RelativeBase[];
+  /**
+   * `relativeBases` normalised once, when the context was built or its bases changed
+   * (`normalizeRelativeBases`); absent, or made from other bases, they are normalised per check.
+   */
+  readonly normalizedBases?: NormalizedBases;
+}
+
+/**
+ * One base of relative values as the confinement check uses it: its directory normalised against
+ * the working directory, or why it cannot be (every relative value is then invalid).
+ */
+export type NormalizedBase =
+  | { readonly kind: "dir"; readonly base: RelativeBase; readonly dir: string }
+  | { readonly kind: "problem"; readonly base: RelativeBase; readonly problem: string };
+
+/**
+ * A path context's bases of relative values, normalised, with what they were normalised from: the
+ * check uses them only while its context has this very `relativeBases` array and the same `cwd`,
+ * `home` and `platform` (a context copied with other bases or another directory never checks
+ * against stale ones).
+ *
+ * Source: SPEC §2.4 (relative values; stricter than its single base).
+ */
+export interface NormalizedBases {
+  readonly from: {
+    readonly relativeBases: readonly RelativeBase[] | undefined;
+    readonly cwd: string;
+    readonly home: string;
+    readonly platform: "posix" | "win32";
+  };
+  /**
+   * The bases in order, each directory once and none equal to the working directory (those add
+   * nothing to the check); bases that cannot be normalised stay, in their place.
+   */
+  readonly bases: readonly NormalizedBase[];
 }

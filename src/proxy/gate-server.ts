@@ -7,7 +7,13 @@
  * @module
  */
 
-import type { PathContext, RelativeBase, ToolDefinition, ToolRules } from "../engine/index.ts";
+import {
+  normalizeRelativeBases,
+  type PathContext,
+  type RelativeBase,
+  type ToolDefinition,
+  type ToolRules,
+} from "../engine/index.ts";
 import { commandLineDirectories, resolveToolRules } from "../policy/index.ts";
 import type { MatchedPack, Policy } from "../policy/types.ts";
 import type { PinView } from "./gate-pins.ts";
@@ -62,13 +68,14 @@ export function serverState(
     packs,
     lastEvents: new Map(),
     rules: new Map(),
-    paths: {
+    // The bases are normalised once here and when the client's roots change, not per call.
+    paths: normalizeRelativeBases({
       cwd: context.cwd ?? options.cwd,
       home: options.home,
       platform: options.platform ?? "posix",
       ...(resolvePath === undefined ? {} : { resolve: resolvePath }),
       relativeBases: commandLineBases(context.command, packs),
-    },
+    }),
   };
   if (previous === undefined) return entry;
   if (previous.listed !== undefined) entry.listed = previous.listed;
@@ -113,7 +120,7 @@ function commandLineBases(
  * Source: SPEC §2.4 (relative values).
  * @param paths - The server's path context.
  * @param roots - Root URIs or paths from the client's `roots/list` answer.
- * @returns The same context when nothing is new, else a new one.
+ * @returns The same context when nothing is new, else a new one, its bases normalised.
  */
 export function withClientRoots(paths: PathContext, roots: readonly string[]): PathContext {
   const bases = paths.relativeBases ?? [];
@@ -121,7 +128,7 @@ export function withClientRoots(paths: PathContext, roots: readonly string[]): P
   const added = roots.filter((dir) => !known.has(dir));
   if (added.length === 0) return paths;
   const fresh = [...new Set(added)].map((dir): RelativeBase => ({ dir, from: "client_root" }));
-  return { ...paths, relativeBases: [...bases, ...fresh] };
+  return normalizeRelativeBases({ ...paths, relativeBases: [...bases, ...fresh] });
 }
 
 /**

@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { checkPathConfinement, normalizePath, type PathContext } from "../../src/engine/index.ts";
+import {
+  checkPathConfinement,
+  normalizePath,
+  normalizeRelativeBases,
+  type PathContext,
+  type RelativeBase,
+} from "../../src/engine/index.ts";
 
 const posix: PathContext = { cwd: "/work", home: "/home/u", platform: "posix" };
 const win: PathContext = { cwd: "C:\\work", home: "C:\\Users\\u", platform: "win32" };
@@ -212,5 +218,84 @@ describe("checkPathConfinement() with other bases of relative values", () => {
       step: "D:\\data\\out\\x",
     });
     expect(checkPathConfinement("c:out\\x", ["C:\\work\\out"], ctx).kind).toBe("invalid");
+  });
+});
+
+describe("normalizeRelativeBases()", () => {
+  const rootWithDots: RelativeBase = { dir: "file:///w/x/../data/", from: "client_root" };
+
+  test("normalizeRelativeBases() normalises each base once: a file: root with .. and a trailing slash, repeats and the working directory left out, a bad base kept", () => {
+    const ctx = normalizeRelativeBases({
+      ...posix,
+      cwd: "/w/proj",
+      relativeBases: [
+        rootWithDots,
+        { dir: "/w/data", from: "command_line" },
+        { dir: "./", from: "command_line" },
+        { dir: "~bob/x", from: "command_line" },
+      ],
+    });
+    expect(ctx.normalizedBases?.bases).toEqual([
+      { kind: "dir", base: rootWithDots, dir: "/w/data" },
+      { kind: "problem", base: { dir: "~bob/x", from: "command_line" }, problem: expect.any(String) },
+    ]);
+  });
+
+  test("checkPathConfinement() confines a relative value under a base given un-normalised, from the bases normalised once", () => {
+    const ctx = normalizeRelativeBases({ ...posix, cwd: "/w/proj", relativeBases: [rootWithDots] });
+    expect(checkPathConfinement("notes.txt", ["/w/proj"], ctx)).toMatchObject({
+      kind: "outside",
+      step: "/w/data/notes.txt",
+      base: rootWithDots,
+    });
+    expect(checkPathConfinement("../data/notes.txt", ["/w/proj"], ctx).kind).toBe("outside");
+    expect(checkPathConfinement("notes.txt", ["/w/proj", "/w/data"], ctx).kind).toBe("inside");
+  });
+
+  test("checkPathConfinement() does not use bases normalised for other bases or another working directory", () => {
+    const ctx = normalizeRelativeBases({
+      ...posix,
+      cwd: "/w/proj",
+      relativeBases: [{ dir: "../other", from: "command_line" }],
+    });
+    const more: PathContext = {
+      ...ctx,
+      relativeBases: [...(ctx.relativeBases ?? []), { dir: "/etc", from: "client_root" }],
+    };
+    expect(checkPathConfinement("x", ["/w"], more)).toMatchObject({ kind: "outside", step: "/etc/x" });
+    const moved: PathContext = { ...ctx, cwd: "/v/proj" };
+    expect(checkPathConfinement("x", ["/v/proj", "/w/other"], moved)).toMatchObject({
+      kind: "outside",
+      step: "/v/other/x",
+    });
+  });
+
+  test("checkPathConfinement() gives the same verdict with the bases normalised once as without (property)", () => {
+    const segment = fc.constantFrom("a", "b", "..", ".", "");
+    const relative = fc.array(segment, { maxLength: 4 }).map((parts) => parts.join("/"));
+    const path = fc.oneof(
+      relative,
+      relative.map((rest) => `/${rest}`),
+      relative.map((rest) => `file:///${rest}`),
+      relative.map((rest) => `~/${rest}`),
+      fc.constant("~bob/a"),
+    );
+    const base = fc.record({
+      dir: path,
+      from: fc.constantFrom("command_line" as const, "client_root" as const),
+    });
+    fc.assert(
+      fc.property(
+        path,
+        fc.array(path, { maxLength: 2 }),
+        fc.array(base, { maxLength: 3 }),
+        (value, prefixes, bases) => {
+          const ctx: PathContext = { ...posix, cwd: "/a/b", relativeBases: bases };
+          expect(checkPathConfinement(value, prefixes, normalizeRelativeBases(ctx))).toEqual(
+            checkPathConfinement(value, prefixes, ctx),
+          );
+        },
+      ),
+    );
   });
 });

@@ -269,6 +269,20 @@ describe("Gate relative path bases", () => {
     expect(await verdict(g, "/data/proj/rel.txt")).toBe("allow");
   });
 
+  test("Gate.noteClientRoots() confines relative writes under a root given un-normalised (a file: URI with .. and a trailing slash), named as given", async () => {
+    const g = gate({ text: "" });
+    g.registerServer({ name: "files", command: [...FS.slice(0, 3), "/data/proj"], cwd: "/data/proj" });
+    await g.walkTools("files", [WRITE]);
+    g.noteClientRoots("files", ["file:///data/proj/../other/"]);
+    const { decision } = await g.decideCall("files", "write_file", { path: "rel.txt", content: "x" });
+    expect(decision.verdict).toBe("deny");
+    expect(decision.reasons[0]?.message).toContain("/data/other/rel.txt");
+    expect(decision.reasons[0]?.message).toContain(
+      'the root "file:///data/proj/../other/" the client gave the upstream',
+    );
+    expect(await verdict(g, "../proj/rel.txt")).toBe("allow");
+  });
+
   test("Gate.registerServer() keeps the roots a client gave the server before it registered", async () => {
     const g = gate({ text: "" });
     g.noteClientRoots("files", ["file:///data"]);
