@@ -23,9 +23,10 @@ export type HooksLoader = (context: RelayContext) => Promise<RelayHooks>;
  * `load` builds, once built. Sync observations (the `initialize` result, `notifications/initialized`,
  * noise, upstream requests and the client's answers to them, `list_changed`, dropped calls, the
  * upstream's exit) made meanwhile are replayed to the real hooks in the order they happened, before
- * any waiting `tools/list`, `tools/call` or recorded answer proceeds. When `load` fails, or the real hooks refuse the session
- * at `initialize`, the session ends (exit 1, or the refusal's status) and every waiting `tools/list`
- * or `tools/call` is answered with an error, never forwarded.
+ * any waiting `tools/list`, `tools/call` or recorded answer proceeds. When `load` fails, a replayed
+ * client answer cannot be recorded (it has reached the upstream), or the real hooks refuse the
+ * session at `initialize`, the session ends (exit 1, or the refusal's status) and every waiting
+ * `tools/list` or `tools/call` is answered with an error, never forwarded.
  *
  * Source: SPEC §3.2.
  * @param context - The relay context (the real hooks are built with it; `endSession` on failure).
@@ -35,7 +36,10 @@ export type HooksLoader = (context: RelayContext) => Promise<RelayHooks>;
 export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHooks {
   let loaded: RelayHooks | undefined;
   let loading: Promise<RelayHooks> | undefined;
-  const queued: ((hooks: RelayHooks) => void)[] = [];
+  /** The real hooks once built, even when their start failed after (they still flush at shutdown). */
+  let built: RelayHooks | undefined;
+  /** Observations made meanwhile; `answer`: the method of a client answer (its failure fails closed). */
+  const queued: { readonly run: (hooks: RelayHooks) => void; readonly answer?: string }[] = [];
   /** Starts building the real hooks (once); observations made meanwhile are replayed in order. */
   const ready = (): Promise<RelayHooks> => {
     loading ??= start();
@@ -44,7 +48,13 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
   const start = async (): Promise<RelayHooks> => {
     try {
       const hooks = await load(context);
-      for (const observation of queued.splice(0)) safely(context, () => observation(hooks));
+      built = hooks;
+      let unrecorded: Error | undefined;
+      for (const { run, answer } of queued.splice(0)) {
+        if (answer === undefined) safely(context, () => run(hooks));
+        else unrecorded ??= replayAnswer(answer, () => run(hooks));
+      }
+      if (unrecorded !== undefined) throw unrecorded;
       loaded = hooks;
       return hooks;
     } catch (error) {
@@ -53,9 +63,13 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
       throw error;
     }
   };
-  /** Runs an observation now when the real hooks are there, else queues it. */
-  const observe = (run: (hooks: RelayHooks) => void): void => {
-    if (loaded === undefined) queued.push(run);
+  /**
+   * Runs an observation now when the real hooks are there (a throw reaches the relay), else queues
+   * it: a queued one that throws is logged, or, for a client answer (`answer`: its method), fails
+   * the gate's start.
+   */
+  const observe = (run: (hooks: RelayHooks) => void, answer?: string): void => {
+    if (loaded === undefined) queued.push(answer === undefined ? { run } : { run, answer });
     else run(loaded);
   };
   /** Runs a call on the real hooks, at once when they are there (a promise hook stays a promise). */
@@ -93,7 +107,8 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
     onToolResult: (call, outcome) => withHooks((hooks) => hooks.onToolResult(call, outcome)),
     onUpstreamResult: (request, outcome) => withHooks((hooks) => hooks.onUpstreamResult(request, outcome)),
     onUpstreamRequest: (request) => observe((hooks) => hooks.onUpstreamRequest(request)),
-    onClientAnswer: (request, outcome) => observe((hooks) => hooks.onClientAnswer(request, outcome)),
+    onClientAnswer: (request, outcome) =>
+      observe((hooks) => hooks.onClientAnswer(request, outcome), request.method),
     onUpstreamNotification: (notification) => observe((hooks) => hooks.onUpstreamNotification(notification)),
     onToolsListChanged: () => observe((hooks) => hooks.onToolsListChanged()),
     onDroppedCall: (message) => observe((hooks) => hooks.onDroppedCall(message)),
@@ -103,10 +118,28 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
       // Observations still queued (an upstream that exited, a call without an id, noise) are audited
       // by the real hooks, so a session that ends before the gate was needed still loses no record.
       if (loading === undefined && queued.length > 0) ready().catch(() => undefined);
-      const hooks = loaded ?? (loading === undefined ? undefined : await loading.catch(() => undefined));
+      const hooks = loaded ?? (loading === undefined ? undefined : await loading.catch(() => built));
       await hooks?.onShutdown(reason);
     },
   };
+}
+
+/**
+ * Replays a client answer to the real hooks. It has reached the upstream already (the roots it
+ * resolves paths against): when the gate cannot take it in, the gate must not start, so that
+ * nothing is decided without it (SPEC §2.4, fail closed).
+ * @param method - The method the client answered, for the error.
+ * @param run - The observation.
+ * @returns Undefined when recorded, else why not (the caller fails the start with it).
+ */
+function replayAnswer(method: string, run: () => void): Error | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return new Error(`the client's answer to ${JSON.stringify(method)} could not be recorded: ${detail}`);
+  }
 }
 
 /**

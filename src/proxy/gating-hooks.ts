@@ -62,11 +62,16 @@ function packByNameNotice(pack: string, server: string): string {
 export function createGatingHooks(context: RelayContext, setup: GatingSetup): RelayHooks {
   const { log } = setup;
   let settled: Live | Refused | undefined;
+  /**
+   * The roots the client gave the upstream before the session settled (the answer reached the
+   * upstream at once): noted into the gate as the session settles, before anything can be decided.
+   */
+  const earlyRoots: string[][] = [];
   const started = startGatingSession(context, setup).then(
     (session) => {
-      settled = session;
-      if (session.kind === "refused") log(session.error.message);
-      return session;
+      settled = session.kind === "live" ? withEarlyRoots(session, earlyRoots.splice(0)) : session;
+      if (settled.kind === "refused") log(settled.error.message);
+      return settled;
     },
     (error: unknown): Refused => {
       const message = `Cannot start the gate: ${error instanceof Error ? error.message : String(error)}`;
@@ -224,12 +229,14 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
         recordMessage(session, request);
       });
     },
-    // The roots the client gives the upstream are bases of its relative paths (SPEC §2.4).
+    // The roots the client gives the upstream are bases of its relative paths (SPEC §2.4). Noted
+    // before the answer is relayed: a throw here answers the upstream with an error in its place.
     onClientAnswer: (request, outcome) => {
       if (request.method !== "roots/list" || outcome.kind !== "result") return;
       const roots = clientRootDirs(outcome.result);
-      if (roots.length > 0)
-        live((session) => session.calls.gate.noteClientRoots(session.calls.server, roots));
+      if (roots.length === 0) return;
+      if (settled === undefined) earlyRoots.push(roots);
+      else if (settled.kind === "live") settled.calls.gate.noteClientRoots(settled.calls.server, roots);
     },
     onUpstreamNotification: (notification) => live((session) => recordMessage(session, notification)),
     onToolsListChanged: () => live((session) => void session.calls.tools.walk()),
@@ -248,6 +255,26 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       session.calls.audit.flush();
     },
   };
+}
+
+/**
+ * A session as it settles, with the roots the client gave the upstream meanwhile noted into its
+ * gate. Those answers have reached the upstream: when they cannot be noted, the session is refused
+ * (its calls are blocked), never run on bases the upstream has and the gate lacks.
+ *
+ * Source: SPEC §2.4 (relative values), §2.1 (fail closed).
+ * @param session - The live session, not yet seen by anything.
+ * @param roots - The roots of each early answer, in order.
+ * @returns The session, or its refusal.
+ */
+function withEarlyRoots(session: Live, roots: readonly (readonly string[])[]): Live | Refused {
+  try {
+    for (const dirs of roots) session.calls.gate.noteClientRoots(session.calls.server, dirs);
+    return session;
+  } catch (error) {
+    const message = `Cannot note the roots the client gave the upstream: ${describe(error)}`;
+    return refuse({ message, data: {} }, 1);
+  }
 }
 
 /**

@@ -145,6 +145,52 @@ describe("deferredHooks()", () => {
     expect(r.logs.some((line) => line.includes("Cannot start the gate: verdict failed"))).toBe(true);
   });
 
+  test("deferredHooks() hands the gate a client answer given meanwhile before a waiting call", async () => {
+    const gate = controlledGate({
+      onClientAnswer: (request) => void gate.seen.push(`answer ${request.method}`),
+    });
+    const r = memoryRelay((context) => deferredHooks(context, gate.load));
+    r.fromUpstream({ jsonrpc: "2.0", id: "u1", method: "roots/list" });
+    await settle();
+    r.fromClient({ jsonrpc: "2.0", id: r.lastClient().id, result: { roots: [{ uri: "file:///data" }] } });
+    r.fromClient(CALL);
+    await settle();
+    expect(r.lastUpstream()).toMatchObject({ id: "u1", result: { roots: [{ uri: "file:///data" }] } });
+    gate.finish();
+    await settle();
+    expect(gate.seen).toEqual(["answer roots/list", "call echo"]);
+  });
+
+  test("deferredHooks() ends the session with 1 and forwards no waiting call when the gate cannot record a client answer given meanwhile", async () => {
+    const flushed: string[] = [];
+    const gate = controlledGate({
+      onClientAnswer: () => {
+        throw new Error("boom");
+      },
+      onShutdown: async (reason) => void flushed.push(reason),
+    });
+    const r = memoryRelay((context) => deferredHooks(context, gate.load));
+    r.fromUpstream({ jsonrpc: "2.0", id: "u1", method: "roots/list" });
+    await settle();
+    r.fromClient({ jsonrpc: "2.0", id: r.lastClient().id, result: { roots: [{ uri: "file:///data" }] } });
+    r.fromClient(CALL);
+    await settle();
+    gate.finish();
+    await settle();
+    expect(r.ended).toEqual([1]);
+    expect(r.toUpstream.map((text) => JSON.parse(text).method)).not.toContain("tools/call");
+    expect(r.lastClient()).toMatchObject({ id: 2, error: { code: -32603 } });
+    expect(
+      r.logs.some((line) =>
+        line.includes(
+          'Cannot start the gate: the client\'s answer to "roots/list" could not be recorded: boom',
+        ),
+      ),
+    ).toBe(true);
+    await r.relay.hooks.onShutdown("session_ended");
+    expect(flushed).toEqual(["session_ended"]);
+  });
+
   test("deferredHooks() builds the gate at shutdown when something happened that it must record", async () => {
     const gate = controlledGate();
     const flushed: string[] = [];

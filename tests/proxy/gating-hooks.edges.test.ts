@@ -2,13 +2,18 @@
  * Edge cases of the gating hooks found in review: an upstream elicitation pretending to be
  * Bouncer's, a forwarded call the client cancels or the upstream never answers (still written to the
  * `--record` file), a re-walk of `tools/list` that fails (calls are blocked, never decided on a stale
- * list), and a burst of `list_changed` (one more walk, not one per notification).
+ * list), a burst of `list_changed` (one more walk, not one per notification), and the roots a
+ * client gives the upstream before the session has settled.
  */
 
-import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { describe, expect, spyOn, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { JsonObject } from "../../src/engine/index.ts";
+import { Gate } from "../../src/proxy/gate.ts";
+import { SESSION_REFUSED_CODE } from "../../src/proxy/run-policy.ts";
 import { type GatingRelay, gatingRelay, INITIALIZE_RESULT, tick, toolCall } from "./support/gating-relay.ts";
 
 const READ = { name: "read_inbox", description: "Read the inbox.", inputSchema: { type: "object" } };
@@ -187,5 +192,76 @@ describe("createGatingHooks() list_changed bursts", () => {
     r.fromClient(call(5, "read_inbox", {}));
     await r.clientMessage((m) => m.id === 5, "answer to 5");
     expect(r.upstreamCalls("tools/list").length).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("createGatingHooks() and the roots the client gives before the session settles", () => {
+  const WRITE = {
+    name: "write_file",
+    inputSchema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } } },
+  };
+
+  /**
+   * A relay in front of a writing upstream that asks the client for its roots at once: the client's
+   * answer (one root, outside the upstream's folder) arrives in the same turn the relay was made,
+   * before the gate's session has settled.
+   */
+  function rootsFirst(): { readonly r: GatingRelay; readonly root: string } {
+    const r = gatingRelay({
+      policy: 'write_file:\n  write_params: [path]\n  allowed_path_prefixes: ["."]\n',
+      script: (method) =>
+        method === "initialize"
+          ? { result: INITIALIZE_RESULT }
+          : method === "tools/list"
+            ? { result: { tools: [WRITE] } }
+            : { result: { content: [{ type: "text", text: "written" }] } },
+    });
+    const root = mkdtempSync(join(tmpdir(), "bouncer-root-"));
+    r.fromUpstream({ jsonrpc: "2.0", id: "roots-1", method: "roots/list" });
+    const asked = r.toClient.find((m) => m.method === "roots/list");
+    r.fromClient({ jsonrpc: "2.0", id: asked?.id, result: { roots: [{ uri: pathToFileURL(root).href }] } });
+    expect(r.upstreamLines.some((line) => line.includes('"roots-1"'))).toBe(true);
+    return { r, root };
+  }
+
+  test("createGatingHooks() decides the first call with the roots the client gave before the session settled", async () => {
+    const { r } = rootsFirst();
+    await r.handshake({ roots: {} });
+    r.fromClient(call("w1", "write_file", { path: "rel.txt", content: "x" }));
+    const answered = await r.clientMessage((m) => m.id === "w1", "answer to w1");
+    const result = answered.result as { isError?: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toContain("the client gave the upstream");
+    expect(r.upstreamCalls("tools/call")).toEqual([]);
+  });
+
+  test("createGatingHooks() refuses the session, forwarding nothing, when it cannot note the roots the client gave before it settled", async () => {
+    const noted = spyOn(Gate.prototype, "noteClientRoots").mockImplementation(() => {
+      throw new Error("boom");
+    });
+    try {
+      const { r } = rootsFirst();
+      r.fromClient({
+        jsonrpc: "2.0",
+        id: "init",
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: { roots: {} },
+          clientInfo: { name: "t", version: "1" },
+        },
+      });
+      const refused = await r.clientMessage((m) => m.id === "init", "initialize answer");
+      expect(refused.error).toMatchObject({
+        code: SESSION_REFUSED_CODE,
+        message: "Cannot note the roots the client gave the upstream: boom",
+      });
+      r.fromClient(call("w1", "write_file", { path: "/anywhere/x", content: "x" }));
+      await r.clientMessage((m) => m.id === "w1", "answer to w1");
+      expect(r.upstreamCalls("initialize")).toEqual([]);
+      expect(r.upstreamCalls("tools/call")).toEqual([]);
+    } finally {
+      noted.mockRestore();
+    }
   });
 });

@@ -1,13 +1,24 @@
 /**
  * The client's answers to Bouncer's own elicitation, through the real `bouncer run` (src/cli.ts),
  * driven line by line over real stdio in front of the fixture mailbox, with the mailbox's sent file
- * as the witness of what really went out (SPEC §3.1 ids, §3.3 over-long lines, §3.4 asks).
+ * as the witness of what really went out (SPEC §3.1 ids, §3.3 over-long lines, §3.4 asks); and its
+ * answer to an upstream's `roots/list` given while the gate is still being built (SPEC §2.4).
  */
 
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import {
   BUN,
   bouncerCommand,
@@ -109,6 +120,51 @@ describe("bouncer run and the client's answers to its asks", () => {
       expect(answer.result?.isError).toBe(true);
       expect(answer.result?.content[0]?.text).toContain("both result and error");
       expect(sent()).toEqual([]);
+    },
+    E2E_TIMEOUT,
+  );
+});
+
+describe("bouncer run and the client's roots", () => {
+  test(
+    "bouncer run decides a call with the roots the client gave while the gate was being built, and denies a relative write they take outside",
+    async () => {
+      const work = realpathSync(mkdtempSync(join(tmpdir(), "bouncer-roots-")));
+      dirs.push(work);
+      const root = join(work, "root");
+      mkdirSync(root);
+      const policy = join(work, "p.yaml");
+      // Inside under the working directory (the repository), outside under the root.
+      writeFileSync(policy, 'write_file:\n  write_params: [path]\n  allowed_path_prefixes: ["."]\n');
+      const upstream = join(ROOT, "tests/fixtures/servers/roots-first-upstream.ts");
+      const runArgs = ["--upstream-name", "rooted", "--policy", policy, "--", BUN, upstream];
+      const { command, args } = bouncerCommand("cli", runArgs);
+      const session = startLines(command, args, { BOUNCER_HOME: join(work, "home") });
+      sessions.push(session);
+      const asked = await session.next((m) => m.method === "roots/list", "the upstream's roots/list");
+      // The initialize and the answer in one write: the answer reaches Bouncer before the gate
+      // starts loading (it loads once the initialize has been relayed), so the gate gets it late.
+      const rootsAnswer = {
+        jsonrpc: "2.0",
+        id: asked.id,
+        result: { roots: [{ uri: pathToFileURL(root).href }] },
+      };
+      session.send(`${JSON.stringify(initializeRequest(0, { roots: {} }))}\n${JSON.stringify(rootsAnswer)}`);
+      await session.next((m) => m.id === 0, "initialize answered");
+      session.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      session.send({
+        jsonrpc: "2.0",
+        id: "w1",
+        method: "tools/call",
+        params: { name: "write_file", arguments: { path: "rel.txt", content: "x" } },
+      });
+      const answer = (await session.next((m) => m.id === "w1", "the call's answer")) as {
+        result?: { isError?: boolean; content: { text: string }[] };
+      };
+      expect(answer.result?.isError).toBe(true);
+      expect(answer.result?.content[0]?.text).toContain("the client gave the upstream");
+      expect(readdirSync(root)).toEqual([]);
+      expect(existsSync(join(ROOT, "rel.txt"))).toBe(false);
     },
     E2E_TIMEOUT,
   );
