@@ -46,7 +46,11 @@ export function rulesLines(rules: ToolRules, indent = "  "): string[] {
   const settings = rules.settingSources;
   const rows: (readonly [string, string | undefined])[] = [
     ...explainToolRules(rules).map(
-      (row) => [`${row.key}: ${valueText(row.value)}`, layerText(row.source, row.layer)] as const,
+      (row) =>
+        [
+          `${row.key}: ${valueText(row.value)}`,
+          `${layerText(row.source, row.layer)}${overridesText(rules, row.key)}`,
+        ] as const,
     ),
     [`taint_min_length: ${rules.taintMinLength}`, settingText(settings?.taintMinLength)],
     [`heuristics: ${rules.heuristics}`, settingText(settings?.heuristics)],
@@ -56,6 +60,20 @@ export function rulesLines(rules: ToolRules, indent = "  "): string[] {
     source === undefined ? `${indent}${left}` : `${indent}${left.padEnd(width)}   (${source})`,
   );
   return lines;
+}
+
+/**
+ * For `write_params` and `arg_patterns` a user layer set over a pack's: `; overrides pack:NAME`
+ * (merged key by key, the pack's value no longer applies; the warnings say what was dropped).
+ */
+function overridesText(rules: ToolRules, key: string): string {
+  const below =
+    key === "write_params"
+      ? rules.overriddenWriteParams
+      : key === "arg_patterns"
+        ? rules.overriddenArgPatterns
+        : undefined;
+  return below === undefined ? "" : `; overrides ${layerText(below.source, below.layer)}`;
 }
 
 /** A rule's source as shown: `user:FILE`, with the part of the file (`servers.mail`, `defaults`) after it. */
@@ -147,7 +165,10 @@ export function warningJson(found: {
           overrides: {
             source: over.source,
             ...(over.layer === undefined ? {} : { layer: over.layer }),
-            value: [...over.value],
+            value: Array.isArray(over.value)
+              ? [...(over.value as readonly string[])]
+              : (over.value as JsonObject),
+            ...(over.dropped === undefined ? {} : { dropped: [...over.dropped] }),
             ...(over.elsewhere === true ? { elsewhere: true } : {}),
           },
         }),

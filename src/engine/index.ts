@@ -38,6 +38,7 @@ export { collectParamValues } from "./param-paths.ts";
 export type { PathContext, PathResolver, RelativeBase } from "./path-context.ts";
 export type { PathCheck } from "./paths.ts";
 export { checkPathConfinement, normalizeRelativeBases } from "./paths.ts";
+export { patternText, renderPattern } from "./pattern-text.ts";
 export { diffToolDefinitions } from "./pin-diff.ts";
 export { describePinDiff, summarizePinDiff } from "./pin-diff-render.ts";
 export type { ComparePinsOptions, PinComparison, ToolPinResult } from "./pinning.ts";

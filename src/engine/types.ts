@@ -135,8 +135,15 @@ export interface ToolRules {
    * `run`; never read by a decision). Absent when nothing below sets prefixes, or under `replace: true`.
    */
   readonly overriddenPathPrefixes?: Sourced<readonly string[]>;
+  /**
+   * When a user layer sets `writeParams`: the list of the strongest pack below it that sets the key
+   * too, which key-by-key merging overrides (for the views' warnings; never read by a decision).
+   */
+  readonly overriddenWriteParams?: Sourced<readonly string[]>;
   /** Compiled once at load: anchored `^(?:…)$`, Unicode (SPEC §2.4). */
   readonly argPatterns?: Sourced<ReadonlyMap<string, RegExp>>;
+  /** As {@link ToolRules.overriddenWriteParams}, for `argPatterns`: the pack's patterns a user's override. */
+  readonly overriddenArgPatterns?: Sourced<ReadonlyMap<string, RegExp>>;
   readonly maxCalls?: Sourced<number>;
   readonly trustedOutput?: Sourced<boolean>;
   /** `defaults.unclassified` (SPEC §4.2). */

@@ -1,32 +1,48 @@
 /**
- * Path confinement that confines nothing: a user's `allowed_path_prefixes: []` (an empty list turns
- * confinement off, and key-by-key merging lets it override a pack's or another file's prefixes), and
- * prefixes on a tool no layer gives `write_params` (nothing is checked against them). Both are valid
- * policy (SPEC §2.4, §4.1); `check`, `explain` and `run` warn about them, and decide as before. Pure.
+ * What a user's layer takes away without saying so. Path confinement that confines nothing: a
+ * user's `allowed_path_prefixes: []` (an empty list turns confinement off, and key-by-key merging
+ * lets it override a pack's or another file's prefixes), and prefixes on a tool no layer gives
+ * `write_params` (nothing is checked against them); and a user's `write_params` or `arg_patterns`
+ * that drops a pack's (`override-warnings.ts`). All are valid policy (SPEC §2.4, §4.1); `check`,
+ * `explain` and `run` warn about them, and decide as before. Pure.
  *
  * Source: SPEC §2.4 ("It applies when prefixes are non-empty and the argument is present"), §4.1
  * (key-by-key merging), §4.3 (packs), §5.5.
  * @module
  */
 
-import { type RuleSource, type Sourced, safeName } from "../engine/index.ts";
+import { type JsonObject, type RuleSource, type Sourced, safeName, type ToolRules } from "../engine/index.ts";
+import { overrideWarnings } from "./override-warnings.ts";
 import { resolveToolRules } from "./resolve-tool-rules.ts";
 import type { Pack, Policy, ResolveContext } from "./types.ts";
 
-/** A user's `allowed_path_prefixes` that confines nothing. */
+/** A user's `allowed_path_prefixes` that confines nothing, or a user key that drops a pack's. */
 export interface ConfinementWarning {
-  /** `empty_prefixes`: a written `[]`; `prefixes_without_write_params`: no path argument named. */
-  readonly code: "empty_prefixes" | "prefixes_without_write_params";
+  /**
+   * `empty_prefixes`: a written `[]`; `prefixes_without_write_params`: no path argument named;
+   * `write_params_overridden` / `arg_patterns_overridden`: a user value that drops a pack's items.
+   */
+  readonly code:
+    | "empty_prefixes"
+    | "prefixes_without_write_params"
+    | "write_params_overridden"
+    | "arg_patterns_overridden";
   readonly tool: string;
-  /** The user file that set the prefixes (`user:FILE`). */
+  /** The user file that set the key (`user:FILE`). */
   readonly source: RuleSource;
   /** The part of that file: `servers.<name>`, or none for a top-level entry. */
   readonly layer?: string;
-  /** For `empty_prefixes`: the weaker layer's prefixes the `[]` overrides, when one sets them. */
+  /**
+   * What the user's value overrides: for `empty_prefixes`, the weaker layer's prefixes, when one
+   * sets them; for the `_overridden` codes, the pack's whole value (a list of write parameters, or
+   * argument → pattern as written) and the items that no longer apply (`dropped`).
+   */
   readonly overrides?: {
     readonly source: RuleSource;
     readonly layer?: string;
-    readonly value: readonly string[];
+    readonly value: readonly string[] | JsonObject;
+    /** For the `_overridden` codes: the pack's write parameters, or pattern arguments, dropped. */
+    readonly dropped?: readonly string[];
     /** True when the pack did not match the server here but may where it runs (check, explain). */
     readonly elsewhere?: boolean;
   };
@@ -47,12 +63,14 @@ export interface ConfinementContext extends Omit<ResolveContext, "tool" | "defin
 }
 
 /**
- * The warnings for user prefixes that confine nothing, one at most per tool, in the tools' order.
+ * The warnings for user prefixes that confine nothing (one at most per tool), then for user
+ * `write_params` and `arg_patterns` that drop a pack's, in the tools' order.
  *
  * Source: SPEC §2.4, §4.1, §5.5.
  * @param policy - The user's files and the packs.
  * @param ctx - The server, its matched packs and command line, and the tools to look at.
- * @returns The warnings (empty when every user prefix list confines something).
+ * @returns The warnings (empty when every user prefix list confines something and no user key
+ *   drops a pack's).
  * @example
  * ```ts
  * confinementWarnings(policy, { server: "", packs: [], tools: ["write_file"], showPlaceholders: true });
@@ -63,8 +81,7 @@ export function confinementWarnings(policy: Policy, ctx: ConfinementContext): Co
   const tools = ctx.tools ?? namedTools(policy, ctx.server);
   const warnings: ConfinementWarning[] = [];
   for (const tool of tools) {
-    const warning = toolWarning(policy, ctx, tool);
-    if (warning !== undefined) warnings.push(warning);
+    warnings.push(...toolWarnings(policy, ctx, tool));
   }
   return warnings;
 }
@@ -79,7 +96,7 @@ function namedTools(policy: Policy, server: string): string[] {
   return [...names].sort();
 }
 
-function toolWarning(policy: Policy, ctx: ConfinementContext, tool: string): ConfinementWarning | undefined {
+function toolWarnings(policy: Policy, ctx: ConfinementContext, tool: string): ConfinementWarning[] {
   // Packs that did not match here but name the tool: `run` may match them where the server runs.
   const elsewhere: Pack[] =
     ctx.packsKnown === true
@@ -88,6 +105,12 @@ function toolWarning(policy: Policy, ctx: ConfinementContext, tool: string): Con
           (pack) => pack.tools.has(tool) && !ctx.packs.some((matched) => matched.pack === pack),
         );
   const rules = resolveToolRules(policy, { ...ctx, tool, possiblePacks: elsewhere });
+  const confinement = confinementWarning(rules, elsewhere);
+  return [...(confinement === undefined ? [] : [confinement]), ...overrideWarnings(rules, elsewhere)];
+}
+
+function confinementWarning(rules: ToolRules, elsewhere: readonly Pack[]): ConfinementWarning | undefined {
+  const { tool } = rules;
   const prefixes = rules.allowedPathPrefixes;
   if (prefixes === undefined || !prefixes.source.startsWith("user:")) return undefined;
   const at = where(prefixes);

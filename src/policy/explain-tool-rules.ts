@@ -9,6 +9,7 @@
  */
 
 import type { JsonObject, JsonValue, RuleSource, Sourced, ToolRules } from "../engine/index.ts";
+import { patternText } from "../engine/index.ts";
 import type { Pack, PolicyFile, ToolEntry } from "./types.ts";
 
 /** One effective rule: the YAML key, its value and the layer that set it. */
@@ -146,17 +147,11 @@ function toolsJson(tools: ReadonlyMap<string, ToolEntry>): JsonObject {
 }
 
 /**
- * A compiled pattern's text without the `^(?:…)$` wrapper. The engine's `RegExp.source` escapes
- * `/` (and line terminators); the `/` escapes are undone, so the text is the pattern as written or
- * an equivalent one.
+ * Patterns as JSON in the policy file's form.
+ * @param patterns - Compiled patterns by argument path.
+ * @returns Argument path → the pattern as written (the engine's `patternText`).
  */
-function patternText(regex: RegExp): string {
-  const inner =
-    regex.source.startsWith("^(?:") && regex.source.endsWith(")$") ? regex.source.slice(4, -2) : regex.source;
-  return inner.replace(/(^|[^\\])((?:\\\\)*)\\\//gu, "$1$2/");
-}
-
-function patternsJson(patterns: ReadonlyMap<string, RegExp>): JsonObject {
+export function patternsJson(patterns: ReadonlyMap<string, RegExp>): JsonObject {
   const out: JsonObject = {};
   for (const [arg, regex] of patterns) {
     Object.defineProperty(out, arg, {

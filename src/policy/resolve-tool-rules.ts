@@ -133,6 +133,8 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
   const writeParams = pick("writeParams");
   const { prefixes, overridden } = resolvePrefixes(layers, ctx.command, ctx.showPlaceholders === true);
   const argPatterns = pick("argPatterns");
+  const overriddenWriteParams = overriddenPackValue(layers, "writeParams");
+  const overriddenArgPatterns = overriddenPackValue(layers, "argPatterns");
   const trustedOutput = pick("trustedOutput");
   return {
     server: ctx.server,
@@ -146,7 +148,9 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
     ...(writeParams === undefined ? {} : { writeParams }),
     ...(prefixes === undefined ? {} : { allowedPathPrefixes: prefixes }),
     ...(overridden === undefined ? {} : { overriddenPathPrefixes: overridden }),
+    ...(overriddenWriteParams === undefined ? {} : { overriddenWriteParams }),
     ...(argPatterns === undefined ? {} : { argPatterns }),
+    ...(overriddenArgPatterns === undefined ? {} : { overriddenArgPatterns }),
     ...(maxCalls === undefined ? {} : { maxCalls }),
     ...(trustedOutput === undefined ? {} : { trustedOutput }),
     unclassified: defaults.unclassified,
@@ -164,6 +168,21 @@ function sourced<T>(value: T, from: { readonly source: RuleSource; readonly laye
   return from.layer === undefined
     ? { value, source: from.source }
     : { value, source: from.source, layer: from.layer };
+}
+
+/**
+ * When a user layer sets the key (and so wins it, key by key): the value of the strongest pack layer
+ * below it that sets the key too — what the user's value overrides (SPEC §4.1). For the views'
+ * warnings only; undefined when a pack wins the key, or no pack below sets it.
+ */
+function overriddenPackValue<K extends "writeParams" | "argPatterns">(
+  layers: readonly Contribution[],
+  key: K,
+): Sourced<NonNullable<ToolEntry[K]>> | undefined {
+  const at = layers.findIndex((c) => c.entry[key] !== undefined);
+  if (at === -1 || !layers[at]!.source.startsWith("user:")) return undefined;
+  const pack = layers.slice(at + 1).find((c) => c.source.startsWith("pack:") && c.entry[key] !== undefined);
+  return pack === undefined ? undefined : sourced(pack.entry[key] as NonNullable<ToolEntry[K]>, pack);
 }
 
 /** The session-wide settings of `defaults:` (later files win). */

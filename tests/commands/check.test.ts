@@ -209,6 +209,16 @@ describe("runCheck()", () => {
     expect(out.stdout()).toMatch(/allowed_path_prefixes: \[\]\s+\(user:p\.yaml\)/);
   });
 
+  test("runCheck() warns that a user's write_params replace the filesystem pack's path, and exits 0", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
+    writeFileSync(join(dir, "p.yaml"), "write_file: { write_params: [file_path] }\n");
+    const out = memoryIo({ cwd: dir });
+    expect(await runCheck({ policies: ["p.yaml"] }, out.io)).toBe(0);
+    expect(out.stdout()).toContain(
+      "Warning: write_file: write_params [file_path] (user:p.yaml) overrides the pack's write_params [path] (pack:filesystem, on the servers that pack matches): merged key by key, it replaces the pack's list, so \"path\" is no longer checked against allowed_path_prefixes",
+    );
+  });
+
   test("runCheck() warns once of prefixes no layer gives write_params; --json lists the warnings, exit 0", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bouncer-check-"));
     writeFileSync(

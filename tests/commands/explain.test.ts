@@ -185,6 +185,39 @@ describe("runExplain()", () => {
     expect(document.warnings.map((warning) => warning.code)).toEqual(["empty_prefixes"]);
   });
 
+  test("runExplain() warns that a user's arg_patterns drop the pack's, naming them, and --json lists what was overridden", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-explain-patterns-"));
+    writeFileSync(
+      join(dir, "p.yaml"),
+      'manage_drive_access: { arg_patterns: { action: "share|unshare" } }\n',
+    );
+    const options = { tool: "manage_drive_access", server: "gdrive", policies: ["p.yaml"] };
+    const out = memoryIo({ cwd: dir });
+    expect(await runExplain(options, out.io)).toBe(0);
+    expect(out.stdout()).toMatch(
+      /arg_patterns: \{action: share\|unshare\}\s+\(user:p\.yaml; overrides pack:gdrive\)/u,
+    );
+    expect(out.stdout()).toContain(
+      'Warning: manage_drive_access: arg_patterns (user:p.yaml) overrides the pack\'s arg_patterns (pack:gdrive): merged key by key, your patterns replace the pack\'s, so share_type: "user|group|domain", recipients[].share_type: "user|group|domain" no longer apply',
+    );
+    const json = memoryIo({ cwd: dir });
+    await runExplain({ ...options, json: true }, json.io);
+    const document = JSON.parse(json.stdout()) as ExplainJson & {
+      warnings: { code: string; overrides?: { source: string; dropped?: string[] } }[];
+    };
+    expect(document.rules).toContainEqual({
+      key: "arg_patterns",
+      value: { action: "share|unshare" },
+      source: "user:p.yaml",
+    });
+    expect(document.warnings).toMatchObject([
+      {
+        code: "arg_patterns_overridden",
+        overrides: { source: "pack:gdrive", dropped: ["share_type", "recipients[].share_type"] },
+      },
+    ]);
+  });
+
   test("runExplain() warns of prefixes on a tool no layer gives write_params", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bouncer-explain-nowp-"));
     writeFileSync(join(dir, "p.yaml"), 'save_note: { allowed_path_prefixes: ["./notes"] }\n');

@@ -42,6 +42,14 @@ describe("bouncer run's warnings at start", () => {
     );
   }, 60_000);
 
+  test("bouncer run warns at start that a user's write_params replace the filesystem pack's path", async () => {
+    const connected = await start("files", "write_file: { write_params: [file_path] }\n", [FS_SERVER, ROOT]);
+    expect(connected.stderr()).toContain(`Warning: write_file: write_params [file_path] (user:`);
+    expect(connected.stderr()).toContain(
+      `overrides the pack's write_params [path] (pack:filesystem): merged key by key, it replaces the pack's list, so "path" is no longer checked against allowed_path_prefixes`,
+    );
+  }, 60_000);
+
   test("bouncer run warns at start of a servers.<name> section that differs from the upstream name in case only", async () => {
     const connected = await start("github", "servers:\n  GitHub:\n    echo: { action: deny }\n", [BUN, ECHO]);
     expect(connected.stderr()).toContain(
