@@ -53,7 +53,13 @@ export {
 } from "./pinning.ts";
 export { type RecordOptions, recordCallOutput, recordOutput } from "./record-output.ts";
 export { escapeControls, renderHost, renderUntrusted, renderUntrustedEnd, safeName } from "./render.ts";
-export { schemaProperties, walkSchema } from "./schema-walk.ts";
+export {
+  admitsUnlistedKeys,
+  itemsOf,
+  listedProperties,
+  schemaProperties,
+  walkSchema,
+} from "./schema-walk.ts";
 export { evaluateSinkGate } from "./sink-gate.ts";
 export type { EngineState, EngineStateOptions } from "./state.ts";
 export { approvalKeyString, budgetKey, createEngineState, forgetServerState } from "./state.ts";

@@ -133,6 +133,24 @@ function listedUncached(
 }
 
 /**
+ * Whether a node's schema admits keys it does not list: `additionalProperties` written as `true` or
+ * as a schema, or `patternProperties`, on the node itself (its `$ref` followed) or one of its
+ * alternatives. An `additionalProperties` left out counts as not admitting them: the listed
+ * properties are what the tool reads (for the policy's warnings, never for deciding).
+ *
+ * Source: SPEC §2.4 (`write_params`, `arg_patterns` name arguments), §2.5 (`sink_params`).
+ * @param root - The whole input schema.
+ * @param node - A schema node.
+ * @returns True when a key the schema does not list may still be one it reads.
+ */
+export function admitsUnlistedKeys(root: JsonObject | undefined, node: JsonValue | undefined): boolean {
+  return schemaAlternatives(root, node).some((alternative) => {
+    const extra = member(alternative, "additionalProperties");
+    return extra === true || isJsonObject(extra) || isJsonObject(member(alternative, "patternProperties"));
+  });
+}
+
+/**
  * A list node's `items` schema (its `$ref` and alternatives followed).
  *
  * Source: SPEC §2.5.

@@ -37,6 +37,7 @@ export { commandLineDirectories, globMatches, matchPacks } from "./match-packs.t
 export { formatPolicyIssue, PolicyError } from "./policy-error.ts";
 export { DEFAULT_TAINT_MIN_LENGTH, resolveToolRules } from "./resolve-tool-rules.ts";
 export { serverCaseWarning, serverSectionsInOtherCase } from "./server-name-case.ts";
+export { schemaArgumentWarnings, unlistedEntryWarnings } from "./tool-list-warnings.ts";
 export type {
   CheckPackResult,
   CheckPolicyResult,

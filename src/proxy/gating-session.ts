@@ -29,6 +29,7 @@ import { createFilePinStore, type FilePinStore } from "./file-pin-store.ts";
 import { Gate, type ServerContext } from "./gate.ts";
 import type { CallGate } from "./gated-call.ts";
 import type { RpcErrorObject } from "./jsonrpc.ts";
+import { listedToolWarnings } from "./listed-tool-warnings.ts";
 import { createMemoryPinStore } from "./memory-pin-store.ts";
 import type { RelayContext } from "./relay-hooks.ts";
 import type { RunOptions } from "./run-args.ts";
@@ -164,6 +165,12 @@ export async function startGatingSession(
     notifyClient: (method, params) => context.notifyClient(method, params),
     log,
     mode: run.mode,
+    onListed: listedToolWarnings({
+      policy,
+      server: upstream.name,
+      rulesFor: (tool) => gate.rulesFor(upstream.name, tool),
+      log,
+    }),
   });
   const asker = createAsker({
     requestClient: (method, params, options) => context.requestClient(method, params, options),

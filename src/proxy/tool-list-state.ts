@@ -38,6 +38,22 @@ export interface ToolListOptions {
    * what enforce would hide or keep at its pin is audited as such (SPEC §3.8).
    */
   readonly mode?: "enforce" | "audit";
+  /**
+   * Told after each walk that succeeded, and after each refresh: every tool listed, the list the
+   * client is shown, and whether the walk saw every page (for the start-up warnings on policy
+   * entries and argument names). Must not throw.
+   */
+  readonly onListed?: (listed: ListedTools) => void;
+}
+
+/** What {@link ToolListOptions.onListed} is told. */
+export interface ListedTools {
+  /** Every tool the upstream listed, as listed. */
+  readonly listed: readonly ToolDefinition[];
+  /** The tools the client is shown (pinned definitions; under `--mode audit`, as listed). */
+  readonly visible: readonly ToolDefinition[];
+  /** False when the walk stopped before the last page. */
+  readonly complete: boolean;
 }
 
 /** Why the last walk failed (calls are denied with it; client `tools/list` gets the error). */
@@ -62,6 +78,8 @@ export class ToolListState {
   #pinsSeen: ReadonlyMap<string, ToolDefinition> | undefined;
   #failure: WalkFailure | undefined;
   #walked = false;
+  /** Whether the last walk saw every page. */
+  #complete = true;
 
   /**
    * @param options - Gate, pins, server, audit and the relay's request functions.
@@ -141,11 +159,13 @@ export class ToolListState {
     await this.#afterWalk(result);
     this.#pinsSeen = await this.#options.pins.load(server);
     if (this.#show(result.visible)) this.#options.notifyClient("notifications/tools/list_changed", {});
+    this.#options.onListed?.({ listed: this.#listed, visible: result.visible, complete: this.#complete });
   }
 
   /** One walk: all pages, through the gate, audited and recorded. Never rejects. */
   async #walkOnce(): Promise<void> {
     const { gate, server, log } = this.#options;
+    let listed: ListedTools | undefined;
     try {
       const walk = await walkToolPages((params) => this.#options.requestUpstream("tools/list", params), {
         log,
@@ -159,6 +179,8 @@ export class ToolListState {
       this.#show(result.visible);
       this.#failure = undefined;
       this.#walked = true;
+      this.#complete = walk.truncated === undefined;
+      listed = { listed: walk.tools, visible: result.visible, complete: this.#complete };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log(`Cannot walk the upstream's tools: ${message}`);
@@ -178,6 +200,8 @@ export class ToolListState {
               : { code: RPC_ERROR.internalError, message: `Bouncer internal error: ${message}` },
       };
     }
+    // Outside the try: what the listener does is no failure of the walk.
+    if (listed !== undefined) this.#options.onListed?.(listed);
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   FS_SERVER,
   ROOT,
   tempHome,
+  waitUntil,
 } from "./support/harness.ts";
 
 const ECHO = join(ROOT, "tests/fixtures/servers/echo.ts");
@@ -62,5 +63,25 @@ describe("bouncer run's warnings at start", () => {
     const connected = await start("github", text, [BUN, ECHO]);
     expect(connected.stderr()).not.toContain("differs from it in case only");
     expect(connected.stderr()).not.toBe("");
+  }, 60_000);
+
+  test("bouncer run warns once the tools are listed of a tool entry that matches no tool but in case", async () => {
+    const connected = await start("echo-srv", "Echo: { action: deny }\n", [BUN, ECHO]);
+    const line =
+      'names no tool of server "echo-srv", but "echo" differs from it in case or spacing only: tool names are matched exactly';
+    await waitUntil(() => connected.stderr().includes(line), 20_000, "the unmatched entry warning");
+    const result = await connected.client.callTool({ name: "echo", arguments: { text: "hi" } });
+    expect(result.isError).not.toBe(true);
+    expect(connected.stderr()).toContain('Warning: tool entry "Echo" (user:');
+    expect(connected.stderr().split(line).length).toBe(2);
+  }, 60_000);
+
+  test("bouncer run warns once the tools are listed of write_params naming no argument of the pinned schema", async () => {
+    const text = `write_file: { write_params: [file_path], allowed_path_prefixes: [${JSON.stringify(ROOT)}] }\n`;
+    const connected = await start("files", text, [FS_SERVER, ROOT]);
+    const line =
+      'names no argument of its input schema (it lists "path", "content"), so no path is confined through it';
+    await waitUntil(() => connected.stderr().includes(line), 20_000, "the schema argument warning");
+    expect(connected.stderr()).toContain('Warning: write_file: write_params "file_path" (user:');
   }, 60_000);
 });
