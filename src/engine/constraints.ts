@@ -94,20 +94,31 @@ function matchesWhole(pattern: RegExp, text: string): boolean {
   return match !== null && match.index === 0 && match[0].length === text.length;
 }
 
-function patternTexts(value: JsonValue): string[] | undefined {
-  if (typeof value === "string") return [value];
-  if (typeof value === "number" || typeof value === "boolean" || value === null)
-    return [JSON.stringify(value)];
+/**
+ * The texts a pattern matches for a value (SPEC §2.4): a string as it is, a number or boolean as its
+ * JSON text, a list element by element (an empty list gives none: it passes); or what it cannot
+ * match — an object, or null, which is none of the types the rule lists (it fails closed rather
+ * than match the text `null`).
+ */
+type PatternTexts =
+  | { readonly kind: "texts"; readonly texts: string[] }
+  | { readonly kind: "refused"; readonly what: "null" | "an object" };
+
+function patternTexts(value: JsonValue): PatternTexts {
+  if (typeof value === "string") return { kind: "texts", texts: [value] };
+  if (typeof value === "number" || typeof value === "boolean")
+    return { kind: "texts", texts: [JSON.stringify(value)] };
+  if (value === null) return { kind: "refused", what: "null" };
   if (Array.isArray(value)) {
     const texts: string[] = [];
     for (const element of value) {
       const inner = patternTexts(element);
-      if (inner === undefined) return undefined;
-      texts.push(...inner);
+      if (inner.kind === "refused") return inner;
+      texts.push(...inner.texts);
     }
-    return texts;
+    return { kind: "texts", texts };
   }
-  return undefined;
+  return { kind: "refused", what: "an object" };
 }
 
 function firstPatternDenial(input: CallInput): Reason | undefined {
@@ -123,11 +134,12 @@ function firstPatternDenial(input: CallInput): Reason | undefined {
       return { code: "pattern_wrong_type", message, path: mismatch.path || param, source };
     }
     for (const { path, value } of found.values) {
-      const texts = patternTexts(value);
-      if (texts === undefined) {
-        const message = `Argument "${path}" holds an object, which ${rule} cannot match`;
+      const found = patternTexts(value);
+      if (found.kind === "refused") {
+        const message = `Argument "${path}" holds ${found.what}, which ${rule} cannot match (a pattern matches strings, numbers, booleans and lists of them)`;
         return { code: "pattern_wrong_type", message, path, source };
       }
+      const { texts } = found;
       if (texts.reduce((sum, text) => sum + utf8Length(text), 0) > MAX_PATTERN_VALUE_BYTES) {
         const message = `Argument "${path}" is larger than 64 KiB, which ${rule} refuses`;
         return { code: "pattern_value_too_large", message, path, source };

@@ -255,11 +255,13 @@ describe("evaluateConstraints() arg_patterns", () => {
     ["denies an object", { mode: ".*" }, { mode: { a: "read" } }, "pattern_wrong_type"],
     ["passes an absent argument", { mode: "read" }, { other: "x" }, undefined],
     [
-      "denies null unless the pattern matches its JSON text",
-      { mode: "read" },
+      "denies null, even where the pattern matches its JSON text",
+      { mode: "null|read" },
       { mode: null },
-      "pattern_mismatch",
+      "pattern_wrong_type",
     ],
+    ["denies null inside a list", { mode: ".*" }, { mode: ["read", null] }, "pattern_wrong_type"],
+    ["passes an empty list (each of its no elements matches)", { mode: "read" }, { mode: [] }, undefined],
     ["matches Unicode classes", { name: "\\p{L}+" }, { name: "Zoë" }, undefined],
     ["allows a value of exactly 64 KiB", { s: ".*" }, { s: big }, undefined],
     ["denies a value over 64 KiB", { s: ".*" }, { s: `${big}a` }, "pattern_value_too_large"],
@@ -280,6 +282,15 @@ describe("evaluateConstraints() arg_patterns", () => {
   ])("evaluateConstraints() arg_patterns %s", (_rule, map, args, code) => {
     const input = makeInput({ rules: makeRules({ argPatterns: patterns(map) }), arguments: args });
     expect(codeOf(evaluateConstraints(input))).toBe(code);
+  });
+
+  test("evaluateConstraints() says why null is refused", () => {
+    const rules = makeRules({ argPatterns: patterns({ text: ".*" }) });
+    const reason = evaluateConstraints(makeInput({ rules, arguments: { text: null } })).denies[0];
+    expect(reason?.message).toStartWith('Argument "text" holds null, which arg_patterns ');
+    expect(reason?.message).toEndWith(
+      "cannot match (a pattern matches strings, numbers, booleans and lists of them)",
+    );
   });
 
   test("evaluateConstraints() requires a whole match even from an unanchored compiled pattern", () => {
