@@ -6,7 +6,7 @@
 
 import { renderUntrusted } from "./render.ts";
 import { budgetKey, type EngineState } from "./state.ts";
-import type { CallInput, ContractResult } from "./types.ts";
+import type { CallInput, ContractResult, RuleSource } from "./types.ts";
 
 /**
  * Evaluates the budget contract. On a request's first evaluation (`input.countAttempt`) the attempt
@@ -32,10 +32,20 @@ export function evaluateBudget(input: CallInput, state: EngineState): ContractRe
   if (limit === undefined) return { denies: [], asks: [] };
   const overBudget = limit.value === 0 || (input.countAttempt && attempt > limit.value);
   if (!overBudget) return { denies: [], asks: [] };
-  const calls = limit.value === 1 ? "call" : "calls";
+  const attempts = limit.value === 1 ? "attempt" : "attempts";
   const message =
     limit.value === 0
       ? `Tool ${renderUntrusted(input.tool)} may not be called (max_calls: 0)`
-      : `Tool ${renderUntrusted(input.tool)} used its budget of ${limit.value} ${calls} this session (max_calls: ${limit.value})`;
+      : `Tool ${renderUntrusted(input.tool)} used its budget of ${limit.value} ${attempts} this session (max_calls: ${limit.value}${limitOrigin(limit.source)}): every attempt counts, denied and declined ones too`;
   return { denies: [{ code: "budget_exhausted", message, source: limit.source }], asks: [] };
+}
+
+/**
+ * Where a heuristic limit comes from and how to change it (SPEC §4.4: destructive verbs, and an
+ * explicit `destructiveHint: true`, get `max_calls: 2`); nothing for a limit a policy wrote.
+ */
+function limitOrigin(source: RuleSource): string {
+  return source === "heuristic"
+    ? " from the destructive-verb heuristic, which gives a tool with a destructive verb in its name (delete, remove, drop, …) or destructiveHint: true this limit; set max_calls for the tool in a policy file to change it"
+    : "";
 }

@@ -61,6 +61,22 @@ describe("evaluateBudget()", () => {
     expect(reason?.message).toContain('"delete_item"');
   });
 
+  test("evaluateBudget() says a spent budget counts attempts, and where a heuristic limit comes from and how to change it", () => {
+    const spend = (source: "heuristic" | "user:p.yaml"): string => {
+      const state = createEngineState();
+      const rules = makeRules({ tool: "delete_item", maxCalls: sourced(2, source) });
+      evaluateBudget(makeInput({ rules }), state);
+      evaluateBudget(makeInput({ rules }), state);
+      return evaluateBudget(makeInput({ rules }), state).denies[0]?.message ?? "";
+    };
+    expect(spend("heuristic")).toBe(
+      'Tool "delete_item" used its budget of 2 attempts this session (max_calls: 2 from the destructive-verb heuristic, which gives a tool with a destructive verb in its name (delete, remove, drop, …) or destructiveHint: true this limit; set max_calls for the tool in a policy file to change it): every attempt counts, denied and declined ones too',
+    );
+    expect(spend("user:p.yaml")).toBe(
+      'Tool "delete_item" used its budget of 2 attempts this session (max_calls: 2): every attempt counts, denied and declined ones too',
+    );
+  });
+
   test("evaluateBudget() lets at most max_calls of N parallel first evaluations through (property)", async () => {
     await fc.assert(
       fc.asyncProperty(fc.nat({ max: 5 }), fc.nat({ max: 20 }), async (limit, n) => {
