@@ -15,6 +15,9 @@ import type { PolicyIssue, PolicyIssueCode } from "./types.ts";
 /** Names never accepted as tools, servers or keys (STYLE #6). */
 const REFUSED_NAMES: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
+/** The YAML 1.1 merge key, which the policy's YAML 1.2 reading takes as a plain key. */
+const MERGE_KEY = "<<";
+
 /** Plain values are built at most this deep. */
 const MAX_DEPTH = 32;
 
@@ -131,6 +134,19 @@ export function mappingEntries(
       continue;
     }
     seen.add(name);
+    if (name === MERGE_KEY) {
+      // Read as a plain key (YAML 1.2 has no merge keys): it would be "unknown key" or a tool "<<".
+      const tool = context.tool === undefined ? "" : ` in tool "${context.tool}"`;
+      const server = context.server === undefined ? "" : ` of server "${context.server}"`;
+      addIssue(source, {
+        ...context,
+        key: MERGE_KEY,
+        at: pair.key,
+        code: "unknown_key",
+        message: `merge key "<<"${tool}${server} is not supported: YAML merge keys are not read, so write the keys out in each entry (anchors and aliases of whole values still work)`,
+      });
+      continue;
+    }
     if (name === "" || REFUSED_NAMES.has(name)) {
       addIssue(source, {
         ...context,

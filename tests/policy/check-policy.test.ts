@@ -69,6 +69,26 @@ describe("checkPolicy() strict validation (SPEC §4.2)", () => {
       contains: 'unknown key "sink_parms" in tool "send_email" (did you mean "sink_params"?)',
     },
     {
+      name: "a YAML merge key in a tool entry",
+      text: "base: &b { max_calls: 3 }\nwrite_file:\n  <<: *b\n  action: ask\n",
+      code: "unknown_key",
+      line: 3,
+      column: 3,
+      tool: "write_file",
+      key: "<<",
+      contains:
+        'merge key "<<" in tool "write_file" is not supported: YAML merge keys are not read, so write the keys out in each entry',
+    },
+    {
+      name: "a YAML merge key at the top level (not a tool named <<)",
+      text: "<<: { echo: { action: deny } }\n",
+      code: "unknown_key",
+      line: 1,
+      column: 1,
+      key: "<<",
+      contains: 'merge key "<<" is not supported',
+    },
+    {
       name: "a non-mapping tool entry (a list)",
       text: "send_email: [to, cc]\n",
       code: "not_mapping",
