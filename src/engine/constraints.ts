@@ -8,6 +8,7 @@ import { type JsonLeaf, jsonLeaves } from "./json-leaves.ts";
 import { collectParamValues } from "./param-paths.ts";
 import type { RelativeBase } from "./path-context.ts";
 import { checkPathConfinement } from "./paths.ts";
+import { renderPattern } from "./pattern-text.ts";
 import { rendersWhole, renderUntrusted, renderUntrustedEnd } from "./render.ts";
 import { renderName } from "./sink-messages.ts";
 import type { CallInput, ContractResult, JsonValue, Question, Reason, RuleSource } from "./types.ts";
@@ -126,7 +127,8 @@ function firstPatternDenial(input: CallInput): Reason | undefined {
   if (patterns === undefined) return undefined;
   const source: RuleSource = patterns.source;
   for (const [param, pattern] of patterns.value) {
-    const rule = `arg_patterns ${renderUntrusted(pattern.source)}`;
+    // The pattern as the user wrote it (`a\.b`), not JSON-quoted (`"^(?:a\\.b)$"`).
+    const rule = `arg_patterns ${renderPattern(pattern)}`;
     const found = collectParamValues(input.arguments, param);
     const mismatch = found.mismatches[0];
     if (mismatch !== undefined) {

@@ -24,7 +24,8 @@ const MAX_SHOWN = 200;
 export function patternText(regex: RegExp): string {
   const source = regex.source;
   const inner = source.startsWith("^(?:") && source.endsWith(")$") ? source.slice(4, -2) : source;
-  return inner.replace(/(^|[^\\])((?:\\\\)*)\\\//gu, "$1$2/");
+  // A `\/` not itself escaped (after an even run of backslashes) is the `/` written.
+  return inner.replace(/(?<!\\)((?:\\\\)*)\\\//gu, "$1/");
 }
 
 /**

@@ -284,6 +284,12 @@ describe("evaluateConstraints() arg_patterns", () => {
     expect(codeOf(evaluateConstraints(input))).toBe(code);
   });
 
+  test("evaluateConstraints() names the pattern as written, a backslash as one backslash", () => {
+    const rules = makeRules({ argPatterns: patterns({ host: "a\\.example" }) });
+    const reason = evaluateConstraints(makeInput({ rules, arguments: { host: "axexample" } })).denies[0];
+    expect(reason?.message).toBe('Argument "host" = "axexample" does not match arg_patterns "a\\.example"');
+  });
+
   test("evaluateConstraints() says why null is refused", () => {
     const rules = makeRules({ argPatterns: patterns({ text: ".*" }) });
     const reason = evaluateConstraints(makeInput({ rules, arguments: { text: null } })).denies[0];
