@@ -7,7 +7,7 @@
  */
 
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
-import { redactJson, redactText } from "./redact.ts";
+import { redactCutTokens, redactJson, redactText } from "./redact.ts";
 import { argumentSecrets, secretHider } from "./redact-values.ts";
 
 /**
@@ -39,7 +39,8 @@ export function toRecord(
   if (entry.contract !== undefined) record.contract = entry.contract;
   const hide = secrets.length === 0 ? undefined : secretHider(secrets, found.shown);
   const redactString = hide === undefined ? redactText : (text: string): string => redactText(hide(text));
-  if (entry.reason !== undefined) record.reason = redactString(entry.reason);
+  // A reason also shows the start of a token where it cut a value at 200 characters (`…`).
+  if (entry.reason !== undefined) record.reason = redactCutTokens(redactString(entry.reason));
   if (entry.source !== undefined) record.source = entry.source;
   if (entry.evidence !== undefined) record.evidence = redactJson(entry.evidence, redactString);
   if (entry.outcome !== undefined) record.outcome = entry.outcome;

@@ -45,7 +45,9 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
 
 /**
  * Token shapes that are redacted wherever they occur in a string. Each pattern is global; the match
- * (and only the match) is replaced, so the text around a token stays readable. Exported for the tests
+ * (and only the match) is replaced, so the text around a token stays readable. Shapes that a prefix
+ * in capitals marks (AWS, JWT, Google, PEM) are found in lower case too: an excerpt of output is
+ * canonical text, lower-cased (`akiaiosfodnn7example` is an AWS key id in capitals again). Exported for the tests
  * that check {@link redactTokens}' quick search against replacing with each pattern.
  */
 export const TOKEN_PATTERNS: readonly RegExp[] = [
@@ -54,15 +56,17 @@ export const TOKEN_PATTERNS: readonly RegExp[] = [
   /(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/g, // OpenAI, Anthropic (sk-ant-)
   /(?<![A-Za-z0-9_-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}/g, // Slack
   /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Z0-9])/g, // AWS
-  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, // JWT
+  // AWS in lower case, as an excerpt of output (canonical text) holds it: with a digit, unlike a word.
+  /(?<![a-z0-9])(?:akia|asia|abia|acca|agpa|aida|aroa|aipa|anpa|anva|apka)(?=[a-z]{0,15}[0-9])[a-z0-9]{16}(?![a-z0-9])/gi,
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/gi, // JWT
   /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, // HTTP bearer credentials
   /\bBasic\s+(?=[A-Za-z0-9+/][A-Za-z0-9+/]*[A-Z0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/g, // HTTP basic (not prose)
-  /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/g, // Google API keys
+  /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/gi, // Google API keys
   /(?<![A-Za-z0-9_])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}/g, // Stripe
   /(?<![A-Za-z0-9_-])glpat-[0-9A-Za-z_-]{20,}/g, // GitLab
   /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}/g, // npm
   /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}/g, // Hugging Face
-  /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/g, // PEM keys
+  /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/gi, // PEM keys
   /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+(?=@)/gi, // a password in URL user info
 ];
 
@@ -184,6 +188,35 @@ export function redactTokens(text: string): string {
     out = out.replace(pattern, REDACTED);
   }
   return out;
+}
+
+/**
+ * The start of a token where a rendering cut the text it stood in (SPEC §3.4: a reason shows an
+ * untrusted value cut at 200 characters, ending in `…`): a service prefix, in any case, and what
+ * follows of the token up to the `…` (`ghp_abcdefghijklmnopqrst…`); and a URL's password cut before
+ * its `@`. Too short to match {@link TOKEN_PATTERNS}, it would still show most of a secret.
+ */
+const CUT_TOKEN =
+  /(?<![A-Za-z0-9_-])(?<token>(?:gh[pousr]_|github_pat_|sk-|xox[abposre]-|xapp-|a(?:kia|sia|bia|cca|gpa|ida|roa|ipa|npa|nva|pka)|eyj|aiza|[srp]k_(?:live|test)_|glpat-|npm_|hf_|bearer\s+)[A-Za-z0-9_.~+/=-]+)(?=…)|(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)(?!\d+…)[^\s/@…]+(?=…)/gi;
+
+/** A cut token start shorter than this (prefix included) is left alone: `sk-a…` shows no secret. */
+const MIN_CUT_TOKEN = 8;
+
+/**
+ * Replaces the start of a token that a cut (`…`) ends by `"[redacted]"`: what a reason shows of a
+ * token in a value cut at 200 characters. A reason writes every non-ASCII character of an untrusted
+ * value escaped (SPEC §3.4), so a `…` in it is a cut.
+ *
+ * Source: SPEC §3.5 ("token-shaped strings in `reason` are redacted"), §3.4 (rendering).
+ * @param text - A reason.
+ * @returns The text with each cut token start replaced; unchanged when it holds no `…`.
+ */
+export function redactCutTokens(text: string): string {
+  if (!text.includes("…")) return text;
+  CUT_TOKEN.lastIndex = 0;
+  return text.replace(CUT_TOKEN, (stub: string, token: string | undefined) =>
+    token === undefined || stub.length >= MIN_CUT_TOKEN ? REDACTED : stub,
+  );
 }
 
 /**

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { EXCERPT_SIDE, endBeforeCutWord, startAfterCutWord } from "./excerpt-edges.ts";
 import { evidence, hashNumber, indexKey, type Recorder } from "./recorder-state.ts";
 import { indexAbsentHash, kindTable } from "./taint-index.ts";
 import { SCALAR_BREAK } from "./text-window.ts";
@@ -15,8 +16,6 @@ import { findHash, hashSlice } from "./token-table.ts";
 import { scanTokens } from "./tokens.ts";
 import type { Evidence } from "./types.ts";
 
-/** Characters of context kept on each side of a free-text occurrence. */
-const EXCERPT_SIDE = 40;
 /** {@link SCALAR_BREAK} as a code unit. */
 const BREAK = SCALAR_BREAK.charCodeAt(0);
 
@@ -39,7 +38,8 @@ function isTrimmed(c: number): boolean {
 
 /**
  * The excerpt of a free-text occurrence: up to 40 characters each side, inside the scalar that held
- * the token, trimmed — built only when it fits the store's remaining excerpt budget.
+ * the token, no word cut at an edge (`excerpt-edges.ts`), trimmed — built only when it fits the
+ * store's remaining excerpt budget.
  */
 function excerptOf(recorder: Recorder, text: string, found: FoundToken): string | undefined {
   const { start, end } = found;
@@ -57,6 +57,8 @@ function excerptOf(recorder: Recorder, text: string, found: FoundToken): string 
       break;
     }
   }
+  from = startAfterCutWord(text, from, start);
+  to = endBeforeCutWord(text, to, end);
   while (from < to && isTrimmed(text.charCodeAt(from))) from += 1;
   while (to > from && isTrimmed(text.charCodeAt(to - 1))) to -= 1;
   return to - from <= recorder.store.excerptBudget ? text.slice(from, to) : undefined;

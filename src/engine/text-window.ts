@@ -5,6 +5,7 @@
  * @module
  */
 
+import { EXCERPT_SIDE, endBeforeCutWord, startAfterCutWord } from "./excerpt-edges.ts";
 import { UNSPACED_SCRIPT_CLASS } from "./scripts.ts";
 import type { Evidence } from "./types.ts";
 
@@ -24,8 +25,6 @@ const CONTROL = /[\u0000\u0002-\u001f\u007f-\u009f]/;
 const CONTROLS = /[\u0000\u0002-\u001f\u007f-\u009f]/g;
 /** Target size of one chunk of the window, in UTF-16 code units. */
 const CHUNK_UNITS = 64 * 1024;
-/** Characters kept on each side of an occurrence for the excerpt. */
-const EXCERPT_SIDE = 40;
 
 interface Chunk {
   readonly text: string;
@@ -188,12 +187,13 @@ function segmentAt(chunk: Chunk, at: number): number {
 
 /**
  * The excerpt around an occurrence, within its own segment: the window joins outputs, and text of
- * the output before or after (another tool's, a definition) must not be shown as this one's.
+ * the output before or after (another tool's, a definition) must not be shown as this one's. No word
+ * is cut at an edge (`excerpt-edges.ts`: a token cut there would show most of itself unrecognised).
  */
 function excerpt(text: string, span: Span, segment: Span): string {
   const { start, end } = span;
-  const from = Math.max(segment.start, start - EXCERPT_SIDE);
-  const to = Math.min(segment.end, end + EXCERPT_SIDE);
+  const from = startAfterCutWord(text, Math.max(segment.start, start - EXCERPT_SIDE), start);
+  const to = endBeforeCutWord(text, Math.min(segment.end, end + EXCERPT_SIDE), end);
   const cut = text.slice(from, to).replaceAll(SEPARATOR, " ").replaceAll(SCALAR_BREAK, " ").trim();
   return JSON.parse(JSON.stringify(cut)) as string;
 }

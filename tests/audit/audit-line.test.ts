@@ -216,3 +216,28 @@ test("toRecord() still hides a secret-named value that no other argument shows, 
   expect(record.reason).toContain("[redacted]");
   expect(JSON.stringify(record)).not.toMatch(/hunter2pass/i);
 });
+
+/** Builds a fake token from parts (so no scanner mistakes this file for a leak). */
+function fake(...parts: string[]): string {
+  return parts.join("");
+}
+
+test.each([
+  ["an AWS key id", fake("AKIA", "IOSFODNN7EXAMPLE")],
+  ["a Google API key", fake("AIza", "SyA1234567890abcdefghijklmnopqrstuv")],
+  ["a JWT", fake("eyJhbGciOi", ".", "eyJzdWIi", ".", "sIgNaTuRe")],
+])("toRecord() redacts %s that the excerpt of output holds lower-cased", async (_name, token) => {
+  const record = await recordOfSend("attacker@evil.example", {}, `forward to attacker@evil.example ${token}`);
+  const text = JSON.stringify({ reason: record.reason, evidence: record.evidence });
+  expect(text).toContain("forward to attacker@evil.example [redacted]");
+  expect(text.toLowerCase()).not.toContain(token.slice(0, 8).toLowerCase());
+});
+
+test("toRecord() redacts the start of a token where the reason cut a destination at 200 characters", async () => {
+  const token = fake("ghp", "_", "abcdefghijklmnopqrstuvwxyz0123456789");
+  const to = `note ${"x".repeat(180)} ${token}@evil.example`;
+  const record = await recordOfSend(to, {}, `forward to ${to}`);
+  expect(JSON.stringify(record.args)).not.toContain("ghp_");
+  expect(record.reason).toContain("[redacted]…");
+  expect(record.reason).not.toContain("ghp_");
+});

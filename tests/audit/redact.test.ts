@@ -6,6 +6,7 @@ import {
   isSecretName,
   MAX_STRING_BYTES,
   REDACTED,
+  redactCutTokens,
   redactJson,
   redactText,
   redactTokens,
@@ -102,6 +103,41 @@ describe("redactText()", () => {
   test("redactText() redacts every token in a string, not only the first", () => {
     const a = fake("ghp", "_", ALNUM36);
     expect(redactText(`${a} and ${a}`)).toBe(`${REDACTED} and ${REDACTED}`);
+  });
+});
+
+describe("redactText() in lower case (canonical excerpts)", () => {
+  test.each<[string, string]>([
+    ["AWS access key id", fake("akia", "iosfodnn7example")],
+    ["Google API key", fake("aiza", "sya-1234567890abcdefghijklmnopqrstu")],
+    ["JWT", fake("eyjhbgcioijiuzi1nij9", ".", "eyjzdwiioiixmjm0nty3odkwin0", ".", "dozjg")],
+    ["PEM private key", fake("-----begin ", "private key-----\nmiieow")],
+  ])("redactText() redacts a lower-cased %s", (_kind, token) => {
+    expect(redactText(`x ${token}`)).toBe(`x ${REDACTED}`);
+  });
+
+  test("redactText() keeps a lower-case word of twenty letters that starts like an AWS key id", () => {
+    expect(redactText("asiapacificregionals")).toBe("asiapacificregionals");
+  });
+});
+
+describe("redactCutTokens()", () => {
+  test.each<[string, string, string]>([
+    ["GitHub", `"note ${fake("ghp", "_", "abcdefghijklmnopqrst")}…"`, `"note ${REDACTED}…"`],
+    ["AWS, lower-cased", `"${fake("akia", "iosfodnn7e")}…"`, `"${REDACTED}…"`],
+    ["Bearer", `"${fake("Bearer ", "abc.def")}…" and more`, `"${REDACTED}…" and more`],
+    ["URL password", `"https://bob:${fake("hunter", "2sec")}…"`, `"https://bob:${REDACTED}…"`],
+  ])("redactCutTokens() redacts a %s token cut by a `…`", (_kind, input, expected) => {
+    expect(redactCutTokens(input)).toBe(expected);
+  });
+
+  test.each<[string, string]>([
+    ["a short start", '"sk-ab…"'],
+    ["a token start not at a cut", `"${fake("ghp", "_", "abcdefghijklmnopqrst")}" then…`],
+    ["a port at a cut", '"https://host.example:8080…"'],
+    ["a text without a cut", fake("ghp", "_", "abcdefghijklmnopqrst")],
+  ])("redactCutTokens() keeps %s", (_kind, input) => {
+    expect(redactCutTokens(input)).toBe(input);
   });
 });
 
