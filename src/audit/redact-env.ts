@@ -18,15 +18,16 @@ const FLAG_VALUES: ReadonlySet<string> = new Set(["true", "false", "yes", "null"
 
 /**
  * Names of variables that hold where something is, not a secret, though a word of theirs is a
- * secret word (`SSH_AUTH_SOCK`, `GNUPG_KEY_DIR`): on nearly every machine, and hiding their values
- * would blank paths out of every stderr line.
+ * secret word (`SSH_AUTH_SOCK`, `GNUPG_KEY_DIR`, and the shell's `PWD` and `OLDPWD`, though `pwd` is a
+ * password's name in `MYSQL_PWD`): on nearly every machine, and hiding their values would blank paths
+ * out of every stderr line.
  */
-const LOCATION_NAME = /_(?:SOCK|PATH|DIR|FILE|HOME)$/i;
+const LOCATION_NAME = /_(?:SOCK|PATH|DIR|FILE|HOME)$|^(?:OLD)?PWD$/i;
 
 /**
  * The values of an environment's secret-named variables worth hiding: at least 8 characters (an
  * ordinary `AUTH_METHOD=github` is no secret and would blank a word of prose), not a flag's `true`
- * or `false`, not of a name ending in `_SOCK`, `_PATH`, `_DIR`, `_FILE` or `_HOME`.
+ * or `false`, not of a name ending in `_SOCK`, `_PATH`, `_DIR`, `_FILE` or `_HOME`, nor `PWD`, `OLDPWD`.
  *
  * Source: SPEC §3.5 (names like token, password, secret, key, authorization, cookie).
  * @param env - The upstream's environment.

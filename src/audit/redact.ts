@@ -9,6 +9,15 @@
 
 import { createHash } from "node:crypto";
 import type { JsonValue } from "../engine/index.ts";
+import {
+  anyOf,
+  isSecretName,
+  TOKEN_PREFIX_SOURCE,
+  TOKEN_SHAPES,
+  URL_PASSWORD,
+} from "../platform/secret-shapes.ts";
+
+export { isSecretName };
 
 /** What a redacted value or token becomes. */
 export const REDACTED = "[redacted]";
@@ -20,71 +29,19 @@ export const MAX_STRING_BYTES = 1024;
 export const MAX_DEPTH = 64;
 
 /**
- * Words that make an argument name secret-like when they occur as a word of the name (SPEC §3.5:
- * token, password, secret, key, authorization, cookie), with their plurals and common spellings.
- */
-const SECRET_WORDS: ReadonlySet<string> = new Set([
-  "token",
-  "tokens",
-  "password",
-  "passwords",
-  "passwd",
-  "passphrase",
-  "secret",
-  "secrets",
-  "key",
-  "keys",
-  "apikey",
-  "authorization",
-  "auth",
-  "cookie",
-  "cookies",
-  "credential",
-  "credentials",
-]);
-
-/**
- * Token shapes that are redacted wherever they occur in a string. Each pattern is global; the match
- * (and only the match) is replaced, so the text around a token stays readable. Shapes that a prefix
- * in capitals marks (AWS, JWT, Google, PEM) are found in lower case too: an excerpt of output is
- * canonical text, lower-cased (`akiaiosfodnn7example` is an AWS key id in capitals again). Exported for the tests
+ * What is redacted wherever it occurs in a string: the token shapes (`secret-shapes.ts`, the rule
+ * `init` masks by too) and a password in a URL's user info. Each pattern is global; the match (and
+ * only the match) is replaced, so the text around a token stays readable. Exported for the tests
  * that check {@link redactTokens}' quick search against replacing with each pattern.
  */
-export const TOKEN_PATTERNS: readonly RegExp[] = [
-  /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{30,}/g, // GitHub classic and OAuth tokens
-  /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{20,}/g, // GitHub fine-grained tokens
-  /(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/g, // OpenAI, Anthropic (sk-ant-)
-  /(?<![A-Za-z0-9_-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}/g, // Slack
-  /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Z0-9])/g, // AWS
-  // AWS in lower case, as an excerpt of output (canonical text) holds it: with a digit, unlike a word.
-  /(?<![a-z0-9])(?:akia|asia|abia|acca|agpa|aida|aroa|aipa|anpa|anva|apka)(?=[a-z]{0,15}[0-9])[a-z0-9]{16}(?![a-z0-9])/gi,
-  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/gi, // JWT
-  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, // HTTP bearer credentials
-  /\bBasic\s+(?=[A-Za-z0-9+/][A-Za-z0-9+/]*[A-Z0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/g, // HTTP basic (not prose)
-  /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/gi, // Google API keys
-  /(?<![A-Za-z0-9_])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}/g, // Stripe
-  /(?<![A-Za-z0-9_-])glpat-[0-9A-Za-z_-]{20,}/g, // GitLab
-  /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}/g, // npm
-  /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}/g, // Hugging Face
-  /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/gi, // PEM keys
-  /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+(?=@)/gi, // a password in URL user info
-];
+export const TOKEN_PATTERNS: readonly RegExp[] = [...TOKEN_SHAPES, URL_PASSWORD];
 
 /**
- * Token shapes as two searches, case-sensitive and case-insensitive, each the alternation of the
- * {@link TOKEN_PATTERNS} with those flags: a string neither finds holds no token, so
- * {@link redactTokens} returns it as it is without running each replacement. Built from the
- * patterns themselves so they cannot drift apart.
+ * {@link TOKEN_PATTERNS} as two searches, case-sensitive and case-insensitive: a string neither
+ * finds holds no token, so {@link redactTokens} returns it as it is without running each
+ * replacement. Built from the patterns themselves so they cannot drift apart.
  */
-const ANY_TOKEN: readonly RegExp[] = [false, true].map(
-  (caseless) =>
-    new RegExp(
-      TOKEN_PATTERNS.filter((pattern) => pattern.flags.includes("i") === caseless)
-        .map((pattern) => `(?:${pattern.source})`)
-        .join("|"),
-      caseless ? "i" : "",
-    ),
-);
+const ANY_TOKEN: readonly RegExp[] = anyOf(TOKEN_PATTERNS);
 
 /**
  * Strings up to this many characters are first searched with {@link ANY_TOKEN} (one search is
@@ -93,65 +50,27 @@ const ANY_TOKEN: readonly RegExp[] = [false, true].map(
  */
 const PREFILTER_MAX_CHARS = 256;
 
-/** Names remembered by {@link isSecretName} and {@link redactKey} at most (the cache then starts over). */
+/** Keys remembered by {@link redactKey} at most (the cache then starts over). */
 const NAME_CACHE_MAX = 1024;
 
-/** The longest name a cache keeps, in UTF-16 code units. */
+/** The longest key the cache keeps, in UTF-16 code units. */
 const CACHED_NAME_MAX = 64;
-
-/** Whether each recently seen name is secret-like (names repeat from call to call). */
-const secretNames = new Map<string, boolean>();
 
 /** Each recently seen object key, token-redacted. */
 const redactedKeys = new Map<string, string>();
 
 /**
- * Remembers a name's result, starting over when the cache is full (keys are hostile: unbounded);
- * names longer than {@link CACHED_NAME_MAX} are not kept (one could hold megabytes alive).
- * @param cache - One of the name caches.
- * @param name - The name.
- * @param value - Its result.
+ * Remembers a key's redacted form, starting over when the cache is full (keys are hostile:
+ * unbounded); keys longer than {@link CACHED_NAME_MAX} are not kept (one could hold megabytes alive).
+ * @param key - The key.
+ * @param value - Its redacted form.
  * @returns `value`.
  */
-function remember<T>(cache: Map<string, T>, name: string, value: T): T {
-  if (name.length > CACHED_NAME_MAX) return value;
-  if (cache.size >= NAME_CACHE_MAX) cache.clear();
-  cache.set(name, value);
+function remember(key: string, value: string): string {
+  if (key.length > CACHED_NAME_MAX) return value;
+  if (redactedKeys.size >= NAME_CACHE_MAX) redactedKeys.clear();
+  redactedKeys.set(key, value);
   return value;
-}
-
-/**
- * Splits an argument name into lower-case words on `_`, `-`, `.`, spaces and camelCase
- * (`X-Api-Key`, `apiKey`, `APIKey`, `api_key` → `api`, `key`).
- * @param name - An argument name (hostile: any string).
- * @returns Its words, lower-cased.
- */
-function nameWords(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[\s_.\-/]+/)
-    .filter((word) => word.length > 0);
-}
-
-/**
- * Whether an argument name is secret-like: one of its words is a secret word such as `token`,
- * `password`, `secret`, `key`, `authorization` or `cookie` (`api_key`, `accessToken`, `X-Auth-Token`;
- * not `keyword` or `monkey`).
- *
- * Source: SPEC §3.5.
- * @param name - An argument (or nested object key) name.
- * @returns True when the value under this name must be redacted.
- */
-export function isSecretName(name: string): boolean {
-  const known = secretNames.get(name);
-  if (known !== undefined) return known;
-  return remember(
-    secretNames,
-    name,
-    nameWords(name).some((word) => SECRET_WORDS.has(word)),
-  );
 }
 
 /**
@@ -173,8 +92,9 @@ export function cutLongString(text: string): string {
 }
 
 /**
- * Replaces every token-shaped substring (GitHub, OpenAI/Anthropic, Slack, AWS, JWT, `Bearer …`,
- * Google, Stripe, GitLab, npm, Hugging Face, PEM private keys, URL passwords) by `"[redacted]"`.
+ * Replaces every token-shaped substring (`secret-shapes.ts`: GitHub, OpenAI/Anthropic, Slack, AWS,
+ * JWT, `Bearer …`, Google, Stripe, GitLab, npm, Hugging Face, PEM private keys...) and each URL
+ * password by `"[redacted]"`.
  *
  * Source: SPEC §3.5 ("strings shaped like known tokens").
  * @param text - Any string.
@@ -196,8 +116,10 @@ export function redactTokens(text: string): string {
  * follows of the token up to the `…` (`ghp_abcdefghijklmnopqrst…`); and a URL's password cut before
  * its `@`. Too short to match {@link TOKEN_PATTERNS}, it would still show most of a secret.
  */
-const CUT_TOKEN =
-  /(?<![A-Za-z0-9_-])(?<token>(?:gh[pousr]_|github_pat_|sk-|xox[abposre]-|xapp-|a(?:kia|sia|bia|cca|gpa|ida|roa|ipa|npa|nva|pka)|eyj|aiza|[srp]k_(?:live|test)_|glpat-|npm_|hf_|bearer\s+)[A-Za-z0-9_.~+/=-]+)(?=…)|(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)(?!\d+…)[^\s/@…]+(?=…)/gi;
+const CUT_TOKEN = new RegExp(
+  `(?<![A-Za-z0-9_-])((?:${TOKEN_PREFIX_SOURCE}|bearer\\s+)[A-Za-z0-9_.~+/=-]+)(?=…)|(?<=\\b[a-z][a-z0-9+.-]*:\\/\\/[^\\s/:@]*:)(?!\\d+…)[^\\s/@…]+(?=…)`,
+  "gi",
+);
 
 /** A cut token start shorter than this (prefix included) is left alone: `sk-a…` shows no secret. */
 const MIN_CUT_TOKEN = 8;
@@ -286,5 +208,5 @@ function redactAt(
  * @returns The key as the audit log stores it.
  */
 function redactKey(key: string): string {
-  return redactedKeys.get(key) ?? remember(redactedKeys, key, redactText(key));
+  return redactedKeys.get(key) ?? remember(key, redactText(key));
 }

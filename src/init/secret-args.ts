@@ -7,7 +7,7 @@
  * @module
  */
 
-import { BEARER_PATTERN, hasTokenShape, isPlaceholder, isSecretName } from "./secrets.ts";
+import { hasTokenShape, isPlaceholder, isSecretName } from "./secrets.ts";
 import type { ConfigEntry, Span } from "./types.ts";
 
 /**
@@ -91,9 +91,7 @@ function hasSecretPair(pattern: RegExp, text: string): boolean {
  * @example isSecretArg("BRAVE_API_KEY=abc123") // => true
  */
 export function isSecretArg(value: string): boolean {
-  if (hasTokenShape(value)) return true;
-  BEARER_PATTERN.lastIndex = 0;
-  if (BEARER_PATTERN.test(value)) return true;
+  if (hasTokenShape(value)) return true; // a `Bearer` credential too
   const password = USERINFO.exec(value)?.[1];
   if (password !== undefined && !isPlaceholder(password)) return true;
   if (hasSecretPair(ASSIGNMENT, value) || hasSecretPair(QUERY, value)) return true;

@@ -1,90 +1,20 @@
 /**
- * Secrets in client configs: what looks like a token, what is only a placeholder the client expands,
- * and how output is masked. `bouncer init` never prints an `env` value, a header value or a
- * token-shaped string, and warns (without the value) when a config holds a literal secret. Pure.
+ * Secrets in client configs: what looks like a token and what names a secret (one rule with the
+ * audit log's, `secret-shapes.ts`), what is only a placeholder the client expands, and how output is
+ * masked. `bouncer init` never prints an `env` value, a header value or a token-shaped string, and
+ * warns (without the value) when a config holds a literal secret. Pure.
  *
  * Source: SPEC §5.2 ("A unified diff is shown with secrets masked"), field case F11.
  * @module
  */
 
+import { hasTokenShape, isSecretName, TOKEN_PREFIX_SOURCE, TOKEN_SHAPES } from "../platform/secret-shapes.ts";
 import type { Span } from "./types.ts";
 
 /** What a masked value is shown as. */
 export const MASK = "********";
 
-/** Token shapes of well-known services (prefix kept when masking, the rest hidden). */
-const TOKEN_SOURCE = [
-  "gh[pousr]_[A-Za-z0-9]{20,}",
-  "github_pat_[A-Za-z0-9_]{20,}",
-  "sk-[A-Za-z0-9_-]{16,}",
-  "xox[abposr]-[A-Za-z0-9-]{10,}",
-  "xapp-[A-Za-z0-9-]{10,}",
-  "glpat-[A-Za-z0-9_-]{20,}",
-  "npm_[A-Za-z0-9]{36}",
-  "AKIA[0-9A-Z]{16}",
-  "AIza[0-9A-Za-z_-]{35}",
-  String.raw`eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
-  "[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
-  "hf_[A-Za-z0-9]{30,}",
-  String.raw`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`,
-  String.raw`ya29\.[A-Za-z0-9_-]{20,}`,
-  "lin_api_[A-Za-z0-9]{20,}",
-  "pplx-[A-Za-z0-9]{20,}",
-].join("|");
-
-/** Token-shaped substrings, not glued to a preceding word character. */
-const TOKEN_PATTERN = new RegExp(`(?<![A-Za-z0-9_])(?:${TOKEN_SOURCE})`, "g");
-
-/** `Bearer <credential>` in a header value or an argument. */
-export const BEARER_PATTERN = /(?<=\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
-
-/** Words that make an env key or a flag name a secret's name. */
-const SECRET_WORDS: ReadonlySet<string> = new Set([
-  "token",
-  "secret",
-  "password",
-  "passwd",
-  "pwd",
-  "key",
-  "apikey",
-  "auth",
-  "authorization",
-  "credential",
-  "credentials",
-  "cookie",
-  "pat",
-  "private",
-]);
-
-/**
- * Whether a string contains a token-shaped value (GitHub, OpenAI/Anthropic, Slack, GitLab, npm, AWS,
- * Google keys, JWTs).
- *
- * Source: SPEC §5.2, field case F11.
- * @param value - Any string.
- * @returns True when a token shape occurs in it.
- */
-export function hasTokenShape(value: string): boolean {
-  TOKEN_PATTERN.lastIndex = 0;
-  return TOKEN_PATTERN.test(value);
-}
-
-/**
- * Whether a name (env key, flag) names a secret: one of its words (split on `_`, `-`, `.` and
- * camelCase) is token, secret, password, key, auth, credential, cookie, pat, ...
- *
- * Source: SPEC §5.2, field case F11.
- * @param name - An env key or a flag without dashes.
- * @returns True for secret-like names (`GITHUB_PERSONAL_ACCESS_TOKEN`, `apiKey`, `KALI_API_KEY`).
- */
-export function isSecretName(name: string): boolean {
-  const words = name
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^a-z0-9]+/);
-  // `PGPASSWORD`, `MYSQL_PWD`-style words: a secret word at the end of a longer one counts too.
-  return words.some((word) => SECRET_WORDS.has(word) || /(?:password|passwd|secret|token)$/.test(word));
-}
+export { hasTokenShape, isSecretName };
 
 /**
  * Whether a value is a placeholder the client (or the user) fills in, not a literal secret:
@@ -144,21 +74,31 @@ export function maskText(text: string, spans: readonly Span[]): string {
   return maskTokens(out + text.slice(cursor));
 }
 
-/** The service prefix of a token, kept when masking (it says which service, nothing secret). */
-const TOKEN_PREFIX =
-  /^(?:gh[pousr]_|github_pat_|sk-|xox[abposr]-|xapp-|glpat-|npm_|AKIA|AIza|eyJ|[sr]k_(?:live|test)_|hf_|SG\.|ya29\.|lin_api_|pplx-)/;
+/**
+ * The start of a token kept when masking: its service prefix, the `Bearer`/`Basic` scheme or a PEM
+ * key's header (it says which service, nothing secret).
+ */
+const TOKEN_PREFIX = new RegExp(
+  `^(?:${TOKEN_PREFIX_SOURCE}|(?:Bearer|Basic)\\s+|-----BEGIN[A-Z ]*PRIVATE KEY-----)`,
+  "i",
+);
 
 /**
- * Masks token-shaped substrings and `Bearer` credentials, keeping the service prefix (`ghp_********`).
+ * Masks token-shaped substrings (the token shapes the audit log redacts, `secret-shapes.ts`),
+ * keeping the service prefix (`ghp_********`, `Bearer ********`).
  *
  * Source: SPEC §5.2, field case F11.
  * @param text - Any text.
  * @returns The text with tokens hidden.
  */
 export function maskTokens(text: string): string {
-  return text
-    .replace(TOKEN_PATTERN, (token) => `${TOKEN_PREFIX.exec(token)?.[0] ?? ""}${MASK}`)
-    .replace(BEARER_PATTERN, MASK);
+  if (!hasTokenShape(text)) return text;
+  let out = text;
+  for (const pattern of TOKEN_SHAPES) {
+    pattern.lastIndex = 0;
+    out = out.replace(pattern, (token) => `${TOKEN_PREFIX.exec(token)?.[0] ?? ""}${MASK}`);
+  }
+  return out;
 }
 
 /**

@@ -45,3 +45,19 @@ describe("environmentHider()", () => {
     expect(environmentHider({ PATH: "/usr/bin", HOME: "/home/someone" })).toBeUndefined();
   });
 });
+
+describe("environmentSecrets() and names written as one word", () => {
+  test("environmentSecrets() takes PGPASSWORD, MYSQL_PWD and ACCESSTOKEN, but not PWD or OLDPWD", () => {
+    const env = {
+      PGPASSWORD: "Sup3rS3cretPg",
+      MYSQL_PWD: "My5qlS3cretX",
+      ACCESSTOKEN: "acc3ssT0kenValue",
+      PWD: "/home/someone/project",
+      OLDPWD: "/home/someone",
+    };
+    expect(environmentSecrets(env)).toEqual(["Sup3rS3cretPg", "My5qlS3cretX", "acc3ssT0kenValue"]);
+    expect(
+      environmentHider(env)?.("FATAL: PGPASSWORD=Sup3rS3cretPg MYSQL_PWD=My5qlS3cretX in /home/someone"),
+    ).toBe("FATAL: PGPASSWORD=[redacted] MYSQL_PWD=[redacted] in /home/someone");
+  });
+});

@@ -39,7 +39,10 @@ describe("isSecretName() and isPlaceholder()", () => {
     ["apiKey", true],
     ["KALI_API_KEY", true],
     ["DB_PASSWORD", true],
+    ["ACCESSTOKEN", true],
+    ["SMTP_PASS", true],
     ["PYTHONPATH", false],
+    ["PRIVATE_REPOS", false],
     ["MONKEY_MODE", false],
     ["OBSIDIAN_BASE_URL", false],
   ])("isSecretName(%j) is %p", (name, expected) => {

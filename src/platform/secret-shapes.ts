@@ -1,0 +1,196 @@
+/**
+ * The one rule for what is a secret by its name or its shape, shared by `bouncer init` (what it
+ * masks in a diff and keeps out of a config) and the audit log (what it redacts, SPEC §3.5): names
+ * such as `api_key`, `accessToken`, `PGPASSWORD`, `MYSQL_PWD`, and token shapes of well-known
+ * services (GitHub, OpenAI/Anthropic, Slack, AWS, JWT, Google, Stripe, GitLab, npm, Hugging Face,
+ * SendGrid, Google OAuth, Linear, Perplexity), HTTP `Bearer`/`Basic` credentials and PEM private keys.
+ * Edge (pure string work; the only state is a bounded cache of names).
+ *
+ * Source: SPEC §3.5 ("arguments named like secrets (token, password, secret, key, authorization,
+ * cookie)", "strings shaped like known tokens"), §5.2 ("secrets masked"), field case F11.
+ * @module
+ */
+
+/**
+ * Words that make a name secret-like when they are a word of it (SPEC §3.5: token, password,
+ * secret, key, authorization, cookie), with their plurals and common spellings.
+ */
+const SECRET_WORDS: ReadonlySet<string> = new Set([
+  "token",
+  "tokens",
+  "password",
+  "passwords",
+  "passwd",
+  "passphrase",
+  "pwd",
+  "secret",
+  "secrets",
+  "key",
+  "keys",
+  "apikey",
+  "authorization",
+  "auth",
+  "cookie",
+  "cookies",
+  "credential",
+  "credentials",
+  "pat",
+]);
+
+/**
+ * Endings that make a name written as one word secret-like (`accesstoken`, `clientsecret`,
+ * `PGPASSWORD`, `setcookie`): no common word ends so (`tokenizer` does not).
+ */
+const SECRET_ENDING = /(?:tokens?|secrets?|passwords?|passwd|passphrase|cookies?|credentials?)$/;
+
+/**
+ * `key` at the end of a word is a secret only after one of these (`privatekey`, `secretkey`,
+ * `apikey`; not `monkey`, `turkey`, `hockey`).
+ */
+const KEY_ENDING =
+  /^(?:api|access|secret|private|client|auth|signing|encryption|master|session|ssh|hmac|license|app)keys?$/;
+
+/** Names remembered by {@link isSecretName} at most (the cache then starts over). */
+const NAME_CACHE_MAX = 1024;
+
+/** The longest name the cache keeps, in UTF-16 code units (one could hold megabytes alive). */
+const CACHED_NAME_MAX = 64;
+
+/** Whether each recently seen name is secret-like (argument names repeat from call to call). */
+const secretNames = new Map<string, boolean>();
+
+/**
+ * Splits a name into lower-case words at anything but a letter or digit and at camelCase
+ * (`X-Api-Key`, `apiKey`, `APIKey`, `api_key` → `api`, `key`).
+ * @param name - A name (hostile: any string).
+ * @returns Its words, lower-cased.
+ */
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length > 0);
+}
+
+/** Whether one word of a name makes it secret-like. */
+function isSecretWord(word: string): boolean {
+  return SECRET_WORDS.has(word) || SECRET_ENDING.test(word) || KEY_ENDING.test(word);
+}
+
+/**
+ * Whether a name's words make it secret-like: one is a secret word, or the last is `pass` (`pass`,
+ * `DB_PASS`, `userPass`; not `--pass-environment` or `passThrough`, where it is a verb).
+ */
+function isSecretWords(words: readonly string[]): boolean {
+  return words.at(-1) === "pass" || words.some(isSecretWord);
+}
+
+/**
+ * Whether a name (an argument or object key, an env variable, a flag without dashes, a header) is
+ * secret-like: one of its words is a secret word such as `token`, `password`, `pwd`, `secret`,
+ * `key`, `authorization`, `cookie`, `credential` or `pat`, or a word ends in one written together
+ * (`accesstoken`, `clientsecret`, `dbpassword`, `setcookie`, `privatekey`), or its last word is
+ * `pass` (`DB_PASS`). Not `keyword`, `monkey`, `tokenizer`, `bypass`, `pass-environment`.
+ *
+ * Source: SPEC §3.5, §5.2; field case F11.
+ * @param name - The name.
+ * @returns True when a value under this name is a secret.
+ * @example isSecretName("PGPASSWORD") // => true
+ */
+export function isSecretName(name: string): boolean {
+  const known = secretNames.get(name);
+  if (known !== undefined) return known;
+  const secret = isSecretWords(nameWords(name));
+  if (name.length <= CACHED_NAME_MAX) {
+    if (secretNames.size >= NAME_CACHE_MAX) secretNames.clear();
+    secretNames.set(name, secret);
+  }
+  return secret;
+}
+
+/**
+ * Token shapes that are secrets wherever they occur in a string. Each pattern is global and finds
+ * the token alone, so the text around it stays readable. Shapes that a prefix in capitals marks
+ * (AWS, JWT, Google, PEM) are found in lower case too: an excerpt of output is canonical text,
+ * lower-cased (`akiaiosfodnn7example` is an AWS key id again in capitals).
+ *
+ * Source: SPEC §3.5 ("strings shaped like known tokens"), §5.2.
+ */
+export const TOKEN_SHAPES: readonly RegExp[] = [
+  /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub classic and OAuth tokens
+  /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{20,}/g, // GitHub fine-grained tokens
+  // OpenAI, Anthropic (sk-ant-): with a digit, or without hyphens (not `sk-learn-and-friends-...`).
+  /(?<![A-Za-z0-9_-])sk-(?:(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}|[A-Za-z0-9_]{20,})/g,
+  /(?<![A-Za-z0-9_-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}/g, // Slack
+  /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Z0-9])/g, // AWS
+  // AWS in lower case, as an excerpt of output (canonical text) holds it: with a digit, unlike a word.
+  /(?<![a-z0-9])(?:akia|asia|abia|acca|agpa|aida|aroa|aipa|anpa|anva|apka)(?=[a-z]{0,15}[0-9])[a-z0-9]{16}(?![a-z0-9])/gi,
+  // JWT (a JSON payload: `eyJ`), and any three segments after a JSON header (JWE, other payloads).
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.(?:eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*|[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})/gi,
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, // HTTP bearer credentials
+  /\bBasic\s+(?=[A-Za-z0-9+/][A-Za-z0-9+/]*[A-Z0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/g, // HTTP basic (not prose)
+  /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/gi, // Google API keys
+  /(?<![A-Za-z0-9_])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}/g, // Stripe
+  /(?<![A-Za-z0-9_-])glpat-[0-9A-Za-z_-]{20,}/g, // GitLab
+  /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}/g, // npm
+  /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}/g, // Hugging Face
+  /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/gi, // SendGrid
+  /(?<![A-Za-z0-9_])ya29\.[A-Za-z0-9_-]{20,}/g, // Google OAuth access tokens
+  /(?<![A-Za-z0-9_])lin_api_[A-Za-z0-9]{20,}/g, // Linear
+  /(?<![A-Za-z0-9_-])pplx-[A-Za-z0-9]{20,}/g, // Perplexity
+  /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/gi, // PEM keys
+];
+
+/**
+ * A password in a URL's user info (`https://bob:PASSWORD@host`), the password alone. Not in
+ * {@link TOKEN_SHAPES}: `init` judges it apart, a placeholder password (`${DB_PASS}`) being no secret.
+ *
+ * Source: SPEC §3.5.
+ */
+export const URL_PASSWORD = /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+(?=@)/gi;
+
+/**
+ * The service prefixes of {@link TOKEN_SHAPES} (a regular expression source, to be used
+ * case-insensitively): what a token starts with, which names the service and nothing secret.
+ *
+ * Source: SPEC §3.5, §5.2.
+ */
+export const TOKEN_PREFIX_SOURCE =
+  "gh[pousr]_|github_pat_|sk-|xox[abposre]-|xapp-|a(?:kia|sia|bia|cca|gpa|ida|roa|ipa|npa|nva|pka)|eyj|aiza|[srp]k_(?:live|test)_|glpat-|npm_|hf_|sg\\.|ya29\\.|lin_api_|pplx-";
+
+/**
+ * Searches for any of some patterns at once: the alternation of the case-sensitive ones and of the
+ * case-insensitive ones (a string neither finds matches none of the patterns).
+ *
+ * Source: SPEC §3.5 (a quick test before each pattern's replacement).
+ * @param patterns - Global patterns, with or without the `i` flag.
+ * @returns Two non-global searches (case-sensitive, case-insensitive).
+ */
+export function anyOf(patterns: readonly RegExp[]): readonly RegExp[] {
+  return [false, true].map(
+    (caseless) =>
+      new RegExp(
+        patterns
+          .filter((pattern) => pattern.flags.includes("i") === caseless)
+          .map((pattern) => `(?:${pattern.source})`)
+          .join("|") || "(?!)",
+        caseless ? "i" : "",
+      ),
+  );
+}
+
+/** {@link TOKEN_SHAPES} searched at once. */
+const ANY_TOKEN = anyOf(TOKEN_SHAPES);
+
+/**
+ * Whether a string holds a token shape ({@link TOKEN_SHAPES}).
+ *
+ * Source: SPEC §3.5, §5.2; field case F11.
+ * @param text - Any string.
+ * @returns True when a token shape occurs in it.
+ */
+export function hasTokenShape(text: string): boolean {
+  return ANY_TOKEN.some((search) => search.test(text));
+}

@@ -1,0 +1,82 @@
+import { describe, expect, test } from "bun:test";
+import * as audit from "../../src/audit/redact.ts";
+import * as init from "../../src/init/secrets.ts";
+import { hasTokenShape, isSecretName, TOKEN_SHAPES } from "../../src/platform/secret-shapes.ts";
+
+/** Builds a fake token from parts (so no scanner mistakes this file for a leak). */
+function fake(...parts: string[]): string {
+  return parts.join("");
+}
+
+describe("isSecretName()", () => {
+  test.each([
+    "accesstoken",
+    "authtoken",
+    "apitoken",
+    "clientsecret",
+    "privatekey",
+    "refreshtoken",
+    "secretkey",
+    "dbpassword",
+    "ACCESSTOKEN",
+    "setcookie",
+    "pwd",
+    "pass",
+    "DB_PASS",
+    "userPass",
+    "PGPASSWORD",
+    "MYSQL_PWD",
+    "GITHUB_PAT",
+    "api:key",
+    "api_keys",
+    "X-Auth-Token",
+  ])("isSecretName(%p) is true", (name) => {
+    expect(isSecretName(name)).toBe(true);
+  });
+
+  test.each([
+    "keyword",
+    "monkey",
+    "turkey",
+    "hockey",
+    "tokenizer",
+    "bypass",
+    "compass",
+    "pass-environment",
+    "passThrough",
+    "path",
+    "private",
+    "PRIVATE_REPOS",
+    "__proto__",
+  ])("isSecretName(%p) is false", (name) => {
+    expect(isSecretName(name)).toBe(false);
+  });
+
+  test("isSecretName() is the one rule of the audit log and of init", () => {
+    expect(audit.isSecretName).toBe(isSecretName);
+    expect(init.isSecretName).toBe(isSecretName);
+    expect(init.hasTokenShape).toBe(hasTokenShape);
+  });
+});
+
+describe("TOKEN_SHAPES", () => {
+  test.each([
+    ["SendGrid", fake("SG.", "abcdefghijklmnopqr", ".", "abcdefghijklmnopqrstu")],
+    ["Google OAuth", fake("ya29", ".", "abcdefghijklmnopqrstuvwxyz")],
+    ["Linear", fake("lin_api_", "abcdefghijklmnopqrstuvwx")],
+    ["Perplexity", fake("pplx-", "abcdefghijklmnopqrstuvwx")],
+    ["AWS (ASIA)", fake("ASIA", "IOSFODNN7EXAMPLE")],
+    ["HTTP Basic", fake("Basic ", "dXNlcjpwYXNz")],
+  ])("the audit log redacts and init masks a %s token", (_kind, token) => {
+    expect(hasTokenShape(`x ${token} y`)).toBe(true);
+    expect(audit.redactText(`x ${token} y`)).toBe(`x ${audit.REDACTED} y`);
+    expect(init.maskTokens(`x ${token} y`)).not.toContain(token);
+  });
+
+  test("the audit log redacts every token shape, and a URL password beside them", () => {
+    expect(audit.TOKEN_PATTERNS.slice(0, TOKEN_SHAPES.length)).toEqual([...TOKEN_SHAPES]);
+    expect(audit.redactText("https://bob:hunter2secret@db.example/x")).toBe(
+      `https://bob:${audit.REDACTED}@db.example/x`,
+    );
+  });
+});
