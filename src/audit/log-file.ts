@@ -5,7 +5,8 @@
  * another process rotated the log, that is `audit.jsonl.1`, which readers read too. The lines since
  * the last look are kept (as text) until the next one, and written again to the log when the open
  * file turns out to have lost its name (deleted, or rotated out by other writers), so no line is lost.
- * Edge (file system).
+ * A line a write cut short (a full disk) is ended by the next line's write, which starts with a
+ * newline: the part is a bad line of its own, and the records after it are read. Edge (file system).
  *
  * Source: SPEC §3.5 ("Each line is one append of one write", "several Bouncer processes share one
  * log safely").
@@ -29,6 +30,8 @@ export interface LogFileOptions {
   readonly checkPathMs: number;
   /** Told how many lines were written again after the open file lost its name. */
   readonly warn?: (message: string) => void;
+  /** The write itself (default `fs.writeSync`; tests give one that writes short). */
+  readonly write?: (fd: number, bytes: Uint8Array) => number;
 }
 
 /** The audit log as one writer has it open. */
@@ -95,10 +98,21 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
     }
   };
 
+  const write = options.write ?? writeSync;
+  /**
+   * The file (`dev:ino`) a write cut a line short in (a full disk): the next line written there
+   * starts with a newline, so the part is a line of its own and the next record is not glued to it.
+   */
+  let cutIn: string | undefined;
+
   const writeLine = (handle: number, text: string): number => {
-    const bytes = encode(text);
-    const written = writeSync(handle, bytes);
-    if (written !== bytes.length) throw new Error(`short write of ${written} of ${bytes.length} bytes`);
+    const bytes = encode(cutIn === identity ? `\n${text}` : text);
+    const written = write(handle, bytes);
+    if (written !== bytes.length) {
+      if (written > 0) cutIn = identity;
+      throw new Error(`short write of ${written} of ${bytes.length} bytes`);
+    }
+    cutIn = undefined;
     return written;
   };
 

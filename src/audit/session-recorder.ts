@@ -149,14 +149,23 @@ export function callEvent(call: RecordedCall): JsonObject {
 
 /**
  * Creates the session recorder for `--record FILE`. The file is opened at once, so an unwritable path
- * fails at start-up.
+ * fails at start-up. After a write cut short (a full disk), the next event's line starts with a
+ * newline, so it is not glued to the part.
  *
  * Source: SPEC §3.6, §5.9.
  * @param path - The session file (resolved by the caller).
+ * @param options - `write`: the write itself (default `fs.writeSync`; tests give one that writes short).
  * @returns The recorder.
  * @throws {BouncerError} `RECORD_WRITE_FAILED` when the file cannot be opened.
  */
-export function createSessionRecorder(path: string): SessionRecorder {
+export function createSessionRecorder(
+  path: string,
+  options: { readonly write?: (fd: number, bytes: Uint8Array) => number } = {},
+): SessionRecorder {
+  const write = options.write ?? writeSync;
+  // A line a write cut short (a full disk) is ended by the next write, which starts with a newline:
+  // the next event is not glued to the part.
+  let cut = false;
   const fail = (error: unknown): BouncerError =>
     new BouncerError(
       "RECORD_WRITE_FAILED",
@@ -174,14 +183,18 @@ export function createSessionRecorder(path: string): SessionRecorder {
   const append = (event: JsonObject): void => {
     let line: Buffer;
     try {
-      line = Buffer.from(`${sessionLine(event)}\n`, "utf8");
+      line = Buffer.from(`${cut ? "\n" : ""}${sessionLine(event)}\n`, "utf8");
     } catch (error) {
       throw fail(error);
     }
     try {
       if (fd === undefined) fd = openPrivateAppend(path);
-      const written = writeSync(fd, line);
-      if (written !== line.length) throw new Error(`short write of ${written} of ${line.length} bytes`);
+      const written = write(fd, line);
+      if (written !== line.length) {
+        if (written > 0) cut = true;
+        throw new Error(`short write of ${written} of ${line.length} bytes`);
+      }
+      cut = false;
     } catch (error) {
       throw fail(error);
     }

@@ -1,6 +1,15 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { AskOutcome } from "../../src/audit/audit-record.ts";
@@ -147,6 +156,24 @@ describe("createSessionRecorder()", () => {
       .map((line) => JSON.parse(line));
     expect(server.command).toEqual(["gh-mcp", "--token", "[redacted]"]);
     expect(call.arguments.body).toBe(token);
+  });
+
+  test("createSessionRecorder() starts the event after a short write on a new line, so it is not glued to the part", () => {
+    let calls = 0;
+    const recorder = createSessionRecorder(file, {
+      write: (fd, bytes) => {
+        calls += 1;
+        return writeSync(fd, calls === 2 ? bytes.subarray(0, 10) : bytes);
+      },
+    });
+    recorder.recordTools("a", [readInbox]);
+    expect(() => recorder.recordTools("b", [sendEmail])).toThrow("short write of 10");
+    recorder.recordTools("c", [readInbox]);
+    recorder.close();
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toBe('{"event":"');
+    expect(parseSession([lines[0], lines[2]].join("\n")).map((event) => event.server)).toEqual(["a", "c"]);
   });
 
   test.each([
