@@ -13,7 +13,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { createColors } from "picocolors";
-import { safeName } from "../engine/index.ts";
+import { escapeControls, safeName } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
@@ -58,7 +58,8 @@ export function rowJson(row: ReplayRow): string {
 
 /**
  * The rows as a table for people: SEQ, SERVER, TOOL, VERDICT, OUTCOME, CONTRACT, REASON; verdicts
- * coloured when the output is a colour terminal; then the summary line.
+ * coloured when the output is a colour terminal; then the summary line. Names and reasons have their
+ * control and invisible characters escaped (`\u{202e}`; line feeds too: one line per call).
  *
  * Source: SPEC §5 (tables, colour only on a terminal), §5.9.
  * @param rows - The replayed calls.
@@ -93,7 +94,9 @@ export function rowsTable(
   const out = [colors.bold(`${line(head)}  REASON`)];
   rows.forEach((row, index) => {
     // An allow carries no reason (SPEC §2.1): say that nothing objected rather than leave a blank.
-    const reason = row.reason ?? (row.verdict === "allow" ? "(no contract objected)" : "");
+    // The reason holds untrusted text: a control, bidi or other invisible character (which
+    // JSON.stringify leaves as it is: C1, U+202E) is shown escaped, as in the TOOL column.
+    const reason = escapeControls(row.reason ?? (row.verdict === "allow" ? "(no contract objected)" : ""));
     out.push(`${line(cells[index] ?? [], row.verdict)}  ${reason}`.trimEnd());
   });
   const { calls, allow, deny, ask } = options.summary;

@@ -210,4 +210,17 @@ describe("runReplay()", () => {
       ["deny", "pack:filesystem"],
     ]);
   });
+
+  test("runReplay() escapes bidi and C1 control characters of a reason in the table, as it does a tool's name", async () => {
+    const depth = 1_100;
+    const name = "t\\u202eevil\\u0085";
+    const schema = `${'{"type":"object","properties":{"y":'.repeat(depth)}{"type":"string"}${"}}".repeat(depth)}`;
+    const tools = `{"event":"tools","server":"mail","tools":[{"name":"${name}","inputSchema":${schema}}]}`;
+    const out = memoryIo({ cwd: REPO });
+    const session = sessionFile([tools, `{"event":"call","server":"mail","tool":"${name}","arguments":{}}`]);
+    expect(await runReplay({ session, policies: [POLICY] }, out.io)).toBe(0);
+    const row = out.stdout().split("\n")[1] ?? "";
+    expect(row).toContain('the definition of tool "t\\u{202e}evil\\u{85}" nests');
+    expect(row).not.toMatch(/[\u0080-\u009f\u202e]/);
+  });
 });
