@@ -11,21 +11,27 @@ import { redactCutTokens, redactJson, redactText } from "./redact.ts";
 import { argumentSecrets, secretHider } from "./redact-values.ts";
 
 /**
- * Builds the line object in the field order of SPEC §3.5, redacting `args`, `reason` and `evidence`.
+ * Builds the line object in the field order of SPEC §3.5, redacting `tool`, `args`, `reason` and
+ * `evidence`.
  *
  * Source: SPEC §3.5 (fields, redaction).
  * @param entry - The entry.
  * @param stamp - `ts` and `bouncer`.
+ * @param options - `hideKnown`: hides secrets known beforehand (the upstream's secret-named
+ *   environment values, `secretHider`) where the reason and evidence quote them — output that
+ *   prints its configuration puts them into excerpts.
  * @returns The record as it will be written.
  */
 export function toRecord(
   entry: AuditEntry,
   stamp: { readonly ts: string; readonly bouncer: string },
+  options: { readonly hideKnown?: (text: string) => string } = {},
 ): AuditRecord {
   const record: Record<string, unknown> = { ts: stamp.ts, event: entry.event, session: entry.session };
   if (entry.seq !== undefined) record.seq = entry.seq;
   record.server = entry.server;
-  if (entry.tool !== undefined) record.tool = entry.tool;
+  // A tool's name comes from the upstream: a token-shaped one is hidden as it is in the reason.
+  if (entry.tool !== undefined) record.tool = redactText(entry.tool);
   if (entry.args !== undefined) record.args = redactJson(entry.args);
   // A reason or evidence that quotes a secret-named argument must not show it either — unless the
   // "secret" is the name of a server or tool of the record: an agent passing `token: "read_inbox"`
@@ -37,7 +43,12 @@ export function toRecord(
   const secrets = found.secrets.filter((value) => !names.has(value.toLowerCase()));
   if (entry.verdict !== undefined) record.verdict = entry.verdict;
   if (entry.contract !== undefined) record.contract = entry.contract;
-  const hide = secrets.length === 0 ? undefined : secretHider(secrets, found.shown);
+  const fromArgs = secrets.length === 0 ? undefined : secretHider(secrets, found.shown);
+  const { hideKnown } = options;
+  const hide =
+    hideKnown === undefined || fromArgs === undefined
+      ? (fromArgs ?? hideKnown)
+      : (text: string): string => hideKnown(fromArgs(text));
   const redactString = hide === undefined ? redactText : (text: string): string => redactText(hide(text));
   // A reason also shows the start of a token where it cut a value at 200 characters (`…`).
   if (entry.reason !== undefined) record.reason = redactCutTokens(redactString(entry.reason));

@@ -18,6 +18,7 @@ import { LOCK_STALE_MS, tryAcquireLock } from "../platform/lock-file.ts";
 import { isoStamper, toRecord } from "./audit-line.ts";
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
 import { openLogFile } from "./log-file.ts";
+import { secretHider } from "./redact-values.ts";
 
 /** Rotate when the log reaches this size (SPEC §3.5: 10 MiB). */
 export const ROTATE_BYTES = 10 * 1024 * 1024;
@@ -53,6 +54,13 @@ export interface AuditWriterOptions {
    * reached `maxBytes`. Default {@link CHECK_PATH_MS}; 0 checks before every write.
    */
   readonly checkPathMs?: number;
+  /**
+   * Values hidden wherever a record's reason or evidence quotes them, in every form an excerpt or a
+   * reason shows them (canonical, rendered, by 12-character runs): the upstream's secret-named
+   * environment values (`environmentSecrets`), which output that prints its configuration carries.
+   * Default none.
+   */
+  readonly secrets?: readonly string[];
 }
 
 /** An open audit log. */
@@ -99,7 +107,7 @@ export interface AuditWriter {
  * Source: SPEC §3.5.
  * @param path - The log file.
  * @param options - Clock, version, rotation size and count, lock staleness, warning sink, path check
- *   interval.
+ *   interval, secrets to hide.
  * @returns The writer.
  * @throws {RangeError} For a non-positive `maxBytes`, a `keep` below 1 or a negative `checkPathMs`.
  */
@@ -118,6 +126,8 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
     throw new RangeError(`Cannot create audit writer: checkPathMs must not be negative, got ${checkPathMs}`);
   }
   const stampOf = isoStamper();
+  const secrets = options.secrets ?? [];
+  const known = secrets.length === 0 ? {} : { hideKnown: secretHider(secrets) };
   const log = openLogFile(path, {
     checkPathMs,
     ...(options.warn === undefined ? {} : { warn: options.warn }),
@@ -176,7 +186,7 @@ export function createAuditWriter(path: string, options: AuditWriterOptions = {}
     },
     write(entry: AuditEntry): AuditRecord {
       const at = now();
-      const record = toRecord(entry, { ts: stampOf(at), bouncer: version });
+      const record = toRecord(entry, { ts: stampOf(at), bouncer: version }, known);
       let size: number;
       try {
         size = log.append(`${JSON.stringify(record)}\n`, at);

@@ -55,14 +55,28 @@ function asciiHost(text: string): string | undefined {
 }
 
 /**
- * The forms of a value as a program prints it: as written, as inside a JSON string, and its pieces.
+ * The base64 forms of a value's UTF-8 bytes, standard and URL-safe, without their `=` padding (a
+ * program that prints a credential encoded, an `Authorization: Basic` header or a config dump).
+ * @param secret - A secret value.
+ * @returns The two forms (one when they agree).
+ */
+function base64Forms(secret: string): string[] {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(secret)) binary += String.fromCharCode(byte);
+  const standard = btoa(binary).replace(/=+$/, "");
+  return [standard, standard.replaceAll("+", "-").replaceAll("/", "_")];
+}
+
+/**
+ * The forms of a value as a program prints it: as written, as inside a JSON string, its pieces, and
+ * base64-encoded.
  *
  * Source: SPEC §3.5.
  * @param secret - A secret value.
  * @returns The forms of at least 4 characters, longest first, and the value for windows.
  */
 export function plainForms(secret: string): SecretForms {
-  const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1)]);
+  const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1), ...base64Forms(secret)]);
   addPieces(forms, secret);
   return { forms: longestFirst(forms), windowed: [secret] };
 }

@@ -50,6 +50,8 @@ export interface GatingSetup {
   };
   /** Bouncer's home directory (`$BOUNCER_HOME`, default `~/.bouncer`). */
   readonly home: string;
+  /** The values of the upstream's secret-named environment variables, hidden in audit records. */
+  readonly upstreamSecrets?: readonly string[];
   /** One diagnostic line to stderr. */
   readonly log: (message: string) => void;
   /**
@@ -133,7 +135,10 @@ export async function startGatingSession(
     resolvePath: resolvePathSteps,
   });
   gate.registerServer(server);
-  const writer = createAuditWriter(auditPath(setup), { warn: setup.log });
+  const writer = createAuditWriter(auditPath(setup), {
+    warn: setup.log,
+    ...(setup.upstreamSecrets === undefined ? {} : { secrets: setup.upstreamSecrets }),
+  });
   try {
     writer.open();
   } catch (error) {

@@ -16,6 +16,7 @@
 
 import type { Readable, Writable } from "node:stream";
 // A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
+import { environmentSecrets } from "../audit/redact-env.ts";
 import { escapeControls } from "../engine/render.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
@@ -209,6 +210,8 @@ export async function runProxy(
     run,
     upstream: { name: run.upstreamName, command: launch.command, args: launch.args, cwd: launch.cwd },
     home: bouncerHome({ env, cwd }),
+    // Output that prints its configuration shows them in excerpts: audit records hide them (SPEC §3.5).
+    upstreamSecrets: environmentSecrets(env),
     log,
     policyFiles: policy.files,
     ...(recording.recorder === undefined ? {} : { recorder: recording.recorder }),

@@ -241,3 +241,39 @@ test("toRecord() redacts the start of a token where the reason cut a destination
   expect(record.reason).toContain("[redacted]…");
   expect(record.reason).not.toContain("ghp_");
 });
+
+test("toRecord() redacts a token-shaped tool name, as the reason shows it", () => {
+  const tool = fake("ghp", "_", "abcdefghijklmnopqrstuvwxyz0123456789");
+  const record = toRecord(
+    { event: "decision", session: "s", seq: 1, server: "m", tool, args: {}, verdict: "allow" },
+    { ts: "t", bouncer: "b" },
+  );
+  expect(record.tool).toBe("[redacted]");
+});
+
+test("toRecord() hides known secrets (hideKnown) in the reason and evidence, not in the args", () => {
+  const entry: AuditEntry = {
+    event: "decision",
+    session: "s",
+    seq: 2,
+    server: "m",
+    tool: "send",
+    args: { to: "a@evil.example" },
+    verdict: "deny",
+    reason: 'occurs in free text: "db_password tr0ub4dorand3xyz, a@evil.example"',
+    evidence: [
+      {
+        server: "m",
+        tool: "read",
+        seq: 1,
+        kind: "free_text",
+        excerpt: "db_password tr0ub4dorand3xyz, a@evil.example",
+      },
+    ],
+  };
+  const hideKnown = (text: string): string => text.replaceAll("tr0ub4dorand3xyz", "[redacted]");
+  const record = toRecord(entry, { ts: "t", bouncer: "b" }, { hideKnown });
+  expect(record.reason).toBe('occurs in free text: "db_password [redacted], a@evil.example"');
+  expect(JSON.stringify(record.evidence)).toContain('"excerpt":"db_password [redacted], a@evil.example"');
+  expect(record.args).toEqual({ to: "a@evil.example" });
+});

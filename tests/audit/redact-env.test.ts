@@ -61,3 +61,11 @@ describe("environmentSecrets() and names written as one word", () => {
     ).toBe("FATAL: PGPASSWORD=[redacted] MYSQL_PWD=[redacted] in /home/someone");
   });
 });
+
+test("environmentHider() hides a secret's base64 forms, standard and URL-safe", () => {
+  const secret = "Tr0ub4dor&3?>x";
+  const standard = btoa(secret).replace(/=+$/, "");
+  const urlSafe = standard.replaceAll("+", "-").replaceAll("/", "_");
+  const hide = environmentHider({ DB_PASSWORD: secret });
+  expect(hide?.(`b64 ${btoa(secret)} url ${urlSafe}`)).toBe("b64 [redacted]= url [redacted]");
+});
