@@ -158,6 +158,17 @@ describe("createSessionRecorder()", () => {
     expect(call.arguments.body).toBe(token);
   });
 
+  test("createSessionRecorder() keeps secret-named arguments as sent: replay decides on them", () => {
+    const recorder = createSessionRecorder(file);
+    recorder.recordCall({
+      server: "m",
+      tool: "post",
+      arguments: { api_key: "sk-test-123", auth_url: "https://a" },
+    });
+    const [call] = parseSession(readFileSync(file, "utf8"));
+    expect(call).toMatchObject({ arguments: { api_key: "sk-test-123", auth_url: "https://a" } });
+  });
+
   test("createSessionRecorder() starts the event after a short write on a new line, so it is not glued to the part", () => {
     let calls = 0;
     const recorder = createSessionRecorder(file, {
