@@ -40,6 +40,21 @@ function partKeys(identity: Identity, canonical: string): Set<string> {
 }
 
 /**
+ * The canonical form of output text, remembered for the last text of this output: a result's text
+ * mirrored in its `structuredContent` is canonicalised once (`canonicalize` is a pure function).
+ * @param recorder - The recorder.
+ * @param raw - Untrusted text as the upstream sent it.
+ * @returns `canonicalize(raw, { output: true })`.
+ */
+function canonicalOutput(recorder: Recorder, raw: string): string {
+  if (raw === recorder.lastRaw) return recorder.lastCanonical;
+  const canonical = canonicalize(raw, { output: true });
+  recorder.lastRaw = raw;
+  recorder.lastCanonical = canonical;
+  return canonical;
+}
+
+/**
  * Records canonical free text: its tokens as free text, the text into the window (echoed argument
  * values cut out of the call's own result).
  *
@@ -49,7 +64,12 @@ function partKeys(identity: Identity, canonical: string): Set<string> {
  * @returns Nothing.
  */
 export function recordCanonicalFree(recorder: Recorder, canonical: string): void {
-  indexFreeTokens(recorder, canonical);
+  // The same text as the last one indexed adds nothing to the index (see `Recorder.lastIndexed`),
+  // unless a text block's keys are being gathered (`blockKeys`): those it must still meet.
+  if (recorder.blockKeys !== undefined || canonical !== recorder.lastIndexed) {
+    indexFreeTokens(recorder, canonical);
+    recorder.lastIndexed = canonical;
+  }
   let text = canonical;
   for (const echoed of recorder.echoTexts) if (text.includes(echoed)) text = text.replaceAll(echoed, " ");
   appendSegment(recorder.store.window, { text, meta: evidence(recorder, "free_text") });
@@ -77,7 +97,7 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
       if (space !== -1) end = end - SLICE_OVERLAP + space + 1;
     }
     const slice = raw.slice(start, end);
-    recordCanonicalFree(recorder, canonicalize(slice, { output: true }));
+    recordCanonicalFree(recorder, canonicalOutput(recorder, slice));
     // Decoded, only its tokens are indexed: ordinary JSON text holds `\n` and `\"` everywhere, and
     // a second copy in the window would halve how far back the window reaches.
     const decoded = decodeEscapes(slice);
@@ -115,7 +135,7 @@ export function queueFreeScalar(recorder: Recorder, raw: string): void {
  */
 export function flushFreeScalars(recorder: Recorder): void {
   if (recorder.pending.length === 0) return;
-  const joined = recorder.pending.map((raw) => canonicalize(raw, { output: true })).join(SCALAR_BREAK);
+  const joined = recorder.pending.map((raw) => canonicalOutput(recorder, raw)).join(SCALAR_BREAK);
   recorder.pending = [];
   recorder.pendingSize = 0;
   recordCanonicalFree(recorder, joined);

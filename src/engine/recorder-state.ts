@@ -58,6 +58,15 @@ export interface Recorder {
   pendingSize: number;
   /** The recorder's hash scratch. */
   readonly hash: TokenHash;
+  /**
+   * The last canonical free text whose tokens this recorder indexed (`recordCanonicalFree`). The
+   * index keeps first occurrences only and holds every token of that text now, so the same text
+   * again in this output (a result's text mirrored in its `structuredContent`) is not scanned again.
+   */
+  lastIndexed: string | undefined;
+  /** The last raw free text canonicalised for this output, and its canonical form (the mirror again). */
+  lastRaw: string | undefined;
+  lastCanonical: string;
 }
 
 /**
@@ -167,6 +176,9 @@ export function createRecorder(
     pending: [],
     pendingSize: 0,
     hash,
+    lastIndexed: undefined,
+    lastRaw: undefined,
+    lastCanonical: "",
   };
 }
 

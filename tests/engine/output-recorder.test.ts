@@ -48,6 +48,44 @@ describe("queueFreeScalar() and flushFreeScalars()", () => {
   });
 });
 
+describe("recordCanonicalFree()", () => {
+  test("recordCanonicalFree() of the text it indexed last puts it in the window again, its tokens keeping their first occurrence", () => {
+    const r = recorder();
+    const text = "write to a@x.example about the riverside view hotel";
+    recordCanonicalFree(r, text);
+    recordCanonicalFree(r, `${text}`);
+    flushWindow(r.store.window);
+    expect(r.store.window.size).toBe(2 * (text.length + 1));
+    expect(tokenCount(r.store)).toBe(2);
+    expect(lookupToken(r.store, "a@x.example")?.free?.excerpt).toBe(text);
+    expect(searchRecent(r.store, "riverside view hotel").free?.seq).toBe(3);
+  });
+
+  test("recordCanonicalFree() of the text it indexed last still meets its keys inside a text block", () => {
+    const r = recorder();
+    const text = "write to a@x.example";
+    recordCanonicalFree(r, text);
+    r.blockKeys = new Set();
+    recordCanonicalFree(r, text);
+    expect([...r.blockKeys]).toEqual(["a@x.example", "x.example"]);
+    r.blockKeys = undefined;
+  });
+
+  test("recordCanonicalFree() of the same text again keeps an echoed argument a field value", () => {
+    const r = createRecorder(createTaintStore(), {
+      server: "mail",
+      tool: "send_reply",
+      seq: 4,
+      definition: false,
+      arguments: { to: "bob@x.example" },
+    });
+    recordCanonicalFree(r, "sent to bob@x.example");
+    recordCanonicalFree(r, "sent to bob@x.example");
+    expect(lookupToken(r.store, "bob@x.example")?.field?.seq).toBe(4);
+    expect(lookupToken(r.store, "bob@x.example")?.free).toBeUndefined();
+  });
+});
+
 describe("recordFreeText()", () => {
   test("recordFreeText() finds tokens across slices of a text larger than one slice", () => {
     const r = recorder();

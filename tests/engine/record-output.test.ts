@@ -287,6 +287,24 @@ describe("recordOutput() free text versus field values", () => {
   });
 });
 
+describe("recordOutput() of a text mirrored in structuredContent", () => {
+  test("recordOutput() records a result whose structuredContent repeats its text once per place in the window, each token once", () => {
+    const text = "Notes for a@x.example, about the riverside view hotel.";
+    const store = record({ content: [{ type: "text", text }], structuredContent: { content: text } });
+    const other = record({
+      content: [{ type: "text", text }],
+      structuredContent: { content: text.replace("Notes", "Notez") },
+    });
+    expect(store.window.size).toBe(other.window.size);
+    expect(kinds(store, "a@x.example")).toEqual(["free"]);
+    expect(lookupToken(store, "a@x.example")?.free?.excerpt).toBe(
+      lookupToken(other, "a@x.example")?.free?.excerpt,
+    );
+    expect(tokenCount(store)).toBe(tokenCount(other));
+    expect(searchRecent(store, "riverside view hotel").free?.seq).toBe(1);
+  });
+});
+
 describe("recordOutput() what is recorded", () => {
   test.each<[string, JsonValue, Partial<RecordedOutput>, string[]]>([
     [
