@@ -23,7 +23,19 @@ export { createAuditWriter, ROTATE_BYTES, ROTATE_KEEP } from "./audit-writer.ts"
 export type { FollowOptions } from "./follow-audit-log.ts";
 export { followAuditLog } from "./follow-audit-log.ts";
 export { isSecretName, REDACTED, redactJson, redactText, redactTokens } from "./redact.ts";
-export type { AmbiguousJson, RecordedCall, RecordedServer, SessionRecorder } from "./session-recorder.ts";
-export { AMBIGUOUS_JSON, createSessionRecorder, isAmbiguousJson } from "./session-recorder.ts";
+export type {
+  AmbiguousJson,
+  LiveBlocked,
+  RecordedCall,
+  RecordedServer,
+  SessionRecorder,
+} from "./session-recorder.ts";
+export {
+  AMBIGUOUS_JSON,
+  createSessionRecorder,
+  isAmbiguousJson,
+  isLiveBlocked,
+  LIVE_BLOCKED,
+} from "./session-recorder.ts";
 export type { AuditSummary, Counts } from "./summarize-audit.ts";
 export { summarizeAudit } from "./summarize-audit.ts";

@@ -6,7 +6,8 @@
  * and `call` events with
  * their arguments, their result or error, and an ask's outcome as `"ask"` (`approved` or `declined`;
  * every other outcome is a decline) with what the answer applied beside it (`"remember"`, and
- * `"scope"` for a URL answer), so replay remembers exactly what the live session remembered. The file is created with mode 0600 and appended to (several
+ * `"scope"` for a URL answer), so replay remembers exactly what the live session remembered, and
+ * `"live_blocked"` for a call blocked live for a reason replay cannot reproduce. The file is created with mode 0600 and appended to (several
  * instances of one client session may record into one file: one file is one client session). Each
  * event is one `O_APPEND` write. Tool outputs are stored as they are (opt-in, SPEC §3.6); only
  * token-shaped strings in the upstream command line are redacted (they never matter to replay). Edge.
@@ -61,6 +62,11 @@ export interface RecordedCall {
    * key's last value, the rounded integer), so replay must deny it as the live proxy did.
    */
   readonly ambiguousJson?: AmbiguousJson;
+  /**
+   * Why the live proxy blocked the call for a reason replay cannot reproduce from the file, when it
+   * did: replay then blocks it too and applies no recorded answer (live applied none).
+   */
+  readonly liveBlocked?: LiveBlocked;
 }
 
 /** What made a call's JSON ambiguous (the session file's `ambiguous_json` values). */
@@ -76,6 +82,28 @@ export type AmbiguousJson = (typeof AMBIGUOUS_JSON)[number];
  */
 export function isAmbiguousJson(value: unknown): value is AmbiguousJson {
   return AMBIGUOUS_JSON.some((kind) => kind === value);
+}
+
+/**
+ * Why a call was blocked live for a reason the session file does not otherwise show (the session
+ * file's `live_blocked` values): `stale_ask` — the call was approved, but decided again before the
+ * approval was applied it no longer stood as asked (output read while the question was open tainted
+ * its destination, or changed the question), so the approval was not applied.
+ *
+ * Source: README "bouncer replay" (stricter, never laxer); SPEC §3.4, §5.9.
+ */
+export const LIVE_BLOCKED = ["stale_ask"] as const;
+
+/** One of {@link LIVE_BLOCKED}. */
+export type LiveBlocked = (typeof LIVE_BLOCKED)[number];
+
+/**
+ * Whether a value read from a session file is one of the {@link LIVE_BLOCKED} reasons.
+ * @param value - Anything.
+ * @returns True for a known reason.
+ */
+export function isLiveBlocked(value: unknown): value is LiveBlocked {
+  return LIVE_BLOCKED.some((kind) => kind === value);
 }
 
 /** A session file being written. */
@@ -144,6 +172,7 @@ export function callEvent(call: RecordedCall): JsonObject {
     if (call.scope !== undefined) event.scope = call.scope;
   }
   if (call.ambiguousJson !== undefined) event.ambiguous_json = call.ambiguousJson;
+  if (call.liveBlocked !== undefined) event.live_blocked = call.liveBlocked;
   return event;
 }
 

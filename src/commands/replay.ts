@@ -36,7 +36,8 @@ export interface ReplayCommandOptions {
 }
 
 /**
- * One call as a JSONL line, keys in the order of SPEC §5.9.
+ * One call as a JSONL line, keys in the order of SPEC §5.9, then `live_blocked` for a call blocked
+ * live for a reason replay cannot reproduce.
  *
  * Source: SPEC §5.9 (`--json` line format).
  * @param row - A replayed call.
@@ -53,13 +54,15 @@ export function rowJson(row: ReplayRow): string {
     source: row.source,
     ...(row.evidence === undefined ? {} : { evidence: row.evidence }),
     outcome: row.outcome,
+    ...(row.liveBlocked === undefined ? {} : { live_blocked: row.liveBlocked }),
   });
 }
 
 /**
- * The rows as a table for people: SEQ, SERVER, TOOL, VERDICT, OUTCOME, CONTRACT, REASON; verdicts
- * coloured when the output is a colour terminal; then the summary line. Names and reasons have their
- * control and invisible characters escaped (`\u{202e}`; line feeds too: one line per call).
+ * The rows as a table for people: SEQ, SERVER, TOOL, VERDICT, OUTCOME (`blocked (live: …)` for a
+ * call blocked live for a reason replay cannot reproduce), CONTRACT, REASON; verdicts coloured when
+ * the output is a colour terminal; then the summary line. Names and reasons have their control and
+ * invisible characters escaped (`\u{202e}`; line feeds too: one line per call).
  *
  * Source: SPEC §5 (tables, colour only on a terminal), §5.9.
  * @param rows - The replayed calls.
@@ -77,7 +80,7 @@ export function rowsTable(
     safeName(row.server),
     safeName(row.tool),
     row.verdict,
-    row.outcome,
+    row.liveBlocked === undefined ? row.outcome : `${row.outcome} (live: ${row.liveBlocked})`,
     row.contract,
   ]);
   const head = ["SEQ", "SERVER", "TOOL", "VERDICT", "OUTCOME", "CONTRACT"];

@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { AmbiguousJson, AskOutcome as AuditAskOutcome } from "../audit/index.ts";
+import type { AmbiguousJson, AskOutcome as AuditAskOutcome, LiveBlocked } from "../audit/index.ts";
 import type { AskAnswer, Decision, JsonObject } from "../engine/index.ts";
 import type { Asker, AskOutcome } from "./asker.ts";
 import type { Gate } from "./gate.ts";
@@ -46,6 +46,8 @@ export interface CallRecord {
   readonly answer?: AskAnswer;
   /** Why the call's JSON was ambiguous, when it was (it was denied for it, whatever the policy). */
   readonly ambiguous?: AmbiguousJson;
+  /** Why it was blocked for a reason replay cannot see in the session file, when it was. */
+  readonly liveBlocked?: LiveBlocked;
 }
 
 /** The decision on a call and its bookkeeping. */
@@ -229,8 +231,12 @@ async function askAndDecide(
     const now = await gate.decideCall(server, tool, args, { countAttempt: false, seq });
     const stale = staleAsk(decision, now.decision);
     if (stale !== undefined) {
+      // The answer is not applied: recorded without it (nothing remembered) and as blocked live,
+      // since replay cannot see what arrived while the question was open.
+      const unapplied: CallRecord = { seq, args, ask: auditOutcome, liveBlocked: "stale_ask" };
       const audited = auditDecision(gated, { decision: stale, seq, tool, args });
-      return audited === undefined ? blocked(stale.reasons[0].message) : { decision: audited, record };
+      const result = audited ?? { kind: "result", result: blockedResult(stale.reasons[0].message) };
+      return { decision: result, record: unapplied };
     }
     const answered = await gate.answer(decision.questions, outcome.answer);
     for (const event of answered.events) gated.audit.pin(event);

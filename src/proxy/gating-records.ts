@@ -158,6 +158,7 @@ export function recordCall(
     ...answer,
     ...(record.ask === undefined ? {} : askFields(record.ask, record.answer)),
     ...(record.ambiguous === undefined ? {} : { ambiguousJson: record.ambiguous }),
+    ...(record.liveBlocked === undefined ? {} : { liveBlocked: record.liveBlocked }),
   });
 }
 

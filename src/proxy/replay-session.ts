@@ -8,7 +8,13 @@
  * @module
  */
 
-import { AMBIGUOUS_JSON, type AmbiguousJson, isAmbiguousJson } from "../audit/index.ts";
+import {
+  AMBIGUOUS_JSON,
+  type AmbiguousJson,
+  isAmbiguousJson,
+  isLiveBlocked,
+  LIVE_BLOCKED,
+} from "../audit/index.ts";
 import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
 import { isJsonObject, member } from "../engine/index.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
@@ -43,6 +49,7 @@ const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
       "remember",
       "scope",
       "ambiguous_json",
+      "live_blocked",
       "result_too_deep",
       "ts",
       "seq",
@@ -211,6 +218,9 @@ function callEvent(
     );
   // As recorded (the live proxy's finding), else what the strict look at this line found.
   const ambiguousJson = recorded ?? where.found;
+  const liveBlocked = member(value, "live_blocked");
+  if (liveBlocked !== undefined && !isLiveBlocked(liveBlocked))
+    throw new LineProblem(`"live_blocked" is not ${LIVE_BLOCKED.map((kind) => `"${kind}"`).join(" or ")}`);
   return {
     event: "call",
     line,
@@ -224,6 +234,7 @@ function callEvent(
     ...(remember === undefined ? {} : { remember }),
     ...(scope === undefined ? {} : { scope }),
     ...(ambiguousJson === undefined ? {} : { ambiguousJson }),
+    ...(liveBlocked === undefined ? {} : { liveBlocked }),
   };
 }
 

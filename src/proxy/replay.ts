@@ -12,6 +12,7 @@
  * @module
  */
 
+import type { LiveBlocked } from "../audit/index.ts";
 import type {
   AskAnswer,
   Contract,
@@ -43,6 +44,11 @@ export interface ReplayRow {
   readonly evidence?: readonly Evidence[];
   /** `forwarded` (allowed, or asked and approved) or `blocked`. */
   readonly outcome: "forwarded" | "blocked";
+  /**
+   * Why the live proxy blocked the call for a reason replay cannot reproduce (the file's
+   * `live_blocked`): the call is blocked whatever the verdict, with no recorded answer applied.
+   */
+  readonly liveBlocked?: LiveBlocked;
   /** The line of the session file. */
   readonly line: number;
 }
@@ -134,7 +140,8 @@ async function decideFirst(
 
 /**
  * Replays one call event: decide (a call the live proxy denied for ambiguous JSON is denied again,
- * after its budget slot was counted, as live); on an ask, answer it (remembered or not, for the URL or
+ * after its budget slot was counted, as live; one it blocked for a `live_blocked` reason is blocked
+ * and answers nothing); on an ask, answer it (remembered or not, for the URL or
  * its site, as the recorded answer says) and decide again with the approval in place; record the
  * output when it was forwarded.
  * @param gate - The session's gate.
@@ -155,7 +162,10 @@ async function replayCall(
       ? decided
       : { ...decided, decision: ambiguousJsonDeny(event.ambiguousJson) };
   let forwarded = first.decision.verdict === "allow";
-  if (first.decision.verdict === "ask") {
+  // Blocked live for a reason the file records but replay cannot reproduce: blocked again, and no
+  // answer is applied, as none was live (stricter, never laxer).
+  if (event.liveBlocked !== undefined) forwarded = false;
+  else if (first.decision.verdict === "ask") {
     const answer = recordedAnswer(event, options);
     const answered = await gate.answer(first.decision.questions, answer);
     if (answer.accepted) {
@@ -185,6 +195,7 @@ async function replayCall(
     source: deciding?.source ?? null,
     ...(evidence !== undefined && evidence.length > 0 ? { evidence } : {}),
     outcome: forwarded ? "forwarded" : "blocked",
+    ...(event.liveBlocked === undefined ? {} : { liveBlocked: event.liveBlocked }),
     line: event.line,
   };
 }

@@ -58,6 +58,14 @@ describe("parseSession()", () => {
     expect(event).toMatchObject({ event: "call", ambiguousJson: "unsafe_integers" });
   });
 
+  test("parseSession() reads a call's live_blocked mark and refuses an unknown one, naming the line", () => {
+    const [event] = parseSession('{"event":"call","server":"s","tool":"t","live_blocked":"stale_ask"}\n');
+    expect(event).toMatchObject({ event: "call", liveBlocked: "stale_ask" });
+    expect(() =>
+      parseSession('{"event":"call","server":"s","tool":"t","live_blocked":"maybe"}\n', { file: "f" }),
+    ).toThrow('Cannot read session "f": line 1: "live_blocked" is not "stale_ask"');
+  });
+
   test("parseSession() reads an ask's remember and scope", () => {
     const [event] = parseSession(
       '{"event":"call","server":"s","tool":"t","ask":"approved","remember":false,"scope":"site"}\n',

