@@ -1,6 +1,7 @@
 /**
  * `bouncer run --record FILE`: writes a replayable session file in the format of SPEC §5.9 — `server`
- * events (command, cwd, serverInfo), `tools` events (each walk of `tools/list`), `output` events (every
+ * events (command, cwd, serverInfo), `tools` events (each walk of `tools/list`; a failed one with
+ * `"error"` in place of `"tools"`), `output` events (every
  * other upstream text recorded as untrusted: resources, prompts, task results, notifications,
  * sampling requests; written when it arrives), an `instructions` event (the server's instructions),
  * and `call` events with
@@ -125,6 +126,14 @@ export interface SessionRecorder {
    */
   recordTools(server: string, tools: readonly JsonObject[]): void;
   /**
+   * Writes a failed walk of `tools/list` as a `tools` event with `"error"` in place of `"tools"`:
+   * the server's calls were denied until a later walk succeeded, and replay denies them so.
+   * @param server - The `--upstream-name`.
+   * @param error - Why it failed (the words after `Cannot walk the upstream's tools: `).
+   * @throws {BouncerError} `RECORD_WRITE_FAILED`.
+   */
+  recordWalkFailure(server: string, error: string): void;
+  /**
    * Writes a `call` event.
    * @param call - The call with its result or error and its ask outcome.
    * @throws {BouncerError} `RECORD_WRITE_FAILED`.
@@ -242,6 +251,9 @@ export function createSessionRecorder(
     },
     recordTools(server: string, tools: readonly JsonObject[]): void {
       append({ event: "tools", server, tools: [...tools] });
+    },
+    recordWalkFailure(server: string, error: string): void {
+      append({ event: "tools", server, error });
     },
     recordCall(call: RecordedCall): void {
       append(callEvent(call));

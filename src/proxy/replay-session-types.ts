@@ -22,13 +22,21 @@ export interface ServerEvent {
   readonly serverInfo?: JsonObject;
 }
 
-/** `{"event":"tools",...}`: one full `tools/list` walk of a server (the first pins it). */
+/**
+ * `{"event":"tools",...}`: one full `tools/list` walk of a server (the first that succeeds pins it),
+ * or, with `error` in place of `tools`, a walk that failed live.
+ */
 export interface ToolsEvent {
   readonly event: "tools";
   readonly line: number;
   readonly server: string;
-  /** The tools as listed (each keeps every field the upstream sent). */
+  /** The tools as listed (each keeps every field the upstream sent); empty for a failed walk. */
   readonly tools: readonly (ToolDefinition & JsonObject)[];
+  /**
+   * Why the walk failed live (the words after `Cannot walk the upstream's tools: `), when it did: the
+   * server's calls are denied until a later walk succeeds.
+   */
+  readonly error?: string;
 }
 
 /**

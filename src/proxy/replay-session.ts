@@ -33,7 +33,7 @@ export type {
 /** Keys allowed per event; `ts` (and `seq` but on a call) are accepted and ignored, so recorders may add them. */
 const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["server", new Set(["event", "server", "command", "cwd", "serverInfo", "ts", "seq"])],
-  ["tools", new Set(["event", "server", "tools", "ts", "seq"])],
+  ["tools", new Set(["event", "server", "tools", "error", "ts", "seq"])],
   ["output", new Set(["event", "server", "method", "value", "too_deep", "ts", "seq"])],
   ["instructions", new Set(["event", "server", "instructions", "ts", "seq"])],
   [
@@ -125,6 +125,12 @@ function toEvent(value: JsonValue, line: number, found?: AmbiguousJson): Session
   if (kind === "server") return serverEvent(value, server, line);
   if (kind === "tools") {
     const tools = member(value, "tools");
+    const error = member(value, "error");
+    if (error !== undefined) {
+      if (tools !== undefined) throw new LineProblem('a "tools" event has "tools" or "error", not both');
+      if (typeof error !== "string") throw new LineProblem('"error" is not a string');
+      return { event: "tools", line, server, tools: [], error };
+    }
     if (!Array.isArray(tools)) throw new LineProblem('"tools" is not a list');
     return { event: "tools", line, server, tools: tools.map(checkTool) };
   }

@@ -97,7 +97,8 @@ function recordedAnswer(event: CallEvent, options: ReplayOptions): AskAnswer {
 /**
  * Walks a `tools` event as the live proxy walks a `tools/list` answer (`tool-list-state.ts`): through
  * the gate, which refuses a definition nested deeper than 1,000 levels (so the list the client is
- * shown can always be written). A failure is the server's failed walk, in live's words.
+ * shown can always be written). A failure is the server's failed walk, in live's words; so is a
+ * walk that failed live (`error` in place of `tools`), not walked again.
  *
  * Source: SPEC §2.2 ("calls wait for it"), §5.9 (replay decides as live).
  * @param gate - The session's gate.
@@ -105,6 +106,7 @@ function recordedAnswer(event: CallEvent, options: ReplayOptions): AskAnswer {
  * @returns Why the walk failed, or undefined when it did not.
  */
 async function walkAsLive(gate: Gate, event: ToolsEvent): Promise<string | undefined> {
+  if (event.error !== undefined) return `Cannot walk the upstream's tools: ${event.error}`;
   try {
     await gate.walkTools(event.server, event.tools);
     return undefined;
@@ -204,9 +206,9 @@ async function replayCall(
  * Replays a parsed session file through a fresh gate (one client session), each instance's calls in
  * their live decision order (`seq`, see `decisionOrder`). A server's second `server` event (a new
  * `bouncer run` of it) forgets that server's budget counts and remembered answers, as live. A
- * `tools` event that fails to walk (see `walkAsLive`) denies the server's calls until a later one
- * walks, as live (the live proxy re-walks on such a call; the file's list is the same, so replay
- * does not).
+ * `tools` event that fails to walk (see `walkAsLive`), or that records a walk that failed live,
+ * denies the server's calls until a later one walks, as live (the live proxy re-walks on such a
+ * call, and `--record` writes that walk too; replay does not walk a list again).
  *
  * Source: SPEC §5.9.
  * @param events - The session's events in file order.

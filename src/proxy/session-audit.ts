@@ -232,6 +232,14 @@ export class SessionAudit {
   }
 
   /**
+   * Records a failed walk of `tools/list` (best effort).
+   * @param error - Why it failed (the words after `Cannot walk the upstream's tools: `).
+   */
+  recordWalkFailure(error: string): void {
+    this.#record((recorder) => recorder.recordWalkFailure(this.#options.server, error));
+  }
+
+  /**
    * Records a call with its outcome (best effort).
    * @param call - The call, its result or error, and its ask outcome.
    */

@@ -162,7 +162,7 @@ export class ToolListState {
     this.#options.onListed?.({ listed: this.#listed, visible: result.visible, complete: this.#complete });
   }
 
-  /** One walk: all pages, through the gate, audited and recorded. Never rejects. */
+  /** One walk: all pages, through the gate, audited and recorded (a failed one too). Never rejects. */
   async #walkOnce(): Promise<void> {
     const { gate, server, log } = this.#options;
     let listed: ListedTools | undefined;
@@ -184,6 +184,8 @@ export class ToolListState {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log(`Cannot walk the upstream's tools: ${message}`);
+      // Recorded, so that replay denies the calls this failure denies (README "bouncer replay").
+      this.#options.audit.recordWalkFailure(message);
       const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
       this.#failure = {
         message: `Cannot walk the upstream's tools: ${message}`,

@@ -58,6 +58,17 @@ describe("parseSession()", () => {
     expect(event).toMatchObject({ event: "call", ambiguousJson: "unsafe_integers" });
   });
 
+  test("parseSession() reads a failed walk (a tools event with error) and refuses one with tools too", () => {
+    const [event] = parseSession('{"event":"tools","server":"s","error":"list broken"}\n');
+    expect(event).toEqual({ event: "tools", line: 1, server: "s", tools: [], error: "list broken" });
+    expect(() => parseSession('{"event":"tools","server":"s","tools":[],"error":"x"}\n')).toThrow(
+      'line 1: a "tools" event has "tools" or "error", not both',
+    );
+    expect(() => parseSession('{"event":"tools","server":"s","error":{}}\n')).toThrow(
+      'line 1: "error" is not a string',
+    );
+  });
+
   test("parseSession() reads a call's live_blocked mark and refuses an unknown one, naming the line", () => {
     const [event] = parseSession('{"event":"call","server":"s","tool":"t","live_blocked":"stale_ask"}\n');
     expect(event).toMatchObject({ event: "call", liveBlocked: "stale_ask" });

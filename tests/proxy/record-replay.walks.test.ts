@@ -1,0 +1,131 @@
+/**
+ * A walk of the upstream's tools that fails live — the upstream answers `tools/list` with an error
+ * after `list_changed`, or the pin file cannot be read when the list is walked again — is written
+ * to the session file, and `bouncer replay` denies the calls it denied live (SPEC §2.2 "calls wait
+ * for it", §3.6, §5.9). Recorded over real stdio (`bouncer run --record`, driven line by line, in
+ * front of a raw JSON-RPC fixture), replayed with `bouncer replay --json`.
+ */
+
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  BUN,
+  bouncerCommand,
+  initializeRequest,
+  type LineSession,
+  ROOT,
+  startLines,
+  tempHome,
+  waitUntil,
+} from "./support/harness.ts";
+import { replayJson } from "./support/record-mailbox.ts";
+
+const E2E_TIMEOUT = 120_000;
+const UPSTREAM = join(ROOT, "tests/fixtures/servers/list-changed-upstream.ts");
+const FAILED = "Cannot walk the upstream's tools";
+
+/**
+ * Starts `bouncer run --record` in front of the fixture and completes the handshake and first walk.
+ * @param home - BOUNCER_HOME (the session file and policy go there too).
+ * @param upstreamFlags - The fixture's flags.
+ * @returns The session, and the session file and policy paths.
+ */
+async function start(
+  home: string,
+  upstreamFlags: readonly string[],
+): Promise<{ readonly live: LineSession; readonly session: string; readonly policy: string }> {
+  const policy = join(home, "bouncer.yaml");
+  const session = join(home, "session.jsonl");
+  writeFileSync(policy, "read_inbox:\n  max_calls: 10\n");
+  const { command, args } = bouncerCommand("cli", [
+    ...["--upstream-name", "mail", "--policy", policy, "--record", session],
+    ...["--", BUN, UPSTREAM, ...upstreamFlags],
+  ]);
+  const live = startLines(command, args, { BOUNCER_HOME: home });
+  live.send(initializeRequest(0));
+  await live.next((m) => m.id === 0, "initialize answered");
+  live.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  live.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+  await live.next((m) => m.id === 1, "tools/list answered");
+  return { live, session, policy };
+}
+
+/**
+ * Calls `read_inbox` and waits for the answer.
+ * @param live - The session.
+ * @param id - The request id.
+ * @returns Whether Bouncer blocked it.
+ */
+async function readInbox(live: LineSession, id: number): Promise<boolean> {
+  live.send({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "read_inbox", arguments: {} } });
+  const answer = await live.next((m) => m.id === id, `read_inbox ${id} answered`);
+  return JSON.stringify(answer.result).includes("[bouncer blocked]");
+}
+
+/**
+ * Every call of the session file as [seq, decision reason of the audit log's last decision record].
+ * @param home - BOUNCER_HOME (its audit log).
+ * @returns The reasons by seq.
+ */
+function auditedReasons(home: string): Map<number, string | undefined> {
+  const reasons = new Map<number, string | undefined>();
+  for (const line of readFileSync(join(home, "audit.jsonl"), "utf8").split("\n")) {
+    if (line === "") continue;
+    const record = JSON.parse(line) as { event: string; seq?: number; reason?: string };
+    if (record.event === "decision" && record.seq !== undefined) reasons.set(record.seq, record.reason);
+  }
+  return reasons;
+}
+
+describe("bouncer run --record then bouncer replay (failed walks)", () => {
+  test(
+    "bouncer replay denies the calls after a re-walk the upstream answered with an error, as live",
+    async () => {
+      const home = tempHome();
+      const { live, session, policy } = await start(home, ["--break-list"]);
+      expect(await readInbox(live, 2)).toBe(false);
+      // The fixture's `resources/list` answer comes with `list_changed`; the re-walk then fails.
+      live.send({ jsonrpc: "2.0", id: 3, method: "resources/list", params: {} });
+      await waitUntil(() => live.stderr().includes(FAILED), 20_000, "the failed walk");
+      expect(await readInbox(live, 4)).toBe(true);
+      live.child.stdin?.end();
+      await live.exited;
+
+      const replay = replayJson(session, policy, { BOUNCER_HOME: home });
+      expect(replay.stderr).toBe("");
+      expect(replay.rows.map((row) => [row.seq, row.verdict, row.outcome])).toEqual([
+        [1, "allow", "forwarded"],
+        [2, "deny", "blocked"],
+      ]);
+      expect(replay.rows[1]?.reason).toBe(auditedReasons(home).get(2) ?? "");
+      expect(replay.rows[1]?.reason).toBe(`${FAILED}: list broken, so the call cannot be checked`);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer replay denies the calls after a re-walk that could not read the pin file, as live",
+    async () => {
+      const home = tempHome();
+      const { live, session, policy } = await start(home, []);
+      expect(await readInbox(live, 2)).toBe(false);
+      const pins = join(home, "pins");
+      for (const name of readdirSync(pins)) writeFileSync(join(pins, name), "{ not a pin file");
+      live.send({ jsonrpc: "2.0", id: 3, method: "resources/list", params: {} });
+      await waitUntil(() => live.stderr().includes(FAILED), 20_000, "the failed walk");
+      expect(await readInbox(live, 4)).toBe(true);
+      live.child.stdin?.end();
+      await live.exited;
+
+      const replay = replayJson(session, policy, { BOUNCER_HOME: home });
+      expect(replay.stderr).toBe("");
+      expect(replay.rows.map((row) => [row.seq, row.verdict, row.outcome])).toEqual([
+        [1, "allow", "forwarded"],
+        [2, "deny", "blocked"],
+      ]);
+      expect(replay.rows[1]?.reason).toStartWith(`${FAILED}: `);
+    },
+    E2E_TIMEOUT,
+  );
+});
