@@ -87,13 +87,19 @@ export function isAmbiguousJson(value: unknown): value is AmbiguousJson {
 
 /**
  * Why a call was blocked live for a reason the session file does not otherwise show (the session
- * file's `live_blocked` values): `stale_ask` — the call was approved, but decided again before the
- * approval was applied it no longer stood as asked (output read while the question was open tainted
- * its destination, or changed the question), so the approval was not applied.
+ * file's `live_blocked` values):
+ * - `stale_ask`: the call was approved, but decided again before the approval was applied it no
+ *   longer stood as asked (output read while the question was open tainted its destination, or
+ *   changed the question), so the approval was not applied;
+ * - `audit_failed`: the audit log could not be written (SPEC §3.5: Bouncer blocks what it cannot
+ *   audit);
+ * - `not_forwarded`: the call was aborted while it was being decided (the client cancelled it, the
+ *   session ended, the upstream went);
+ * - `gate_error`: deciding it failed (e.g. the pin file could not be read).
  *
- * Source: README "bouncer replay" (stricter, never laxer); SPEC §3.4, §5.9.
+ * Source: README "bouncer replay" (stricter, never laxer); SPEC §3.4, §3.5, §5.9.
  */
-export const LIVE_BLOCKED = ["stale_ask"] as const;
+export const LIVE_BLOCKED = ["stale_ask", "audit_failed", "not_forwarded", "gate_error"] as const;
 
 /** One of {@link LIVE_BLOCKED}. */
 export type LiveBlocked = (typeof LIVE_BLOCKED)[number];

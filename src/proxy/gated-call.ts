@@ -4,7 +4,8 @@
  * notice pins accepted elsewhere, decide on exactly the arguments that would be forwarded (a message
  * with repeated keys or unsafe integers is denied), audit the decision (a failed write denies), then forward, block, or ask the human and
  * decide again with the approval in place. `--mode audit` forwards every call and logs the verdict.
- * Edge.
+ * A call blocked for a reason the session file would not otherwise show (a stale approval, an
+ * unwritable audit log, an abort, a failure to decide) says so in its record, for `--record`. Edge.
  *
  * Source: SPEC §2.1 (verdicts), §2.2 ("Unknown name"), §2.3 (counted once per request), §3.1 ("Decide
  * on exactly what is forwarded"), §3.4 (asks), §3.5 (fail closed), §3.8 (modes).
@@ -96,6 +97,13 @@ export async function gateToolCall(gated: CallGate, call: ToolCallRequest): Prom
   return concludeCall(gated, call, first);
 }
 
+/** The first decision on a call, its seq, and whether deciding failed (a `gate_error` deny). */
+interface FirstDecision {
+  readonly decision: Decision;
+  readonly seq: number;
+  readonly gateError?: true;
+}
+
 /**
  * The first decision on a call: re-walk once for an unknown name or after a failed walk, notice pins
  * accepted elsewhere (one read of the pin file, handed to the gate), decide. A failed walk or any
@@ -104,10 +112,7 @@ export async function gateToolCall(gated: CallGate, call: ToolCallRequest): Prom
  * @param call - The client's request.
  * @returns The decision and the request's seq.
  */
-async function decideFirst(
-  gated: CallGate,
-  call: ToolCallRequest,
-): Promise<{ readonly decision: Decision; readonly seq: number }> {
+async function decideFirst(gated: CallGate, call: ToolCallRequest): Promise<FirstDecision> {
   const { gate, server, tools } = gated;
   const tool = call.name;
   try {
@@ -126,13 +131,14 @@ async function decideFirst(
     const message = error instanceof Error ? error.message : String(error);
     gated.log(`Cannot decide a call of ${JSON.stringify(tool)}: ${message}`);
     const reason = { code: "gate_error", message: `Bouncer could not decide the call: ${message}` };
-    return { decision: proxyDeny(reason), seq: gate.seq };
+    return { decision: proxyDeny(reason), seq: gate.seq, gateError: true };
   }
 }
 
 /**
  * What follows the first decision: a call whose JSON is ambiguous is denied; the decision is audited
- * (a failed write blocks); then forward, block, or ask.
+ * (a failed write blocks); then forward, block, or ask. A call blocked for a reason replay cannot see
+ * (aborted, unaudited, not decidable) is recorded with it (`liveBlocked`).
  * @param gated - The call gate.
  * @param call - The client's request.
  * @param first - The first decision and the request's seq.
@@ -141,7 +147,7 @@ async function decideFirst(
 function concludeCall(
   gated: CallGate,
   call: ToolCallRequest,
-  first: { readonly decision: Decision; readonly seq: number },
+  first: FirstDecision,
 ): GatedCall | Promise<GatedCall> {
   const tool = call.name;
   const args = call.arguments;
@@ -160,7 +166,21 @@ function concludeCall(
   const dropped = call.abortedBy;
   if (dropped !== undefined) decision = notForwardedDeny(dropped);
   const audited = auditDecision(gated, { decision, seq, tool, args });
-  const record: CallRecord = ambiguous === undefined ? { seq, args } : { seq, args, ambiguous };
+  // Audit mode forwards a call that could not be decided: only enforce mode blocks it.
+  const liveBlocked: LiveBlocked | undefined =
+    dropped !== undefined
+      ? "not_forwarded"
+      : audited !== undefined
+        ? "audit_failed"
+        : first.gateError === true && gated.mode === "enforce"
+          ? "gate_error"
+          : undefined;
+  const record: CallRecord = {
+    seq,
+    args,
+    ...(ambiguous === undefined ? {} : { ambiguous }),
+    ...(liveBlocked === undefined ? {} : { liveBlocked }),
+  };
   if (audited !== undefined) return { decision: audited, record };
   // Audit mode forwards every call as the client sent it (SPEC §3.8): not even a re-serialisation
   // (`1e400` would reach the upstream as `null`, a repeated key as its last value).
@@ -205,9 +225,11 @@ async function askAndDecide(
   const auditOutcome: AuditAskOutcome = outcome.kind === "limit" ? "no_channel" : outcome.kind;
   const answer = outcome.kind === "approved" || outcome.kind === "declined" ? outcome.answer : undefined;
   const record: CallRecord = { seq, args, ask: auditOutcome, ...(answer === undefined ? {} : { answer }) };
-  const blocked = (reason: string): GatedCall => ({
+  /** Blocked for a reason replay cannot see: the answer, if any, may not have been applied. */
+  const liveBlocked = (why: LiveBlocked): CallRecord => ({ ...record, liveBlocked: why });
+  const blocked = (reason: string, why?: LiveBlocked): GatedCall => ({
     decision: { kind: "result", result: blockedResult(reason) },
-    record,
+    record: why === undefined ? record : liveBlocked(why),
   });
   try {
     gated.audit.outcome(
@@ -218,7 +240,11 @@ async function askAndDecide(
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     gated.log(`${detail}: the call is blocked (fail closed)`);
-    return blocked(`${detail}: Bouncer blocks calls it cannot audit`);
+    // Nothing of the answer is applied: recorded without it.
+    return {
+      decision: { kind: "result", result: blockedResult(`${detail}: Bouncer blocks calls it cannot audit`) },
+      record: { seq, args, ask: auditOutcome, liveBlocked: "audit_failed" },
+    };
   }
   if (outcome.kind === "declined" && outcome.answer !== undefined) {
     await gate.answer(decision.questions, outcome.answer);
@@ -250,12 +276,12 @@ async function askAndDecide(
     // log never ends a call on an ask without its outcome (SPEC §3.5).
     const final = again.decision.verdict === "ask" ? stillAsking(again.decision) : again.decision;
     const audited = auditDecision(gated, { decision: final, seq, tool, args });
-    if (audited !== undefined) return { decision: audited, record };
+    if (audited !== undefined) return { decision: audited, record: liveBlocked("audit_failed") };
     if (final.verdict === "allow") return { decision: { kind: "forward", arguments: args }, record };
     return blocked(final.reasons[0].message);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     gated.log(`Cannot decide an approved call of ${JSON.stringify(tool)}: ${message}`);
-    return blocked(`Bouncer could not decide the approved call: ${message}`);
+    return blocked(`Bouncer could not decide the approved call: ${message}`, "gate_error");
   }
 }

@@ -192,8 +192,11 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       if (session.kind === "refused") return { kind: "result", result: blockedResult(session.error.message) };
       const gated = await gateToolCall(session.calls, call);
       if (gated.record === undefined) return gated.decision;
-      if (gated.decision.kind !== "forward") {
-        recordCall(session, call, { record: gated.record });
+      // Aborted before the decision came back (an approved call decided again): never forwarded.
+      const aborted = gated.decision.kind === "forward" && call.abortedBy !== undefined;
+      if (gated.decision.kind !== "forward" || aborted) {
+        const record = aborted ? { ...gated.record, liveBlocked: "not_forwarded" as const } : gated.record;
+        recordCall(session, call, { record });
         return gated.decision;
       }
       records.set(call, gated.record);

@@ -1,12 +1,12 @@
 /**
  * Calls the live proxy blocked for a reason the session file would not otherwise show replay as
  * blocked, with nothing applied that live did not apply (README "bouncer replay": stricter, never
- * laxer; SPEC §3.6, §5.9). Each test records a real session — `bouncer run --record` over real stdio
- * in front of the fixture mailbox, driven line by line — then runs `bouncer replay --json`.
+ * laxer; SPEC §3.5, §3.6, §5.9). Each test records a real session — `bouncer run --record` over
+ * real stdio in front of the fixture mailbox, driven line by line — then runs `bouncer replay --json`.
  */
 
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUN, bouncerCommand, initializeRequest, startLines, tempHome } from "./support/harness.ts";
 import { MAILBOX, replayJson } from "./support/record-mailbox.ts";
@@ -94,6 +94,44 @@ describe("bouncer run --record then bouncer replay (calls blocked live)", () => 
         undefined,
         undefined,
       ]);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer replay blocks a call the live proxy blocked because the audit log could not be written",
+    async () => {
+      const home = tempHome();
+      const policy = join(home, "bouncer.yaml");
+      const session = join(home, "session.jsonl");
+      writeFileSync(policy, POLICY);
+      const { command, args } = bouncerCommand("cli", [
+        ...["--upstream-name", "mail", "--policy", policy, "--record", session],
+        ...["--", BUN, MAILBOX],
+      ]);
+      const live = startLines(command, args, { BOUNCER_HOME: home });
+      live.send(initializeRequest(0));
+      await live.next((m) => m.id === 0, "initialize answered");
+      live.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      live.send(call(1, "read_inbox", {}));
+      expect(isBlocked(await live.next((m) => m.id === 1, "read_inbox answered"))).toBe(false);
+      // The log is removed and a folder takes its name: the next record cannot be written (EISDIR).
+      const log = join(home, "audit.jsonl");
+      unlinkSync(log);
+      mkdirSync(log);
+      live.send(call(2, "send_email", { to: "boss@corp.example", subject: "Hi", body: "Hello." }));
+      const blocked = await live.next((m) => m.id === 2, "send_email answered");
+      live.child.stdin?.end();
+      await live.exited;
+      expect(JSON.stringify(blocked.result)).toContain("Bouncer blocks calls it cannot audit");
+
+      const replay = replayJson(session, policy, { BOUNCER_HOME: home });
+      expect(replay.stderr).toBe("");
+      expect(replay.rows.map((row) => [row.seq, row.tool, row.verdict, row.outcome])).toEqual([
+        [1, "read_inbox", "allow", "forwarded"],
+        [2, "send_email", "allow", "blocked"],
+      ]);
+      expect((replay.rows[1] as { live_blocked?: string }).live_blocked).toBe("audit_failed");
     },
     E2E_TIMEOUT,
   );
