@@ -8,8 +8,9 @@
  * their arguments, their result or error, and an ask's outcome as `"ask"` (`approved` or `declined`;
  * every other outcome is a decline) with what the answer applied beside it (`"remember"`, and
  * `"scope"` for a URL answer), so replay remembers exactly what the live session remembered, and
- * `"live_blocked"` for a call blocked live for a reason replay cannot reproduce. The file is created with mode 0600 and appended to (several
- * instances of one client session may record into one file: one file is one client session). Each
+ * `"live_blocked"` for a call blocked live for a reason replay cannot reproduce. The file is created
+ * with mode 0600 and appended to (several instances of one client session may record into one file:
+ * one file is one client session; each event names its instance's `"run"` id). Each
  * event is one `O_APPEND` write. Tool outputs are stored as they are (opt-in, SPEC §3.6); only
  * token-shaped strings in the upstream command line are redacted (they never matter to replay). Edge.
  *
@@ -17,6 +18,7 @@
  * @module
  */
 
+import { randomBytes } from "node:crypto";
 import { closeSync, writeSync } from "node:fs";
 import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
@@ -118,6 +120,11 @@ export interface SessionRecorder {
   /** The file's path. */
   readonly path: string;
   /**
+   * This `bouncer run`'s id, written as `"run"` in each of its events (after `"server"`), so that
+   * replay keeps runs that recorded into one file at the same time apart.
+   */
+  readonly run: string;
+  /**
    * Writes a `server` event (once per instance, after the handshake).
    * @param server - The `--upstream-name`.
    * @param info - Command line, cwd and serverInfo.
@@ -193,19 +200,22 @@ export function callEvent(call: RecordedCall): JsonObject {
 
 /**
  * Creates the session recorder for `--record FILE`. The file is opened at once, so an unwritable path
- * fails at start-up. After a write cut short (a full disk), the next event's line starts with a
- * newline, so it is not glued to the part.
+ * fails at start-up. Each event carries the recorder's run id (12 random hex digits, or as given).
+ * After a write cut short (a full disk), the next event's line starts with a newline, so it is not
+ * glued to the part.
  *
- * Source: SPEC §3.6, §5.9.
+ * Source: SPEC §3.6, §5.9; README "bouncer replay" (runs recorded into one file at once).
  * @param path - The session file (resolved by the caller).
- * @param options - `write`: the write itself (default `fs.writeSync`; tests give one that writes short).
+ * @param options - `run`: the run id (default: a random one); `write`: the write itself (default
+ *   `fs.writeSync`; tests give one that writes short).
  * @returns The recorder.
  * @throws {BouncerError} `RECORD_WRITE_FAILED` when the file cannot be opened.
  */
 export function createSessionRecorder(
   path: string,
-  options: { readonly write?: (fd: number, bytes: Uint8Array) => number } = {},
+  options: { readonly run?: string; readonly write?: (fd: number, bytes: Uint8Array) => number } = {},
 ): SessionRecorder {
+  const run = options.run ?? randomBytes(6).toString("hex");
   const write = options.write ?? writeSync;
   // A line a write cut short (a full disk) is ended by the next write, which starts with a newline:
   // the next event is not glued to the part.
@@ -227,7 +237,9 @@ export function createSessionRecorder(
   const append = (event: JsonObject): void => {
     let line: Buffer;
     try {
-      line = Buffer.from(`${cut ? "\n" : ""}${sessionLine(event)}\n`, "utf8");
+      // `run` after `event` and `server` (the spread keeps their places and sets their values).
+      const ordered = { event: null, server: null, run, ...event };
+      line = Buffer.from(`${cut ? "\n" : ""}${sessionLine(ordered)}\n`, "utf8");
     } catch (error) {
       throw fail(error);
     }
@@ -245,6 +257,7 @@ export function createSessionRecorder(
   };
   return {
     path,
+    run,
     recordServer(server: string, info: RecordedServer): void {
       const event: JsonObject = {
         event: "server",

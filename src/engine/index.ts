@@ -61,8 +61,14 @@ export {
   walkSchema,
 } from "./schema-walk.ts";
 export { evaluateSinkGate } from "./sink-gate.ts";
-export type { EngineState, EngineStateOptions } from "./state.ts";
-export { approvalKeyString, budgetKey, createEngineState, forgetServerState } from "./state.ts";
+export type { EngineState, EngineStateOptions, ServerMemory } from "./state.ts";
+export {
+  approvalKeyString,
+  budgetKey,
+  createEngineState,
+  restoreServerState,
+  takeServerState,
+} from "./state.ts";
 export type {
   IndexEntry,
   RecordedOutput,

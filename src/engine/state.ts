@@ -68,20 +68,44 @@ export function budgetKey(server: string, tool: string): string {
   return JSON.stringify([server, tool]);
 }
 
+/** What a session remembers of one server's calls, taken out of the state (see {@link takeServerState}). */
+export interface ServerMemory {
+  /** Budget counters, as `[budgetKey, attempts]`. */
+  readonly budgets: readonly (readonly [string, number])[];
+  /** Remembered answers, as `[approvalKeyString, answer]`. */
+  readonly approvals: readonly (readonly [string, "approved" | "declined"])[];
+}
+
 /**
- * Forgets what a session remembers of one server's calls — its budget counters and its remembered
- * approvals and declines — as a restart of that server does live (a new `bouncer run` process
- * starts with none). The taint index is kept: replay treats all servers of a file as one client
- * session (SPEC §5.9), so output seen before the restart still counts (stricter, never milder).
+ * Takes one server's budget counters and remembered answers out of the state, to be put back with
+ * {@link restoreServerState} or dropped: replay keeps two `bouncer run` instances of one server
+ * apart this way, and starts a restarted one afresh (each process counted its own budgets and
+ * remembered its own answers live). The taint index is kept: replay treats all servers of a file as
+ * one client session (SPEC §5.9), so output seen by any run still counts (stricter, never milder).
  *
  * Source: SPEC §8 ("Budgets, approvals and in-process taint reset when the client restarts a
  * server"), §5.9.
- * @param state - The session state (changed in place).
+ * @param state - The session state (changed in place: the server's entries are removed).
  * @param server - The upstream name.
+ * @returns The removed entries.
+ * @example const memory = takeServerState(state, "mail"); restoreServerState(state, memory);
  */
-export function forgetServerState(state: EngineState, server: string): void {
+export function takeServerState(state: EngineState, server: string): ServerMemory {
   // Both maps are keyed by a JSON array whose first element is the server.
-  for (const map of [state.budgets, state.approvals]) {
-    for (const key of [...map.keys()]) if ((JSON.parse(key) as unknown[])[0] === server) map.delete(key);
-  }
+  const ofServer = (key: string): boolean => (JSON.parse(key) as unknown[])[0] === server;
+  const budgets = [...state.budgets].filter(([key]) => ofServer(key));
+  const approvals = [...state.approvals].filter(([key]) => ofServer(key));
+  for (const [key] of budgets) state.budgets.delete(key);
+  for (const [key] of approvals) state.approvals.delete(key);
+  return { budgets, approvals };
+}
+
+/**
+ * Puts back what {@link takeServerState} took (over any entries of the same keys).
+ * @param state - The session state (changed in place).
+ * @param memory - The entries.
+ */
+export function restoreServerState(state: EngineState, memory: ServerMemory): void {
+  for (const [key, attempts] of memory.budgets) state.budgets.set(key, attempts);
+  for (const [key, answer] of memory.approvals) state.approvals.set(key, answer);
 }

@@ -11,6 +11,16 @@
 
 import type { CallEvent, SessionEvent } from "./replay-session.ts";
 
+/**
+ * The `bouncer run` an event belongs to, as a map key: its server and `run` id (events without one,
+ * from files written before run ids, share one run per server at a time).
+ * @param event - Any event.
+ * @returns A collision-free key.
+ */
+export function runKey(event: SessionEvent): string {
+  return JSON.stringify([event.server, event.run ?? null]);
+}
+
 /** The calls of one recorded instance that carry a `seq`, in `seq` order, and how many were taken. */
 interface Instance {
   readonly calls: CallEvent[];
@@ -20,8 +30,9 @@ interface Instance {
 /**
  * Orders a session's events for replay: file order, except that a call is decided once every call of
  * the same instance with a smaller `seq` has been (one written later is moved up to just before it).
- * An instance is a server's events from one of its `server` events to the next (a new `bouncer run`
- * starts its counter again); calls without `seq` (hand-written files) stay where they are.
+ * An instance is a server's events of one `run` id, from its `server` event on; in a file without run
+ * ids, a server's events from one of its `server` events to the next (a new `bouncer run` starts its
+ * counter again). Calls without `seq` (hand-written files) stay where they are.
  *
  * Calls only ever move earlier, and only ahead of events written after a call that was decided later
  * than them live: each moved call is still decided after every result that reached the live proxy
@@ -37,12 +48,13 @@ export function decisionOrder(events: readonly SessionEvent[]): SessionEvent[] {
   const instances = new Map<CallEvent, Instance>();
   const current = new Map<string, Instance>();
   for (const event of events) {
-    if (event.event === "server") current.delete(event.server);
+    const key = runKey(event);
+    if (event.event === "server") current.delete(key);
     if (event.event !== "call" || event.seq === undefined) continue;
-    let instance = current.get(event.server);
+    let instance = current.get(key);
     if (instance === undefined) {
       instance = { calls: [], taken: 0 };
-      current.set(event.server, instance);
+      current.set(key, instance);
     }
     instance.calls.push(event);
     instances.set(event, instance);

@@ -13,6 +13,8 @@ import type { JsonObject, JsonValue, ToolDefinition } from "../engine/index.ts";
 export interface ServerEvent {
   readonly event: "server";
   readonly line: number;
+  /** The `bouncer run` that wrote it (`--record` writes one id per run; absent in older files). */
+  readonly run?: string;
   readonly server: string;
   /** The upstream command line, command first. */
   readonly command?: readonly string[];
@@ -29,6 +31,8 @@ export interface ServerEvent {
 export interface ToolsEvent {
   readonly event: "tools";
   readonly line: number;
+  /** The `bouncer run` that wrote it (`--record` writes one id per run; absent in older files). */
+  readonly run?: string;
   readonly server: string;
   /** The tools as listed (each keeps every field the upstream sent); empty for a failed walk. */
   readonly tools: readonly (ToolDefinition & JsonObject)[];
@@ -47,6 +51,8 @@ export interface ToolsEvent {
 export interface CallEvent extends Omit<RecordedCall, "ask"> {
   readonly event: "call";
   readonly line: number;
+  /** The `bouncer run` that wrote it (`--record` writes one id per run; absent in older files). */
+  readonly run?: string;
   /** The recorded answer to an ask on this call: only `approved` approves (SPEC §5.9). */
   readonly ask?: string;
 }
@@ -60,6 +66,8 @@ export interface CallEvent extends Omit<RecordedCall, "ask"> {
 export interface OutputEvent {
   readonly event: "output";
   readonly line: number;
+  /** The `bouncer run` that wrote it (`--record` writes one id per run; absent in older files). */
+  readonly run?: string;
   readonly server: string;
   readonly method: string;
   readonly value: JsonValue;
@@ -72,6 +80,8 @@ export interface OutputEvent {
 export interface InstructionsEvent {
   readonly event: "instructions";
   readonly line: number;
+  /** The `bouncer run` that wrote it (`--record` writes one id per run; absent in older files). */
+  readonly run?: string;
   readonly server: string;
   readonly instructions: string;
 }

@@ -30,17 +30,21 @@ export type {
   ToolsEvent,
 } from "./replay-session-types.ts";
 
-/** Keys allowed per event; `ts` (and `seq` but on a call) are accepted and ignored, so recorders may add them. */
+/**
+ * Keys allowed per event; `ts` (and `seq` but on a call) are accepted and ignored, so recorders may
+ * add them. Every event may name its `run`.
+ */
 const EVENT_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ["server", new Set(["event", "server", "command", "cwd", "serverInfo", "ts", "seq"])],
-  ["tools", new Set(["event", "server", "tools", "error", "ts", "seq"])],
-  ["output", new Set(["event", "server", "method", "value", "too_deep", "ts", "seq"])],
-  ["instructions", new Set(["event", "server", "instructions", "ts", "seq"])],
+  ["server", new Set(["event", "server", "run", "command", "cwd", "serverInfo", "ts", "seq"])],
+  ["tools", new Set(["event", "server", "run", "tools", "error", "ts", "seq"])],
+  ["output", new Set(["event", "server", "run", "method", "value", "too_deep", "ts", "seq"])],
+  ["instructions", new Set(["event", "server", "run", "instructions", "ts", "seq"])],
   [
     "call",
     new Set([
       "event",
       "server",
+      "run",
       "tool",
       "arguments",
       "result",
@@ -245,6 +249,20 @@ function callEvent(
 }
 
 /**
+ * An event with the `run` its line names (any kind of event may name one).
+ * @param event - The event.
+ * @param value - Its line's object.
+ * @returns The event, with `run` when the line has one.
+ * @throws {LineProblem} When `run` is not a non-empty string.
+ */
+function withRun(event: SessionEvent, value: JsonValue): SessionEvent {
+  const run = isJsonObject(value) ? member(value, "run") : undefined;
+  if (run === undefined) return event;
+  if (typeof run !== "string" || run === "") throw new LineProblem('"run" is not a non-empty string');
+  return { ...event, run };
+}
+
+/**
  * Parses a session file. Blank lines are skipped; anything else malformed is an error naming the line.
  *
  * Source: SPEC §5.9.
@@ -275,7 +293,7 @@ export function parseSession(text: string, options: { readonly file?: string } =
     try {
       const strict = strictLine(source, value);
       if (strict.kind === "malformed") throw new LineProblem(strict.problem);
-      events.push(toEvent(value, line, strict.ambiguous));
+      events.push(withRun(toEvent(value, line, strict.ambiguous), value));
     } catch (problem) {
       if (!(problem instanceof LineProblem)) throw problem;
       throw new BouncerError(

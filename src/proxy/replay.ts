@@ -22,10 +22,10 @@ import type {
   RuleSource,
   Verdict,
 } from "../engine/index.ts";
-import { forgetServerState } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny, proxyDeny } from "./proxy-denies.ts";
 import { decisionOrder } from "./replay-order.ts";
+import { ReplayRuns } from "./replay-runs.ts";
 import type { CallEvent, SessionEvent, ToolsEvent } from "./replay-session.ts";
 
 /** One replayed call: the engine's first verdict and what became of the call. */
@@ -204,10 +204,12 @@ async function replayCall(
 
 /**
  * Replays a parsed session file through a fresh gate (one client session), each instance's calls in
- * their live decision order (`seq`, see `decisionOrder`). A server's second `server` event (a new
- * `bouncer run` of it) forgets that server's budget counts and remembered answers, as live. A
+ * their live decision order (`seq`, see `decisionOrder`). Each `bouncer run` (its `run` id; in a file
+ * without run ids, a server's events from one `server` event to the next) counts its own budgets and
+ * remembers its own answers, as live, also while two runs of one server recorded at once (see
+ * `ReplayRuns`); output recorded by any run counts for all (one client session). A
  * `tools` event that fails to walk (see `walkAsLive`), or that records a walk that failed live,
- * denies the server's calls until a later one walks, as live (the live proxy re-walks on such a
+ * denies that run's calls until a later one walks, as live (the live proxy re-walks on such a
  * call, and `--record` writes that walk too; replay does not walk a list again).
  *
  * Source: SPEC §5.9.
@@ -224,15 +226,11 @@ export async function replaySession(
   options: ReplayOptions = {},
 ): Promise<{ readonly rows: readonly ReplayRow[]; readonly summary: ReplaySummary }> {
   const rows: ReplayRow[] = [];
-  const started = new Set<string>();
-  /** Why each server's last walk failed: its calls are denied until a walk succeeds. */
-  const walkFailures = new Map<string, string>();
+  // Each `bouncer run`'s budgets, remembered answers and failed walks, kept apart as live (SPEC §8).
+  const runs = new ReplayRuns(gate.state);
   for (const event of decisionOrder(events)) {
     if (event.event === "server") {
-      // A second `server` event is a new `bouncer run` of that server: live, it started with no
-      // budgets counted and no answers remembered (SPEC §8).
-      if (started.has(event.server)) forgetServerState(gate.state, event.server);
-      started.add(event.server);
+      runs.start(event);
       gate.registerServer(
         {
           name: event.server,
@@ -243,16 +241,16 @@ export async function replaySession(
         options.resolvePath === undefined ? {} : { resolvePath: options.resolvePath },
       );
     } else if (event.event === "tools") {
-      const failure = await walkAsLive(gate, event);
-      if (failure === undefined) walkFailures.delete(event.server);
-      else walkFailures.set(event.server, failure);
+      runs.enter(event);
+      runs.walked(event, await walkAsLive(gate, event));
     } else if (event.event === "output") {
       // Other upstream text that reached the model, recorded where it arrived (SPEC §2.5).
       gate.recordUntrusted(event.server, event.method, event.value);
     } else if (event.event === "instructions") {
       gate.recordInstructions(event.server, event.instructions);
     } else {
-      const row = await replayCall(gate, event, { ...options, walkFailure: walkFailures.get(event.server) });
+      runs.enter(event);
+      const row = await replayCall(gate, event, { ...options, walkFailure: runs.walkFailure(event) });
       rows.push(row);
       options.onRow?.(row);
     }

@@ -119,6 +119,7 @@ describe("createSessionRecorder()", () => {
       event: "server",
       line: 1,
       server: "mail",
+      run: recorder.run,
       command: ["npx", "-y", "mail-server", "--inbox", "/data"],
       cwd: "/home/me",
       serverInfo: { name: "mail", version: "1.0.0" },
@@ -143,6 +144,28 @@ describe("createSessionRecorder()", () => {
     createSessionRecorder(file).recordTools("a", [readInbox]);
     createSessionRecorder(file).recordTools("b", [sendEmail]);
     expect(parseSession(readFileSync(file, "utf8")).map((event) => event.server)).toEqual(["a", "b"]);
+  });
+
+  test("createSessionRecorder() writes its run id after the server in every event, one id per recorder", () => {
+    const first = createSessionRecorder(file);
+    first.recordServer("a", { command: ["x"], cwd: "/" });
+    first.recordCall({ server: "a", tool: "t", arguments: {} });
+    first.recordWalkFailure("a", "list broken");
+    createSessionRecorder(file, { run: "given" }).recordOutput("a", "m", 1);
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    expect(lines.map((line) => Object.keys(JSON.parse(line) as object).slice(0, 3))).toEqual([
+      ["event", "server", "run"],
+      ["event", "server", "run"],
+      ["event", "server", "run"],
+      ["event", "server", "run"],
+    ]);
+    expect(lines.map((line) => (JSON.parse(line) as { run: string }).run)).toEqual([
+      first.run,
+      first.run,
+      first.run,
+      "given",
+    ]);
+    expect(first.run).toMatch(/^[0-9a-f]{12}$/);
   });
 
   test("createSessionRecorder() redacts token-shaped values in the upstream command line only", () => {

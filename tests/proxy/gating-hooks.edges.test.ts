@@ -104,7 +104,16 @@ describe("createGatingHooks() --record", () => {
     );
     await tick();
     const calls = lines(session).filter((event) => event.event === "call");
-    expect(calls).toEqual([{ event: "call", server: "mail", tool: "slow_job", seq: 1, arguments: { n: 1 } }]);
+    expect(calls).toEqual([
+      {
+        event: "call",
+        server: "mail",
+        run: expect.any(String),
+        tool: "slow_job",
+        seq: 1,
+        arguments: { n: 1 },
+      },
+    ]);
     expect(r.toClient.filter((m) => m.id === 1)).toEqual([]);
   });
 });
@@ -132,6 +141,7 @@ describe("createGatingHooks() --record when the upstream dies", () => {
       {
         event: "call",
         server: "mail",
+        run: expect.any(String),
         tool: "slow_job",
         seq: 1,
         arguments: { n: 2 },

@@ -157,6 +157,7 @@ describe("other upstream output is recorded as untrusted (SPEC §2.5)", () => {
     expect(events[2]).toEqual({
       event: "output",
       server: "mail",
+      run: expect.any(String),
       method: "resources/read",
       value: { code: -32002, message: `Ask ${PLANTED}` },
     });

@@ -28,6 +28,20 @@ describe("decisionOrder()", () => {
     ]);
   });
 
+  test("decisionOrder() orders each run's calls by seq apart when two runs of a server interleave", () => {
+    const of = (run: string, line: string): string =>
+      line.replace('"server":"fs"', `"server":"fs","run":"${run}"`);
+    expect(
+      order([
+        of("a", server("fs")),
+        of("a", call("fs", 2)),
+        of("b", server("fs")),
+        of("b", call("fs", 1)),
+        of("a", call("fs", 1)),
+      ]),
+    ).toEqual([1, 5, 2, 3, 4]);
+  });
+
   test("decisionOrder() never orders calls of different servers by their seqs", () => {
     expect(order([call("a", 2), call("b", 1), call("a", 1)])).toEqual([3, 1, 2]);
   });

@@ -58,6 +58,20 @@ describe("parseSession()", () => {
     expect(event).toMatchObject({ event: "call", ambiguousJson: "unsafe_integers" });
   });
 
+  test("parseSession() reads the run of every kind of event and refuses one that is no string", () => {
+    const lines = [
+      '{"event":"server","server":"s","run":"r1"}',
+      '{"event":"tools","server":"s","run":"r1","tools":[]}',
+      '{"event":"output","server":"s","run":"r1","method":"m","value":1}',
+      '{"event":"instructions","server":"s","run":"r1","instructions":"i"}',
+      '{"event":"call","server":"s","run":"r1","tool":"t"}',
+    ];
+    expect(parseSession(lines.join("\n")).map((event) => event.run)).toEqual(["r1", "r1", "r1", "r1", "r1"]);
+    expect(() => parseSession('{"event":"call","server":"s","run":7,"tool":"t"}\n')).toThrow(
+      'line 1: "run" is not a non-empty string',
+    );
+  });
+
   test("parseSession() reads a failed walk (a tools event with error) and refuses one with tools too", () => {
     const [event] = parseSession('{"event":"tools","server":"s","error":"list broken"}\n');
     expect(event).toEqual({ event: "tools", line: 1, server: "s", tools: [], error: "list broken" });
