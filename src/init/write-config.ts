@@ -1,18 +1,18 @@
 /**
  * Reading and writing client config files safely: the bytes read are kept, the file must still hold
- * exactly those bytes right before writing (else the write is refused), a timestamped backup is
- * written beside the file with the same permissions, and the new text replaces the file atomically
- * (`replaceFile`: temp file in the same folder written to its last byte, fsync, rename; mode and
- * owner kept), then the folder is synced: a full disk is an error naming the file, never a cut-off
- * config. A symlinked config is written through to its target. A byte-order mark is kept. Edge.
+ * exactly those bytes before the backup and again right before the rename (else the write is refused
+ * and nothing is left behind), a timestamped backup is written beside the file with the same
+ * permissions, and the new text replaces the file atomically (`replaceFile`: temp file in the same
+ * folder written to its last byte, fsync, the last look, rename; mode and owner kept), then the
+ * folder is synced: a full disk is an error naming the file, never a cut-off config. A symlinked config is written through to its target. A byte-order mark is kept. Edge.
  *
  * Source: SPEC §5.2 ("Atomic write ..., file mode kept, timestamped backup beside the file; refuses if
  * the file changed since it was read"), field case F13, STYLE #14, #16.
  * @module
  */
 
-import { readFile, realpath, rm } from "node:fs/promises";
-import { BouncerError, errorCode } from "../platform/errors.ts";
+import { readFile, realpath, rm, stat } from "node:fs/promises";
+import { BouncerError, errorCode, isBouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { acquireLockWaiting, type HeldLock } from "../platform/lock-file.ts";
 import { decodeUtf8Text, readRegularFile } from "../platform/regular-file.ts";
@@ -87,10 +87,12 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
 export interface WriteConfigOptions {
   /** The clock value for the backup's name. */
   readonly now: Date;
-  /** Runs between the backup and the last look at the file (a test seam for a write landing then). */
+  /** Runs once the backup is written (a test seam for a write landing then). */
   readonly afterBackup?: () => Promise<void>;
-  /** Runs after the last look at the file, right before the replace (a test seam). */
+  /** Runs after the backup, right before the temp file is written, under the lock (a test seam). */
   readonly beforeReplace?: () => Promise<void>;
+  /** Runs once the temp file is written and synced, right before the last look (a test seam). */
+  readonly beforeLastLook?: () => Promise<void>;
   /** The write call (a test seam for a file system that takes fewer bytes than given). */
   readonly write?: WriteChunk;
   /** How long to wait for another run's lock, in milliseconds (default 15 s). */
@@ -165,7 +167,8 @@ async function lockConfig(read: ConfigFileRead, waitMs: number): Promise<HeldLoc
 }
 
 /**
- * The write itself, under the lock: check, backup, check again, replace.
+ * The write itself, under the lock: check, backup, replace — with the last look inside the replace,
+ * once the temp file is written and synced, right before its rename.
  * @param read - The file as read.
  * @param text - The new text.
  * @param options - The clock and test seams.
@@ -188,17 +191,6 @@ async function writeLocked(
     ...(options.write === undefined ? {} : { write: options.write }),
   });
   await options.afterBackup?.();
-  // Looked at again once the backup is written, right before the replace: a client that saved the
-  // file meanwhile (Claude Code rewrites ~/.claude.json often) keeps its write. What is left is the
-  // temp file's write and rename: another bouncer init waits for the lock, a client does not.
-  const holds = await stillHolds(read).catch(async (error: unknown) => {
-    await rm(backup, { force: true }).catch(() => undefined);
-    throw error;
-  });
-  if (!holds) {
-    await rm(backup, { force: true }).catch(() => undefined);
-    throw changed();
-  }
   await options.beforeReplace?.();
   try {
     const bytes = new TextEncoder().encode(`${read.bom ? "\uFEFF" : ""}${text}`);
@@ -206,15 +198,49 @@ async function writeLocked(
       mode: read.mode,
       owner: read.owner,
       ...(options.write === undefined ? {} : { write: options.write }),
+      // The last look, once the temp file is written and synced, right before the rename: a client
+      // that saved the file meanwhile (Claude Code rewrites ~/.claude.json often; writing and syncing
+      // 7 MB takes 13-30 ms) keeps its write. What is left is the rename itself: another bouncer init
+      // waits for the lock, a client does not.
+      beforeRename: async () => {
+        await options.beforeLastLook?.();
+        if (!(await unchangedNow(read))) throw changed();
+      },
     });
   } catch (error) {
     // Nothing was replaced: a backup of an untouched file would only be clutter beside it.
     await rm(backup, { force: true }).catch(() => undefined);
+    if (isBouncerError(error)) throw error;
     throw new BouncerError("CONFIG_UNWRITABLE", `Cannot write "${read.path}": ${describeFsError(error)}`, {
       cause: error,
     });
   }
   return { backup };
+}
+
+/**
+ * The last look right before the rename: the file holds the bytes read, and nothing touched it while
+ * they were compared (its device, inode, size, mtime and ctime, in nanoseconds, are the same after
+ * the comparison as before it). From the second `stat` to the rename is then the only window left.
+ * @param read - The file as read.
+ * @returns True when unchanged; false when changed or gone.
+ * @throws {BouncerError} `CONFIG_UNREADABLE` when it can no longer be read ({@link stillHolds}).
+ */
+async function unchangedNow(read: ConfigFileRead): Promise<boolean> {
+  const before = await fileIdentity(read.realPath);
+  if (!(await stillHolds(read))) return false;
+  return before !== undefined && (await fileIdentity(read.realPath)) === before;
+}
+
+/**
+ * What changes when a file is written in place or replaced by a rename.
+ * @param file - A path.
+ * @returns `dev:ino:size:mtimeNs:ctimeNs`, or undefined when it cannot be read.
+ */
+async function fileIdentity(file: string): Promise<string | undefined> {
+  const stats = await stat(file, { bigint: true }).catch(() => undefined);
+  if (stats === undefined) return undefined;
+  return [stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join(":");
 }
 
 /**

@@ -93,19 +93,26 @@ export interface ReplaceOptions {
   readonly owner?: { readonly uid: number; readonly gid: number };
   /** The write call (a test seam). */
   readonly write?: WriteChunk;
+  /**
+   * The last look before the rename: runs once the temp file is written, synced and closed, right
+   * before it is renamed over the target. Throwing cancels the replace (the temp file is removed, the
+   * target untouched, the error rethrown as it is): `init` checks here that the config still holds
+   * the bytes it read, so a client's save during the temp file's write is not overwritten.
+   */
+  readonly beforeRename?: () => Promise<void>;
 }
 
 /**
  * Replaces `target` with `bytes` atomically: temp file beside it, whole write, mode and owner, fsync,
- * rename, folder sync. `target` must be the real file (symlinks resolved): a link would be replaced
- * by a file.
+ * the caller's last look ({@link ReplaceOptions.beforeRename}), rename, folder sync. `target` must be
+ * the real file (symlinks resolved): a link would be replaced by a file.
  *
  * Source: SPEC §5.2.
  * @param target - The file to replace (its folder must be writable).
  * @param bytes - The new content.
- * @param options - Mode, owner and the write call.
- * @throws {Error} The file system's error (or `ESHORTWRITE`); the target is then unchanged and the
- *   temp file removed.
+ * @param options - Mode, owner, the write call and the pre-rename check.
+ * @throws {Error} The file system's error (or `ESHORTWRITE`), or what `beforeRename` threw; the
+ *   target is then unchanged and the temp file removed.
  */
 export async function replaceFile(target: string, bytes: Uint8Array, options: ReplaceOptions): Promise<void> {
   const temp = `${target}.bouncer-tmp-${randomBytes(6).toString("hex")}`;
@@ -119,6 +126,7 @@ export async function replaceFile(target: string, bytes: Uint8Array, options: Re
     await handle.sync();
     closed = true;
     await handle.close();
+    await options.beforeRename?.();
     await rename(temp, target);
   } catch (error) {
     if (!closed) await handle.close().catch(() => undefined);

@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -146,6 +147,30 @@ describe("writeConfigFile()", () => {
       ).toEqual([]);
     },
   );
+
+  test("writeConfigFile() refuses, keeping the client's save and leaving no temp file or backup, when the file is saved while the temp file is written", async () => {
+    const file = config('{"numStartups": 5}');
+    const read = await readConfigFile(file);
+    let saved = false;
+    // The client saves (temp file and rename, as editors and Claude Code do) while Bouncer's temp
+    // file is being written: the moment the review's racer found, 13-30 ms for a 7 MB config.
+    const write: WriteChunk = async (handle, chunk) => {
+      const temp = readdirSync(root).some((name) => name.startsWith(`${path.basename(file)}.bouncer-tmp-`));
+      if (temp && !saved) {
+        writeFileSync(`${file}.client`, '{"numStartups": 6}');
+        renameSync(`${file}.client`, file);
+        saved = true;
+      }
+      return (await handle.write(chunk.buffer, chunk.offset, chunk.length, chunk.position)).bytesWritten;
+    };
+    await expect(writeConfigFile(read, '{"wrapped": true}', { now: NOW, write })).rejects.toMatchObject({
+      code: "CONFIG_CHANGED",
+      message: `Cannot write "${file}": it changed since it was read: run bouncer init again`,
+    });
+    expect(saved).toBe(true);
+    expect(readFileSync(file, "utf8")).toBe('{"numStartups": 6}');
+    expect(readdirSync(root).filter((name) => name.startsWith(`${path.basename(file)}.`))).toEqual([]);
+  });
 
   test("writeConfigFile() writes through a symlink to its target and keeps the link", async () => {
     const target = config("old");

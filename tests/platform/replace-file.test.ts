@@ -32,6 +32,24 @@ test("replaceFile() removes its temp file when the rename fails", async () => {
   expect(readdirSync(target)).toEqual(["inside"]);
 });
 
+test("replaceFile() runs beforeRename once the temp file is whole, and a throw there leaves the target and no temp file", async () => {
+  const file = join(dir, "c.json");
+  writeFileSync(file, "old");
+  let temp: string[] = [];
+  const beforeRename = async (): Promise<void> => {
+    temp = readdirSync(dir)
+      .filter((name) => name.startsWith("c.json.bouncer-tmp-"))
+      .map((name) => readFileSync(join(dir, name), "utf8"));
+    throw new Error("changed meanwhile");
+  };
+  await expect(replaceFile(file, bytes("new content"), { mode: 0o600, beforeRename })).rejects.toThrow(
+    "changed meanwhile",
+  );
+  expect(temp).toEqual(["new content"]);
+  expect(readFileSync(file, "utf8")).toBe("old");
+  expect(readdirSync(dir)).toEqual(["c.json"]);
+});
+
 test("replaceFile() continues after short writes until the last byte is written", async () => {
   const file = join(dir, "c.json");
   writeFileSync(file, "old");
