@@ -20,7 +20,7 @@ export interface Interrupted {
 }
 
 /** The status a process ended by each signal reports (128 + the signal's number). */
-const SIGNAL_STATUS = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
+export const SIGNAL_STATUS = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
 
 /**
  * Every transport a run started, so that they are stopped together at its end or on a signal.

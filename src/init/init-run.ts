@@ -30,6 +30,7 @@ import {
 } from "./targets.ts";
 import type { Launcher } from "./types.ts";
 import { writeConfigFile } from "./write-config.ts";
+import { watchWriteSignals } from "./write-signals.ts";
 
 /** The flags of `bouncer init` (SPEC §5.2). */
 export interface InitRequest {
@@ -204,16 +205,44 @@ async function apply(
       return base;
     }
   }
+  // From here a signal stops the run cleanly: the write in progress removes its temp file and
+  // backup and releases its lock, and no further file is written (`write-signals.ts`).
+  const signals = watchWriteSignals();
   let failures = 0;
-  for (const { target, plan } of changed) {
-    try {
-      const { backup } = await writeConfigFile(target.read, plan.after, { now: environment.now() });
-      io.err(safeLine(`Wrote "${target.path}" (backup "${path.basename(backup)}")`));
-    } catch (error) {
-      if (!isBouncerError(error)) throw error;
-      io.err(errorLine(error.message));
-      failures++;
+  try {
+    for (const [index, { target, plan }] of changed.entries()) {
+      if (signals.interrupted() !== undefined) break;
+      try {
+        const { backup } = await writeConfigFile(target.read, plan.after, {
+          now: environment.now(),
+          signal: signals.signal,
+          onLockWait: (lock) =>
+            io.err(
+              safeLine(
+                `Waiting for another bouncer init to finish with "${target.path}" (lock file "${lock}")`,
+              ),
+            ),
+        });
+        io.err(safeLine(`Wrote "${target.path}" (backup "${path.basename(backup)}")`));
+      } catch (error) {
+        if (!isBouncerError(error)) throw error;
+        if (error.code === "INTERRUPTED") {
+          const rest = changed.length - index - 1;
+          const more = rest === 0 ? "" : `; ${rest} more file(s) not written`;
+          io.err(errorLine(`${error.message} (no temp file, backup or lock left)${more}`));
+          break;
+        }
+        io.err(errorLine(error.message));
+        failures++;
+      }
     }
+  } finally {
+    signals.remove();
+  }
+  const stopped = signals.interrupted();
+  if (stopped !== undefined) {
+    io.err(`bouncer: Stopped by ${stopped.signal}\n`);
+    return stopped.code;
   }
   if (failures === 0 && !request.undo)
     io.err("Restart the client to start the wrapped servers through Bouncer\n");

@@ -14,9 +14,9 @@
 import { readFile, realpath, rm, stat } from "node:fs/promises";
 import { BouncerError, errorCode, isBouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
-import { acquireLockWaiting, type HeldLock } from "../platform/lock-file.ts";
 import { decodeUtf8Text, readRegularFile } from "../platform/regular-file.ts";
 import { replaceFile, type WriteChunk, writeNewFile } from "../platform/replace-file.ts";
+import { CONFIG_LOCK_WAIT_MS, interruptedError, lockConfig } from "./config-lock.ts";
 
 /** A config file as read. */
 export interface ConfigFileRead {
@@ -97,23 +97,22 @@ export interface WriteConfigOptions {
   readonly write?: WriteChunk;
   /** How long to wait for another run's lock, in milliseconds (default 15 s). */
   readonly lockWaitMs?: number;
+  /**
+   * Aborted on SIGINT or SIGTERM (`write-signals.ts`): the write stops at its next step (the lock
+   * wait, after the backup, right before the rename), removes its temp file and backup, releases the
+   * lock and throws `INTERRUPTED`. Once the rename is done, the write is whole and is reported.
+   */
+  readonly signal?: AbortSignal;
+  /** Called once when another run holds the lock and the wait for it begins, with the lock's path. */
+  readonly onLockWait?: (lockPath: string) => void;
 }
-
-/** How long a run waits for another run's lock on the same file. */
-const LOCK_WAIT_MS = 15_000;
-
-/**
- * When a lock counts as a crashed run's and is taken over: well past the wait, so that a live run
- * still writing (a slow disk) never loses its lock to a waiting one (the holder does not refresh it).
- */
-const CONFIG_LOCK_STALE_MS = 120_000;
 
 /**
  * Writes a new text over a config file read earlier: backup first, then one atomic replace. From
  * the first look at the file to the rename, the run holds `<file>.bouncer-lock` (created with
  * `O_EXCL`, removed after), so two `bouncer init` runs on one file never both pass the "unchanged"
  * check and rename in turn (the first one's wrap lost): the second waits for the lock, then finds
- * the file changed and refuses. A lock older than 2 minutes is a crashed run's and is taken over.
+ * the file changed and refuses. A lock whose run is gone is taken over (`config-lock.ts`).
  *
  * Source: SPEC §5.2 ("refuses if the file changed since it was read").
  * @param read - The file as read (its bytes must still be on disk).
@@ -122,7 +121,9 @@ const CONFIG_LOCK_STALE_MS = 120_000;
  * @returns The backup's path.
  * @throws {BouncerError} `CONFIG_CHANGED` when the file changed since it was read (nothing written),
  *   `CONFIG_UNREADABLE` when it can no longer be read to check that (nothing written),
- *   `CONFIG_LOCKED` when another run holds the lock longer than the wait, `CONFIG_UNWRITABLE` when
+ *   `CONFIG_LOCKED` when another run holds the lock longer than the wait, `INTERRUPTED` when
+ *   `options.signal` was aborted before the rename (nothing written, nothing left),
+ *   `CONFIG_UNWRITABLE` when
  *   the lock, the backup or the write fails (a full disk included: the file is then untouched, no
  *   temp file and no backup left).
  */
@@ -131,39 +132,16 @@ export async function writeConfigFile(
   text: string,
   options: WriteConfigOptions,
 ): Promise<{ backup: string }> {
-  const lock = await lockConfig(read, options.lockWaitMs ?? LOCK_WAIT_MS);
+  const lock = await lockConfig(read, {
+    waitMs: options.lockWaitMs ?? CONFIG_LOCK_WAIT_MS,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onLockWait === undefined ? {} : { onWait: options.onLockWait }),
+  });
   try {
     return await writeLocked(read, text, options);
   } finally {
     lock.release();
   }
-}
-
-/**
- * Takes the file's lock, waiting for another run to finish with it.
- * @param read - The file as read.
- * @param waitMs - How long to wait, in milliseconds.
- * @returns The held lock.
- * @throws {BouncerError} `CONFIG_LOCKED` after the wait, `CONFIG_UNWRITABLE` when the lock file
- *   cannot be created.
- */
-async function lockConfig(read: ConfigFileRead, waitMs: number): Promise<HeldLock> {
-  const lockPath = `${read.realPath}.bouncer-lock`;
-  let lock: HeldLock | undefined;
-  try {
-    lock = await acquireLockWaiting(lockPath, { waitMs, staleMs: CONFIG_LOCK_STALE_MS });
-  } catch (error) {
-    throw new BouncerError(
-      "CONFIG_UNWRITABLE",
-      `Cannot write "${read.path}": cannot create its lock file "${lockPath}": ${describeFsError(error)}`,
-      { cause: error },
-    );
-  }
-  if (lock !== undefined) return lock;
-  throw new BouncerError(
-    "CONFIG_LOCKED",
-    `Cannot write "${read.path}": another bouncer init is writing it (lock file "${lockPath}"): try again (a lock left by a run that crashed is taken over once it is 2 minutes old)`,
-  );
 }
 
 /**
@@ -185,6 +163,9 @@ async function writeLocked(
       "CONFIG_CHANGED",
       `Cannot write "${read.path}": it changed since it was read: run bouncer init again`,
     );
+  // A function, not a narrowed property: a signal may come during any await below.
+  const stopped = (): boolean => options.signal?.aborted === true;
+  if (stopped()) throw interruptedError(read.path);
   if (!(await stillHolds(read))) throw changed();
   const backup = await writeBackup(read, {
     now: options.now,
@@ -192,6 +173,10 @@ async function writeLocked(
   });
   await options.afterBackup?.();
   await options.beforeReplace?.();
+  if (stopped()) {
+    await rm(backup, { force: true }).catch(() => undefined);
+    throw interruptedError(read.path);
+  }
   try {
     const bytes = new TextEncoder().encode(`${read.bom ? "\uFEFF" : ""}${text}`);
     await replaceFile(read.realPath, bytes, {
@@ -204,6 +189,7 @@ async function writeLocked(
       // waits for the lock, a client does not.
       beforeRename: async () => {
         await options.beforeLastLook?.();
+        if (stopped()) throw interruptedError(read.path);
         if (!(await unchangedNow(read))) throw changed();
       },
     });

@@ -2,7 +2,12 @@
  * An `O_EXCL` lock file, so that several Bouncer processes never do the same file work at once: the
  * audit log's rotation (SPEC §3.5), a pin file's update, `init`'s write of a client config. A lock
  * older than its stale age (10 s by default, as SPEC §3.5 fixes for rotation) is taken to be left by
- * a holder that died and is taken over. Edge (file system).
+ * a holder that died and is taken over; so is a younger one whose holder is known to be gone: the
+ * lock records its process id with the host and PID namespace it runs in (`<pid> <nonce> <host>`),
+ * and a process of this host and namespace with that id no longer runs. A lock from another host or
+ * namespace, or of the older `<pid> <nonce>` form, is judged by its age alone (a PID reused since
+ * only makes the holder look alive: the lock is then waited out, never taken early). Edge (file
+ * system).
  *
  * Source: SPEC §3.5 ("rotation … happens only while holding an `O_EXCL` lock file (stale after 10 s)").
  * @module
@@ -14,11 +19,13 @@ import {
   linkSync,
   openSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { hostname } from "node:os";
 import { errorCode } from "./errors.ts";
 
 /** A lock older than this (by its file's mtime) is stale (SPEC §3.5: 10 s). */
@@ -34,7 +41,7 @@ export interface LockOptions {
 
 /** A lock this process holds. */
 export interface HeldLock {
-  /** The unique token written into the lock file (`<pid> <nonce>`). */
+  /** The unique token written into the lock file (`<pid> <nonce> <host>`). */
   readonly token: string;
   /** Removes the lock file if it is still this process's lock (never another holder's). */
   release(): void;
@@ -55,10 +62,49 @@ function readIfExists(path: string): string | undefined {
 }
 
 /**
- * Takes the lock if it is free, or if it is stale (older than `staleMs`): a stale lock is moved aside
- * under a private name and removed only when it is still the stale lock that was looked at — a fresh
- * lock grabbed by mistake in a race is put back — and then taken with `O_EXCL` like a free one. Never
- * waits: when another process holds a fresh lock, returns `undefined` (that process is rotating).
+ * Where this process runs, as written in its locks: the host name and, on Linux, the PID namespace
+ * (`/proc/self/ns/pid`: a container sharing the folder counts process ids apart), URI-encoded so
+ * that it holds no space.
+ * @returns The tag.
+ */
+function hostTag(): string {
+  let namespace = "";
+  try {
+    namespace = readlinkSync("/proc/self/ns/pid");
+  } catch {
+    // No /proc (macOS, Windows): the host name alone.
+  }
+  return encodeURIComponent(`${hostname()}/${namespace}`);
+}
+
+/**
+ * Whether a lock's holder is known to be gone: its token names this host and PID namespace, and no
+ * process with its id runs (`kill(pid, 0)` fails with `ESRCH`; `EPERM` is a process of another user,
+ * alive). Anything else — an older token without a host, another host, a live or reused id — is not
+ * known to be gone.
+ *
+ * Source: the review of `init` interrupted by SIGINT (a dead run's lock held the next run 16 s).
+ * @param token - The lock file's content.
+ * @returns True when the holder no longer runs.
+ */
+function holderGone(token: string): boolean {
+  const [pid, nonce, host, ...rest] = token.trim().split(" ");
+  if (nonce === undefined || host !== hostTag() || rest.length > 0 || !/^[1-9][0-9]{0,9}$/.test(pid ?? ""))
+    return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return errorCode(error) === "ESRCH";
+  }
+}
+
+/**
+ * Takes the lock if it is free, or if it is stale (older than `staleMs`, or its holder gone:
+ * {@link holderGone}): a stale lock is moved aside under a private name and removed only when it is
+ * still the stale lock that was looked at — a fresh lock grabbed by mistake in a race is put back —
+ * and then taken with `O_EXCL` like a free one. Never waits: when another live process holds a fresh
+ * lock, returns `undefined` (that process is rotating).
  *
  * Source: SPEC §3.5.
  * @param lockPath - The lock file, e.g. `audit.jsonl.lock`.
@@ -69,7 +115,7 @@ function readIfExists(path: string): string | undefined {
 export function tryAcquireLock(lockPath: string, options: LockOptions = {}): HeldLock | undefined {
   const now = options.now ?? Date.now;
   const staleMs = options.staleMs ?? LOCK_STALE_MS;
-  const token = `${process.pid} ${randomBytes(8).toString("hex")}`;
+  const token = `${process.pid} ${randomBytes(8).toString("hex")} ${hostTag()}`;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(lockPath, "wx", 0o600);
@@ -89,9 +135,9 @@ export function tryAcquireLock(lockPath: string, options: LockOptions = {}): Hel
       if (errorCode(error) === "ENOENT") continue;
       throw error;
     }
-    if (now() - mtimeMs <= staleMs) return undefined;
     const staleToken = readIfExists(lockPath);
     if (staleToken === undefined) continue;
+    if (now() - mtimeMs <= staleMs && !holderGone(staleToken)) return undefined;
     if (!removeStaleLock(lockPath, { stale: staleToken, own: token })) return undefined;
   }
   return undefined;
@@ -151,25 +197,39 @@ function heldLock(lockPath: string, token: string): HeldLock {
   };
 }
 
+/** Options of {@link acquireLockWaiting}. */
+export interface WaitingLockOptions extends LockOptions {
+  /** How long to wait, in milliseconds. */
+  readonly waitMs: number;
+  /** Stops the wait (a signal came): the result is then `undefined` at once. */
+  readonly signal?: AbortSignal;
+  /** Called once, when the lock is found held by another live process and the wait begins. */
+  readonly onWait?: () => void;
+}
+
 /**
  * Takes the lock, waiting for another holder to finish with it: {@link tryAcquireLock} every 20 ms
- * until `waitMs` have passed (a stale lock is taken over at once, as there).
+ * until `waitMs` have passed or `signal` is aborted (a stale lock, or one whose holder is gone, is
+ * taken over at once, as there).
  *
  * Source: SPEC §2.2 (pin files), §5.2 (`init`'s write), both under a lock file.
  * @param lockPath - The lock file.
- * @param options - `waitMs`: how long to wait, in milliseconds; the staleness age and clock of
- *   {@link tryAcquireLock}.
- * @returns The held lock, or `undefined` when another process still holds it after the wait.
+ * @param options - How long to wait, what stops the wait, what to call when it begins, and the
+ *   staleness age and clock of {@link tryAcquireLock}.
+ * @returns The held lock, or `undefined` when another process still holds it after the wait (or the
+ *   signal was aborted).
  * @throws {Error} What {@link tryAcquireLock} throws (the caller words it).
  */
 export async function acquireLockWaiting(
   lockPath: string,
-  options: LockOptions & { readonly waitMs: number },
+  options: WaitingLockOptions,
 ): Promise<HeldLock | undefined> {
   const end = Date.now() + options.waitMs;
-  for (;;) {
+  for (let attempt = 0; ; attempt++) {
+    if (options.signal?.aborted === true) return undefined;
     const lock = tryAcquireLock(lockPath, options);
     if (lock !== undefined || Date.now() > end) return lock;
+    if (attempt === 0) options.onWait?.();
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdtempSync,
@@ -11,6 +12,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { acquireLockWaiting, LOCK_STALE_MS, tryAcquireLock } from "../../src/platform/lock-file.ts";
+import { REPO } from "../run-cli.ts";
 
 let dir = "";
 let lock = "";
@@ -51,6 +53,37 @@ test("tryAcquireLock() takes over a lock older than 10 s and leaves no stray fil
   expect(held).toBeDefined();
   expect(readFileSync(lock, "utf8")).toBe(`${held?.token}\n`);
   expect(readdirSync(dir)).toEqual(["audit.jsonl.lock"]);
+});
+
+/**
+ * Takes `lock` in a child process that then dies by SIGKILL (no release), as a killed run does.
+ * @returns The token the dead holder left.
+ */
+function lockOfDeadHolder(): string {
+  const child = spawnSync(process.execPath, [join(REPO, "tests", "fixtures", "lock-and-die.ts"), lock], {
+    encoding: "utf8",
+  });
+  expect(child.signal).toBe("SIGKILL");
+  const token = child.stdout.trim();
+  expect(readFileSync(lock, "utf8")).toBe(`${token}\n`);
+  return token;
+}
+
+test("tryAcquireLock() takes over at once a fresh lock whose holder, on this host, no longer runs", () => {
+  lockOfDeadHolder();
+  const held = tryAcquireLock(lock);
+  expect(held).toBeDefined();
+  expect(readFileSync(lock, "utf8")).toBe(`${held?.token}\n`);
+  expect(readdirSync(dir)).toEqual(["audit.jsonl.lock"]);
+});
+
+test("tryAcquireLock() waits out a fresh lock of a gone process id recorded on another host or in the older form", () => {
+  const [pid, nonce] = lockOfDeadHolder().split(" ");
+  for (const token of [`${pid} ${nonce} elsewhere%2F`, `${pid} ${nonce}`]) {
+    writeFileSync(lock, `${token}\n`);
+    expect(tryAcquireLock(lock)).toBeUndefined();
+    expect(readFileSync(lock, "utf8")).toBe(`${token}\n`);
+  }
 });
 
 test("tryAcquireLock() judges staleness with the injected clock", () => {
