@@ -163,6 +163,11 @@ function report(planned: readonly Planned[], environment: InitEnvironment): void
       if (problem !== undefined) io.err(safeLine(`  warning: "${action.entry.label}": ${problem.message}`));
     }
     for (const warning of plan.warnings) io.err(safeLine(`  warning: ${warning}`));
+    const split = plan.changed ? hardLinkNote(target) : undefined;
+    if (split !== undefined) {
+      const why = `"${target.path}" is hard-linked: the write replaces it with a new file, so ${split} (link it again after the write, or use a symlink, which is written through)`;
+      io.err(safeLine(`  warning: ${why}`));
+    }
     const diff = safe(maskedDiff(plan, { file: target.path, client: target.client }));
     if (diff !== "") io.out(io.color ? colorDiff(diff, pc) : diff);
   }
@@ -223,7 +228,12 @@ async function apply(
               ),
             ),
         });
-        io.err(safeLine(`Wrote "${target.path}" (backup "${path.basename(backup)}")`));
+        const split = hardLinkNote(target);
+        io.err(
+          safeLine(
+            `Wrote "${target.path}" (backup "${path.basename(backup)}")${split === undefined ? "" : `; ${split}`}`,
+          ),
+        );
       } catch (error) {
         if (!isBouncerError(error)) throw error;
         if (error.code === "INTERRUPTED") {
@@ -247,6 +257,21 @@ async function apply(
   if (failures === 0 && !request.undo)
     io.err("Restart the client to start the wrapped servers through Bouncer\n");
   return failures > 0 ? 1 : base;
+}
+
+/**
+ * What a write does to a hard-linked config: the atomic replace renames a new file over this name,
+ * so every other name of the old file (a hard link made to share one config between two clients)
+ * keeps the old content. Said in the plan and after the write; a symlink is written through instead.
+ *
+ * Source: SPEC §5.2 (atomic write); the review of hard-linked configs.
+ * @param target - The config as read.
+ * @returns E.g. `its 1 other hard link keeps the old content`, or undefined when the file has no other name.
+ */
+function hardLinkNote(target: LoadedTarget): string | undefined {
+  const others = target.read.links - 1;
+  if (others < 1) return undefined;
+  return `${others === 1 ? "its 1 other hard link keeps" : `its ${others} other hard links keep`} the old content`;
 }
 
 /**

@@ -34,6 +34,11 @@ export interface ConfigFileRead {
   readonly mode: number;
   /** Owner of the file (kept by the replace where the process may set it). */
   readonly owner: { readonly uid: number; readonly gid: number };
+  /**
+   * The file's link count: above 1, other names (hard links) share it, and the atomic replace (a new
+   * file renamed over this name) leaves them with the old content.
+   */
+  readonly links: number;
 }
 
 /**
@@ -50,12 +55,14 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
   let bytes: Uint8Array;
   let mode: number;
   let owner: { uid: number; gid: number };
+  let links: number;
   try {
     realPath = await realpath(file);
     const read = readRegularFile(realPath); // a FIFO is refused, not waited on
     bytes = new Uint8Array(read.bytes);
     mode = read.stats.mode & 0o7777;
     owner = { uid: read.stats.uid, gid: read.stats.gid };
+    links = read.stats.nlink;
   } catch (error) {
     if (errorCode(error) === "ENOENT")
       throw new BouncerError("CONFIG_NOT_FOUND", `Cannot read client config "${file}": no such file`);
@@ -80,7 +87,7 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
     );
   }
   const bom = text.startsWith("\uFEFF");
-  return { path: file, realPath, bytes, text: bom ? text.slice(1) : text, bom, mode, owner };
+  return { path: file, realPath, bytes, text: bom ? text.slice(1) : text, bom, mode, owner, links };
 }
 
 /** Options of {@link writeConfigFile}. */

@@ -1,5 +1,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -366,6 +375,30 @@ describe("initCommand finds client files", () => {
     expect(result.stderr).not.toContain("\\u{a}");
     expect(result.stderr.split("Wrote ")).toHaveLength(2);
     expect(backupsOf(shared)).toHaveLength(1);
+  });
+
+  test("initCommand says, in the plan and after the write, that a hard-linked config's other name keeps the old content", async () => {
+    const { dir, file, before } = desktopConfig();
+    const other = path.join(dir, "shared.json");
+    linkSync(file, other);
+    const dry = await runBouncer("init", ["--config", file, "--dry-run"], { cwd: dir });
+    const warning = `  warning: "${file}" is hard-linked: the write replaces it with a new file, so its 1 other hard link keeps the old content (link it again after the write, or use a symlink, which is written through)\n`;
+    expect(dry.stderr).toContain(warning);
+    const result = await runBouncer("init", ["--config", file, "--yes"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(warning);
+    expect(result.stderr).toMatch(
+      /Wrote "[^"]+" \(backup "[^"]+"\); its 1 other hard link keeps the old content\n/,
+    );
+    expect(readFileSync(other, "utf8")).toBe(before);
+    expect(readFileSync(file, "utf8")).not.toBe(before);
+  });
+
+  test("initCommand gives no hard-link warning for a config with one name", async () => {
+    const { dir, file } = desktopConfig();
+    const result = await runBouncer("init", ["--config", file, "--yes"], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain("hard link");
   });
 
   test("initCommand --check lists the entries of a config reached by two paths (a symlink) once", async () => {
