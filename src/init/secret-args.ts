@@ -1,7 +1,8 @@
 /**
- * Secrets in an entry's command line: which arguments hold one (a secret-named flag's value, a
- * token, a `Bearer` credential, a URL's password, a secret-named `NAME=value`, query parameter or
- * header), and the warnings `init` gives for literal secrets in an entry. Pure.
+ * Secrets in an entry's command line: which arguments hold one (a secret-named flag's value, `-k`'s
+ * value, a token, a `Bearer` credential, a URL's password, a secret-named `NAME=value`, query
+ * parameter or header, a secret-named key of a JSON-valued argument), and the warnings `init` gives
+ * for literal secrets in an entry. Pure.
  *
  * Source: SPEC §5.2 ("A unified diff is shown with secrets masked"), field case F11.
  * @module
@@ -39,8 +40,15 @@ export function literalSecretWarnings(entry: ConfigEntry): string[] {
   return warnings;
 }
 
-/** `NAME=value` inside an argument (`-e API_KEY=…`, `sh -c "TOKEN=… exec …"`). */
-const ASSIGNMENT = /(?:^|[\s;&|'"(])([A-Za-z_][A-Za-z0-9_.-]*)=([^\s'";&|)]+)/g;
+/** `NAME=value` inside an argument (`-e API_KEY=…`, `sh -c "TOKEN=… exec …"`, `a=1,token=…`). */
+const ASSIGNMENT = /(?:^|[\s;&|'"(,])([A-Za-z_][A-Za-z0-9_.-]*)=([^\s'";&|),]+)/g;
+/** Short flags whose value is a secret by convention (`-k KEY`: the API key of many CLIs). */
+const SECRET_SHORT_FLAGS: ReadonlySet<string> = new Set(["k"]);
+/** An argument that starts as JSON, and one whose value after its first `=` does. */
+const JSON_START = /^\s*[[{]/;
+const AFTER_EQUALS = /^[^=]*=\s*[[{]/;
+/** How deep JSON held in a string of a JSON-valued argument is looked into (`"{\"env\":\"{…}\"}"`). */
+const MAX_JSON_LEVELS = 3;
 /** A URL's `user:password@` (the scheme anchored at its start: linear on long arguments). */
 const USERINFO = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/\s:@]*:([^/\s@]+)@/;
 /**
@@ -81,27 +89,94 @@ function hasSecretPair(pattern: RegExp, text: string): boolean {
 }
 
 /**
+ * The JSON text an argument holds, if any: the whole argument, or what follows its first `=`
+ * (`--config={…}`, `CONFIG={…}`), when that starts with `{` or `[` and parses.
+ * @param value - One argument.
+ * @returns The parsed value, or undefined.
+ */
+function jsonOf(value: string): unknown {
+  // Looked at without copying first: every string of a large config comes here.
+  const text = JSON_START.test(value)
+    ? value
+    : AFTER_EQUALS.test(value)
+      ? value.slice(value.indexOf("=") + 1)
+      : "";
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined; // not JSON (or nested too deep to parse): judged as plain text
+  }
+}
+
+/**
+ * The secrets of a JSON-valued argument (`{"apiKey":"…"}`, as `mcp-server-x '{"token": …}'` takes its
+ * settings): each literal string or number under a secret-named key at any depth (a list inherits
+ * its key; not a placeholder, path, boolean or short number), and each string that holds a secret
+ * itself (JSON inside it included, up to {@link MAX_JSON_LEVELS} levels).
+ *
+ * Source: SPEC §5.2 ("secrets masked"), field case F11; the review of JSON-valued arguments.
+ * @param value - One argument.
+ * @param level - How many JSON levels enclose it (0 for an argument).
+ * @returns The secret values, as text; none when the argument is not JSON.
+ */
+function jsonSecrets(value: string, level = 0): string[] {
+  if (level >= MAX_JSON_LEVELS) return [];
+  const parsed = jsonOf(value);
+  if (parsed === undefined || typeof parsed !== "object" || parsed === null) return [];
+  const found: string[] = [];
+  const stack: { readonly node: unknown; readonly named: boolean }[] = [{ node: parsed, named: false }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { node, named } = item;
+    if (Array.isArray(node)) {
+      for (const child of node) stack.push({ node: child, named });
+    } else if (typeof node === "object" && node !== null) {
+      for (const [key, child] of Object.entries(node))
+        stack.push({ node: child, named: named || isSecretName(key) });
+    } else if (typeof node === "number" || typeof node === "string") {
+      const text = String(node);
+      if (named && isLiteralSecret(text)) found.push(text);
+      else if (typeof node === "string" && secretInText(node, level + 1)) found.push(node);
+    }
+  }
+  return found;
+}
+
+/**
  * Whether one argument holds a secret in itself: a token shape, a `Bearer` credential, a URL's
- * password, or a secret-named `NAME=value` assignment, query parameter or `Name: value` header with a
- * literal value (not a placeholder).
+ * password, a secret-named `NAME=value` assignment, query parameter or `Name: value` header with a
+ * literal value (not a placeholder), or, in a JSON-valued argument, a literal value under a
+ * secret-named key ({@link jsonSecrets}).
  *
  * Source: SPEC §5.2 ("secrets masked"), field case F11.
  * @param value - One element of `args` (or the command).
  * @returns True when it holds one.
  * @example isSecretArg("BRAVE_API_KEY=abc123") // => true
+ * @example isSecretArg('{"apiKey":"abc123"}') // => true
  */
 export function isSecretArg(value: string): boolean {
+  return secretInText(value, 0);
+}
+
+/**
+ * {@link isSecretArg} at a JSON level (a string inside a JSON-valued argument is level 1).
+ * @param value - The text.
+ * @param level - How many JSON levels enclose it.
+ * @returns True when it holds a secret.
+ */
+function secretInText(value: string, level: number): boolean {
   if (hasTokenShape(value)) return true; // a `Bearer` credential too
   const password = USERINFO.exec(value)?.[1];
   if (password !== undefined && !isPlaceholder(password)) return true;
   if (hasSecretPair(ASSIGNMENT, value) || hasSecretPair(QUERY, value)) return true;
   const header = HEADER.exec(value);
-  return header !== null && isSecretName(header[1] ?? "") && isLiteralSecret(header[2] ?? "");
+  if (header !== null && isSecretName(header[1] ?? "") && isLiteralSecret(header[2] ?? "")) return true;
+  return jsonSecrets(value, level).length > 0;
 }
 
 /**
- * Ranges of arguments that hold secrets: the value after a secret-named flag (`--api-key X`), a
- * `--token=X` argument, and any element that holds one itself ({@link isSecretArg}).
+ * Ranges of arguments that hold secrets: the value after a secret-named flag (`--api-key X`) or `-k`,
+ * a `--token=X` argument, and any element that holds one itself ({@link isSecretArg}).
  *
  * Source: SPEC §5.2, field case F11.
  * @param items - The elements of an `args` array, decoded, with their ranges.
@@ -119,11 +194,14 @@ export function secretArgSpans(
     options.literalValues !== true || (typeof value === "string" && isLiteralSecret(value));
   items.forEach((item, index) => {
     if (typeof item.value !== "string") return;
-    const flag = /^--?([A-Za-z][A-Za-z0-9_.-]*)(=.*)?$/s.exec(item.value);
-    if (flag?.[1] !== undefined && isSecretName(flag[1])) {
+    const flag = /^(--?)([A-Za-z][A-Za-z0-9_.-]*)(=.*)?$/s.exec(item.value);
+    const name = flag?.[2];
+    const short = flag?.[1] === "-" && name !== undefined && SECRET_SHORT_FLAGS.has(name);
+    if (name !== undefined && (isSecretName(name) || short)) {
       const next = items[index + 1];
-      if (flag[2] !== undefined) {
-        if (counts(flag[2].slice(1))) spans.push(item.span);
+      const joined = flag?.[3];
+      if (joined !== undefined) {
+        if (counts(joined.slice(1))) spans.push(item.span);
       } else if (next !== undefined && counts(next.value)) spans.push(next.span);
     }
     if (isSecretArg(item.value)) spans.push(item.span);
@@ -152,7 +230,8 @@ export function hasSecretArgs(
 /**
  * The secret values an argument list holds, to hide wherever they may be echoed (a server's
  * stderr): each argument {@link secretArgSpans} marks, and within it the part a server would print
- * alone — the value of a `NAME=value` assignment or a `Name: value` header, a URL's password.
+ * alone — the value of a `NAME=value` assignment or a `Name: value` header, a URL's password, the
+ * secret values of a JSON-valued argument.
  *
  * Source: SPEC §5.2 ("secrets masked"), field case F11.
  * @param args - An entry's arguments, placeholders filled in.
@@ -168,6 +247,7 @@ export function secretArgValues(args: readonly string[]): string[] {
     if (assigned !== undefined) values.push(assigned);
     const password = USERINFO.exec(arg)?.[1];
     if (password !== undefined) values.push(password);
+    values.push(...jsonSecrets(arg));
   }
   return values;
 }

@@ -30,6 +30,7 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
   "apikey",
   "authorization",
   "auth",
+  "oauth",
   "cookie",
   "cookies",
   "credential",

@@ -112,6 +112,27 @@ describe("doctorCommand", () => {
     expect(result.stdout).toContain("skipped: ${input:token} can only be filled in by the client");
   });
 
+  test("doctorCommand masks in a server's stderr the secrets of a JSON-valued argument and the value after -k", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    // Prints its arguments whole, then the JSON argument's value alone, as a server logging its settings.
+    const echo =
+      "const a = process.argv.slice(1); console.error(a.join(' ')); console.error('key is ' + JSON.parse(a[0]).apiKey); process.exit(3)";
+    const args = ["-e", echo, '{"apiKey":"plainjsonvalue95"}', "-k", "plainshortflag98"];
+    writeFileSync(file, JSON.stringify({ mcpServers: { leaky: { command: process.execPath, args } } }));
+    const result = await runBouncer("doctor", ["--config", file], {
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", HOME: dir },
+      doctor: { timeoutMs: 20_000 },
+    });
+    expect(result.code).toBe(1);
+    const shown = result.stdout + result.stderr;
+    expect(shown).toContain("key is ********");
+    expect(shown).not.toContain("plainjsonvalue95");
+    expect(shown).not.toContain("plainshortflag98");
+  });
+
   test("doctorCommand masks in a server's stderr a secret filled in from ${VAR} and secrets in its arguments", async () => {
     const dir = tempDir("bouncer-doctor-");
     dirs.push(dir);

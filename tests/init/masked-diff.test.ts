@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { clientInfo } from "../../src/init/client-table.ts";
 import { colorDiff, maskedDiff } from "../../src/init/masked-diff.ts";
 import { planInit } from "../../src/init/plan.ts";
 import { BREW_LAUNCHER, SAMPLES, sampleClient, sampleText } from "./samples.ts";
@@ -31,6 +32,32 @@ describe("maskedDiff()", () => {
     expect(diff).toContain('         "KALI_API_KEY": "********"\n');
     expect(diff).not.toContain("[REDACTED_API_KEY]");
   });
+
+  test.each([
+    ["claude-code", ".mcp.json"],
+    ["codex", "config.toml"],
+  ] as const)(
+    "maskedDiff() of a %s config masks, and the plan does not stash, a JSON-valued argument's secret and -k's value, and masks a value under oauth",
+    (kind, file) => {
+      const json = '{"apiKey":"plainvalue95"}';
+      const text =
+        kind === "codex"
+          ? `[oauth]\nrefresh = "plainvalue80"\n\n[mcp_servers.j]\ncommand = "srv"\nargs = ["srv", ${JSON.stringify(json)}]\n\n[mcp_servers.k]\ncommand = "srv"\nargs = ["-k", "plainvalue98"]\n`
+          : `{\n  "oauth": {"refresh": "plainvalue80"},\n  "note": ${JSON.stringify(json)},\n  "mcpServers": {\n    "j": {"command": "srv", "args": ["srv", ${JSON.stringify(json)}]},\n    "k": {"command": "srv", "args": ["-k", "plainvalue98"]}\n  }\n}\n`;
+      const client = clientInfo(kind);
+      const plan = planInit(text, { client, mode: "wrap", launcher: BREW_LAUNCHER });
+      const diff = maskedDiff(plan, { file, client });
+      expect(diff).toContain("+");
+      expect(diff).not.toContain("plainvalue");
+      expect(plan.after).not.toContain("x-bouncer-upstream");
+      if (client.stash) {
+        expect(plan.actions.map((action) => action.message)).toEqual([
+          'wrap "j" (no x-bouncer-upstream: its arguments hold a secret)',
+          'wrap "k" (no x-bouncer-upstream: its arguments hold a secret)',
+        ]);
+      }
+    },
+  );
 
   test("maskedDiff() is empty when nothing changes", () => {
     const sample = { file: "edge/cursor-remote-url-only.mcp.json", kind: "cursor" } as const;

@@ -147,6 +147,16 @@ describe("isSecretArg()", () => {
     ["a Perplexity key", "pplx-abcdefghijklmnopqrstuvwx"],
     ["a base64 key that starts with a slash", "API_KEY=/9j4AAQSkZJRgABAQAAAQABAAD+x"],
     ["a long numeric token", "TOKEN=8213749182374918237"],
+    ["a secret-named key of a JSON-valued argument", '{"apiKey":"plainvalue95"}'],
+    ["a key nested in a JSON-valued argument", '{"server": {"auth": {"user": "me", "pass": "x"}}}'],
+    ["a list under a secret-named key", '{"token": ["plainvalue1"]}'],
+    ["a secret-named key in a JSON list", '[{"password": "plainvalue2"}]'],
+    ["a long number under a secret-named key", '{"pin": 1, "secret": 12345678901}'],
+    ["JSON after a flag's =", '--config={"token":"plainvalue3"}'],
+    ["JSON after an assignment's =", 'SETTINGS={"client_secret": "plainvalue4"}'],
+    ["JSON inside a JSON string", JSON.stringify({ env: JSON.stringify({ token: "plainvalue5" }) })],
+    ["a token shape inside a JSON-valued argument", '{"x": "ghp_FAKE000000000000000000000000000000"}'],
+    ["an assignment after a comma", "mode=fast,token=plainvalue6"],
   ])("isSecretArg() finds %s", (_name, value) => {
     expect(isSecretArg(value)).toBe(true);
   });
@@ -164,6 +174,10 @@ describe("isSecretArg()", () => {
     ["an agent socket's path", "SSH_AUTH_SOCK=/tmp/agent.sock"],
     ["a boolean", "PRIVATE_REPOS=false"],
     ["a {env:VAR} placeholder", "TOKEN={env:TOKEN}"],
+    ["a placeholder in a JSON-valued argument", '{"apiKey":"${API_KEY}"}'],
+    ["a key file's path in a JSON-valued argument", '{"keyFile": "/home/me/key.pem", "privateRepos": false}'],
+    ["a JSON-valued argument without secret names", '{"name": "x", "port": 8080, "tags": ["a"]}'],
+    ["text that only starts like JSON", '{"apiKey": not json'],
   ])("isSecretArg() passes %s", (_name, value) => {
     expect(isSecretArg(value)).toBe(false);
   });
@@ -194,6 +208,10 @@ describe("masking", () => {
     [["--token=abc"], true],
     [["-y", "pkg", "/tmp"], false],
     [["ghp_FAKE000000000000000000000000000000"], true],
+    [["-y", "srv", "-k", "plainvalue98"], true],
+    [["-k=plainvalue98"], true],
+    [["-p", "8080", "-t", "x"], false],
+    [["srv", '{"apiKey":"plainvalue95"}'], true],
   ])("hasSecretArgs(%j) is %p", (args, expected) => {
     expect(hasSecretArgs(args)).toBe(expected);
   });
