@@ -1,10 +1,12 @@
 /**
  * `bouncer init --check`: lists the stdio entries that are not wrapped, the ones that lost their
  * wrapping (a stash is left but the client rewrote the command — field case F13), wrapped entries
- * whose launcher no longer exists or would let Bun read the project's `.env` (a script run by a
- * runtime, an older from-source launcher), or whose `--policy` file is missing or invalid (the server would
- * not start), and wrapped entries that enforce nothing (`--mode audit`, `--pins off`). Exit 1 if any, 0 if none, 2 when no config is found or
- * one cannot be read — and then it never says that every server is wrapped. Writes nothing. Edge.
+ * whose launcher no longer exists (also the program `/usr/bin/env` runs) or would let Bun read the
+ * project's `.env` (a script run by a runtime, an older from-source launcher), whose stash disagrees
+ * with the command after `--` (`--undo` would refuse), or whose `--policy` file is missing or
+ * invalid (the server would not start), and wrapped entries that enforce nothing (`--mode audit`,
+ * `--pins off`). Exit 1 if any, 0 if none, 2 when no config is found or one cannot be read — and then
+ * it never says that every server is wrapped. Writes nothing. Edge.
  *
  * Source: SPEC §5.2 ("`--check` lists unwrapped or no-longer-wrapped entries and a launcher that no
  * longer exists, exit 1 if any"), §3.8 (audit mode forwards everything).
@@ -16,8 +18,8 @@ import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
 import { escapeControls } from "../engine/index.ts";
 import { errorLine, isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
-import { launcherProblem } from "./launcher.ts";
-import { readConfig } from "./plan.ts";
+import { launcherProblem } from "./launcher-problem.ts";
+import { readConfig, stashDisagrees } from "./plan.ts";
 import {
   distinctTargets,
   loadFailureMessage,
@@ -37,6 +39,7 @@ export interface CheckRow {
     | "not wrapped"
     | "lost its wrapping"
     | "wrapping unreadable"
+    | "stash disagrees"
     | "launcher missing"
     | "launcher unsafe"
     | "policy unreadable"
@@ -141,6 +144,10 @@ export function checkEntry(
       if (problem !== undefined) {
         const status = problem.kind === "missing" ? "launcher missing" : "launcher unsafe";
         return { ...base, status, detail: problem.message, problem: true };
+      }
+      if (stashDisagrees(entry)) {
+        const detail = `the command after "--" (what the client runs) disagrees with x-bouncer-upstream, so bouncer init --undo refuses it: make them agree by hand`;
+        return { ...base, status: "stash disagrees", detail, problem: true };
       }
       const lax = notEnforcing(entry);
       if (lax !== undefined) return { ...base, status: "wrapped, not enforcing", detail: lax, problem: true };

@@ -19,7 +19,7 @@ import { launchServer } from "./doctor-launch.ts";
 import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-render.ts";
 import { type Interrupted, LaunchedServers, watchSignals } from "./doctor-servers.ts";
 import type { InitEnvironment } from "./init-environment.ts";
-import { missingLauncher } from "./launcher.ts";
+import { missingLauncher } from "./launcher-problem.ts";
 import { filledValues, secretPlaceholderNames } from "./placeholder-secrets.ts";
 import { expandPlaceholders } from "./placeholders.ts";
 import { readConfig } from "./plan.ts";

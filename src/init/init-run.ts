@@ -15,7 +15,8 @@ import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
 import { escapeControls } from "../engine/index.ts";
 import { BouncerError, errorLine, isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
-import { chooseLauncher, launcherProblem, type SkippedLauncher } from "./launcher.ts";
+import { chooseLauncher, type SkippedLauncher } from "./launcher.ts";
+import { launcherProblem } from "./launcher-problem.ts";
 import { colorDiff, maskedDiff } from "./masked-diff.ts";
 import { type InitPlan, planInit } from "./plan.ts";
 import {

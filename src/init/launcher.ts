@@ -1,6 +1,7 @@
 /**
- * Finds how a client should start Bouncer (the {@link Launcher}), and whether the launcher of an
- * already wrapped entry still exists (`init --check`). Edge (reads the file system).
+ * Finds how a client should start Bouncer (the {@link Launcher}) and looks executables up on PATH
+ * (whether a wrapped entry's launcher still exists is `launcher-problem.ts`). Edge (reads the file
+ * system).
  *
  * Order (SPEC §5.2): a `bouncer` on PATH — the Homebrew or scoop shim survives upgrades, and its
  * absolute path is written because clients start servers with a short PATH (field case F10); on
@@ -16,11 +17,11 @@
  * @module
  */
 
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { RUNTIMES, scriptRuntime } from "./script-runtime.ts";
-import type { ConfigEntry, Launcher } from "./types.ts";
+import type { Launcher } from "./types.ts";
 
 /** Where to look for the launcher. */
 export interface LauncherContext {
@@ -186,83 +187,6 @@ export function findExecutable(
     }
   }
   return undefined;
-}
-
-/** Why a wrapped entry's launcher cannot start Bouncer (`missing`) or should not (`unsafe`). */
-export interface LauncherProblem {
-  readonly kind: "missing" | "unsafe";
-  /** What is wrong and what to run, one line. */
-  readonly message: string;
-}
-
-/**
- * Why a wrapped entry's launcher can no longer start Bouncer, if it cannot: its command is missing
- * or not executable, not on PATH, or a launcher script in its prefix is gone — or should not: a
- * from-source launcher without {@link sourceRuntimeFlags} (an older init wrote it), or a command
- * that is a script run by a runtime (`npm link`'s `bouncer`), lets Bun read the project folder's
- * `.env` and `bunfig.toml`.
- *
- * Source: SPEC §5.2 (`--check` lists "a launcher that no longer exists").
- * @param entry - A wrapped entry.
- * @param context - Environment and platform.
- * @returns The problem, or undefined when the launcher is there.
- */
-export function launcherProblem(
-  entry: ConfigEntry,
-  context: Pick<LauncherContext, "env" | "platform">,
-): LauncherProblem | undefined {
-  const command = entry.command ?? "";
-  const paths = pathFor(context.platform);
-  const prefix = entry.wrapped?.prefixArgs ?? [];
-  const missing = missingLauncher({ command, prefixArgs: prefix }, context);
-  if (missing !== undefined) return { kind: "missing", message: missing };
-  const found = findExecutable(command, context) ?? command;
-  const redo = "run bouncer init --undo, then bouncer init";
-  // Written as Bouncer itself, it is a script a runtime runs with none of the flags (`npm link`).
-  const runtime = prefix.length === 0 ? scriptRuntime(found) : undefined;
-  if (runtime !== undefined) {
-    const message = `launcher "${command}" is a script run by ${runtime} without the flags that keep it from reading the project folder's .env and bunfig.toml: ${redo}`;
-    return { kind: "unsafe", message };
-  }
-  // From source, written by an older init: Bun reads the project's .env and bunfig.toml preload.
-  const base = paths
-    .basename(command)
-    .toLowerCase()
-    .replace(/\.exe$/, "");
-  const script = prefix.find((arg) => /[\\/]src[\\/]cli\.ts$/.test(arg));
-  if ((base === "bun" || base === "bunx") && script !== undefined && !prefix.includes("--no-env-file")) {
-    const message = `launcher lets Bun read the project folder's .env and bunfig.toml (an older init wrote it): ${redo}`;
-    return { kind: "unsafe", message };
-  }
-  return undefined;
-}
-
-/** What a missing launcher's message ends with: how to point the entries at one that exists. */
-const REPOINT = "run bouncer init --undo, then bouncer init, to point the entry at a launcher that exists";
-
-/**
- * Why a launcher cannot start Bouncer, if it cannot: its command is missing, not executable or not
- * on PATH, or a launcher script in its prefix (a checkout's `src/cli.ts`) is gone. The message says
- * how to fix it: `init` leaves wrapped entries alone, so they are unwrapped and wrapped again.
- *
- * Source: SPEC §5.2 (`--check` lists "a launcher that no longer exists").
- * @param launcher - The command and the arguments before `run` (placeholders already filled in).
- * @param context - Environment and platform.
- * @returns The problem and its fix, one line, or undefined when the launcher is there.
- */
-export function missingLauncher(
-  launcher: Launcher,
-  context: Pick<LauncherContext, "env" | "platform">,
-): string | undefined {
-  const { command, prefixArgs } = launcher;
-  const paths = pathFor(context.platform);
-  if (findExecutable(command, context) === undefined) {
-    return paths.isAbsolute(command)
-      ? `launcher "${command}" does not exist or is not executable: ${REPOINT}`
-      : `launcher "${command}" is not on PATH: ${REPOINT}`;
-  }
-  const gone = prefixArgs.find((arg) => paths.isAbsolute(arg) && !existsSync(arg));
-  return gone === undefined ? undefined : `launcher script "${gone}" does not exist: ${REPOINT}`;
 }
 
 /**

@@ -206,6 +206,22 @@ function planWrap(
 }
 
 /**
+ * Whether a wrapped entry's `x-bouncer-upstream` stash names another command line than the one after
+ * its `--` (what the client runs): one of them was edited by hand, and `--undo` refuses to guess
+ * which is meant (`--check` reports it).
+ *
+ * Source: SPEC §5.2 ("`--undo` rebuilds each wrapped entry from its args after `--` (refusing if
+ * they disagree with the stash)").
+ * @param entry - A config entry.
+ * @returns True for a wrapped `-- COMMAND` entry whose stash has another command or arguments.
+ */
+export function stashDisagrees(entry: ConfigEntry): boolean {
+  const { wrapped, stash } = entry;
+  if (entry.kind !== "wrapped" || wrapped?.form !== "dash" || stash === undefined) return false;
+  return stash.command !== wrapped.command || !deepEqual(stash.args, wrapped.args);
+}
+
+/**
  * The undo action of one entry: restore a wrapped entry from its arguments after `--`, refusing when
  * those disagree with the stash.
  * @param config - The parsed config.
@@ -226,8 +242,7 @@ function planUndo(
       action: { entry, action: "refuse", message: `${name} is wrapped with "--config": restore it by hand` },
     };
   }
-  const stash = entry.stash;
-  if (stash !== undefined && (stash.command !== wrapped.command || !deepEqual(stash.args, wrapped.args))) {
+  if (stashDisagrees(entry)) {
     const message = `${name}: the command after "--" disagrees with x-bouncer-upstream: restore it by hand`;
     return { action: { entry, action: "refuse", message } };
   }

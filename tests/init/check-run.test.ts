@@ -161,6 +161,73 @@ describe("runCheck()", () => {
     );
   });
 
+  test("init --check reports an entry whose x-bouncer-upstream disagrees with the command after --, which --undo refuses", async () => {
+    const { dir, file } = wrappedConfig([]);
+    const config = JSON.parse(readFileSync(file, "utf8"));
+    config.mcpServers.fs["x-bouncer-upstream"] = { command: "npx", args: ["-y", "other-pkg"] };
+    writeFileSync(file, JSON.stringify(config, null, 2));
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("stash disagrees  fs");
+    expect(result.stdout).toContain(
+      'the command after "--" (what the client runs) disagrees with x-bouncer-upstream, so bouncer init --undo refuses it: make them agree by hand',
+    );
+    const undo = await runBouncer("init", ["--undo", "--config", file, "--yes"], { cwd: dir });
+    expect(undo.stderr).toContain('"fs": the command after "--" disagrees with x-bouncer-upstream');
+  });
+
+  test("init --check counts an entry whose x-bouncer-upstream agrees with the command after -- as wrapped", async () => {
+    const { dir, file } = wrappedConfig([]);
+    const config = JSON.parse(readFileSync(file, "utf8"));
+    config.mcpServers.fs["x-bouncer-upstream"] = { command: "npx", args: ["-y", "pkg"] };
+    writeFileSync(file, JSON.stringify(config, null, 2));
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.stdout).toMatch(/\nwrapped +fs +/);
+    expect(result.code).toBe(0);
+  });
+
+  test.each([
+    ["not on PATH", [], "", 'launcher "bouncer", which "/usr/bin/env" runs, is not on PATH'],
+    [
+      "on the PATH env is given, not the environment's",
+      ["PATH=/nonexistent"],
+      "bin",
+      'launcher "bouncer", which "/usr/bin/env" runs, is not on PATH',
+    ],
+  ] as const)(
+    "init --check reports a /usr/bin/env bouncer launcher whose bouncer is %s",
+    async (_how, envArgs, onPath, message) => {
+      const dir = tempDir();
+      dirs.push(dir);
+      const bin = path.join(dir, "bin");
+      mkdirSync(bin);
+      writeFileSync(path.join(bin, "bouncer"), "#!/bin/sh\n", { mode: 0o755 });
+      const file = path.join(dir, "claude_desktop_config.json");
+      const args = [...envArgs, "bouncer", "run", "--upstream-name", "fs", "--", "npx", "-y", "pkg"];
+      writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: "/usr/bin/env", args } } }));
+      const PATH = onPath === "" ? "/usr/bin:/bin" : `${bin}:/usr/bin:/bin`;
+      const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir, env: { PATH } });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain("launcher missing  fs");
+      expect(result.stdout).toContain(`${message}: run bouncer init --undo, then bouncer init`);
+    },
+  );
+
+  test("init --check counts a /usr/bin/env bouncer launcher as wrapped when bouncer is on PATH", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const bin = path.join(dir, "bin");
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, "bouncer"), "#!/bin/sh\n", { mode: 0o755 });
+    const file = path.join(dir, "claude_desktop_config.json");
+    const args = ["-u", "X", "bouncer", "run", "--upstream-name", "fs", "--", "npx", "-y", "pkg"];
+    writeFileSync(file, JSON.stringify({ mcpServers: { fs: { command: "/usr/bin/env", args } } }));
+    const env = { PATH: `${bin}:/usr/bin:/bin` };
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir, env });
+    expect(result.stdout).toMatch(/\nwrapped +fs +/);
+    expect(result.code).toBe(0);
+  });
+
   test("init on an entry whose launcher no longer exists warns with the fix, and --undo then init repoints it", async () => {
     const { dir, file } = setup();
     const gone: Launcher = { command: `${dir}/old-bouncer/bin/bouncer`, prefixArgs: [] };

@@ -8,10 +8,10 @@ import {
   findExecutable,
   findLauncher,
   isSourceFile,
-  launcherProblem,
   sourceCliPath,
   sourceRuntimeFlags,
 } from "../../src/init/launcher.ts";
+import { launcherProblem } from "../../src/init/launcher-problem.ts";
 import { shebangRuntime } from "../../src/init/script-runtime.ts";
 import type { ConfigEntry } from "../../src/init/types.ts";
 import { parseWrappedArgs } from "../../src/init/wrapped-args.ts";
