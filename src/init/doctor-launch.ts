@@ -36,6 +36,8 @@ export interface LaunchResult {
   readonly initializeMs?: number;
   readonly tools?: readonly Tool[];
   readonly serverInfo?: { readonly name: string; readonly version: string };
+  /** What the server did wrong while listing its tools (a repeated cursor), shown as a defect. */
+  readonly defect?: string;
 }
 
 /** Options of {@link launchServer}. */
@@ -71,10 +73,18 @@ export async function launchServer(spec: LaunchSpec, options: LaunchOptions): Pr
   try {
     await withDeadline(client.connect(transport), { ms: options.timeoutMs, what: "initialize" });
     const initializeMs = Math.max(0, Math.round(clock() - started));
-    const tools = await withDeadline(listTools(client), { ms: options.timeoutMs, what: "tools/list" });
+    const listing = await withDeadline(listTools(client), { ms: options.timeoutMs, what: "tools/list" });
     const info = client.getServerVersion();
     const serverInfo = info === undefined ? {} : { serverInfo: { name: info.name, version: info.version } };
-    return { status: "started", stderrTail: tail(), initializeMs, tools, ...serverInfo };
+    const defect = listing.defect === undefined ? {} : { defect: listing.defect };
+    return {
+      status: "started",
+      stderrTail: tail(),
+      initializeMs,
+      tools: listing.tools,
+      ...serverInfo,
+      ...defect,
+    };
   } catch (error) {
     return {
       status: "error",
@@ -90,23 +100,66 @@ export async function launchServer(spec: LaunchSpec, options: LaunchOptions): Pr
   }
 }
 
+/** What the walk of `tools/list` found. */
+interface ToolListing {
+  readonly tools: Tool[];
+  /** What the server did wrong, when it did (a cursor that came back, tools listed again). */
+  readonly defect?: string;
+}
+
 /**
- * Walks every page of `tools/list`, stopping on a repeated cursor.
+ * Walks every page of `tools/list` (at most {@link MAX_PAGES}), stopping when a page gives a cursor
+ * already seen — also the one that fetched it: the next page would repeat one — and never counting
+ * twice a tool an earlier page listed (a server that ignores the cursor sends its first page again).
+ *
+ * Source: SPEC §2.2 ("stopping on a repeated cursor"), §5.3 (number of tools); the review of a server
+ * that repeats its `nextCursor`.
  * @param client - A connected client.
- * @returns All tools.
+ * @returns The tools, each name once across pages, and the server's defect if any.
  */
-async function listTools(client: Client): Promise<Tool[]> {
+async function listTools(client: Client): Promise<ToolListing> {
   const tools: Tool[] = [];
+  const earlier = new Set<string>();
   const seen = new Set<string>();
+  let repeated = 0;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const result = await client.listTools(cursor === undefined ? {} : { cursor });
-    tools.push(...result.tools);
+    const names = new Set<string>();
+    for (const tool of result.tools) {
+      if (earlier.has(tool.name)) repeated++;
+      else {
+        tools.push(tool);
+        names.add(tool.name);
+      }
+    }
+    for (const name of names) earlier.add(name);
+    if (cursor !== undefined) seen.add(cursor);
     cursor = result.nextCursor;
-    if (cursor === undefined || seen.has(cursor)) break;
-    seen.add(cursor);
+    if (cursor === undefined) break;
+    if (seen.has(cursor)) {
+      const again = `tools/list gave the cursor ${quoteCursor(cursor)} again: the listing stopped there`;
+      return { tools, defect: repeated === 0 ? again : `${again}; ${repeatedTools(repeated)}` };
+    }
   }
-  return tools;
+  return repeated === 0 ? { tools } : { tools, defect: repeatedTools(repeated) };
+}
+
+/**
+ * @param count - How many listings of an earlier page's tools were not counted.
+ * @returns The defect's words.
+ */
+function repeatedTools(count: number): string {
+  return `${count} tool(s) an earlier page listed came again, counted once`;
+}
+
+/**
+ * A server's cursor as shown: JSON-quoted (its control characters escaped), cut after 40 characters.
+ * @param cursor - The cursor.
+ * @returns The quoted text.
+ */
+function quoteCursor(cursor: string): string {
+  return cursor.length > 40 ? `${JSON.stringify(cursor.slice(0, 40))}…` : JSON.stringify(cursor);
 }
 
 /**

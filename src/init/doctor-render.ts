@@ -30,6 +30,8 @@ export interface DoctorRow {
   readonly analysis?: ServerAnalysis;
   /** Why the analysis failed (e.g. an invalid `--policy` file). */
   readonly analysisError?: string;
+  /** What the server did wrong (a `tools/list` cursor that came back), though it started. */
+  readonly defect?: string;
   /** Whether the client can answer asks (the elicitation table). */
   readonly clientAsks: string;
 }
@@ -89,6 +91,8 @@ export function renderDoctorTable(rows: readonly DoctorRow[]): string {
     )
     .join("");
   for (const row of rows) {
+    if (row.defect !== undefined)
+      out += `\n${safeName(row.server)} (${safeName(row.file)}): server defect: ${escapeControls(row.defect)}\n`;
     if (row.status === "started" && row.analysisError === undefined) continue;
     const detail = escapeControls(row.analysisError ?? row.detail ?? "");
     out += `\n${safeName(row.server)} (${safeName(row.file)}): ${row.status === "started" ? "policy" : row.status}: ${detail}\n`;

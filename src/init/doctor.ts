@@ -244,6 +244,7 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
     tools: result.tools.length,
     ...(result.initializeMs === undefined ? {} : { initializeMs: result.initializeMs }),
     ...(result.serverInfo === undefined ? {} : { serverInfo: result.serverInfo }),
+    ...(result.defect === undefined ? {} : { defect: result.defect }),
   };
   try {
     const facts = {

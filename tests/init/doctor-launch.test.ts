@@ -7,7 +7,28 @@ import { trackProcesses } from "./support-pids.ts";
 
 const { dirs, pidsIn } = trackProcesses(10_000);
 
+const ODD_TOOLS = path.join(import.meta.dir, "..", "fixtures", "servers", "odd-tools.ts");
+
 describe("launchServer", () => {
+  test("launchServer stops at a tools/list cursor that comes back, counts each tool once, and names the defect", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const result = await launchServer(
+      {
+        command: process.execPath,
+        args: [ODD_TOOLS, "repeat-cursor"],
+        env: { PATH: "/usr/bin:/bin" },
+        cwd: dir,
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(result.status).toBe("started");
+    expect(result.tools?.map((tool) => tool.name)).toEqual(["a", "b"]);
+    expect(result.defect).toBe(
+      'tools/list gave the cursor "c1" again: the listing stopped there; 1 tool(s) an earlier page listed came again, counted once',
+    );
+  });
+
   test.if(process.platform !== "win32")(
     "launchServer stops the group of a server that exited first, leaving a child running",
     async () => {

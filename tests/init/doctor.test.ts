@@ -112,6 +112,32 @@ describe("doctorCommand", () => {
     expect(result.stdout).toContain("skipped: ${input:token} can only be filled in by the client");
   });
 
+  test("doctorCommand counts once the tools of a server that repeats its tools/list cursor, and names that as a server defect", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    const server = path.join(import.meta.dir, "..", "fixtures", "servers", "odd-tools.ts");
+    const config = { mcpServers: { odd: { command: process.execPath, args: [server, "repeat-cursor"] } } };
+    writeFileSync(file, JSON.stringify(config));
+    const result = await runBouncer("doctor", ["--config", file], {
+      cwd: dir,
+      doctor: { timeoutMs: 20_000 },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\nodd +Claude Code +no +started +\d+ ms +2 +/);
+    expect(result.stdout).toContain(
+      `\nodd (${file}): server defect: tools/list gave the cursor "c1" again: the listing stopped there; 1 tool(s) an earlier page listed came again, counted once\n`,
+    );
+    const json = await runBouncer("doctor", ["--config", file, "--json"], {
+      cwd: dir,
+      doctor: { timeoutMs: 20_000 },
+    });
+    expect(JSON.parse(json.stdout).servers[0]).toMatchObject({
+      tools: 2,
+      defect: expect.stringContaining('"c1" again'),
+    });
+  });
+
   test("doctorCommand masks in a server's stderr the secrets of a JSON-valued argument and the value after -k", async () => {
     const dir = tempDir("bouncer-doctor-");
     dirs.push(dir);
