@@ -70,9 +70,11 @@ export async function launchServer(spec: LaunchSpec, options: LaunchOptions): Pr
   const tail = (): string => lastLines(transport.stderrTail(), 12).slice(-2048);
   const client = new Client({ name: "bouncer-doctor", version: "1" }, { capabilities: {} });
   const started = clock();
+  let stage = "initialize";
   try {
     await withDeadline(client.connect(transport), { ms: options.timeoutMs, what: "initialize" });
     const initializeMs = Math.max(0, Math.round(clock() - started));
+    stage = "tools/list";
     const listing = await withDeadline(listTools(client), { ms: options.timeoutMs, what: "tools/list" });
     const info = client.getServerVersion();
     const serverInfo = info === undefined ? {} : { serverInfo: { name: info.name, version: info.version } };
@@ -89,7 +91,7 @@ export async function launchServer(spec: LaunchSpec, options: LaunchOptions): Pr
     return {
       status: "error",
       // The transport's own reason (a line too long) rather than the "Connection closed" it caused.
-      error: transport.failure ?? (error instanceof Error ? error.message : String(error)),
+      error: transport.failure ?? launchErrorMessage(error, stage),
       stderrTail: tail(),
     };
   } finally {
@@ -160,6 +162,30 @@ function repeatedTools(count: number): string {
  */
 function quoteCursor(cursor: string): string {
   return cursor.length > 40 ? `${JSON.stringify(cursor.slice(0, 40))}…` : JSON.stringify(cursor);
+}
+
+/**
+ * One line for why a server failed: a result the SDK's schema refused (a `ZodError`, whose message is
+ * its issues as indented JSON) is named by its first issue's path and message; any other error by
+ * its message.
+ *
+ * Source: SPEC §5.3 ("started or the error"); the review of a tool with `inputSchema.properties: null`.
+ * @param error - What connecting or listing threw.
+ * @param stage - The request that was answered (`initialize`, `tools/list`).
+ * @returns E.g. `the tools/list answer is not valid MCP: tools[0].inputSchema.properties: Invalid input: expected record, received null`.
+ */
+function launchErrorMessage(error: unknown, stage: string): string {
+  const issues: unknown = error instanceof Error ? Reflect.get(error, "issues") : undefined;
+  const [first, ...rest] = Array.isArray(issues) ? issues : [];
+  if (typeof first !== "object" || first === null)
+    return error instanceof Error ? error.message : String(error);
+  const where: unknown = Reflect.get(first, "path");
+  const path = (Array.isArray(where) ? where : [])
+    .map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`))
+    .join("");
+  const message = String(Reflect.get(first, "message") ?? "invalid");
+  const more = rest.length === 0 ? "" : ` (and ${rest.length} more)`;
+  return `the ${stage} answer is not valid MCP: ${path === "" ? "" : `${path}: `}${message}${more}`;
 }
 
 /**

@@ -10,6 +10,24 @@ const { dirs, pidsIn } = trackProcesses(10_000);
 const ODD_TOOLS = path.join(import.meta.dir, "..", "fixtures", "servers", "odd-tools.ts");
 
 describe("launchServer", () => {
+  test("launchServer names a tools/list answer the SDK's schema refuses in one line: the path and the issue", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const result = await launchServer(
+      {
+        command: process.execPath,
+        args: [ODD_TOOLS, "null-properties"],
+        env: { PATH: "/usr/bin:/bin" },
+        cwd: dir,
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(result.status).toBe("error");
+    expect(result.error).toBe(
+      "the tools/list answer is not valid MCP: tools[0].inputSchema.properties: Invalid input: expected record, received null",
+    );
+  });
+
   test("launchServer stops at a tools/list cursor that comes back, counts each tool once, and names the defect", async () => {
     const dir = tempDir("bouncer-doctor-");
     dirs.push(dir);
