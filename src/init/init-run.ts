@@ -230,9 +230,12 @@ async function apply(
             ),
         });
         const split = hardLinkNote(target);
+        // Beside the file the user named, its name says where it is; through a symlink into another
+        // folder, only its full path does.
+        const beside = path.dirname(backup) === path.dirname(target.path);
         io.err(
           safeLine(
-            `Wrote "${target.path}" (backup "${path.basename(backup)}")${split === undefined ? "" : `; ${split}`}`,
+            `Wrote "${target.path}" (backup "${beside ? path.basename(backup) : backup}")${split === undefined ? "" : `; ${split}`}`,
           ),
         );
       } catch (error) {

@@ -394,6 +394,21 @@ describe("initCommand finds client files", () => {
     expect(readFileSync(file, "utf8")).not.toBe(before);
   });
 
+  test("initCommand names the backup by its full path when the config is a symlink into another folder", async () => {
+    const { dir, file } = desktopConfig();
+    const project = path.join(dir, "project");
+    mkdirSync(project);
+    const link = path.join(project, "claude_desktop_config.json");
+    symlinkSync(file, link);
+    const result = await runBouncer("init", ["--config", link, "--yes"], { cwd: project });
+    expect(result.code).toBe(0);
+    const [backup = ""] = backupsOf(file);
+    expect(result.stderr).toContain(`Wrote "${link}" (backup "${path.join(dir, backup)}")\n`);
+    const beside = desktopConfig();
+    const plain = await runBouncer("init", ["--config", beside.file, "--yes"], { cwd: beside.dir });
+    expect(plain.stderr).toContain(`Wrote "${beside.file}" (backup "${backupsOf(beside.file)[0]}")\n`);
+  });
+
   test("initCommand gives no hard-link warning for a config with one name", async () => {
     const { dir, file } = desktopConfig();
     const result = await runBouncer("init", ["--config", file, "--yes"], { cwd: dir });
