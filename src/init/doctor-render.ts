@@ -37,14 +37,20 @@ export interface DoctorRow {
 }
 
 /**
- * The report as one JSON document: `{ "servers": [ ... ] }`.
+ * The report as one JSON document: `{ "servers": [ ... ] }`, with `"error"` when the run could not
+ * look at any server (no config found), so that `--json` always prints one document.
  *
- * Source: SPEC §5.3.
+ * Source: SPEC §5 ("Machine-readable output (`--json`) is one JSON document"), §5.3.
  * @param rows - The rows.
+ * @param options - `error`: the run's error line (its `bouncer: ` prefix and line end are dropped).
  * @returns JSON text with a final newline.
  */
-export function renderDoctorJson(rows: readonly DoctorRow[]): string {
-  return `${JSON.stringify({ servers: rows }, null, 2)}\n`;
+export function renderDoctorJson(
+  rows: readonly DoctorRow[],
+  options: { readonly error?: string } = {},
+): string {
+  const error = options.error?.replace(/^bouncer: /, "").trimEnd();
+  return `${JSON.stringify({ servers: rows, ...(error === undefined ? {} : { error }) }, null, 2)}\n`;
 }
 
 /**

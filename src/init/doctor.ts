@@ -76,6 +76,7 @@ export async function runDoctor(
   const set = resolveTargets({ ...request, command: "bouncer doctor" }, environment);
   if (set.targets.length === 0) {
     io.err(noConfigMessage(set));
+    if (request.json) io.out(renderDoctorJson([], { error: noConfigMessage(set) }));
     return 2;
   }
   const jobs: Job[] = [];

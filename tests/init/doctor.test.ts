@@ -330,6 +330,20 @@ describe("doctorCommand", () => {
     );
   });
 
+  test("doctorCommand --json with no config found prints one JSON document with the error, and exits 2", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const result = await runBouncer("doctor", ["--json"], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({
+      servers: [],
+      error: "No MCP client config found: name one with --config FILE",
+    });
+    expect(result.stderr).toBe("bouncer: No MCP client config found: name one with --config FILE\n");
+    const client = await runBouncer("doctor", ["--json", "--client", "cursor"], { cwd: dir });
+    expect(JSON.parse(client.stdout).error).toStartWith('No config of client "cursor" found (looked for ');
+  });
+
   test("doctorCommand escapes the control characters of --config and --client in its error lines", async () => {
     const dir = tempDir("bouncer-doctor-");
     dirs.push(dir);
