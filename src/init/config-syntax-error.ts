@@ -20,10 +20,14 @@ export class ConfigSyntaxError extends SyntaxError {
 
   /**
    * @param detail - What is wrong, sentence case, no final period.
-   * @param position - The 1-based line and column.
+   * @param position - The 1-based line and column; `whole: true` for a problem of the whole file (an
+   *   empty one), whose message then names no position.
    */
-  constructor(detail: string, position: { readonly line: number; readonly column: number }) {
-    super(`line ${position.line}, column ${position.column}: ${detail}`);
+  constructor(
+    detail: string,
+    position: { readonly line: number; readonly column: number; readonly whole?: boolean },
+  ) {
+    super(position.whole === true ? detail : `line ${position.line}, column ${position.column}: ${detail}`);
     this.name = "ConfigSyntaxError";
     this.line = position.line;
     this.column = position.column;

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type Node, type ParseError, parseTree } from "jsonc-parser";
+import { type Node, type ParseError, parseTree, stripComments } from "jsonc-parser";
 import { STASH_KEY } from "../proxy/config-stash.ts";
 import { ConfigSyntaxError, lineColumn } from "./config-syntax-error.ts";
 import { classifyEntry, type EntryFields, type EntryShape } from "./entry-shape.ts";
@@ -50,7 +50,8 @@ export interface JsonHandle {
  * @param text - The file's text (without a byte-order mark).
  * @param options - The format (for the record) and where the servers are.
  * @returns The parsed config with its edit makers.
- * @throws {ConfigSyntaxError} When the text does not parse (line:column), nests more than 1,000 levels
+ * @throws {ConfigSyntaxError} When the text is empty or only comments (`the file is empty`), does
+ *   not parse (line:column), nests more than 1,000 levels
  *   deep, the top level is not an object, or a server section or entry has a duplicate key.
  */
 export function readJsonConfig(
@@ -60,6 +61,11 @@ export function readJsonConfig(
   const deep = tooDeepAt(text);
   if (deep !== undefined) {
     throw new ConfigSyntaxError(`values nest more than ${MAX_DEPTH} levels deep`, lineColumn(text, deep));
+  }
+  // Nothing but white space (or comments): "value expected" at line 1 would not say what is wrong.
+  if (/^\s*(?:$|\/[/*])/.test(text) && stripComments(text).trim() === "") {
+    const detail = text.trim() === "" ? "the file is empty" : "the file holds only comments, no settings";
+    throw new ConfigSyntaxError(detail, { line: 1, column: 1, whole: true });
   }
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });

@@ -409,6 +409,19 @@ describe("initCommand finds client files", () => {
     expect(plain.stderr).toContain(`Wrote "${beside.file}" (backup "${backupsOf(beside.file)[0]}")\n`);
   });
 
+  test("initCommand says that an empty config is empty, exits 2 and writes nothing", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, ".mcp.json");
+    writeFileSync(file, "\n");
+    const result = await runBouncer("init", ["--config", file, "--yes"], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `bouncer: Cannot read client config "${file}": the file is empty\nbouncer: Nothing written\n`,
+    );
+    expect(readFileSync(file, "utf8")).toBe("\n");
+  });
+
   test("initCommand gives no hard-link warning for a config with one name", async () => {
     const { dir, file } = desktopConfig();
     const result = await runBouncer("init", ["--config", file, "--yes"], { cwd: dir });

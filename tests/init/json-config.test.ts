@@ -189,7 +189,9 @@ describe("readJsonConfig() refuses what it cannot read safely", () => {
   });
 
   test.each([
-    ["an empty file", "", "line 1, column 1: value expected"],
+    ["an empty file", "", "the file is empty"],
+    ["a file of white space", " \n\t\r\n", "the file is empty"],
+    ["a file of comments only", "// settings\n/* none yet */\n", "the file holds only comments, no settings"],
     ["a top-level array", "[]", "line 1, column 1: the top level is not an object"],
     [
       "a duplicate key inside an entry",
