@@ -31,6 +31,7 @@ import {
 } from "./targets.ts";
 import type { Launcher } from "./types.ts";
 import { writeConfigFile } from "./write-config.ts";
+import { hardLinkWarning, writtenLine } from "./write-report.ts";
 import { watchWriteSignals } from "./write-signals.ts";
 
 /** The flags of `bouncer init` (SPEC §5.2). */
@@ -164,11 +165,8 @@ function report(planned: readonly Planned[], environment: InitEnvironment): void
       if (problem !== undefined) io.err(safeLine(`  warning: "${action.entry.label}": ${problem.message}`));
     }
     for (const warning of plan.warnings) io.err(safeLine(`  warning: ${warning}`));
-    const split = plan.changed ? hardLinkNote(target) : undefined;
-    if (split !== undefined) {
-      const why = `"${target.path}" is hard-linked: the write replaces it with a new file, so ${split} (link it again after the write, or use a symlink, which is written through)`;
-      io.err(safeLine(`  warning: ${why}`));
-    }
+    const split = plan.changed ? hardLinkWarning(target) : undefined;
+    if (split !== undefined) io.err(safeLine(`  warning: ${split}`));
     const diff = safe(maskedDiff(plan, { file: target.path, client: target.client }));
     if (diff !== "") io.out(io.color ? colorDiff(diff, pc) : diff);
   }
@@ -229,15 +227,7 @@ async function apply(
               ),
             ),
         });
-        const split = hardLinkNote(target);
-        // Beside the file the user named, its name says where it is; through a symlink into another
-        // folder, only its full path does.
-        const beside = path.dirname(backup) === path.dirname(target.path);
-        io.err(
-          safeLine(
-            `Wrote "${target.path}" (backup "${beside ? path.basename(backup) : backup}")${split === undefined ? "" : `; ${split}`}`,
-          ),
-        );
+        io.err(safeLine(writtenLine(target, backup)));
       } catch (error) {
         if (!isBouncerError(error)) throw error;
         if (error.code === "INTERRUPTED") {
@@ -261,21 +251,6 @@ async function apply(
   if (failures === 0 && !request.undo)
     io.err("Restart the client to start the wrapped servers through Bouncer\n");
   return failures > 0 ? 1 : base;
-}
-
-/**
- * What a write does to a hard-linked config: the atomic replace renames a new file over this name,
- * so every other name of the old file (a hard link made to share one config between two clients)
- * keeps the old content. Said in the plan and after the write; a symlink is written through instead.
- *
- * Source: SPEC §5.2 (atomic write); the review of hard-linked configs.
- * @param target - The config as read.
- * @returns E.g. `its 1 other hard link keeps the old content`, or undefined when the file has no other name.
- */
-function hardLinkNote(target: LoadedTarget): string | undefined {
-  const others = target.read.links - 1;
-  if (others < 1) return undefined;
-  return `${others === 1 ? "its 1 other hard link keeps" : `its ${others} other hard links keep`} the old content`;
 }
 
 /**
