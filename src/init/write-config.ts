@@ -11,12 +11,13 @@
  * @module
  */
 
-import { readFile, realpath, rm, stat } from "node:fs/promises";
+import { realpath, rm } from "node:fs/promises";
 import { BouncerError, errorCode, isBouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { decodeUtf8Text, readRegularFile } from "../platform/regular-file.ts";
 import { replaceFile, type WriteChunk, writeNewFile } from "../platform/replace-file.ts";
 import { CONFIG_LOCK_WAIT_MS, interruptedError, lockConfig } from "./config-lock.ts";
+import { stillHolds, unchangedNow } from "./config-unchanged.ts";
 
 /** A config file as read. */
 export interface ConfigFileRead {
@@ -212,53 +213,6 @@ async function writeLocked(
 }
 
 /**
- * The last look right before the rename: the file holds the bytes read, and nothing touched it while
- * they were compared (its device, inode, size, mtime and ctime, in nanoseconds, are the same after
- * the comparison as before it). From the second `stat` to the rename is then the only window left.
- * @param read - The file as read.
- * @returns True when unchanged; false when changed or gone.
- * @throws {BouncerError} `CONFIG_UNREADABLE` when it can no longer be read ({@link stillHolds}).
- */
-async function unchangedNow(read: ConfigFileRead): Promise<boolean> {
-  const before = await fileIdentity(read.realPath);
-  if (!(await stillHolds(read))) return false;
-  return before !== undefined && (await fileIdentity(read.realPath)) === before;
-}
-
-/**
- * What changes when a file is written in place or replaced by a rename.
- * @param file - A path.
- * @returns `dev:ino:size:mtimeNs:ctimeNs`, or undefined when it cannot be read.
- */
-async function fileIdentity(file: string): Promise<string | undefined> {
-  const stats = await stat(file, { bigint: true }).catch(() => undefined);
-  if (stats === undefined) return undefined;
-  return [stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join(":");
-}
-
-/**
- * Whether the file still holds exactly the bytes it held when read.
- * @param read - The file as read.
- * @returns True when unchanged; false when changed or gone.
- * @throws {BouncerError} `CONFIG_UNREADABLE` when it can no longer be read (its permissions changed:
- *   `permission denied (EACCES)`), which is not a change of its content.
- */
-async function stillHolds(read: ConfigFileRead): Promise<boolean> {
-  let current: Uint8Array;
-  try {
-    current = new Uint8Array(await readFile(read.realPath));
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return false;
-    throw new BouncerError(
-      "CONFIG_UNREADABLE",
-      `Cannot write "${read.path}": cannot read it again to check that it is unchanged: ${describeFsError(error)}`,
-      { cause: error },
-    );
-  }
-  return sameBytes(current, read.bytes);
-}
-
-/**
  * The backup's name: `<file>.bouncer-backup-<UTC timestamp>` (with `-1`, `-2` ... if taken).
  *
  * Source: SPEC §5.2.
@@ -302,14 +256,4 @@ async function writeBackup(
       );
     }
   }
-}
-
-/**
- * Byte equality.
- * @param a - Some bytes.
- * @param b - Other bytes.
- * @returns True when equal.
- */
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
