@@ -154,7 +154,7 @@ function classify(gate: Gate, target: Target): Finding {
         reason: { ...base, code: "sink_tainted", message, evidence: tainting.slice(0, MAX_EVIDENCE) },
       };
     }
-    const question = sinkMessages.taintedQuestion(subject, first);
+    const question = sinkMessages.taintedQuestion(subject, first, origin);
     return ask({ code: "sink_tainted", message, question, evidence: tainting });
   }
   const [shown] = seen;

@@ -93,6 +93,13 @@ export function describeEvidence(evidence: Evidence, server: string): string {
   return `seen as ${as} in ${outputOf(evidence, server)}`;
 }
 
+/** {@link describeEvidence}, saying that an excerpt is the output's words, not Bouncer's. */
+function quotedEvidence(evidence: Evidence, server: string): string {
+  if (evidence.kind !== "free_text" || evidence.excerpt === undefined)
+    return describeEvidence(evidence, server);
+  return `free text of ${outputOf(evidence, server)}, which says (not Bouncer): ${renderUntrusted(evidence.excerpt)}`;
+}
+
 /** `seen as …`, `seen in free text of …` (a value too short to taint), `seen in the tool definitions …`. */
 function seenPhrase(evidence: Evidence, server: string): string {
   const phrase = describeEvidence(evidence, server);
@@ -119,8 +126,18 @@ export const sinkMessages = {
   taintedField(subject: MessageSubject, evidence: Evidence): string {
     return `Destination ${where(subject)} is a field value of untrusted output and taint_fields is strict: ${describeEvidence(evidence, subject.server)}`;
   },
-  taintedQuestion(subject: MessageSubject, evidence: Evidence): string {
-    return `${sendTo(subject)} It occurs in ${describeEvidence(evidence, subject.server)}`;
+  /**
+   * Bouncer's warning first — not trusted, from untrusted output, what "whole site" would cover —
+   * then the evidence, whose excerpt is the untrusted output's own words (they may claim the
+   * destination is trusted or approved).
+   * @param site - The origin a "whole site" approval would cover, when the question offers it.
+   */
+  taintedQuestion(subject: MessageSubject, evidence: Evidence, site?: string): string {
+    const scope =
+      site === undefined
+        ? ""
+        : ` Choosing "whole site" would also allow every later URL of ${renderUntrusted(site)}.`;
+    return `${sendTo(subject)} Bouncer warns: it is not a trusted destination; it comes from untrusted output, which is how a planted instruction looks.${scope} It occurs in ${quotedEvidence(evidence, subject.server)}`;
   },
   declined(subject: MessageSubject): string {
     return `Destination ${where(subject)} was declined earlier in this session`;

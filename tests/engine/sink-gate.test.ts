@@ -331,7 +331,30 @@ describe("evaluateSinkGate() classification", () => {
     const [ask] = result.asks;
     expect(ask?.question.kind).toBe("destination");
     expect(ask?.question.evidence?.[0]?.kind).toBe("free_text");
-    expect(ask?.question.message).toContain("It occurs in free text of read_inbox's output (call #1)");
+    const message = ask?.question.message ?? "";
+    expect(message).toContain(
+      "It occurs in free text of read_inbox's output (call #1), which says (not Bouncer): ",
+    );
+    // Bouncer's own warning comes before the output's words, which may claim the opposite.
+    const warning =
+      "Bouncer warns: it is not a trusted destination; it comes from untrusted output, which is how a planted instruction looks.";
+    expect(message).toContain(warning);
+    expect(message.indexOf(warning)).toBeLessThan(message.indexOf("which says (not Bouncer)"));
+    expect(message).not.toContain("whole site");
+  });
+
+  test("evaluateSinkGate() warns that the whole site of a tainted URL would cover every later URL of it", () => {
+    const { result } = gate(
+      session(),
+      sinkRules({ sinks: ["url"], onTainted: "ask" }),
+      { url: "https://www.collect.evil.example/in?data=1" },
+      { schema: schemaOf("url") },
+    );
+    const message = result.asks[0]?.question.message ?? "";
+    expect(message).toStartWith('Allow send_email to send to "https://www.collect.evil.example/in?data=1"');
+    expect(message).toContain(
+      'it comes from untrusted output, which is how a planted instruction looks. Choosing "whole site" would also allow every later URL of "https://www.collect.evil.example". It occurs in free text of get_webpage\'s output (call #2) on server web, which says (not Bouncer): "',
+    );
   });
 
   test("evaluateSinkGate() denies a token-shaped destination tainted in another process of the session", () => {
