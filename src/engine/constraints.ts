@@ -3,14 +3,13 @@
  * @module
  */
 
+import { argumentLines } from "./argument-lines.ts";
 import { canonicalJson } from "./canonical-json.ts";
-import { type JsonLeaf, jsonLeaves } from "./json-leaves.ts";
 import { collectParamValues } from "./param-paths.ts";
 import type { RelativeBase } from "./path-context.ts";
 import { checkPathConfinement } from "./paths.ts";
 import { renderPattern } from "./pattern-text.ts";
-import { rendersWhole, renderUntrusted, renderUntrustedEnd } from "./render.ts";
-import { renderName } from "./sink-messages.ts";
+import { renderUntrusted } from "./render.ts";
 import type { CallInput, ContractResult, JsonValue, Question, Reason, RuleSource } from "./types.ts";
 
 /** The largest argument value `arg_patterns` matches, in UTF-8 bytes (SPEC §2.4). */
@@ -174,48 +173,6 @@ export const ACTION_IDENTITY = "action:";
  */
 export function confirmsOneCall(question: Pick<Question, "kind" | "key">): boolean {
   return question.kind === "action" && question.key.identity.startsWith(ACTION_IDENTITY);
-}
-
-/** Values listed at most in one question; beyond, each argument gets its share and the rest are counted. */
-const MAX_ARGUMENT_LINES = 120;
-
-/**
- * A leaf value on one line: a string as an untrusted string (with its end when cut); a number,
- * boolean, null or empty list or object as its JSON, unquoted (`5` is not `"5"`).
- */
-function renderArgumentValue(value: JsonValue): string {
-  if (typeof value !== "string") return JSON.stringify(value);
-  const shown = renderUntrusted(value);
-  return rendersWhole(value) ? shown : `${shown} (ending ${renderUntrustedEnd(value)})`;
-}
-
-/**
- * The arguments of a call for a question, one line per leaf (`options.target: "production"`), a
- * string cut at 200 characters with its end, so no argument, nested or not, hides behind a long
- * one. Up to 120 values are all listed; beyond, every top-level argument gets an equal share (at
- * least one line) and a first line says how many values are not shown — where a reader sees it
- * before deciding.
- *
- * Source: SPEC §2.4 (`action: ask`), §3.4 ("Rendering untrusted strings").
- * @param args - The call's arguments.
- * @returns The lines, each starting with a line feed and two spaces (`\n  repo: "x"`).
- */
-export function argumentLines(args: Readonly<Record<string, JsonValue>>): string {
-  const keys = Object.keys(args);
-  if (keys.length === 0) return "\n  (no arguments)";
-  const all = jsonLeaves(args as JsonValue, MAX_ARGUMENT_LINES);
-  const render = ({ path, value }: JsonLeaf): string =>
-    `\n  ${renderName(path)}: ${renderArgumentValue(value)}`;
-  if (all.more === 0) return all.leaves.map(render).join("");
-  const share = Math.max(1, Math.floor(MAX_ARGUMENT_LINES / keys.length));
-  const lines: string[] = [];
-  let hidden = 0;
-  for (const key of keys) {
-    const { leaves, more } = jsonLeaves({ [key]: args[key] as JsonValue }, share);
-    lines.push(...leaves.map(render));
-    hidden += more;
-  }
-  return `\n  Not shown here: ${hidden} more ${hidden === 1 ? "value" : "values"}${lines.join("")}`;
 }
 
 /**

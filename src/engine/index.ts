@@ -7,13 +7,13 @@
 export { ACCEPT_HASH_DIGITS, acceptCommand, listCommand, shellWord } from "./accept-command.ts";
 export type { RememberedAnswer } from "./answers.ts";
 export { answerKey, applyAnswer, rememberedAnswer } from "./answers.ts";
+export { argumentLines } from "./argument-lines.ts";
 export { evaluateBudget } from "./budget.ts";
 export type { CanonicalOptions } from "./canonical.ts";
 export { canonicalize } from "./canonical.ts";
 export { canonicalJson } from "./canonical-json.ts";
 export {
   ACTION_IDENTITY,
-  argumentLines,
   confirmsOneCall,
   evaluateConstraints,
   MAX_PATTERN_VALUE_BYTES,

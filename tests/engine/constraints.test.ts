@@ -49,7 +49,7 @@ describe("evaluateConstraints() action", () => {
     ]);
   });
 
-  test("evaluateConstraints() lists nested arguments leaf by leaf, and the end of a padded string", () => {
+  test("evaluateConstraints() lists nested arguments leaf by leaf, a long string over more lines", () => {
     const rules = makeRules({ tool: "run_job", action: sourced("ask") });
     const args = {
       options: { note: "x".repeat(250), target: "production" },
@@ -58,12 +58,13 @@ describe("evaluateConstraints() action", () => {
     };
     const lines =
       evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message.split("\n") ?? [];
-    expect(lines[1]).toStartWith('  options.note: "xxx');
-    expect(lines[1]).toEndWith(`…" (ending "…${"x".repeat(60)}")`);
-    expect(lines[2]).toBe('  options.target: "production"');
-    expect(lines[3]).toContain(' (ending "…');
-    expect(lines[3]).toEndWith(' production")');
-    expect(lines[4]).toBe("  n: 5");
+    expect(lines.slice(1)).toEqual([
+      `  options.note (250 characters): "${"x".repeat(250)}"`,
+      '  options.target: "production"',
+      `  repo (267 characters): "scratch${" ".repeat(193)}"`,
+      `    "${" ".repeat(57)}production"`,
+      "  n: 5",
+    ]);
   });
 
   test("evaluateConstraints() lists every value of an action: ask up to 120, the 9th leaf of an argument included", () => {
@@ -87,7 +88,9 @@ describe("evaluateConstraints() action", () => {
     const args = { padding: Array.from({ length: 500 }, () => 0), text: "DROP DATABASE prod" };
     const lines =
       evaluateConstraints(makeInput({ rules, arguments: args })).asks[0]?.question.message.split("\n") ?? [];
-    expect(lines[1]).toBe("  Not shown here: 440 more values");
+    expect(lines[1]).toBe(
+      "  Not shown here: 440 more values. Accepting approves the call with all its arguments, the parts not shown included.",
+    );
     expect(lines).toContain('  text: "DROP DATABASE prod"');
     expect(lines).toHaveLength(2 + 60 + 1);
   });
