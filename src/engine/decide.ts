@@ -36,7 +36,11 @@ function guard(contract: Checked, evaluate: () => ContractResult): Outcome {
   }
 }
 
-/** `defaults.unclassified: ask` for a tool no layer classifies (SPEC §4.2), asked with the sink gate. */
+/**
+ * `defaults.unclassified: ask` for a tool no layer classifies (SPEC §4.2), asked with the sink gate.
+ * Its approval key is the tool (identity `unclassified`): a remembered answer covers every later
+ * call of the tool, whatever its arguments, and the question says so.
+ */
 function unclassified(input: CallInput): ContractResult {
   const { rules, server, tool } = input;
   if (rules.exfiltrating !== undefined || rules.unclassified.value !== "ask") return { denies: [], asks: [] };
@@ -48,7 +52,8 @@ function unclassified(input: CallInput): ContractResult {
   };
   const question: Question = {
     kind: "action",
-    message: `Allow tool ${name} on server ${renderUntrusted(server)}, which no policy classifies, for this session?`,
+    // What an answer does, exactly: the approval key is the tool, not these arguments.
+    message: `Allow tool ${name} on server ${renderUntrusted(server)}, which no policy classifies? Accept allows this call; with "Remember for this session" on, also every later call of ${name} in this session, whatever its arguments. Decline blocks this call; with Remember on, every later call of ${name} too.`,
     key: { server, tool, param: "", identity: "unclassified" },
   };
   return { denies: [], asks: [{ reason, question }] };

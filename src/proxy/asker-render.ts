@@ -66,7 +66,7 @@ export function renderAskMessage(call: {
   const listed = questions.some(confirmsOneCall);
   const perCall = !listed && questions.some((question) => question.kind === "action");
   const shownArgs =
-    perCall && call.arguments !== undefined ? [`Arguments:${argumentLines(call.arguments)}`] : [];
+    perCall && call.arguments !== undefined ? [`This call's arguments:${argumentLines(call.arguments)}`] : [];
   const head = `${BOUNCER_MARKER} Approval needed: tool ${renderUntrusted(call.tool)} on server ${renderUntrusted(call.server)}.`;
   const lines = questions.map((question, index) =>
     questions.length === 1

@@ -101,6 +101,14 @@ describe("decide() combination table", () => {
     expect(summary(decide(makeInput({ rules }), createEngineState()))).toBe(expected);
   });
 
+  test("decide() says what an accept of an unclassified tool covers, with and without Remember", () => {
+    const { exfiltrating: _classified, ...rules } = makeRules({ unclassified: sourced("ask") });
+    const decision = decide(makeInput({ rules }), createEngineState());
+    expect(decision.verdict === "ask" && decision.questions[0].message).toBe(
+      'Allow tool "write_file" on server "srv", which no policy classifies? Accept allows this call; with "Remember for this session" on, also every later call of "write_file" in this session, whatever its arguments. Decline blocks this call; with Remember on, every later call of "write_file" too.',
+    );
+  });
+
   test("decide() does not ask about a classified tool under unclassified: ask", () => {
     const rules = makeRules({ unclassified: sourced("ask"), exfiltrating: sourced(false) });
     expect(decide(makeInput({ rules }), createEngineState()).verdict).toBe("allow");

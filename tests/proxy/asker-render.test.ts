@@ -33,7 +33,7 @@ describe("renderAskMessage()", () => {
     if (asked === undefined) throw new Error("expected a question");
     const message = renderAskMessage({ server: "srv", tool: "run_job", questions: [asked], arguments: args });
     expect(message.split("repo:")).toHaveLength(2);
-    expect(message).not.toContain("Arguments:");
+    expect(message).not.toContain("arguments:");
   });
 
   test("renderAskMessage() follows another question about the call (an unclassified tool) with its arguments", () => {
@@ -43,6 +43,6 @@ describe("renderAskMessage()", () => {
       key: { server: "s", tool: "x", param: "", identity: "unclassified" },
     };
     const message = renderAskMessage({ server: "s", tool: "x", questions: [question], arguments: { a: 1 } });
-    expect(message).toContain("Arguments:\n  a: 1");
+    expect(message).toContain("This call's arguments:\n  a: 1");
   });
 });

@@ -328,7 +328,9 @@ describe("createAsker() queue", () => {
     await answer(r, 1, { action: "decline" });
     expect((await b).kind).toBe("declined");
     expect(r.client.sent).toHaveLength(2);
-    expect(String(r.client.sent[0]?.params.message)).toContain('Arguments:\n  repo: "scratch"\n');
+    expect(String(r.client.sent[0]?.params.message)).toContain(
+      'This call\'s arguments:\n  repo: "scratch"\n',
+    );
     expect(String(r.client.sent[1]?.params.message)).toContain("production");
   });
 

@@ -131,4 +131,20 @@ describe("bouncer run's questions (real stdio)", () => {
     expect(lines[3]).toStartWith(`  text (6040 characters): "aaa`);
     expect(lines[7]).toBe(`    "${"a".repeat(200)}" <4980 more characters not shown> "${"b".repeat(60)}"`);
   });
+
+  test("bouncer run's unclassified: ask question says an accept with Remember allows every later call, whatever its arguments", async () => {
+    const session = await start(ECHO, "defaults:\n  unclassified: ask\n");
+    session.answers.push({ action: "accept", content: { remember: true } });
+    expect((await session.call("echo", { text: "hello" })).text).toBe("hello");
+    expect(session.asked[0]?.message.split("\n")).toEqual([
+      '[bouncer] Approval needed: tool "echo" on server "mail".',
+      'Allow tool "echo" on server "mail", which no policy classifies? Accept allows this call; with "Remember for this session" on, also every later call of "echo" in this session, whatever its arguments. Decline blocks this call; with Remember on, every later call of "echo" too.',
+      "This call's arguments:",
+      '  text: "hello"',
+      "Accept to allow this call, decline to block it.",
+    ]);
+    // As it said: other arguments pass without a question.
+    expect((await session.call("echo", { text: "rm -rf /" })).text).toBe("rm -rf /");
+    expect(session.asked).toHaveLength(1);
+  });
 });
