@@ -14,6 +14,7 @@ import {
   PINS_FORGOTTEN_HINT,
   PINS_OFF_HINT,
   type Question,
+  type Reason,
   renderUntrusted,
 } from "../engine/index.ts";
 import { abortPhrase } from "./relay-support.ts";
@@ -65,6 +66,21 @@ export function remedy(context: RemedyContext): string {
   }
   if (context.approveCommand) clauses.push("or approve it from a terminal with: bouncer approve");
   return clauses.join("; ");
+}
+
+/**
+ * What a blocked ask's reason says it asked: its first question's reason, and how many questions it
+ * held when more than one (one ask can hold thousands of destinations).
+ *
+ * Source: SPEC §2.5 ("Ask once per call"), §3.4.
+ * @param reasons - The ask decision's reasons, one per question.
+ * @returns E.g. `asked: Destination "x@y.example" in to is not trusted …`, or `asked 2001
+ *   questions; the first: …`.
+ * @throws Never.
+ */
+export function askedPhrase(reasons: readonly [Reason, ...Reason[]]): string {
+  const first = reasons[0].message;
+  return reasons.length === 1 ? `asked: ${first}` : `asked ${reasons.length} questions; the first: ${first}`;
 }
 
 function withRemedy(sentence: string, context: RemedyContext): string {

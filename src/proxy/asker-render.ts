@@ -45,8 +45,9 @@ export function offersScope(questions: readonly Question[]): boolean {
 }
 
 /**
- * The elicitation message: the marker, the server and tool (rendered as untrusted strings), and every
- * question, numbered, each on its own line(s).
+ * The elicitation message: the marker, the server and tool (rendered as untrusted strings), how many
+ * destinations it asks about when more than one, and every question, numbered, each on its own
+ * line(s).
  *
  * Source: SPEC §3.4 ("a form elicitation whose message names server, tool and every question").
  * @param call - The server and tool of the gated call, and the ask's questions.
@@ -68,6 +69,14 @@ export function renderAskMessage(call: {
   const shownArgs =
     perCall && call.arguments !== undefined ? [`This call's arguments:${argumentLines(call.arguments)}`] : [];
   const head = `${BOUNCER_MARKER} Approval needed: tool ${renderUntrusted(call.tool)} on server ${renderUntrusted(call.server)}.`;
+  // How many destinations one accept approves, before the first of them (an ask can hold thousands).
+  const destinations = questions.filter((question) => question.kind === "destination").length;
+  const count =
+    destinations > 1
+      ? [
+          `This call has ${destinations} destinations needing approval (not trusted), all listed below; accepting approves all ${destinations}.`,
+        ]
+      : [];
   const lines = questions.map((question, index) =>
     questions.length === 1
       ? safeSentence(question.message)
@@ -79,7 +88,7 @@ export function renderAskMessage(call: {
         .join(", ")}).`
     : "";
   const tail = `Accept to allow this call, decline to block it.${scope}`;
-  return [head, ...lines, ...shownArgs, tail].join("\n");
+  return [head, ...count, ...lines, ...shownArgs, tail].join("\n");
 }
 
 /**

@@ -14,6 +14,7 @@
 
 import type { AmbiguousJson, AskOutcome as AuditAskOutcome, LiveBlocked } from "../audit/index.ts";
 import type { AskAnswer, Decision, JsonObject } from "../engine/index.ts";
+import { askedPhrase } from "./ask-reasons.ts";
 import type { Asker, AskOutcome } from "./asker.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny, blockedResult, notForwardedDeny, proxyDeny } from "./proxy-denies.ts";
@@ -249,8 +250,7 @@ async function askAndDecide(
   if (outcome.kind === "declined" && outcome.answer !== undefined) {
     await gate.answer(decision.questions, outcome.answer);
   }
-  if (outcome.kind !== "approved")
-    return blocked(`${outcome.reason} (asked: ${decision.reasons[0].message})`);
+  if (outcome.kind !== "approved") return blocked(`${outcome.reason} (${askedPhrase(decision.reasons)})`);
   try {
     // What the human saw may be out of date (a queued ask, output read meanwhile): decided as the
     // call stands now, a deny wins and a question not shown as shown is not approved.

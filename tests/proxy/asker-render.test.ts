@@ -45,4 +45,24 @@ describe("renderAskMessage()", () => {
     const message = renderAskMessage({ server: "s", tool: "x", questions: [question], arguments: { a: 1 } });
     expect(message).toContain("This call's arguments:\n  a: 1");
   });
+
+  test("renderAskMessage() says first how many destinations one accept approves, when more than one", () => {
+    const destination = (to: string): Question => ({
+      kind: "destination",
+      message: `Allow send_email to send to "${to}" (to)?`,
+      key: { server: "mail", tool: "send_email", param: "to", identity: to },
+    });
+    const many = Array.from({ length: 2001 }, (_, i) => destination(`u${i}@x.example`));
+    const lines = renderAskMessage({ server: "mail", tool: "send_email", questions: many }).split("\n");
+    expect(lines[1]).toBe(
+      "This call has 2001 destinations needing approval (not trusted), all listed below; accepting approves all 2001.",
+    );
+    expect(lines[2]).toBe('1. Allow send_email to send to "u0@x.example" (to)?');
+    const one = renderAskMessage({
+      server: "mail",
+      tool: "send_email",
+      questions: [destination("a@x.example")],
+    });
+    expect(one).not.toContain("This call has");
+  });
 });

@@ -147,4 +147,20 @@ describe("bouncer run's questions (real stdio)", () => {
     expect((await session.call("echo", { text: "rm -rf /" })).text).toBe("rm -rf /");
     expect(session.asked).toHaveLength(1);
   });
+
+  test("bouncer run says first how many destinations an ask holds, and the blocked reason how many it asked", async () => {
+    const box = await start(MAILBOX, "send_email:\n  exfiltrating: true\n  sink_params: [to]\n");
+    const to = "a@one.example, b@two.example, c@three.example";
+    const result = await box.call("send_email", { to, subject: "s", body: "b" });
+    const lines = (box.asked[0]?.message ?? "").split("\n");
+    expect(lines[1]).toBe(
+      "This call has 3 destinations needing approval (not trusted), all listed below; accepting approves all 3.",
+    );
+    expect(lines[2]).toStartWith('1. Allow send_email to send to "a@one.example" (to)?');
+    expect(lines[4]).toStartWith('3. Allow send_email to send to "c@three.example" (to)?');
+    expect(result.text).toBe(
+      '[bouncer blocked] The person declined the call (asked 3 questions; the first: Destination "a@one.example" in to is not trusted and was not seen in this session\'s output)',
+    );
+    expect(box.sent()).toEqual([]);
+  });
 });
