@@ -45,6 +45,17 @@ export function offersScope(questions: readonly Question[]): boolean {
 }
 
 /**
+ * Whether a `remember` field is offered: unless every question is an `action: ask` confirmation, whose
+ * approval is never remembered (that rule asks before every call; SPEC §2.4) — offering it there would
+ * say an accept is remembered when it is not.
+ * @param questions - The ask's questions.
+ * @returns False when only `action: ask` questions are asked.
+ */
+export function offersRemember(questions: readonly Question[]): boolean {
+  return !questions.every(confirmsOneCall);
+}
+
+/**
  * The elicitation message: the marker, the server and tool (rendered as untrusted strings), how many
  * destinations it asks about when more than one, and every question, numbered, each on its own
  * line(s).
@@ -87,13 +98,16 @@ export function renderAskMessage(call: {
         .flatMap((question) => (question.origin === undefined ? [] : [renderUntrusted(question.origin)]))
         .join(", ")}).`
     : "";
-  const tail = `Accept to allow this call, decline to block it.${scope}`;
+  const tail = offersRemember(questions)
+    ? `Accept to allow this call, decline to block it.${scope}`
+    : "Accept to allow this call only (the policy asks before every call of this tool), decline to block it and identical calls in this session.";
   return [head, ...count, ...lines, ...shownArgs, tail].join("\n");
 }
 
 /**
- * The form: `remember` (boolean, default true) and, for URL destinations, `scope` (this URL | whole
- * site). Only primitive top-level properties, as MCP form elicitation allows; nothing is required.
+ * The form: `remember` (boolean, default true; not offered when only `action: ask` questions are
+ * asked, see {@link offersRemember}) and, for URL destinations, `scope` (this URL | whole site). Only
+ * primitive top-level properties, as MCP form elicitation allows; nothing is required.
  *
  * Source: SPEC §3.4 (fields `remember` and `scope`); MCP 2025-06-18 / 2025-11-25 `requestedSchema`.
  * @param questions - The ask's questions.
@@ -101,14 +115,17 @@ export function renderAskMessage(call: {
  * @throws Never.
  */
 export function askSchema(questions: readonly Question[]): JsonObject {
-  const properties: JsonObject = {
-    remember: {
+  const properties: JsonObject = {};
+  if (offersRemember(questions)) {
+    properties.remember = {
       type: "boolean",
       title: "Remember for this session",
-      description: "Answer the same question the same way for the rest of this session without asking again",
+      description: questions.some(confirmsOneCall)
+        ? "Answer the questions about destinations and tools the same way for the rest of this session, and block identical calls after a decline; an accept of the call itself is never remembered (action: ask)"
+        : "Answer the same question the same way for the rest of this session without asking again",
       default: true,
-    },
-  };
+    };
+  }
   if (offersScope(questions)) {
     properties.scope = {
       type: "string",
@@ -135,13 +152,16 @@ type ReadContent =
   | { readonly ok: true; readonly remember: boolean | undefined; readonly scope: "url" | "site" }
   | { readonly ok: false; readonly detail: string };
 
-function readContent(content: JsonObject, scopeOffered: boolean): ReadContent {
+function readContent(
+  content: JsonObject,
+  offered: { readonly scope: boolean; readonly remember: boolean },
+): ReadContent {
   let remember: boolean | undefined;
   let scope: "url" | "site" = "url";
   for (const key of Object.keys(content)) {
     const value = content[key];
-    if (key === "remember" && typeof value === "boolean") remember = value;
-    else if (key === "scope" && scopeOffered && (value === SCOPE_THIS_URL || value === SCOPE_WHOLE_SITE)) {
+    if (key === "remember" && offered.remember && typeof value === "boolean") remember = value;
+    else if (key === "scope" && offered.scope && (value === SCOPE_THIS_URL || value === SCOPE_WHOLE_SITE)) {
       scope = value === SCOPE_WHOLE_SITE ? "site" : "url";
     } else {
       return {
@@ -157,17 +177,18 @@ function readContent(content: JsonObject, scopeOffered: boolean): ReadContent {
  * Reads an `ElicitResult` against the form Bouncer sent. Accept without `content` (yes/no clients)
  * is a plain accept without remembering; accept with content remembers only when `remember` is
  * `true` (an approval is never widened by a missing field); a decline is remembered unless
- * `remember` is `false` (fail closed); an unknown field, a wrong type or an unknown action is
- * malformed (deny).
+ * `remember` is `false` (fail closed); an unknown field (`remember` or `scope` where the form had
+ * none), a wrong type or an unknown action is malformed (deny).
  *
  * Source: SPEC §3.4 ("Missing content … counts as a plain accept without remembering"); field case
  * F23 ("Only accept answers that match the schema Bouncer sent").
  * @param result - The client's result.
- * @param scopeOffered - Whether the form had a `scope` field.
+ * @param questions - The ask's questions: which fields the form had (`scope`, `remember`).
  * @returns The answer.
  * @throws Never.
  */
-export function readAskAnswer(result: JsonValue, scopeOffered: boolean): ReadAnswer {
+export function readAskAnswer(result: JsonValue, questions: readonly Question[]): ReadAnswer {
+  const scopeOffered = offersScope(questions);
   if (!isJsonObject(result)) return { action: "malformed", detail: "the answer is not an object" };
   const action = Object.hasOwn(result, "action") ? result.action : undefined;
   const content = Object.hasOwn(result, "content") ? result.content : undefined;
@@ -181,7 +202,7 @@ export function readAskAnswer(result: JsonValue, scopeOffered: boolean): ReadAns
       : { action: "decline", remember: true };
   }
   if (!isJsonObject(content)) return { action: "malformed", detail: "the answer's content is not an object" };
-  const read = readContent(content, scopeOffered);
+  const read = readContent(content, { scope: scopeOffered, remember: offersRemember(questions) });
   if (!read.ok) return { action: "malformed", detail: read.detail };
   if (action === "decline") return { action: "decline", remember: read.remember ?? true };
   return {

@@ -17,7 +17,7 @@
 
 import { confirmsOneCall, type JsonObject, type JsonValue, type Question } from "../engine/index.ts";
 import { askReasons, type RemedyContext } from "./ask-reasons.ts";
-import { askSchema, offersScope, readAskAnswer, renderAskMessage } from "./asker-render.ts";
+import { askSchema, readAskAnswer, renderAskMessage } from "./asker-render.ts";
 import type { Asker, AskerOptions, AskOutcome, AskRequest } from "./asker-types.ts";
 
 export type { AskDecision, Asker, AskerOptions, AskOutcome, AskRequest, Schedule } from "./asker-types.ts";
@@ -122,7 +122,7 @@ export function createAsker(options: AskerOptions): Asker {
   }
 
   function interpret(entry: Entry, result: JsonValue, elapsedMs: number): AskOutcome {
-    const read = readAskAnswer(result, offersScope(entry.questions));
+    const read = readAskAnswer(result, entry.questions);
     if (read.action === "malformed") {
       options.log(`The client's answer to an ask was not usable: ${read.detail}`);
       return { kind: "declined", reason: askReasons.malformed(read.detail) };

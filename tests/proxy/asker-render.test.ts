@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { evaluateConstraints, type Question, renderUntrusted } from "../../src/engine/index.ts";
-import { renderAskMessage } from "../../src/proxy/asker-render.ts";
+import { askSchema, readAskAnswer, renderAskMessage } from "../../src/proxy/asker-render.ts";
 import { makeInput, makeRules, sourced } from "../engine/core-input.ts";
 
 describe("renderAskMessage()", () => {
@@ -64,5 +64,52 @@ describe("renderAskMessage()", () => {
       questions: [destination("a@x.example")],
     });
     expect(one).not.toContain("This call has");
+  });
+});
+
+describe("askSchema() and readAskAnswer()", () => {
+  const action: Question = {
+    kind: "action",
+    message: "Run deploy?",
+    key: { server: "s", tool: "deploy", param: "", identity: 'action:{"target":"prod"}' },
+  };
+  const destination: Question = {
+    kind: "destination",
+    message: "Allow deploy to send to x?",
+    key: { server: "s", tool: "deploy", param: "to", identity: "x@y.example" },
+  };
+
+  test("askSchema() offers no remember field for an action: ask question alone (its accept is never remembered)", () => {
+    expect(askSchema([action])).toEqual({ type: "object", properties: {} });
+    const message = renderAskMessage({ server: "s", tool: "deploy", questions: [action] });
+    expect(message).toEndWith(
+      "Accept to allow this call only (the policy asks before every call of this tool), decline to block it and identical calls in this session.",
+    );
+  });
+
+  test("askSchema() offers remember beside an action: ask question for the other questions, saying what it covers", () => {
+    const properties = askSchema([action, destination]).properties as Record<string, { description: string }>;
+    expect(properties.remember?.description).toBe(
+      "Answer the questions about destinations and tools the same way for the rest of this session, and block identical calls after a decline; an accept of the call itself is never remembered (action: ask)",
+    );
+    expect((askSchema([destination]).properties as Record<string, unknown>).remember).toBeDefined();
+  });
+
+  test("readAskAnswer() takes remember as malformed where the form had none, and an accept without it as one call", () => {
+    expect(readAskAnswer({ action: "accept", content: { remember: true } }, [action]).action).toBe(
+      "malformed",
+    );
+    expect(readAskAnswer({ action: "accept", content: {} }, [action])).toEqual({
+      action: "accept",
+      answer: { accepted: true, remember: false },
+    });
+    expect(readAskAnswer({ action: "decline", content: {} }, [action])).toEqual({
+      action: "decline",
+      remember: true,
+    });
+    expect(readAskAnswer({ action: "accept", content: { remember: true } }, [destination])).toEqual({
+      action: "accept",
+      answer: { accepted: true, remember: true },
+    });
   });
 });

@@ -264,7 +264,7 @@ describe("createAsker() queue", () => {
     expect(r.asker.asked).toBe(3);
   });
 
-  test("ask() answers only the first of identical merged action: ask calls with an approval, even one to remember", async () => {
+  test("ask() answers only the first of identical merged action: ask calls with an approval, whatever the answer says", async () => {
     const r = rig();
     const question = {
       kind: "action" as const,
@@ -288,7 +288,7 @@ describe("createAsker() queue", () => {
       });
     const a = call();
     const b = call();
-    await answer(r, 0, { action: "accept", content: { remember: true } });
+    await answer(r, 0, { action: "accept", content: {} });
     expect((await a).kind).toBe("approved");
     expect(r.client.sent).toHaveLength(2);
     await answer(r, 1, { action: "decline" });

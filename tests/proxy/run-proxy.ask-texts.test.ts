@@ -163,4 +163,19 @@ describe("bouncer run's questions (real stdio)", () => {
     );
     expect(box.sent()).toEqual([]);
   });
+
+  test("bouncer run offers no Remember for an action: ask question and asks again for the same call", async () => {
+    const session = await start(ECHO, "echo: { action: ask }\n");
+    session.answers.push({ action: "accept", content: {} }, { action: "accept" });
+    expect((await session.call("echo", { text: "deploy" })).text).toBe("deploy");
+    expect((await session.call("echo", { text: "deploy" })).text).toBe("deploy");
+    expect(session.asked).toHaveLength(2);
+    expect(session.asked[0]?.schema).toEqual({ type: "object", properties: {} });
+    expect(session.asked[0]?.message.split("\n")).toEqual([
+      '[bouncer] Approval needed: tool "echo" on server "mail".',
+      'Run "echo" on server "mail" with these arguments?',
+      '  text: "deploy"',
+      "Accept to allow this call only (the policy asks before every call of this tool), decline to block it and identical calls in this session.",
+    ]);
+  });
 });
