@@ -142,9 +142,13 @@ export function destinationPieces(raw: string, options: PieceOptions = {}): Dest
     const piece = canonicalize(part, { destination: true });
     if (piece === "") return [];
     const named = sink ? displayNameAddresses(part) : [];
-    const asWritten = wholeEligible ? part : written?.get(piece);
+    const found = written?.get(piece);
+    const asWritten = wholeEligible ? part : found?.raw;
     const at = asWritten === undefined ? { raw: part, decoded: true as const } : { raw: asWritten };
-    return [{ ...at, canonical: piece, eligible: wholeEligible && piece === part }, ...named];
+    // SPEC §2.5: a piece's own raw form, trimmed and case-folded, equals its canonical form — however
+    // the space around it was written (`boss@corp.example  , x@y.example` as `… , …`).
+    const eligible = wholeEligible ? piece === part : found?.eligible === true;
+    return [{ ...at, canonical: piece, eligible }, ...named];
   });
   // A non-empty value that splits into nothing (`mailto:?`, `mailto:?cc=`) is one destination as a
   // whole: empty only when it flattens to no non-empty string (SPEC §2.5 "Flattening").
@@ -165,16 +169,33 @@ function mayHoldUrl(canonical: string): boolean {
   return canonical.includes("//") || isUrlShaped(canonical);
 }
 
+/** A piece of a list as written (the first part of its canonical form), and whether it may be trusted. */
+interface WrittenPart {
+  readonly raw: string;
+  /** Every part of this canonical form is written as it (case aside), in no `Name <list>`. */
+  readonly eligible: boolean;
+}
+
 /**
- * The pieces of a list as written: the trimmed raw value split at its own separators, by their
- * canonical form (the first one of each). A piece of the canonical list that is one of them has
- * its raw text, so that its URL is parsed as written (SPEC §2.5 "Identity").
+ * The pieces of a list as written: the trimmed raw value split at its own separators (each part
+ * trimmed), by their canonical form (the first one of each). A piece of the canonical list that is
+ * one of them has its raw text, so that its URL is parsed as written (SPEC §2.5 "Identity"), and may
+ * be trusted when it is written as its canonical form: a list whose only change is the white space
+ * between its items (`a@x.example  , b@y.example`) trusts what `a@x.example , b@y.example` does,
+ * never a piece another part spells otherwise (`boss@corp.examp%6ce`).
  */
-function writtenParts(trimmed: string): Map<string, string> {
-  const byCanonical = new Map<string, string>();
-  for (const part of splitList(trimmed.replace(/^[^<>]*<([^<>]*[,;][^<>]*)>$/, "$1"))) {
+function writtenParts(trimmed: string): Map<string, WrittenPart> {
+  const byCanonical = new Map<string, WrittenPart>();
+  const list = trimmed.replace(/^[^<>]*<([^<>]*[,;][^<>]*)>$/, "$1");
+  const bracketed = list !== trimmed;
+  for (const part of splitList(list)) {
     const canonical = canonicalize(part, { destination: true });
-    if (!byCanonical.has(canonical)) byCanonical.set(canonical, part);
+    const asCanonical = !bracketed && part.toLowerCase() === canonical;
+    const first = byCanonical.get(canonical);
+    byCanonical.set(canonical, {
+      raw: first?.raw ?? part,
+      eligible: (first === undefined || first.eligible) && asCanonical,
+    });
   }
   return byCanonical;
 }

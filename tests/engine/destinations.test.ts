@@ -484,7 +484,16 @@ describe("destinationPieces()", () => {
     ["mailto:boss@corp.example", [false]],
     ["boss\u200b@corp.example", [false]],
     ["a@evil.example, boss@corp.example", [true, true]],
-    ["a@evil.example,  boss@corp.example", [false, false]],
+    // Each piece, trimmed, is its own raw form: the white space between items does not matter.
+    ["a@evil.example,  boss@corp.example", [true, true]],
+    ["boss@corp.example  , a@evil.example", [true, true]],
+    ["boss@corp.example\t; a@evil.example", [true, true]],
+    ["boss@corp.example  , mailto:a@evil.example", [true, false]],
+    // Never a piece another part of the list spells otherwise, nor one inside `Name <list>`.
+    ["boss@corp.example  , boss@corp.examp%6ce", [false, false]],
+    ["boss@corp.example  , boss%40corp.example", [false, false]],
+    ["Team <boss@corp.example  , a@evil.example>", [false, false]],
+    ["boss@corp.example%2c  a@evil.example", [false, false]],
   ])("destinationPieces(%p) is eligible for trust only when already canonical: %p", (raw, expected) => {
     expect(destinationPieces(raw).map((p) => p.eligible)).toEqual(expected);
   });

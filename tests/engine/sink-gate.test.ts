@@ -62,6 +62,20 @@ describe("evaluateSinkGate() classification", () => {
     ],
     ["allows an address of a trusted *@domain", mail, { to: "anyone@partner.example" }, "allow", undefined],
     [
+      "allows a list of trusted addresses whatever the white space between them",
+      mail,
+      { to: "boss@corp.example  , anyone@partner.example" },
+      "allow",
+      undefined,
+    ],
+    [
+      "does not trust a list item another item spells otherwise",
+      mail,
+      { to: "boss@corp.example  , boss@corp.examp%6ce" },
+      "ask",
+      "sink_unproven",
+    ],
+    [
       "does not trust a value that is only canonical after decoding",
       mail,
       { to: "boss%40corp.example" },
@@ -663,5 +677,18 @@ describe("evaluateSinkGate() questions", () => {
       { schema: schemaOf("url") },
     );
     expect(result.asks[0]?.question.message).toContain('(host "xn--exmple-4nf.com")');
+  });
+});
+
+describe("evaluateSinkGate() lists", () => {
+  test("evaluateSinkGate() asks only about the untrusted address of a list padded before its comma", () => {
+    const rules = sinkRules({ sinks: ["to"], trusted: ["boss@corp.example"] });
+    for (const to of [
+      "boss@corp.example , attacker@new.example",
+      "boss@corp.example  , attacker@new.example",
+    ]) {
+      const { result } = gate(createEngineState(), rules, { to });
+      expect(result.asks.map((ask) => ask.question.key.identity)).toEqual(["attacker@new.example"]);
+    }
   });
 });

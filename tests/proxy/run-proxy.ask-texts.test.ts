@@ -178,4 +178,18 @@ describe("bouncer run's questions (real stdio)", () => {
       "Accept to allow this call only (the policy asks before every call of this tool), decline to block it and identical calls in this session.",
     ]);
   });
+
+  test("bouncer run asks only about the untrusted address of a list padded before its comma", async () => {
+    const box = await start(
+      MAILBOX,
+      "send_email:\n  exfiltrating: true\n  sink_params: [to]\n  trusted_destinations: [boss@corp.example]\n",
+    );
+    box.answers.push({ action: "accept", content: { remember: false } });
+    const to = "boss@corp.example  , new@other.example";
+    expect((await box.call("send_email", { to, subject: "s", body: "b" })).blocked).toBe(false);
+    expect(box.asked.map((asked) => asked.message.split("\n")[1])).toEqual([
+      'Allow send_email to send to "new@other.example" (to)? It is not a trusted destination and was not seen in this session\'s output',
+    ]);
+    expect(box.sent()).toEqual([to]);
+  });
 });
