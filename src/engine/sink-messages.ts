@@ -7,6 +7,7 @@
 
 import { type Identity, otherReadingHost } from "./identity.ts";
 import { rendersWhole, renderUntrusted, renderUntrustedEnd } from "./render.ts";
+import { hostKey } from "./token-shapes.ts";
 import type { Evidence } from "./types.ts";
 
 /**
@@ -39,13 +40,15 @@ export function renderName(name: string): string {
 /**
  * Renders a destination so that what the data would reach is always in view: the value as written
  * (cut at 200 characters), then for a URL its parsed host (ASCII/punycode), for an email address
- * written otherwise (`Name <addr>`, padding) the address, and for a value too long to show whole its
+ * written otherwise (`Name <addr>`, padding) the address, for an address whose domain is not ASCII
+ * its domain in punycode, and for a value too long to show whole its
  * end — padding or a long local part cannot push the real recipient out of the question.
  *
  * Source: SPEC §2.1 (reasons and evidence), §2.5 "Identity", §3.4 (rendering untrusted strings).
  * @param subject - The destination.
  * @returns e.g. `"https://exаmple.com/x" (host "xn--exmple-4nf.com")`,
- *   `"Boss <x@evil.example>" (address "x@evil.example")`.
+ *   `"Boss <x@evil.example>" (address "x@evil.example")`,
+ *   `"boss@c\u{43e}rp.example" (domain "xn--crp-sed.example")`.
  */
 export function renderDestination(subject: MessageSubject): string {
   if (subject.shown !== undefined) return subject.shown;
@@ -58,8 +61,13 @@ export function renderDestination(subject: MessageSubject): string {
         ? `host ${renderUntrusted(identity.host)}`
         : `host ${renderUntrusted(identity.host)} to some URL parsers, ${renderUntrusted(other)} to others`,
     );
-  } else if (identity.kind === "email" && raw.trim().toLowerCase() !== identity.id.toLowerCase())
-    notes.push(`address ${renderUntrusted(identity.id)}`);
+  } else if (identity.kind === "email") {
+    if (raw.trim().toLowerCase() !== identity.id.toLowerCase())
+      notes.push(`address ${renderUntrusted(identity.id)}`);
+    // SPEC §3.4 "hosts also in punycode": `c\u{43e}rp.example` is not `corp.example`.
+    const ascii = hostKey(identity.domain);
+    if (ascii !== identity.domain) notes.push(`domain ${renderUntrusted(ascii)}`);
+  }
   if (!rendersWhole(raw)) notes.push(`ending ${renderUntrustedEnd(raw)}`);
   const shown = renderUntrusted(raw);
   return notes.length === 0 ? shown : `${shown} (${notes.join(", ")})`;

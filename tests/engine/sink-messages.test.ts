@@ -55,6 +55,17 @@ describe("renderDestination()", () => {
     expect(shown).toEndWith('(ending "…xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx@evil2.example")');
   });
 
+  test("renderDestination() adds an address's domain in punycode when it is not ASCII", () => {
+    expect(renderDestination(subject("boss@c\u043erp.example"))).toBe(
+      '"boss@c\\u{43e}rp.example" (domain "xn--crp-sed.example")',
+    );
+    expect(renderDestination(subject("Boss <boss@b\u00fccher.example>"))).toBe(
+      '"Boss <boss@b\\u{fc}cher.example>" (address "boss@b\\u{fc}cher.example", domain "xn--bcher-kva.example")',
+    );
+    expect(renderDestination(subject("b\u00f6b@corp.example"))).toBe('"b\\u{f6}b@corp.example"');
+    expect(renderDestination(subject("boss@xn--crp-sed.example"))).toBe('"boss@xn--crp-sed.example"');
+  });
+
   test("renderDestination() adds a URL's host in punycode", () => {
     expect(renderDestination(subject("https://exаmple.com/x"))).toBe(
       '"https://ex\\u{430}mple.com/x" (host "xn--exmple-4nf.com")',

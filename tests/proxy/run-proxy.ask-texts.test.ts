@@ -192,4 +192,17 @@ describe("bouncer run's questions (real stdio)", () => {
     ]);
     expect(box.sent()).toEqual([to]);
   });
+
+  test("bouncer run's question shows an address's non-ASCII domain in punycode", async () => {
+    const box = await start(
+      MAILBOX,
+      "send_email:\n  exfiltrating: true\n  sink_params: [to]\n  trusted_destinations: [boss@corp.example]\n",
+    );
+    const result = await box.call("send_email", { to: "boss@c\u043erp.example", subject: "s", body: "b" });
+    expect(box.asked[0]?.message.split("\n")[1]).toBe(
+      'Allow send_email to send to "boss@c\\u{43e}rp.example" (domain "xn--crp-sed.example") (to)? It is not a trusted destination and was not seen in this session\'s output',
+    );
+    expect(result.text).toContain('"boss@c\\u{43e}rp.example" (domain "xn--crp-sed.example") in to');
+    expect(box.sent()).toEqual([]);
+  });
 });
