@@ -86,8 +86,8 @@ const FLUSH_LIMIT_MS = 2000;
  * @param run - The parsed flags.
  * @param io - stdin, stdout and the stderr writer.
  * @param options - Hooks factory and tunables (tests).
- * @returns The exit status: 0 when the client went away or a signal ended it, 1 when the upstream
- *   died, 2 for an unreadable or invalid policy, a `--config` that does not give the upstream, or an
+ * @returns The exit status: 0 when the client went away or a signal ended it, 1 once the upstream
+ *   had died (whatever ended the session then: the client leaving, a broken pipe, a signal), 2 for an unreadable or invalid policy, a `--config` that does not give the upstream, or an
  *   `--audit-log` or `--record` path that is a folder or a FIFO (the upstream never started; every
  *   request is answered with the error), or what a hook asked for.
  */
@@ -173,7 +173,9 @@ export async function runProxy(
     }
     if (clientWriter !== undefined) await bounded(clientWriter.flush(), FLUSH_LIMIT_MS);
     for (const cleanup of cleanups.splice(0)) cleanup();
-    resolveExit(code);
+    // A session whose upstream died ends non-zero, whatever ends it then: the client leaving, a
+    // broken pipe, its parent gone or a signal (SPEC §3.3, README's exit codes of `run`).
+    resolveExit(code === 0 && upstreamFailed ? 1 : code);
   }
 
   if (options.processHandlers !== false)
@@ -284,8 +286,7 @@ export async function runProxy(
   const onData = (chunk: Uint8Array): void => clientFramer.push(chunk);
   const onEnd = (): void => {
     clientFramer.end();
-    // A session whose upstream died ends non-zero, told or not (SPEC §3.3).
-    void shutdown("client_closed", upstreamFailed ? 1 : 0);
+    void shutdown("client_closed", 0);
   };
   io.stdin.on("data", onData);
   io.stdin.on("end", onEnd);

@@ -241,6 +241,22 @@ describe("bouncer run life cycle", () => {
     E2E_TIMEOUT,
   );
 
+  test.each(["SIGTERM", "SIGHUP"] as const)(
+    "bouncer run exits 1 when its upstream died and %s then ends it (a signal ends a live session with 0)",
+    async (signal) => {
+      const { command, args } = bouncerCommand("cli", ["--upstream-name", "die", "--", "sh", "-c", "exit 3"]);
+      const session = startLines(command, args, { BOUNCER_HOME: home });
+      await waitUntil(
+        () => session.stderr().includes('Upstream "die" exited (code 3)'),
+        20_000,
+        "the exit is logged",
+      );
+      session.child.kill(signal);
+      expect((await deadline(session.exited, 30_000, `bouncer exits after ${signal}`)).code).toBe(1);
+    },
+    E2E_TIMEOUT,
+  );
+
   test(
     "bouncer run --config starts the upstream stashed in the client config and relays its initialize answer",
     async () => {
@@ -338,11 +354,11 @@ describe("bouncer run life cycle", () => {
   );
 
   test.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)(
-    "bouncer run stops the whole upstream tree on %s",
+    "bouncer run stops the whole upstream tree on %s and exits 0",
     async (signal) => {
       const { session, pids } = await startTree();
       session.child.kill(signal);
-      await deadline(session.exited, 30_000, `bouncer exits after ${signal}`);
+      expect((await deadline(session.exited, 30_000, `bouncer exits after ${signal}`)).code).toBe(0);
       await waitUntil(() => !pids.some(isAlive), 10_000, "no upstream process remains");
     },
     E2E_TIMEOUT,
