@@ -34,6 +34,7 @@ import {
 } from "./relay-support.ts";
 import type { PendingClient } from "./relay-types.ts";
 import { RequestView } from "./request-view.ts";
+import { type TopLevelRepeat, topLevelRepeat } from "./top-level-repeats.ts";
 
 /**
  * An upstream line over the size limit was discarded: the request it answered gets an error, or
@@ -146,6 +147,8 @@ export function fromUpstream(core: RelayCore, text: string): void | Promise<void
  */
 function upstreamMessage(core: RelayCore, value: JsonObject, line: string): void | Promise<void> {
   const message = classify(value);
+  const repeat = topLevelRepeat(line, value);
+  if (repeat !== undefined) return upstreamRepeat(core, message, { line, repeat });
   if (message.kind === "result" || message.kind === "error")
     return upstreamResponse(core, message, { line, value });
   if (message.kind === "request") return upstreamRequest(core, message, { line, value });
@@ -159,6 +162,41 @@ function upstreamMessage(core: RelayCore, value: JsonObject, line: string): void
     const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${message.reason}` };
     core.sendUpstream(errorResponseText(JSON.stringify(message.id), error));
   }
+}
+
+/**
+ * An upstream message that repeats a top-level key is malformed (what it says depends on the
+ * parser): reported as noise and never relayed. An answer settles the request it answers with a
+ * `-32000` error, a request is refused with `-32600` — when its id is written once, or in alike copies;
+ * otherwise (and for a notification) it is dropped.
+ *
+ * Source: SPEC §3.1 ("a response goes back with the original id"), §3.3 (malformed upstream lines).
+ * @param core - The relay.
+ * @param message - The message as `JSON.parse` read it (the last copy of each key).
+ * @param raw - Its text and what it repeats.
+ * @returns A promise while a hook records the error.
+ */
+function upstreamRepeat(
+  core: RelayCore,
+  message: Classified,
+  raw: { readonly line: string; readonly repeat: TopLevelRepeat },
+): void | Promise<void> {
+  const { line, repeat } = raw;
+  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
+  const reason = `the top-level key ${JSON.stringify(repeat.key)} is repeated`;
+  const id = message.kind === "notification" || repeat.idAmbiguous ? null : message.id;
+  if (id === null) {
+    core.log(
+      `Dropped an upstream message that repeats a top-level key (${repeat.key}): no single id to answer`,
+    );
+    return;
+  }
+  if (message.kind === "request" || (message.kind === "invalid" && !message.response)) {
+    const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${reason}` };
+    core.sendUpstream(errorResponseText(JSON.stringify(id), error));
+    return;
+  }
+  return upstreamInvalidAnswer(core, id, reason);
 }
 
 /**

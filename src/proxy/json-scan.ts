@@ -23,6 +23,8 @@ export interface TopLevel {
   readonly duplicateKey: boolean;
   /** The first top-level key found a second time (decoded), when one was. */
   readonly repeatedKey?: string;
+  /** For each top-level key found more than once, the span of its first value (`members` has the last). */
+  readonly firstSpans?: ReadonlyMap<string, Span>;
   /** False when the text ended before the object did (only with `partial`). */
   readonly complete: boolean;
   /** The key whose value the text ended in, when it did (only with `partial`; not in `members`). */
@@ -130,10 +132,12 @@ export function scanTopLevel(
   const members = new Map<string, Span>();
   let duplicateKey = false;
   let repeatedKey: string | undefined;
+  let firstSpans: Map<string, Span> | undefined;
   const result = (complete: boolean, cutKey?: string): TopLevel => ({
     members,
     duplicateKey,
     ...(repeatedKey === undefined ? {} : { repeatedKey }),
+    ...(firstSpans === undefined ? {} : { firstSpans }),
     complete,
     ...(cutKey === undefined ? {} : { cutKey }),
   });
@@ -153,9 +157,12 @@ export function scanTopLevel(
     const start = skipSpace(text, i + 1);
     const end = start >= text.length ? -1 : valueEnd(text, start);
     if (end === -1) return cut(key);
-    if (members.has(key)) {
+    const earlier = members.get(key);
+    if (earlier !== undefined) {
       duplicateKey = true;
       repeatedKey ??= key;
+      firstSpans ??= new Map();
+      if (!firstSpans.has(key)) firstSpans.set(key, earlier);
     }
     members.set(key, { start, end });
     i = skipSpace(text, end);
