@@ -56,6 +56,13 @@ export interface UpstreamProcess {
    */
   readonly hideSecrets: ((text: string) => string) | undefined;
   /**
+   * After a write to its stdin, pushes what the stream still holds to the OS and returns the error
+   * that met (a closed pipe), or a promise that rejects with it; undefined where a write's own
+   * callback tells (Node). Bun's child stdin reports a small write into a pipe the upstream closed
+   * as a success and the next one too: only a flush of its sink meets the `EPIPE`.
+   */
+  readonly confirmStdin: (() => Error | Promise<unknown> | undefined) | undefined;
+  /**
    * Closes Bouncer's ends of its stdin, stdout and stderr, once it is stopped: a descendant that
    * left its process group may hold the other ends open, and open pipes keep this process alive.
    */
@@ -177,9 +184,38 @@ export function spawnUpstream(spec: UpstreamSpec, options: SpawnUpstreamOptions)
     hasExited: () => done,
     stderrTail: drain.tail,
     hideSecrets: redact,
+    confirmStdin: sinkFlush(stdin),
     releasePipes: () => {
       for (const stream of [stdin, stdout, stderr]) stream.destroy();
     },
+  };
+}
+
+/**
+ * Bun's child stdin is a `WriteStream` over the child's `FileSink`, which buffers a small write and
+ * sends it later, dropping the error it meets; a flush of the sink sends it now and throws that error
+ * (the sink's `flush()` is public, the property holding it is not: looked up by its description, so
+ * another runtime, or a Bun without it, is simply not probed).
+ *
+ * Source: SPEC §3.3 ("never a hang"); README Limits (an upstream that closes its stdin).
+ * @param stream - The child's stdin.
+ * @returns What flushes the sink and returns its error or pending promise, or undefined.
+ */
+function sinkFlush(stream: Writable): (() => Error | Promise<unknown> | undefined) | undefined {
+  const key = Object.getOwnPropertySymbols(stream).find(
+    (symbol) => symbol.description === "kWriteStreamFastPath",
+  );
+  const sink: unknown = key === undefined ? undefined : Reflect.get(stream, key);
+  if (typeof sink !== "object" || sink === null) return undefined;
+  const flush: unknown = Reflect.get(sink, "flush");
+  if (typeof flush !== "function") return undefined;
+  return () => {
+    try {
+      const flushed: unknown = Reflect.apply(flush, sink, []);
+      return flushed instanceof Promise ? flushed : undefined;
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
   };
 }
 

@@ -28,6 +28,12 @@ export interface MessageWriterOptions {
    * so the message waits for the end of the turn and leaves with the others. Default: never.
    */
   readonly batch?: () => boolean;
+  /**
+   * Called after each write is handed to the stream, for a stream that can report success for bytes
+   * the OS refused (Bun's child stdin, where a small write into a closed pipe "succeeds"): pushes
+   * them to the OS now and returns the error it met, or a promise that rejects with it.
+   */
+  readonly confirm?: () => Error | Promise<unknown> | undefined;
 }
 
 /**
@@ -46,6 +52,12 @@ export class MessageWriter {
   #queued: string[] = [];
   /** Their total length (UTF-16 code units). */
   #queuedChars = 0;
+  /** The index of the first of them (see {@link written}). */
+  #queuedFrom = 0;
+  /** Messages given to {@link write} so far. */
+  #written = 0;
+  /** The index of the first message that did not reach the stream's OS end, once one failed. */
+  #firstUndelivered: number | undefined;
 
   /**
    * @param stream - The pipe (Bouncer's stdout, or the upstream's stdin).
@@ -54,7 +66,7 @@ export class MessageWriter {
   constructor(stream: Writable, options: MessageWriterOptions = {}) {
     this.#stream = stream;
     this.#options = options;
-    stream.on("error", (error: Error) => this.#fail(error));
+    stream.on("error", (error: Error) => this.#fail(error, this.#written));
     stream.on("drain", () => {
       if (!this.#full) return;
       this.#full = false;
@@ -65,6 +77,22 @@ export class MessageWriter {
   /** Whether the pipe broke. */
   get broken(): boolean {
     return this.#broken;
+  }
+
+  /**
+   * How many messages {@link write} was given so far: the next one's index (messages are numbered from
+   * 0, ignored ones included).
+   */
+  get written(): number {
+    return this.#written;
+  }
+
+  /**
+   * Once the pipe broke: the index of the first message that did not reach it (that one and every
+   * later one were lost; earlier ones were handed to the OS).
+   */
+  get firstUndelivered(): number | undefined {
+    return this.#firstUndelivered;
   }
 
   /** Whether the stream still takes messages (not broken, not ended, not destroyed). */
@@ -80,18 +108,20 @@ export class MessageWriter {
    * @param text - The message, without a newline.
    */
   write(text: string): void {
+    const index = this.#written++;
     if (this.#broken) return;
     const message = `${text}\n`;
     const large = message.length >= BATCH_MAX_CHARS;
     if (this.#queued.length === 0 && (large || this.#options.batch?.() !== true)) {
-      this.#send(message);
+      this.#send(message, index);
       return;
     }
     if (large || this.#queuedChars + message.length > BATCH_MAX_TOTAL_CHARS) this.sendWaiting();
     if (large) {
-      this.#send(message);
+      this.#send(message, index);
       return;
     }
+    if (this.#queued.length === 0) this.#queuedFrom = index;
     this.#queued.push(message);
     this.#queuedChars += message.length;
     if (this.#queued.length > 1) return;
@@ -112,28 +142,35 @@ export class MessageWriter {
     const queued = this.#queued;
     this.#queued = [];
     this.#queuedChars = 0;
-    this.#send(queued.length === 1 ? (queued[0] as string) : queued.join(""));
+    this.#send(queued.length === 1 ? (queued[0] as string) : queued.join(""), this.#queuedFrom);
   }
 
   /**
    * Hands text to the stream (nothing once the pipe broke or the stream ended).
    * @param text - One or more messages, each with its newline.
+   * @param first - The index of the first of them.
    */
-  #send(text: string): void {
-    if (this.#broken || this.#stream.destroyed || this.#stream.writableEnded) return;
+  #send(text: string, first: number): void {
+    if (this.#broken || this.#stream.destroyed || this.#stream.writableEnded) {
+      this.#firstUndelivered = Math.min(this.#firstUndelivered ?? first, first);
+      return;
+    }
     this.#inFlight++;
     let ok: boolean;
     try {
       ok = this.#stream.write(text, (error) => {
         this.#inFlight--;
-        if (error) this.#fail(error);
+        if (error) this.#fail(error, first);
         this.#settle();
       });
     } catch (error) {
       this.#inFlight--;
-      this.#fail(error instanceof Error ? error : new Error(String(error)));
+      this.#fail(asError(error), first);
       return;
     }
+    const confirmed = this.#options.confirm?.();
+    if (confirmed instanceof Error) this.#fail(confirmed, first);
+    else confirmed?.catch((error: unknown) => this.#fail(asError(error), first));
     if (!ok && !this.#full) {
       this.#full = true;
       this.#options.onPressure?.(true);
@@ -158,13 +195,24 @@ export class MessageWriter {
   }
 
   /**
-   * Marks the pipe broken (once).
+   * Marks the pipe broken (reported once), and which message was the first lost.
    * @param error - Why.
+   * @param first - The index of the first message of the write that failed.
    */
-  #fail(error: Error): void {
+  #fail(error: Error, first: number): void {
+    this.#firstUndelivered = Math.min(this.#firstUndelivered ?? first, first);
     if (this.#broken) return;
     this.#broken = true;
     this.#settle();
     this.#options.onError?.(error);
   }
+}
+
+/**
+ * An error from whatever was thrown or rejected.
+ * @param error - The reason.
+ * @returns It, or an Error carrying its text.
+ */
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

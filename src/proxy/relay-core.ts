@@ -117,22 +117,50 @@ export class RelayCore {
       return;
     }
     if (this.options.upstreamOpen?.() === false) {
-      // The upstream's input closed, usually because it is exiting: its exit, reported in a moment,
-      // answers every pending request with the exit code (SPEC §3.3). Only if none comes, a bare error.
-      const timer = setTimeout(() => {
-        const message = "Session ended before the request could be forwarded";
-        this.answerError(pending, this.#failure ?? { code: RPC_ERROR.internalError, message });
-      }, this.options.failureWaitMs ?? 2000);
-      timer.unref?.();
+      this.answerUnforwarded(pending);
       return;
     }
     const legId = this.upstream.relay(pending, pending.key);
     pending.state = "forwarded";
     pending.legId = legId;
+    const index = this.options.nextUpstreamMessage?.();
+    if (index !== undefined) pending.upstreamMessage = index;
     // Progress on a token counts from here: the upstream never saw a held request (SPEC §3.1).
     const token = pending.tokenKey;
     if (token !== undefined) this.clientTokens.set(token, (this.clientTokens.get(token) ?? 0) + 1);
     this.sendUpstream(textFor(legId));
+  }
+
+  /**
+   * Answers a request the upstream cannot get (its input closed, usually because it is exiting): its
+   * exit, reported in a moment, answers every pending request with the exit code (SPEC §3.3); only if
+   * none comes within `failureWaitMs`, a bare error.
+   * @param pending - The request.
+   */
+  answerUnforwarded(pending: PendingClient): void {
+    const timer = setTimeout(() => {
+      const message = "Session ended before the request could be forwarded";
+      this.answerError(pending, this.#failure ?? { code: RPC_ERROR.internalError, message });
+    }, this.options.failureWaitMs ?? 2000);
+    timer.unref?.();
+  }
+
+  /**
+   * The upstream's input was found closed: the requests whose messages did not reach it are answered
+   * as unforwarded (those written before may still be answered), and Bouncer's own requests to it
+   * fail, now and later.
+   *
+   * Source: SPEC §3.3 ("never a hang"); README Limits (an upstream that closes its stdin).
+   * @param firstUndelivered - The index of the first message that did not reach it.
+   */
+  upstreamInputLost(firstUndelivered: number): void {
+    this.upstream.closeOwn({ code: RPC_ERROR.internalError, message: "The upstream's input is closed" });
+    for (const pending of this.pending.values()) {
+      const index = pending.upstreamMessage;
+      if (pending.state !== "forwarded" || index === undefined || index < firstUndelivered) continue;
+      if (pending.legId !== undefined) this.upstream.table.take(pending.legId);
+      this.answerUnforwarded(pending);
+    }
   }
 
   /**

@@ -30,6 +30,8 @@ export interface PendingClient {
   state: "held" | "forwarded" | "done";
   /** The upstream id it was forwarded with. */
   legId?: number;
+  /** The index, among the messages written to the upstream, of the one that forwarded it. */
+  upstreamMessage?: number;
   /** For a `tools/call`: what the hooks saw (passed again to `onToolResult`). */
   call?: ToolCallRequest;
 }
@@ -67,6 +69,12 @@ export interface RelayOptions {
    * into nothing.
    */
   readonly upstreamOpen?: () => boolean;
+  /**
+   * The index the next message written to the upstream gets (`MessageWriter.written`), recorded on a
+   * forwarded request so that, when the upstream's input is found closed, the requests written after
+   * the last delivered message are known (default: not recorded).
+   */
+  readonly nextUpstreamMessage?: () => number;
   /**
    * How long a request that finds the upstream's input closed waits for the upstream's exit to be
    * reported, so that it gets the exit code and stderr tail rather than a bare error (default

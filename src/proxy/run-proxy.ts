@@ -246,6 +246,7 @@ export async function runProxy(
     onFailureReported: () => void shutdown("upstream_exit", 1),
     // Before the spawn (or without an upstream) there is no writer yet: the failure path answers then.
     upstreamOpen: () => upstreamWriter?.open ?? true,
+    nextUpstreamMessage: () => upstreamWriter?.written ?? 0,
   });
   relay = live;
   const framing = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
@@ -268,10 +269,18 @@ export async function runProxy(
 
   if (upstream !== undefined) {
     const child = upstream;
-    upstreamWriter = new MessageWriter(child.stdin, {
+    const writer = new MessageWriter(child.stdin, {
       onPressure: (full) => (full ? io.stdin.pause() : io.stdin.resume()),
       batch,
+      // Its input closed while it lives on: what did not reach it is answered, never left pending
+      // (after the write that found it: the request it carried is registered by then).
+      onError: (error) => {
+        log(`The upstream's input is closed (${error.message}): requests are no longer forwarded`);
+        queueMicrotask(() => live.upstreamInputLost(writer.firstUndelivered ?? writer.written));
+      },
+      ...(child.confirmStdin === undefined ? {} : { confirm: child.confirmStdin }),
     });
+    upstreamWriter = writer;
     const framer = new LineFramer((line) => live.receiveFromUpstream(line), {
       ...framing,
       onOversize: (line) => live.upstreamOversize(line),

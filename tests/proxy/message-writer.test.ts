@@ -106,11 +106,53 @@ describe("MessageWriter", () => {
     writer.write("b");
     await writer.flush();
     await new Promise((resolve) => setTimeout(resolve, 0));
-    expect({ chunks, errors, broken: writer.broken }).toEqual({
+    expect({ chunks, errors, broken: writer.broken, first: writer.firstUndelivered }).toEqual({
       chunks: [],
       errors: ["write EPIPE"],
       broken: true,
+      first: 0,
     });
+  });
+
+  test("MessageWriter breaks when confirm() finds a write refused that the stream reported written, and names the first message lost", async () => {
+    const errors: string[] = [];
+    const { stream, chunks } = chunkStream();
+    let refused = false;
+    const writer = new MessageWriter(stream, {
+      onError: (e) => void errors.push(e.message),
+      confirm: () =>
+        refused ? Object.assign(new Error("EPIPE: broken pipe, write"), { code: "EPIPE" }) : undefined,
+    });
+    writer.write("delivered");
+    expect(writer.firstUndelivered).toBeUndefined();
+    refused = true;
+    writer.write("lost");
+    writer.write("after");
+    await writer.flush();
+    expect({ errors, broken: writer.broken, open: writer.open, written: writer.written }).toEqual({
+      errors: ["EPIPE: broken pipe, write"],
+      broken: true,
+      open: false,
+      written: 3,
+    });
+    expect(writer.firstUndelivered).toBe(1);
+    expect(chunks).toEqual(["delivered\n", "lost\n"]);
+  });
+
+  test("MessageWriter names the first message of a batched write whose confirm() promise rejects", async () => {
+    const { stream } = chunkStream();
+    let calls = 0;
+    const writer = new MessageWriter(stream, {
+      batch: () => true,
+      confirm: () => (++calls === 2 ? Promise.reject(new Error("EPIPE")) : undefined),
+    });
+    writer.write("a");
+    await writer.flush();
+    writer.write("b");
+    writer.write("c");
+    await writer.flush();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect({ broken: writer.broken, first: writer.firstUndelivered }).toEqual({ broken: true, first: 1 });
   });
 
   test("MessageWriter.sendWaiting() hands the waiting messages over at once, before the stream is ended", async () => {

@@ -1,7 +1,7 @@
 /**
  * An upstream that misbehaves while it lives, through the real `bouncer run` process over real
- * stdio (SPEC §3.1, §3.3): a message that repeats a top-level key. Deadlines only guard against
- * hangs.
+ * stdio (SPEC §3.1, §3.3): a message that repeats a top-level key, an input closed while it lives
+ * on. Deadlines only guard against hangs.
  */
 
 import { describe, expect, test } from "bun:test";
@@ -102,6 +102,39 @@ describe("bouncer run with an upstream that repeats a top-level key", () => {
       expect(session.lines.join("\n")).not.toContain("roots/list");
       session.child.stdin?.end();
       await deadline(session.exited, 30_000, "bouncer exits");
+    },
+    E2E_TIMEOUT,
+  );
+});
+
+describe("bouncer run with an upstream that closes its stdin and lives on", () => {
+  test(
+    "bouncer run answers the request written after the upstream closed its stdin, and later ones, with an error (Bun reports those writes as successes)",
+    async () => {
+      const session = await started();
+      const call = (id: number, name: string) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name, arguments: { text: "{}" } },
+      });
+      session.send(call(1, "close_stdin"));
+      const closed = await session.next((m) => m.id === 1, "the close_stdin answer");
+      expect(JSON.stringify(closed)).toContain("closed");
+      await waitUntil(() => session.stderr().includes("closed stdin, living on"), 20_000, "the close");
+      // Written into the closed pipe: the write that finds it closed carries this request.
+      session.send(call(2, "raw"));
+      session.send({ jsonrpc: "2.0", id: 3, method: "ping" });
+      for (const id of [2, 3]) {
+        const answer = await session.next((m) => m.id === id, `the error for request ${id}`);
+        expect(answer.error).toEqual({
+          code: -32603,
+          message: "Session ended before the request could be forwarded",
+        });
+      }
+      expect(session.stderr()).toContain("The upstream's input is closed");
+      session.child.stdin?.end();
+      expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(0);
     },
     E2E_TIMEOUT,
   );
