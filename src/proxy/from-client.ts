@@ -120,6 +120,12 @@ function clientRequest(
     core.options.onFailureReported?.();
     return;
   }
+  // The upstream is not reading its input: refused before anything decides it (SPEC §3.3).
+  const refusal = core.refusal();
+  if (refusal !== undefined) {
+    core.sendClient(errorResponseText(idText, refusal));
+    return;
+  }
   if (nearGatedMethod(message.method)) {
     core.log(
       `Refused the client's method ${JSON.stringify(message.method)}: a near spelling of one Bouncer gates`,
@@ -181,6 +187,10 @@ function clientNotification(
     return;
   }
   if (core.failure() !== undefined) return;
+  if (core.refusal() !== undefined && method !== "notifications/cancelled") {
+    core.droppedWhileRefusing++;
+    return;
+  }
   // Relayed as the client's bytes: a parser that keeps the first of two keys must not read another
   // message than this one (SPEC §3.1 "Decide on exactly what is forwarded").
   if (repeatsAKey(raw.line, raw.value)) {

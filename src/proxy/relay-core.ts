@@ -52,6 +52,9 @@ export class RelayCore {
   readonly upstreamTokens = new Set<string>();
   readonly #session: { clientInitialize?: JsonObject; upstreamInitialize?: JsonObject } = {};
   #failure: RpcErrorObject | undefined;
+  #refusal: RpcErrorObject | undefined;
+  /** Client notifications dropped while refusing. */
+  droppedWhileRefusing = 0;
   readonly #backlog: (() => void | Promise<void>)[] = [];
   #busy = false;
 
@@ -103,6 +106,30 @@ export class RelayCore {
    */
   fail(error: RpcErrorObject): void {
     this.#failure = error;
+  }
+
+  /**
+   * @returns The error new client requests get at once while the upstream's input is backed up past
+   *   its limit (its notifications other than cancellations are dropped meanwhile), if it is.
+   */
+  refusal(): RpcErrorObject | undefined {
+    return this.#refusal;
+  }
+
+  /**
+   * Starts refusing new client requests with an error, or stops (the upstream read its backlog):
+   * then says how many client notifications were dropped meanwhile.
+   *
+   * Source: SPEC §3.3 ("never a hang": the client's input is read on, its end seen).
+   * @param error - The error, or undefined to stop.
+   */
+  refuseRequests(error: RpcErrorObject | undefined): void {
+    this.#refusal = error;
+    if (error !== undefined || this.droppedWhileRefusing === 0) return;
+    this.log(
+      `Dropped ${this.droppedWhileRefusing} client notification(s) while the upstream was not reading its input`,
+    );
+    this.droppedWhileRefusing = 0;
   }
 
   /**

@@ -188,14 +188,16 @@ export async function runProxy(
 
   // A policy found valid on the fast path is read by the yaml library while the upstream boots; the
   // gate is built from that reading, and nothing is relayed unless it is valid.
-  const [policy, { Relay }, { LineFramer }, { MessageWriter }, { deferredHooks }] = await Promise.all([
-    precheck.kind === "checked" ? precheck.check : checkRunPolicyTexts(precheck.texts),
-    // The relay's modules load after the spawn too.
-    import("./relay.ts"),
-    import("./line-framer.ts"),
-    import("./message-writer.ts"),
-    import("./deferred-hooks.ts"),
-  ]);
+  const [policy, { Relay }, { LineFramer }, { MessageWriter }, { deferredHooks }, { UpstreamBacklog }] =
+    await Promise.all([
+      precheck.kind === "checked" ? precheck.check : checkRunPolicyTexts(precheck.texts),
+      // The relay's modules load after the spawn too.
+      import("./relay.ts"),
+      import("./line-framer.ts"),
+      import("./message-writer.ts"),
+      import("./deferred-hooks.ts"),
+      import("./upstream-backlog.ts"),
+    ]);
   if (stopping) return exited;
   if (!policy.ok) {
     // The signal handlers and the parent watch stay until the upstream is stopped (a signal
@@ -220,16 +222,29 @@ export async function runProxy(
   };
   // Several client requests in flight: messages of one turn leave in one write (SPEC §7).
   const batch = (): boolean => (relay?.pending.size ?? 0) > 1;
+  // The client's input is read on while the upstream does not read its own (its end is seen).
+  const backlog = new UpstreamBacklog({
+    refuse: (error) => relay?.refuseRequests(error),
+    pauseClient: (paused) => (paused ? io.stdin.pause() : io.stdin.resume()),
+    log,
+  });
   const toClient = new MessageWriter(io.stdout, {
     onError: () => void shutdown("broken_pipe", 0),
-    onPressure: (full) => (full ? upstream?.stdout.pause() : upstream?.stdout.resume()),
+    onPressure: (full) => {
+      if (full) upstream?.stdout.pause();
+      else upstream?.stdout.resume();
+      backlog.clientPressure(full);
+    },
     batch,
   });
   clientWriter = toClient;
   const { createHooks } = options;
   const live = new Relay({
     sendToClient: (text) => toClient.write(text),
-    sendToUpstream: (text) => upstreamWriter?.write(text),
+    sendToUpstream: (text) => {
+      backlog.written(text);
+      upstreamWriter?.write(text);
+    },
     // The gate is built while the upstream answers `initialize` (its modules and the packs load then).
     createHooks: (context) =>
       createHooks === undefined
@@ -270,12 +285,13 @@ export async function runProxy(
   if (upstream !== undefined) {
     const child = upstream;
     const writer = new MessageWriter(child.stdin, {
-      onPressure: (full) => (full ? io.stdin.pause() : io.stdin.resume()),
+      onPressure: (full) => backlog.upstreamPressure(full),
       batch,
       // Its input closed while it lives on: what did not reach it is answered, never left pending
       // (after the write that found it: the request it carried is registered by then).
       onError: (error) => {
-        log(`The upstream's input is closed (${error.message}): requests are no longer forwarded`);
+        if (!stopping)
+          log(`The upstream's input is closed (${error.message}): requests are no longer forwarded`);
         queueMicrotask(() => live.upstreamInputLost(writer.firstUndelivered ?? writer.written));
       },
       ...(child.confirmStdin === undefined ? {} : { confirm: child.confirmStdin }),
