@@ -18,6 +18,9 @@ export interface CommandIo {
   readonly cwd: string;
 }
 
+/** The ios {@link processIo} made. */
+const processIos = new WeakSet<CommandIo>();
+
 /**
  * The process's own streams: colour only when stdout is a TTY and `NO_COLOR` is unset.
  *
@@ -26,12 +29,24 @@ export interface CommandIo {
  */
 export function processIo(): CommandIo {
   const noColor = (process.env.NO_COLOR ?? "") !== "" || process.env.TERM === "dumb";
-  return {
+  const io: CommandIo = {
     out: (text) => void process.stdout.write(text),
     err: (text) => void process.stderr.write(text),
     color: process.stdout.isTTY === true && !noColor,
     cwd: process.cwd(),
   };
+  processIos.add(io);
+  return io;
+}
+
+/**
+ * Whether an io writes to the process's own streams ({@link processIo}), so that a command may write
+ * to them itself (`bouncer run` watches its stderr's back-pressure).
+ * @param io - A command's io.
+ * @returns True for one {@link processIo} made.
+ */
+export function writesToProcess(io: CommandIo): boolean {
+  return processIos.has(io);
 }
 
 /**

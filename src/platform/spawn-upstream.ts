@@ -14,6 +14,7 @@ import type { Readable, Writable } from "node:stream";
 import { BouncerError } from "./errors.ts";
 import { type ResolveCommandOptions, resolveCommand } from "./resolve-command.ts";
 import { drainStderr } from "./stderr-drain.ts";
+import type { StderrFlow } from "./stderr-output.ts";
 
 /** What to launch. */
 export interface UpstreamSpec {
@@ -80,6 +81,8 @@ export interface SpawnUpstreamOptions extends ResolveCommandOptions {
   readonly redactStderr?: (env: Readonly<Record<string, string>>) => ((text: string) => string) | undefined;
   /** The inherited environment (default `process.env`). */
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Bouncer's stderr back-pressure: its stderr is not drained while Bouncer's waits (default none). */
+  readonly stderrFlow?: StderrFlow;
 }
 
 /**
@@ -158,6 +161,7 @@ export function spawnUpstream(spec: UpstreamSpec, options: SpawnUpstreamOptions)
     name: spec.name,
     write: options.writeStderr,
     ...(redact === undefined ? {} : { redact }),
+    ...(options.stderrFlow === undefined ? {} : { flow: options.stderrFlow }),
   });
   let done = false;
   const exited = new Promise<UpstreamExit>((resolve) => {

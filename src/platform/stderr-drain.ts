@@ -3,13 +3,14 @@
  * blocks in `write(2)` on a full pipe: every line goes to Bouncer's stderr prefixed
  * `[upstream:<name>] ` (over-long lines are wrapped), and the last 8 KiB are kept for error reports.
  * Given a `redact` function (the upstream's secret environment values), both pass through it first.
- * Edge.
+ * Given Bouncer's stderr flow, it pauses while Bouncer's own stderr is backed up. Edge.
  *
  * Source: SPEC §3.3 ("drained continuously … prefixed … last 8 KiB are kept"), field case F05.
  * @module
  */
 
 import type { Readable } from "node:stream";
+import type { StderrFlow } from "./stderr-output.ts";
 
 /** Options of {@link drainStderr}. */
 export interface StderrDrainOptions {
@@ -28,6 +29,11 @@ export interface StderrDrainOptions {
    * its length, so none is cut in half there.
    */
   readonly redact?: (text: string) => string;
+  /**
+   * Bouncer's stderr back-pressure: while it is full the stream is not read (the upstream blocks in
+   * its own write, as it would without Bouncer), and it is read again once stderr drains.
+   */
+  readonly flow?: StderrFlow;
 }
 
 /** Characters of an unterminated line held back for redaction at most (then written redacted). */
@@ -121,6 +127,8 @@ export function drainStderr(stream: Readable, options: StderrDrainOptions): Stde
     if (out !== "") options.write(out);
   }
 
+  const { flow } = options;
+  const stopWatch = flow?.onDrain(() => stream.resume());
   stream.on("data", (chunk: Uint8Array) => {
     total += chunk.byteLength;
     if (chunk.byteLength >= keptBytes) {
@@ -133,11 +141,13 @@ export function drainStderr(stream: Readable, options: StderrDrainOptions): Stde
       tail = merged;
     }
     emit(decoder.decode(chunk, { stream: true }), false);
+    if (flow?.full() === true) stream.pause();
   });
   let ended = false;
   const end = (): void => {
     if (ended) return;
     ended = true;
+    stopWatch?.();
     emit(decoder.decode(), true);
     if (!atLineStart) options.write("\n");
     atLineStart = true;

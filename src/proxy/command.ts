@@ -8,25 +8,37 @@
  */
 
 import type { CommandDef } from "citty";
-import type { CommandIo } from "../commands/io.ts";
+import { type CommandIo, writesToProcess } from "../commands/io.ts";
+import { type StderrFlow, StderrOutput } from "../platform/stderr-output.ts";
 import { parseRunArgs, runArgs } from "./run-args.ts";
 import { runProxy } from "./run-proxy.ts";
 
 /**
- * Where diagnostics go: the command's io when `src/cli.ts` passes one, else the process's stderr.
+ * Where diagnostics go: the command's io when `src/cli.ts` passes one of its own (tests), else the
+ * process's stderr, through a writer that tells when it is backed up (SPEC §3.3: an upstream's
+ * stderr flood into a stderr nobody reads cannot grow Bouncer's memory).
  * @param data - citty's `data` (`{ io }` from `src/cli.ts`).
- * @returns A stderr writer.
+ * @returns A stderr writer, and its back-pressure when it is the process's stderr.
  */
-function stderrWriter(data: unknown): (text: string) => void {
+function diagnostics(data: unknown): {
+  readonly writeStderr: (text: string) => void;
+  readonly stderrFlow?: StderrFlow;
+} {
   const io: unknown =
     typeof data === "object" && data !== null && Object.hasOwn(data, "io")
       ? Reflect.get(data, "io")
       : undefined;
-  if (typeof io === "object" && io !== null && Object.hasOwn(io, "err")) {
+  if (
+    typeof io === "object" &&
+    io !== null &&
+    Object.hasOwn(io, "err") &&
+    !writesToProcess(io as CommandIo)
+  ) {
     const err = (io as CommandIo).err;
-    return (text) => err(text);
+    return { writeStderr: (text) => err(text) };
   }
-  return (text) => void process.stderr.write(text);
+  const output = new StderrOutput(process.stderr);
+  return { writeStderr: output.write, stderrFlow: output };
 }
 
 /**
@@ -45,11 +57,7 @@ export const runCommand: CommandDef<typeof runArgs> = {
   args: runArgs,
   run: async ({ rawArgs, data }): Promise<number> => {
     const options = parseRunArgs(rawArgs);
-    return runProxy(options, {
-      stdin: process.stdin,
-      stdout: process.stdout,
-      writeStderr: stderrWriter(data),
-    });
+    return runProxy(options, { stdin: process.stdin, stdout: process.stdout, ...diagnostics(data) });
   },
 };
 

@@ -21,6 +21,7 @@ import { escapeControls } from "../engine/render.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import type { UpstreamProcess } from "../platform/spawn-upstream.ts";
+import type { StderrFlow } from "../platform/stderr-output.ts";
 import { STOP_GRACE_MS, STOP_KILL_AFTER_MS, stopUpstream } from "../platform/stop-upstream.ts";
 // A deep import on purpose (as above): this file imports types only, and run loads it before the spawn.
 import { serverCaseWarning, serverSectionsInOtherCase } from "../policy/server-name-case.ts";
@@ -48,6 +49,11 @@ export interface RunProxyIo {
   readonly stdout: Writable;
   /** Diagnostics (Bouncer's stderr). */
   readonly writeStderr: (text: string) => void;
+  /**
+   * Whether that stderr is backed up, when known (`StderrOutput`): the upstream's stderr is not
+   * drained meanwhile, so a flood of it cannot grow Bouncer's memory.
+   */
+  readonly stderrFlow?: StderrFlow;
 }
 
 /** Options of {@link runProxy}. */
@@ -183,7 +189,10 @@ export async function runProxy(
 
   // The upstream starts before anything slow (SPEC §3.2 step 1): the gate's modules and the packs
   // load while it boots and answers `initialize`.
-  const started = startUpstream({ name: run.upstreamName, launch }, { writeStderr: io.writeStderr, env });
+  const started = startUpstream(
+    { name: run.upstreamName, launch },
+    { writeStderr: io.writeStderr, env, stderrFlow: io.stderrFlow },
+  );
   if (started.kind === "started") upstream = started.upstream;
 
   // A policy found valid on the fast path is read by the yaml library while the upstream boots; the

@@ -13,6 +13,7 @@ import { environmentHider } from "../audit/redact-env.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import { readEnv } from "../platform/resolve-command.ts";
 import { spawnUpstream, type UpstreamExit, type UpstreamProcess } from "../platform/spawn-upstream.ts";
+import type { StderrFlow } from "../platform/stderr-output.ts";
 import type { LineFramer } from "./line-framer.ts";
 import type { UpstreamFailure } from "./relay-hooks.ts";
 import type { UpstreamLaunch } from "./run-args.ts";
@@ -69,7 +70,7 @@ export function describeExit(name: string, exit: UpstreamExit | "eof", stderrTai
  *
  * Source: SPEC §3.2 step 1, §3.3.
  * @param spec - The upstream's name and launch (command, arguments, working directory).
- * @param options - The stderr writer and the environment.
+ * @param options - The stderr writer (and its back-pressure) and the environment.
  * @returns The process, or the failure requests are answered with (the command, and `PATH` when a
  *   bare command name was searched for).
  * @throws {Error} What the spawn throws that is not a `BouncerError` (a bug, not a missing command).
@@ -79,6 +80,8 @@ export function startUpstream(
   options: {
     readonly writeStderr: (text: string) => void;
     readonly env: Readonly<Record<string, string | undefined>>;
+    /** Bouncer's stderr back-pressure, when known. */
+    readonly stderrFlow?: StderrFlow | undefined;
   },
 ):
   | { readonly kind: "started"; readonly upstream: UpstreamProcess }
@@ -90,7 +93,12 @@ export function startUpstream(
       kind: "started",
       upstream: spawnUpstream(
         { name, command: launch.command, args: launch.args, cwd: launch.cwd },
-        { writeStderr: options.writeStderr, baseEnv: env, redactStderr: environmentHider },
+        {
+          writeStderr: options.writeStderr,
+          baseEnv: env,
+          redactStderr: environmentHider,
+          ...(options.stderrFlow === undefined ? {} : { stderrFlow: options.stderrFlow }),
+        },
       ),
     };
   } catch (error) {

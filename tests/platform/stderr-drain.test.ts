@@ -100,3 +100,37 @@ describe("drainStderr() with redact", () => {
     expect(tail).not.toContain("dor&3");
   });
 });
+
+describe("drainStderr with Bouncer's stderr flow", () => {
+  test("drainStderr() stops reading while Bouncer's stderr is full and reads on once it drains", async () => {
+    const stream = new PassThrough();
+    let full = true;
+    const listeners: (() => void)[] = [];
+    let out = "";
+    drainStderr(stream, {
+      name: "fs",
+      write: (text) => {
+        out += text;
+      },
+      flow: {
+        full: () => full,
+        onDrain: (listener) => {
+          listeners.push(listener);
+          return () => listeners.splice(listeners.indexOf(listener), 1);
+        },
+      },
+    });
+    stream.write("first\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    stream.write("second\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect({ out, paused: stream.isPaused() }).toEqual({ out: "[upstream:fs] first\n", paused: true });
+    full = false;
+    for (const listener of [...listeners]) listener();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(out).toBe("[upstream:fs] first\n[upstream:fs] second\n");
+    stream.end();
+    await new Promise((resolve) => stream.on("end", resolve));
+    expect(listeners).toEqual([]);
+  });
+});

@@ -9,6 +9,7 @@
  */
 
 import type { JsonObject } from "../../../src/engine/index.ts";
+import { StderrOutput } from "../../../src/platform/stderr-output.ts";
 import { passThroughHooks, type RelayContext, type RelayHooks } from "../../../src/proxy/relay-hooks.ts";
 import { parseRunArgs } from "../../../src/proxy/run-args.ts";
 import { runProxy } from "../../../src/proxy/run-proxy.ts";
@@ -35,9 +36,10 @@ function askFirstHooks(context: RelayContext): RelayHooks {
 }
 
 const mode = process.env.BOUNCER_TEST_HOOKS ?? "pass";
+const stderr = new StderrOutput(process.stderr);
 const code = await runProxy(
   parseRunArgs(process.argv.slice(2)),
-  { stdin: process.stdin, stdout: process.stdout, writeStderr: (text) => void process.stderr.write(text) },
+  { stdin: process.stdin, stdout: process.stdout, writeStderr: stderr.write, stderrFlow: stderr },
   { createHooks: (context) => (mode === "ask-first" ? askFirstHooks(context) : passThroughHooks()) },
 );
 process.exit(code);
