@@ -8,7 +8,14 @@
  * @module
  */
 
-import { isProcessTreeAlive, signalProcessTree } from "./kill-tree.ts";
+import {
+  anyStrayAlive,
+  isProcessTreeAlive,
+  type StrayProcess,
+  signalProcessTree,
+  signalStrays,
+  strayDescendants,
+} from "./kill-tree.ts";
 import type { UpstreamProcess } from "./spawn-upstream.ts";
 
 /** Options of {@link stopUpstream}. */
@@ -73,7 +80,8 @@ export const STOP_GRACE_MS = 2000;
 export const STOP_KILL_AFTER_MS = 2000;
 
 /**
- * Stops the upstream and every process of its group. Never throws.
+ * Stops the upstream and every process of its group, and (Linux) the descendants that left the
+ * group, found before its stdin is closed. Never throws.
  *
  * Source: SPEC §3.3.
  * @param upstream - The running upstream.
@@ -94,18 +102,27 @@ export async function stopUpstream(
     hurriedAt ??= performance.now();
   };
   options.hurry?.addEventListener("abort", onHurry, { once: true });
+  // Found before its stdin closes, while the upstream lives: once it exits, they are re-parented.
+  const strays = tree.platform === "posix" ? strayDescendants(upstream.pid) : [];
   try {
     upstream.stdin.end();
   } catch {
     // Already closed.
   }
   // The direct child counts until it has exited: its group may not exist yet.
-  const gone = (): boolean => upstream.hasExited() && !isProcessTreeAlive(upstream.pid, tree);
+  const gone = (): boolean =>
+    upstream.hasExited() && !isProcessTreeAlive(upstream.pid, tree) && !anyStrayAlive(strays);
+  const signal = (name: "SIGTERM" | "SIGKILL"): void => {
+    // An exited upstream whose group is gone is not signalled: its pid may be another's by now.
+    if (!upstream.hasExited() || isProcessTreeAlive(upstream.pid, tree))
+      signalProcessTree(upstream.pid, name, tree);
+    signalStrays(strays, name);
+  };
   try {
     if (graceMs > 0)
       await waitFor(() => upstream.hasExited() || hurriedAt !== undefined, { ms: graceMs, pollMs });
     if (gone()) return true;
-    signalProcessTree(upstream.pid, "SIGTERM", tree);
+    signal("SIGTERM");
     const termAt = performance.now();
     const killAt = (): number =>
       Math.min(
@@ -116,7 +133,7 @@ export async function stopUpstream(
   } finally {
     options.hurry?.removeEventListener("abort", onHurry);
   }
-  signalProcessTree(upstream.pid, "SIGKILL", tree);
+  signal("SIGKILL");
   return waitFor(gone, { ms: 500, pollMs });
 }
 
@@ -132,5 +149,7 @@ export function killUpstreamNow(
   options: { readonly platform?: "posix" | "win32" } = {},
 ): void {
   const tree = { platform: options.platform ?? (process.platform === "win32" ? "win32" : "posix") } as const;
+  const strays: readonly StrayProcess[] = tree.platform === "posix" ? strayDescendants(upstream.pid) : [];
   if (isProcessTreeAlive(upstream.pid, tree)) signalProcessTree(upstream.pid, "SIGKILL", tree);
+  signalStrays(strays, "SIGKILL");
 }

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { isProcessTreeAlive } from "../../src/platform/kill-tree.ts";
+import { isProcessTreeAlive, strayDescendants } from "../../src/platform/kill-tree.ts";
 import { spawnUpstream } from "../../src/platform/spawn-upstream.ts";
 import { stopUpstream } from "../../src/platform/stop-upstream.ts";
 import { isAlive as alive } from "../proxy/support/harness.ts";
@@ -21,6 +21,33 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 describe("stopUpstream", () => {
+  test.skipIf(process.platform !== "linux")(
+    "stopUpstream() stops a grandchild that called setsid (strayDescendants() finds it, not the group's members), though the upstream exits first",
+    async () => {
+      const pidFile = join(mkdtempSync(join(tmpdir(), "bouncer-setsid-")), "pids");
+      const script = resolve(import.meta.dir, "../fixtures/servers/setsid-tree.sh");
+      const upstream = spawnUpstream(
+        { name: "tree", command: script, args: [pidFile], cwd: tmpdir() },
+        { writeStderr: () => {} },
+      );
+      await until(() => existsSync(pidFile), "the fixture wrote its pids");
+      const [shell, grandchild] = readFileSync(pidFile, "utf8").trim().split(" ").map(Number) as [
+        number,
+        number,
+      ];
+      try {
+        const strays = strayDescendants(upstream.pid).map((stray) => stray.pid);
+        expect(strays).toContain(grandchild);
+        expect(strays).not.toContain(shell);
+        expect(await stopUpstream(upstream, { graceMs: 2000, killAfterMs: 100 })).toBe(true);
+        expect([alive(shell), alive(grandchild)]).toEqual([false, false]);
+      } finally {
+        for (const pid of [shell, grandchild]) if (alive(pid)) process.kill(pid, "SIGKILL");
+      }
+    },
+    E2E_TIMEOUT,
+  );
+
   test(
     "stopUpstream() kills a tree that ignores stdin EOF and traps SIGTERM, grandchild included (F06 c)",
     async () => {

@@ -315,6 +315,27 @@ describe("bouncer run life cycle", () => {
     E2E_TIMEOUT,
   );
 
+  test.skipIf(process.platform !== "linux")(
+    "bouncer run stops a grandchild that left the upstream's process group (setsid), even when the upstream exits on stdin EOF first",
+    async () => {
+      const pidFile = join(mkdtempSync(join(tmpdir(), "bouncer-setsid-")), "pids");
+      const script = join(ROOT, "tests/fixtures/servers/setsid-tree.sh");
+      const { command, args } = bouncerCommand("cli", ["--upstream-name", "tree", "--", script, pidFile]);
+      const session = startLines(command, args, { BOUNCER_HOME: home });
+      await waitUntil(() => existsSync(pidFile), 20_000, "the upstream tree started");
+      const pids = readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+      try {
+        expect(pids.every(isAlive)).toBe(true);
+        session.child.stdin?.end();
+        expect((await deadline(session.exited, 30_000, "bouncer exits after stdin EOF")).code).toBe(0);
+        await waitUntil(() => !pids.some(isAlive), 10_000, "no upstream process remains");
+      } finally {
+        for (const pid of pids.filter(isAlive)) process.kill(pid, "SIGKILL");
+      }
+    },
+    E2E_TIMEOUT,
+  );
+
   test(
     "bouncer run stops the whole upstream tree when the SDK's client transport closes it (stdin end, SIGTERM 2 s later, SIGKILL 2 s after)",
     async () => {
