@@ -70,8 +70,56 @@ function resolveSteps(value: string, ctx: PathContext): ParsedPath[] | { problem
   return steps;
 }
 
+/**
+ * The letters whose case NTFS folds alike on every volume (the upcase table each Windows version
+ * since XP writes when it formats one): ASCII, Latin-1, Latin Extended-A, basic Greek, basic Cyrillic (less
+ * U+0400/U+0450 and U+040D/U+045D, folded only since Vista), Armenian, Latin Extended Additional
+ * (Vietnamese) and fullwidth Latin. Other letters are compared as written: a fold the volume's table
+ * lacks would take a sibling folder for the prefix (fail open); one it has and this lacks only denies.
+ */
+const FOLDED_LETTERS: readonly (readonly [number, number])[] = [
+  [0x41, 0x5a],
+  [0x61, 0x7a],
+  [0xc0, 0xff],
+  [0x100, 0x17f],
+  [0x386, 0x3ce],
+  [0x401, 0x40c],
+  [0x40e, 0x44f],
+  [0x451, 0x45c],
+  [0x45e, 0x45f],
+  [0x531, 0x586],
+  [0x1e00, 0x1ef9],
+  [0xff21, 0xff5a],
+];
+
+function isFoldedLetter(unit: string): boolean {
+  const code = unit.charCodeAt(0);
+  return FOLDED_LETTERS.some(([first, last]) => code >= first && code <= last);
+}
+
+/**
+ * One UTF-16 unit as Windows compares names: its upper case when that is one unit whose lower case is
+ * this unit again, both among {@link FOLDED_LETTERS}. Never lower case: the Kelvin sign, the Ohm sign,
+ * the Angstrom sign, `ẞ` and `İ` have lower cases (`k`, `ω`, `å`, `ß`, `i`) that NTFS keeps apart
+ * from them; `ſ` and `ı` upper-case to `S` and `I` in JavaScript, not in NTFS.
+ */
+function upcaseUnit(unit: string): string {
+  const upper = unit.toUpperCase();
+  if (upper.length !== 1 || upper === unit || upper.toLowerCase() !== unit) return unit;
+  return isFoldedLetter(unit) && isFoldedLetter(upper) ? upper : unit;
+}
+
+/** A path component as Windows compares names (case-insensitive, per UTF-16 unit: SPEC §2.4). */
+function foldWindowsName(name: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, control characters included
+  if (/^[\x00-\x7f]*$/.test(name)) return name.toUpperCase();
+  let folded = "";
+  for (let i = 0; i < name.length; i++) folded += upcaseUnit(name.charAt(i));
+  return folded;
+}
+
 function within(path: ParsedPath, prefix: ParsedPath, platform: PathContext["platform"]): boolean {
-  const fold = platform === "win32" ? (s: string): string => s.toLowerCase() : (s: string): string => s;
+  const fold = platform === "win32" ? foldWindowsName : (s: string): string => s;
   if (fold(path.root) !== fold(prefix.root) || prefix.parts.length > path.parts.length) return false;
   return prefix.parts.every((part, i) => fold(part) === fold(path.parts[i]!));
 }
@@ -79,7 +127,8 @@ function within(path: ParsedPath, prefix: ParsedPath, platform: PathContext["pla
 /**
  * Checks that a path stays inside the allowed prefixes at every step of its resolution: the lexical
  * form and each path the injected resolver lands on must be inside some prefix (any resolved form of
- * it). Containment is per path component; Windows compares case-insensitively. A relative value is
+ * it). Containment is per path component; Windows compares case-insensitively, per UTF-16 unit as
+ * NTFS does (letters outside the scripts every Windows version folds are compared as written). A relative value is
  * checked resolved against the working directory and against each of `ctx.relativeBases` (stricter
  * than SPEC §2.4's single base: an upstream may resolve it against any of its directories); the
  * prefixes resolve against the working directory only.

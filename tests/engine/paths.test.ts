@@ -130,6 +130,34 @@ describe("checkPathConfinement()", () => {
   });
 });
 
+describe("checkPathConfinement() folds Windows case as NTFS does", () => {
+  const desk: PathContext = { cwd: "C:\\Users\\me", home: "C:\\Users\\me", platform: "win32" };
+  test.each<[string, string, string, "inside" | "outside"]>([
+    ["the Kelvin sign is not k", "C:\\Users\\me\\Des\u212Atop\\a.txt", "C:\\Users\\me\\Desktop", "outside"],
+    ["k is not the Kelvin sign", "C:\\data\\work\\x", "C:\\data\\wor\u212A", "outside"],
+    ["long s is not s", "C:\\Users\\me\\De\u017Ftop\\a.txt", "C:\\Users\\me\\Desktop", "outside"],
+    ["dotless i is not i", "C:\\Users\\me\\P\u0131ctures\\a", "C:\\Users\\me\\Pictures", "outside"],
+    ["the Ohm sign is not omega", "C:\\data\\\u2126\\x", "C:\\data\\\u03C9", "outside"],
+    ["the Ohm sign is not capital omega", "C:\\data\\\u2126\\x", "C:\\data\\\u03A9", "outside"],
+    ["the Angstrom sign is not a with ring", "C:\\data\\\u212B\\x", "C:\\data\\\u00E5", "outside"],
+    ["capital sharp s is not sharp s", "C:\\data\\Stra\u1E9Ee\\x", "C:\\data\\Stra\u00DFe", "outside"],
+    ["sharp s is not ss", "C:\\data\\STRASSE\\x", "C:\\data\\stra\u00DFe", "outside"],
+    ["dotted capital I is not i with a dot", "C:\\data\\i\u0307\\x", "C:\\data\\\u0130", "outside"],
+    ["dotted capital I is not i", "C:\\data\\i\\x", "C:\\data\\\u0130", "outside"],
+    ["the micro sign is not mu", "C:\\data\\\u00B5\\x", "C:\\data\\\u03BC", "outside"],
+    ["final sigma is not sigma (Windows 7 and later)", "C:\\data\\\u03C2\\x", "C:\\data\\\u03C3", "outside"],
+    ["Georgian Mkhedruli is not Mtavruli", "C:\\data\\\u1C90\\x", "C:\\data\\\u10D0", "outside"],
+    ["e acute is E acute", "C:\\Users\\JOS\u00C9\\x", "C:\\Users\\jos\u00E9", "inside"],
+    ["Cyrillic folds", "C:\\data\\\u0416\\x", "C:\\data\\\u0436", "inside"],
+    ["Greek folds", "C:\\data\\\u03A9\\x", "C:\\data\\\u03C9", "inside"],
+    ["Vietnamese folds", "C:\\data\\NGUY\u1EC4N\\x", "C:\\data\\nguy\u1EC5n", "inside"],
+    ["y with diaeresis folds", "C:\\data\\\u0178\\x", "C:\\data\\\u00FF", "inside"],
+    ["UNC server and share fold", "\\\\SRV\\SHARE\\x", "\\\\srv\\share", "inside"],
+  ])("checkPathConfinement() on Windows: %s", (_rule, value, prefix, kind) => {
+    expect(checkPathConfinement(value, [prefix], desk).kind).toBe(kind);
+  });
+});
+
 describe("checkPathConfinement() with other bases of relative values", () => {
   const withBases: PathContext = {
     ...posix,
