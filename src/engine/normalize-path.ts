@@ -43,7 +43,23 @@ function collapse(segments: readonly string[], parents: Parents = "collapse"): s
   return out;
 }
 
-/** Parses an absolute path; `undefined` when it is not absolute for the platform. */
+/**
+ * Whether a Windows path (separators already `\`) is a `\\?\` path with a `.` or `..` component.
+ * Windows hands such a path on without collapsing them, while Node's `fs` collapses them against a
+ * root of its own (`\\?\C:\..\UNC\host\share\x` opens `\\?\UNC\host\share\x`): no one lexical
+ * reading is the one opened, so such a path is refused.
+ */
+function hasVerbatimDots(path: string): boolean {
+  return (
+    path.startsWith("\\\\?\\") &&
+    path
+      .slice(4)
+      .split("\\")
+      .some((part) => part === "." || part === "..")
+  );
+}
+
+/** Parses an absolute path; `undefined` when it is not absolute for the platform, or a `\\?\` path with `.` or `..`. */
 export function parseAbsolute(
   path: string,
   platform: PathContext["platform"],
@@ -53,6 +69,7 @@ export function parseAbsolute(
     return path.startsWith("/") ? { root: "/", parts: collapse(path.split("/"), parents) } : undefined;
   }
   let p = path.replaceAll("/", "\\");
+  if (hasVerbatimDots(p)) return undefined;
   if (/^\\\\\?\\UNC\\/i.test(p)) p = `\\\\${p.slice(8)}`;
   else if (p.startsWith("\\\\?\\")) p = p.slice(4);
   const drive = /^([A-Za-z]):\\/.exec(p);
@@ -130,6 +147,9 @@ export function toAbsolute(value: string, ctx: PathContext, parents: Parents = "
   const { platform } = ctx;
   const v = expand(value, ctx);
   if (typeof v !== "string") return v;
+  if (platform === "win32" && hasVerbatimDots(v.replaceAll("/", "\\"))) {
+    return { problem: "is a \\\\?\\ path with a . or .. component, which Windows does not collapse" };
+  }
   const absolute = parseAbsolute(v, platform, parents);
   if (absolute !== undefined) return absolute;
   const cwd = parseAbsolute(ctx.cwd, platform);

@@ -158,6 +158,21 @@ describe("checkPathConfinement() folds Windows case as NTFS does", () => {
   });
 });
 
+describe("checkPathConfinement() on Windows \\\\?\\ paths", () => {
+  test("checkPathConfinement() refuses a \\\\?\\ path whose .. Node's fs resolves to another share", () => {
+    const check = checkPathConfinement("\\\\?\\C:\\..\\UNC\\attacker\\share\\x", ["C:\\"], win);
+    expect(check).toEqual({
+      kind: "invalid",
+      problem: "is a \\\\?\\ path with a . or .. component, which Windows does not collapse",
+    });
+  });
+
+  test("checkPathConfinement() refuses a //?/ path with .. and a prefix of that form", () => {
+    expect(checkPathConfinement("//?/c:/../UNC/attacker/share/x", ["C:\\"], win).kind).toBe("invalid");
+    expect(checkPathConfinement("C:\\work\\x", ["\\\\?\\C:\\work\\..\\work"], win).kind).toBe("outside");
+  });
+});
+
 describe("checkPathConfinement() with other bases of relative values", () => {
   const withBases: PathContext = {
     ...posix,
