@@ -77,7 +77,7 @@ export function parseAbsolute(
     return { root: `${drive[1]!.toUpperCase()}:\\`, parts: collapse(p.slice(3).split("\\")) };
   }
   const unc = /^\\\\([^\\]+)\\([^\\]+)(?:\\|$)/.exec(p);
-  if (unc !== null && unc[1] !== "." && unc[1] !== "?") {
+  if (unc !== null && unc[1] !== "." && unc[1] !== "?" && unc[2] !== "." && unc[2] !== "..") {
     return { root: `\\\\${unc[1]}\\${unc[2]}\\`, parts: collapse(p.slice(unc[0].length).split("\\")) };
   }
   return undefined;
@@ -88,8 +88,28 @@ export function serialise(path: ParsedPath, platform: PathContext["platform"]): 
   return path.root + path.parts.join(platform === "posix" ? "/" : "\\");
 }
 
+/**
+ * Decodes a `file:` URI the way SPEC §2.4 reads `file://` (its host, then its percent-decoded path),
+ * refusing every form on which readers disagree, since the upstream may use any of them: a WHATWG
+ * URL parser (Node's `fileURLToPath(new URL(…))`) reads `file:etc/passwd` from the root, a path
+ * reader from the working directory; the parser drops tabs, line breaks and outer spaces, and turns
+ * `\` into `/`; and {@link parserDisagreement}.
+ */
 function decodeFileUri(value: string, platform: PathContext["platform"]): string | { problem: string } {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the C0 controls URL parsers drop or strip
+  if (/[\\\t\n\r]|^[\x00-\x20]|[\x00-\x20]$/.test(value)) {
+    return {
+      problem:
+        "is a file URI with a backslash, a tab, a line break or outer spaces, which URL parsers rewrite",
+    };
+  }
   const rest = value.slice("file:".length);
+  if (!rest.startsWith("/")) {
+    return {
+      problem:
+        'is a file URI that does not start with "file:/", which URL and path readers resolve differently',
+    };
+  }
   let host = "";
   let pathPart = rest;
   if (rest.startsWith("//")) {
@@ -97,14 +117,17 @@ function decodeFileUri(value: string, platform: PathContext["platform"]): string
     host = slash === -1 ? rest.slice(2) : rest.slice(2, slash);
     pathPart = slash === -1 ? "/" : rest.slice(slash);
   }
+  if (!/^[A-Za-z0-9._~-]*$/.test(host)) return { problem: "is a file URI whose host is not a plain name" };
   pathPart = pathPart.replace(/[?#].*$/s, "");
+  const local = host === "" || host.toLowerCase() === "localhost";
+  const disagreement = parserDisagreement(pathPart, { platform, share: !local });
+  if (disagreement !== undefined) return { problem: disagreement };
   let decoded: string;
   try {
     decoded = decodeURIComponent(pathPart);
   } catch {
     return { problem: "is a file URI with an invalid percent-encoding" };
   }
-  const local = host === "" || host.toLowerCase() === "localhost";
   if (platform === "posix") {
     return local ? decoded : { problem: "is a file URI naming another host" };
   }
@@ -112,12 +135,54 @@ function decodeFileUri(value: string, platform: PathContext["platform"]): string
   return /^\/[A-Za-z]:/.test(decoded) ? decoded.slice(1) : decoded;
 }
 
+/**
+ * Why a WHATWG URL parser reads a `file:` URI's path (as written: `/`-separated, percent-encoded)
+ * otherwise than a decode-then-collapse reader, or `undefined`: it keeps an empty segment as one
+ * that `..` removes (`/a//../x` is `/a/x` to it, `/x` to a path reader); it reads `C|` as `C:`,
+ * takes a drive segment after a `.` as the drive (`/./C:/x` is `C:\x`), and never removes a drive
+ * with `..` (on POSIX `/C:/../x` is `/C:/x`), but removes a share (`//srv/share/../x` is
+ * `\\srv\x`); and `..` removes `a%2Fb` whole. Drives are refused where a path reader does not read
+ * them as one: after the first segment, and on POSIX.
+ */
+function parserDisagreement(
+  path: string,
+  options: { readonly platform: PathContext["platform"]; readonly share: boolean },
+): string | undefined {
+  const { platform } = options;
+  if (/%2f|%5c/i.test(path)) {
+    return "is a file URI with an encoded / or \\ (%2F, %5C), which URL parsers keep inside one segment";
+  }
+  const segments = path.split("/").slice(1);
+  const isDotDot = (segment: string): boolean => /^(?:\.|%2e){2}$/i.test(segment);
+  const lastDotDot = segments.findLastIndex(isDotDot);
+  if (segments.slice(0, Math.max(lastDotDot, 0)).includes("")) {
+    return "is a file URI with an empty segment before a .., which URL parsers count as a folder";
+  }
+  let depth = 0;
+  for (const segment of segments) {
+    if (isDotDot(segment)) depth -= 1;
+    else if (!/^(?:\.|%2e)$/i.test(segment)) depth += 1;
+    if (options.share && depth < 1) return "is a file URI whose .. leaves the share its host names";
+    depth = Math.max(depth, 0);
+  }
+  const drive =
+    platform === "posix"
+      ? (segment: string): boolean => /^[A-Za-z][:|]$/.test(segment)
+      : (segment: string, i: number): boolean =>
+          /^[A-Za-z](?:\||%7c)/i.test(segment) || (i > 0 && /^[A-Za-z](?::|%3a)/i.test(segment));
+  if (segments.some(drive)) {
+    return "is a file URI with a drive that URL parsers read apart (written C|, after the first segment, or on POSIX)";
+  }
+  return undefined;
+}
+
 /** Steps 1–2 of SPEC §2.4: a `file:` URI decoded, `~` expanded (`~user` refused), NUL refused. */
 function expand(value: string, ctx: PathContext): string | { problem: string } {
   const { platform } = ctx;
   if (value.includes("\0")) return { problem: "contains a NUL character" };
   let v = value;
-  if (/^file:/i.test(v)) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: URL parsers drop tabs and line breaks, and outer C0 controls and spaces
+  if (/^file:/i.test(v.replace(/[\t\n\r]/g, "").replace(/^[\x00-\x20]+/, ""))) {
     const decoded = decodeFileUri(v, platform);
     if (typeof decoded !== "string") return decoded;
     v = decoded;

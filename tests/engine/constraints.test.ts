@@ -122,10 +122,11 @@ describe("evaluateConstraints() path confinement", () => {
     ],
     ["checks an argument given only in another case", { PATH: "/etc/x" }, "path_outside_prefixes", "PATH"],
     ["denies a ~user value as invalid", { path: "~root/x" }, "path_invalid", "path"],
+    ["denies a file: value without a / as invalid", { path: "file:etc/passwd" }, "path_invalid", "path"],
     [
-      "denies an encoded file URI escape",
+      "denies an encoded file URI escape as invalid",
       { path: "file:///work/out/..%2F..%2Fetc" },
-      "path_outside_prefixes",
+      "path_invalid",
       "path",
     ],
   ])("evaluateConstraints() %s", (_rule, args, code, path) => {

@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
 import { normalizePath, type PathContext } from "../../src/engine/index.ts";
 
 const posix: PathContext = { cwd: "/work", home: "/home/u", platform: "posix" };
@@ -14,7 +17,22 @@ describe("normalizePath() on POSIX", () => {
     ["refuses the ~user form", "~root/.ssh", undefined],
     ["decodes file:// URIs", "file:///tmp/a%20b", "/tmp/a b"],
     ["accepts file://localhost", "file://localhost/tmp/x", "/tmp/x"],
-    ["decodes encoded slashes before collapsing", "file:///work/out/..%2F..%2Fetc", "/etc"],
+    ["decodes percent-encoded dots before collapsing", "file:///work/out/%2e%2e/%2E%2E/etc", "/etc"],
+    ["accepts file:/ with one slash", "file:/tmp/x", "/tmp/x"],
+    [
+      "refuses file: without a slash (a URL from the root, a path from the cwd)",
+      "file:etc/passwd",
+      undefined,
+    ],
+    ["refuses file:./ (a URL from the root, a path from the cwd)", "file:./etc/passwd", undefined],
+    ["refuses an encoded slash (URL parsers keep one segment)", "file:///work/out/..%2F..%2Fetc", undefined],
+    ["refuses an empty segment before .. (URL parsers count it)", "file:///srv/data//../x", undefined],
+    ["refuses a backslash (URL parsers read it as /)", "file:/\\evil/x", undefined],
+    ["refuses a tab (URL parsers drop it)", "file:///srv/data/.\t./x", undefined],
+    ["refuses outer spaces (URL parsers strip them)", " file:///etc/x", undefined],
+    ["refuses a trailing space (URL parsers strip it)", "file:///srv/data/.. ", undefined],
+    ["refuses a drive segment on POSIX (URL parsers keep it through ..)", "file:///C:/../etc", undefined],
+    ["refuses a host with a port", "file://localhost:80/x", undefined],
     ["refuses a file URI naming another host", "file://evil.example/x", undefined],
     ["refuses an invalid percent-encoding", "file:///%E0%A4%A", undefined],
     ["refuses a NUL character", "out/a\0b", undefined],
@@ -53,8 +71,65 @@ describe("normalizePath() on Windows", () => {
     ["refuses \\\\?\\ forms it cannot place", "\\\\?\\GLOBALROOT\\Device\\x", undefined],
     ["decodes file:// URIs with a drive", "file:///C:/a%20b", "C:\\a b"],
     ["maps a file URI with a host to UNC", "file://srv/share/x", "\\\\srv\\share\\x"],
+    ["refuses a drive written C| (URL parsers read C:)", "file:///C|/x", undefined],
+    ["refuses an encoded C| drive", "file:///C%7C/x", undefined],
+    ["refuses a drive as the host (URL parsers read it as the drive)", "file://C:/x", undefined],
+    ["refuses a drive after a . (URL parsers take it as the drive)", "file:///./C:/x", undefined],
+    [
+      "refuses a .. that leaves the host's share (URL parsers go to another share)",
+      "file://srv/share/../other/x",
+      undefined,
+    ],
+    ["refuses an encoded backslash", "file:///C:/a%5C..%5Cb", undefined],
+    ["keeps .. inside the host's share", "file://srv/share/a/../x", "\\\\srv\\share\\x"],
+    ["reads file:/ with a drive", "file:/C:/a/../x", "C:\\x"],
     ["expands ~\\ to the home directory", "~\\notes", "C:\\Users\\u\\notes"],
   ])("normalizePath() %s", (_rule, value, expected) => {
     expect(normalizePath(value, win)).toBe(expected);
   });
+});
+
+describe("normalizePath() on file: URIs against a WHATWG URL reader", () => {
+  const starts = [
+    "/",
+    "//",
+    "///",
+    "////",
+    "//localhost/",
+    "//srv/",
+    "//srv:1/",
+    "",
+    "///C:/",
+    "///c|/",
+    "/C:/",
+  ];
+  const segments = ["a", "etc", "..", ".", "%2e%2e", "%2E", ".%2e", "", "C:", "C|", "c:..", "C:a", "a:b"];
+  const more = ["x y", "%20", "a%2Fb", "%5C", "?q", "#f", "\u017F", "%C3%A9", "...", "\\", " ", "\t"];
+  const uri = fc
+    .tuple(fc.constantFrom(...starts), fc.array(fc.constantFrom(...segments, ...more), { maxLength: 6 }))
+    .map(([start, parts]) => `file:${start}${parts.join("/")}`);
+
+  test.each<[string, PathContext, typeof path.posix]>([
+    ["POSIX", posix, path.posix],
+    ["Windows", { ...win, cwd: "D:\\work" }, path.win32],
+  ])(
+    "normalizePath() on %s reads a file: URI as fileURLToPath(new URL(…)) does, or refuses it (property)",
+    (_os, ctx, flavour) => {
+      fc.assert(
+        fc.property(uri, (value) => {
+          const ours = normalizePath(value, ctx);
+          if (ours === undefined) return true;
+          let theirs: string;
+          try {
+            theirs = fileURLToPath(new URL(value), { windows: ctx.platform === "win32" });
+          } catch {
+            return true; // a reader that throws opens nothing
+          }
+          const trim = (p: string): string => p.replace(/(?<=.)[\\/]$/, "");
+          return trim(flavour.resolve(ctx.cwd, theirs)) === trim(ours);
+        }),
+        { numRuns: 20000 },
+      );
+    },
+  );
 });
