@@ -1,8 +1,9 @@
 /**
  * Finds the executable an upstream command names, the way the OS would, so that a missing command is
  * reported with the PATH searched (answered as the `initialize` error) rather than as a bare ENOENT.
- * On Windows: PATH + PATHEXT, and `.cmd`/`.bat` files run through `cmd.exe /d /s /c` with a verbatim
- * command line (Node refuses to spawn batch files directly). Edge; the file-system check is injected
+ * On Windows: PATH (not the working directory) with `.com`/`.exe`/`.bat`/`.cmd`, `cmd` from
+ * `COMSPEC`, and `.cmd`/`.bat` files run through `cmd.exe /d /s /c` with a verbatim command line
+ * (Node refuses to spawn batch files directly). Edge; the file-system check is injected
  * so the Windows rules are tested on any OS.
  *
  * Source: SPEC §3.3 ("A command that cannot be found → the initialize error names it and the PATH
@@ -79,17 +80,57 @@ export function readEnv(
   return undefined;
 }
 
+/** The extensions Windows can start a file by (`CreateProcess` for the first two, `cmd.exe` for the others). */
+const RUNNABLE_EXTENSIONS: readonly string[] = [".COM", ".EXE", ".BAT", ".CMD"];
+
 /**
- * The candidate files for a command on Windows: as given when its extension is one of PATHEXT,
- * otherwise with each PATHEXT extension appended in order.
+ * The candidate files for a command on Windows: as given when its extension is `.com`, `.exe`,
+ * `.bat` or `.cmd`, otherwise with each of those that PATHEXT lists appended, in PATHEXT's order
+ * (other PATHEXT entries, `.JS` or `.VBS`, are not programs to spawn: a `node.js` is not `node`).
  * @param base - The command joined to a directory.
  * @param pathExt - The PATHEXT extensions, upper case.
  * @returns The candidates, in order.
  */
 function windowsCandidates(base: string, pathExt: readonly string[]): string[] {
   const ext = win32.extname(base).toUpperCase();
-  if (ext !== "" && pathExt.includes(ext)) return [base];
-  return pathExt.map((e) => base + e.toLowerCase());
+  if (RUNNABLE_EXTENSIONS.includes(ext)) return [base];
+  const listed = pathExt.filter((e) => RUNNABLE_EXTENSIONS.includes(e));
+  return (listed.length > 0 ? listed : RUNNABLE_EXTENSIONS).map((e) => base + e.toLowerCase());
+}
+
+/**
+ * Whether a Windows path is absolute with a drive or a UNC share (`C:\x`, `\\srv\share\x`): not
+ * drive-relative (`C:x`) or root-relative (`\x`), which depend on the working directory.
+ * @param path - A path.
+ * @returns True when it names the same file from any directory.
+ */
+function isFullWindowsPath(path: string): boolean {
+  return /^(?:[A-Za-z]:[\\/]|[\\/]{2}[^\\/])/.test(path);
+}
+
+/**
+ * The command interpreter: `COMSPEC` when it names a file, else `%SystemRoot%\System32\cmd.exe` —
+ * never a `cmd.bat` or `cmd.exe` of the working directory or of PATH.
+ * @param spec - The command spec (its environment; its command for the error).
+ * @param isExecutable - The file check.
+ * @returns The absolute path of `cmd.exe`.
+ * @throws {BouncerError} `UPSTREAM_NOT_FOUND` when neither names a file.
+ */
+function commandInterpreter(spec: CommandSpec, isExecutable: (path: string) => boolean): string {
+  const comspec = readEnv(spec.env, "COMSPEC", "win32");
+  const systemRoot = readEnv(spec.env, "SYSTEMROOT", "win32");
+  const candidates = [
+    comspec,
+    systemRoot === undefined ? undefined : win32.join(systemRoot, "System32", "cmd.exe"),
+  ];
+  const found = candidates.find(
+    (path): path is string => path !== undefined && isFullWindowsPath(path) && isExecutable(path),
+  );
+  if (found !== undefined) return found;
+  throw new BouncerError(
+    "UPSTREAM_NOT_FOUND",
+    `Cannot start upstream "${spec.command}": cmd.exe not found (neither COMSPEC nor %SystemRoot%\\System32\\cmd.exe names a file)`,
+  );
 }
 
 /**
@@ -97,15 +138,17 @@ function windowsCandidates(base: string, pathExt: readonly string[]): string[] {
  *
  * POSIX: a command containing `/` is resolved against the upstream's cwd; otherwise each PATH entry
  * is searched (an empty entry means the cwd). Windows: a command with a separator or drive is resolved
- * against the cwd; otherwise the cwd, then each PATH entry, each with PATHEXT; a `.cmd`/`.bat` result
- * runs as `cmd.exe /d /s /c "…"` with `windowsVerbatimArguments`. An explicit `cmd /c …` entry
- * resolves to `cmd.exe` itself and is kept as it is (no second cmd layer).
+ * against the cwd; otherwise each absolute PATH entry (not the cwd), trying `.com`, `.exe`, `.bat`
+ * and `.cmd` in PATHEXT's order; a `.cmd`/`.bat` result runs as `cmd.exe /d /s /c "…"` with
+ * `windowsVerbatimArguments`. `cmd` itself is `COMSPEC` or `%SystemRoot%\System32\cmd.exe`, and an
+ * explicit `cmd /c …` entry is kept as it is (no second cmd layer).
  *
  * Source: SPEC §3.3, F09, F10.
  * @param spec - Command, arguments, cwd and environment.
  * @param options - Platform and file check (injected for tests).
  * @returns The spawnable command.
- * @throws {BouncerError} `UPSTREAM_NOT_FOUND` naming the command and the PATH searched.
+ * @throws {BouncerError} `UPSTREAM_NOT_FOUND` naming the command and the PATH searched (or, for `cmd`
+ *   and batch files, that `cmd.exe` cannot be found).
  */
 export function resolveCommand(spec: CommandSpec, options: ResolveCommandOptions = {}): ResolvedCommand {
   const platform = options.platform ?? (process.platform === "win32" ? "win32" : "posix");
@@ -125,16 +168,17 @@ export function resolveCommand(spec: CommandSpec, options: ResolveCommandOptions
     .split(";")
     .map((e) => e.trim().toUpperCase())
     .filter((e) => e.startsWith("."));
-  const found = findWindows(spec, { pathValue, pathExt, isExecutable });
-  if (found === undefined) {
-    const isPath = /[\\/]/.test(spec.command) || /^[a-zA-Z]:/.test(spec.command);
-    throw notFound(spec.command, pathValue, { isPath });
+  const isPath = /[\\/]/.test(spec.command) || /^[a-zA-Z]:/.test(spec.command);
+  if (!isPath && /^cmd(?:\.exe)?$/i.test(spec.command)) {
+    const cmd = commandInterpreter(spec, isExecutable);
+    return { file: cmd, args: [...spec.args], windowsVerbatimArguments: false, executable: cmd };
   }
+  const found = findWindows(spec, { pathValue, pathExt, isExecutable });
+  if (found === undefined) throw notFound(spec.command, pathValue, { isPath });
   const ext = win32.extname(found).toLowerCase();
   if (ext === ".cmd" || ext === ".bat") {
-    const comspec = readEnv(spec.env, "COMSPEC", platform) ?? "cmd.exe";
     return {
-      file: comspec,
+      file: commandInterpreter(spec, isExecutable),
       args: cmdExeArguments(found, spec.args),
       windowsVerbatimArguments: true,
       executable: found,
@@ -167,7 +211,10 @@ function findPosix(
 }
 
 /**
- * Windows lookup (cwd first, then PATH; PATHEXT appended).
+ * Windows lookup: a command with a separator or a drive against the cwd; a bare name in each
+ * absolute PATH entry only, never the cwd (what `NoDefaultCurrentDirectoryInExePath` asks of
+ * `cmd.exe`, and what libuv and Rust clients do): a cloned project's `npx.cmd` or `node.bat` does
+ * not stand in for the real one. Extensions as {@link windowsCandidates} says.
  * @param spec - The command spec.
  * @param options - PATH, PATHEXT and the file check.
  * @returns The absolute file, or undefined.
@@ -183,9 +230,11 @@ function findWindows(
   const hasDir = /[\\/]/.test(spec.command) || /^[a-zA-Z]:/.test(spec.command);
   const dirs = hasDir
     ? [spec.cwd]
-    : [spec.cwd, ...options.pathValue.split(";").map((d) => d.replace(/^"(.*)"$/, "$1"))];
+    : options.pathValue
+        .split(";")
+        .map((d) => d.trim().replace(/^"(.*)"$/, "$1"))
+        .filter(isFullWindowsPath);
   for (const dir of dirs) {
-    if (dir.trim() === "") continue;
     const base = win32.resolve(spec.cwd, dir, spec.command);
     for (const candidate of windowsCandidates(base, options.pathExt)) {
       if (options.isExecutable(candidate)) return candidate;

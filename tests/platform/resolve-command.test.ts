@@ -122,16 +122,71 @@ describe("resolveCommand on Windows (rules tested with an injected file check)",
     });
   });
 
-  test("resolveCommand() looks in the cwd first and accepts an explicit batch path", () => {
-    expect(resolveCommand({ command: "server", args: [], cwd: "C:\\proj", env }, options).executable).toBe(
-      "C:\\proj\\server.bat",
-    );
+  test("resolveCommand() accepts an explicit batch path, and one relative to the cwd", () => {
     expect(
       resolveCommand(
         { command: "C:\\Program Files\\nodejs\\npx.cmd", args: [], cwd: "C:\\proj", env },
         options,
       ).executable,
     ).toBe("C:\\Program Files\\nodejs\\npx.cmd");
+    expect(resolveCommand({ command: ".\\server", args: [], cwd: "C:\\proj", env }, options).executable).toBe(
+      "C:\\proj\\server.bat",
+    );
+  });
+
+  // A cloned project (the cwd) holding cmd.bat, npx.cmd, node.js, node.exe and server.bat.
+  const planted = new Set([
+    ...files,
+    "C:\\proj\\cmd.bat",
+    "C:\\proj\\cmd.exe",
+    "C:\\proj\\npx.cmd",
+    "C:\\proj\\node.exe",
+    "C:\\Program Files\\nodejs\\node.js",
+  ]);
+  const plantedOptions = { platform: "win32", isExecutable: (path: string) => planted.has(path) } as const;
+  const wideEnv = {
+    Path: '.;bin;C:\\Windows\\System32;"C:\\Program Files\\nodejs"',
+    PATHEXT: ".JS;.COM;.EXE;.BAT;.CMD;.VBS",
+    ComSpec: "C:\\Windows\\System32\\cmd.exe",
+  };
+
+  test.each<[string, string]>([
+    ["npx", "C:\\Program Files\\nodejs\\npx.cmd"],
+    ["node", "C:\\Program Files\\nodejs\\node.exe"],
+    ["cmd", "C:\\Windows\\System32\\cmd.exe"],
+    ["CMD.EXE", "C:\\Windows\\System32\\cmd.exe"],
+  ])(
+    "resolveCommand() finds a bare %s on PATH, not in the cwd or a relative PATH entry, and never a .js",
+    (command, executable) => {
+      expect(
+        resolveCommand({ command, args: [], cwd: "C:\\proj", env: wideEnv }, plantedOptions).executable,
+      ).toBe(executable);
+    },
+  );
+
+  test("resolveCommand() does not run a bare name found only in the cwd", () => {
+    expect(() => resolveCommand({ command: "server", args: [], cwd: "C:\\proj", env }, options)).toThrow(
+      /"server": not found in PATH/,
+    );
+  });
+
+  test("resolveCommand() takes cmd from COMSPEC, else %SystemRoot%, and runs batch files with it", () => {
+    const other = new Set([...files, "D:\\Win\\System32\\cmd.exe", "C:\\proj\\cmd.bat"]);
+    const otherOptions = { platform: "win32", isExecutable: (path: string) => other.has(path) } as const;
+    const noComspec = { Path: env.Path, SystemRoot: "D:\\Win" };
+    expect(
+      resolveCommand({ command: "cmd", args: ["/c", "x"], cwd: "C:\\proj", env: noComspec }, otherOptions)
+        .file,
+    ).toBe("D:\\Win\\System32\\cmd.exe");
+    expect(
+      resolveCommand({ command: "npx", args: [], cwd: "C:\\proj", env: noComspec }, otherOptions).file,
+    ).toBe("D:\\Win\\System32\\cmd.exe");
+    const relative = { Path: env.Path, ComSpec: "cmd.exe" };
+    expect(() =>
+      resolveCommand({ command: "npx", args: [], cwd: "C:\\proj", env: relative }, otherOptions),
+    ).toThrow(
+      'Cannot start upstream "npx": cmd.exe not found (neither COMSPEC nor %SystemRoot%\\System32\\cmd.exe names a file)',
+    );
   });
 
   test("resolveCommand() names the PATH searched on Windows too", () => {
