@@ -2,9 +2,9 @@
  * Finds the executable an upstream command names, the way the OS would, so that a missing command is
  * reported with the PATH searched (answered as the `initialize` error) rather than as a bare ENOENT.
  * On Windows: PATH (not the working directory) with `.com`/`.exe`/`.bat`/`.cmd`, `cmd` from
- * `COMSPEC`, and `.cmd`/`.bat` files run through `cmd.exe /d /s /c` with a verbatim command line
- * (Node refuses to spawn batch files directly). Edge; the file-system check is injected
- * so the Windows rules are tested on any OS.
+ * `COMSPEC`, and `.cmd`/`.bat` files run through `cmd.exe /d /v:off /s /c` with a verbatim
+ * command line (Node refuses to spawn batch files directly). Edge; the file-system check is
+ * injected so the Windows rules are tested on any OS.
  *
  * Source: SPEC §3.3 ("A command that cannot be found → the initialize error names it and the PATH
  * searched"), field cases F09, F10, F15.
@@ -139,7 +139,7 @@ function commandInterpreter(spec: CommandSpec, isExecutable: (path: string) => b
  * POSIX: a command containing `/` is resolved against the upstream's cwd; otherwise each PATH entry
  * is searched (an empty entry means the cwd). Windows: a command with a separator or drive is resolved
  * against the cwd; otherwise each absolute PATH entry (not the cwd), trying `.com`, `.exe`, `.bat`
- * and `.cmd` in PATHEXT's order; a `.cmd`/`.bat` result runs as `cmd.exe /d /s /c "…"` with
+ * and `.cmd` in PATHEXT's order; a `.cmd`/`.bat` result runs as `cmd.exe /d /v:off /s /c "…"` with
  * `windowsVerbatimArguments`. `cmd` itself is `COMSPEC` or `%SystemRoot%\System32\cmd.exe`, and an
  * explicit `cmd /c …` entry is kept as it is (no second cmd layer).
  *

@@ -1,12 +1,18 @@
 /**
- * Command lines for `cmd.exe /d /s /c "…"`, used to start `.cmd` and `.bat` upstreams on Windows
- * (Node refuses to spawn batch files directly since its batch-file hardening). Each original argument
- * becomes exactly one argument of the batch file, spaces, `&`, `^`, `%` and non-ASCII included. Edge
- * (pure string work, kept apart so it can be tested on any OS).
+ * Command lines for `cmd.exe /d /v:off /s /c "…"`, used to start `.cmd` and `.bat` upstreams on
+ * Windows (Node refuses to spawn batch files directly since its batch-file hardening). Each original
+ * argument becomes exactly one argument of the program the batch file runs with `%*`, spaces, `&`,
+ * `^`, `%`, `!` and non-ASCII included. Edge (pure string work, kept apart so it can be tested on any
+ * OS).
  *
  * The escaping follows `cross-spawn` (lib/util/escape.js, after https://qntm.org/cmd): arguments are
- * quoted the MSVCRT way, then every cmd.exe metacharacter is caret-escaped — twice for npm's
- * `node_modules/.bin/*.cmd` shims, whose `%*` makes cmd.exe parse the line a second time.
+ * quoted the MSVCRT way, then every cmd.exe metacharacter is caret-escaped twice — once for the
+ * `/c` line, once for the batch file's own line where `%*` (or `%1`) puts them back and cmd.exe
+ * parses them again. Every batch file is escaped so, not only npm's `node_modules\.bin` shims: the
+ * npm and npx of `C:\Program Files\nodejs` and the global shims of `%APPDATA%\npm` pass `%*` on
+ * too. A `%` is followed by a caret, so that no `%NAME%`, `%NAME:~0,3%` or `%NAME:a=b%` of the
+ * environment is expanded; `/v:off` turns delayed expansion (`!NAME!`) off, whatever the registry
+ * says.
  *
  * Source: SPEC §3.3, field case F09.
  * @module
@@ -14,9 +20,6 @@
 
 /** Characters cmd.exe interprets; a caret makes each literal. */
 const CMD_META = /([()\][%!^"`<>&|;, *?])/g;
-
-/** npm's command shims, whose `%*` re-parses the arguments (cross-spawn `isCmdShimRegExp`). */
-const CMD_SHIM = /node_modules[\\/]\.bin[\\/][^\\/]+\.cmd$/i;
 
 /**
  * Escapes the command (the batch file path) for cmd.exe: metacharacters, spaces included, get a
@@ -36,7 +39,7 @@ export function escapeCmdCommand(command: string): string {
  *
  * Source: F09.
  * @param argument - One original argument.
- * @param options - `doubleEscape` for npm command shims.
+ * @param options - `doubleEscape` for a batch file that passes its arguments on (`%*`).
  * @returns The escaped argument.
  */
 export function escapeCmdArgument(
@@ -52,8 +55,21 @@ export function escapeCmdArgument(
 }
 
 /**
- * The argument list for `cmd.exe` that runs a batch file with the given arguments: `/d /s /c "…"`,
- * to be passed with `windowsVerbatimArguments: true` so Node adds no quoting of its own.
+ * Puts a caret after every `%` that a character other than a caret follows: cmd.exe expands
+ * `%NAME%` (and `%NAME:~1,2%`, `%NAME:a=b%`) before it reads carets, and a name starting with a
+ * caret is never defined, while the caret itself is removed with the others.
+ *
+ * @param line - The escaped `/c` line.
+ * @returns The line with no expandable variable in it.
+ */
+function guardPercent(line: string): string {
+  return line.replace(/%(?=[^^])/g, "%^");
+}
+
+/**
+ * The argument list for `cmd.exe` that runs a batch file with the given arguments:
+ * `/d /v:off /s /c "…"` (no AutoRun, no delayed expansion), to be passed with
+ * `windowsVerbatimArguments: true` so Node adds no quoting of its own.
  *
  * Source: SPEC §3.3, F09.
  * @param batchFile - The resolved absolute path of the `.cmd` or `.bat` file.
@@ -61,10 +77,9 @@ export function escapeCmdArgument(
  * @returns The arguments for `cmd.exe`.
  */
 export function cmdExeArguments(batchFile: string, args: readonly string[]): string[] {
-  const doubleEscape = CMD_SHIM.test(batchFile);
   const line = [
     escapeCmdCommand(batchFile),
-    ...args.map((arg) => escapeCmdArgument(arg, { doubleEscape })),
+    ...args.map((arg) => escapeCmdArgument(arg, { doubleEscape: true })),
   ].join(" ");
-  return ["/d", "/s", "/c", `"${line}"`];
+  return ["/d", "/v:off", "/s", "/c", `"${guardPercent(line)}"`];
 }

@@ -85,7 +85,7 @@ describe("resolveCommand on Windows (rules tested with an injected file check)",
   };
   const options = { platform: "win32", isExecutable: (path: string) => files.has(path) } as const;
 
-  test("resolveCommand() runs npx (npx.cmd via PATH + PATHEXT) through cmd.exe /d /s /c verbatim (F09)", () => {
+  test("resolveCommand() runs npx (npx.cmd via PATH + PATHEXT) through cmd.exe /d /v:off /s /c verbatim (F09)", () => {
     const resolved = resolveCommand(
       { command: "npx", args: ["-y", "pkg", "C:\\My Vault"], cwd: "C:\\proj", env },
       options,
@@ -95,9 +95,10 @@ describe("resolveCommand on Windows (rules tested with an injected file check)",
     expect(resolved.executable).toBe("C:\\Program Files\\nodejs\\npx.cmd");
     expect(resolved.args).toEqual([
       "/d",
+      "/v:off",
       "/s",
       "/c",
-      '"C:\\Program^ Files\\nodejs\\npx.cmd ^"-y^" ^"pkg^" ^"C:\\My^ Vault^""',
+      '"C:\\Program^ Files\\nodejs\\npx.cmd ^^^"-y^^^" ^^^"pkg^^^" ^^^"C:\\My^^^ Vault^^^""',
     ]);
   });
 
