@@ -42,7 +42,7 @@ export function matchPacks(packs: readonly Pack[], facts: ServerFacts): MatchedP
 }
 
 function matchByCommand(pack: Pack, command: readonly string[]): MatchedPack | undefined {
-  for (const [index, token] of command.entries()) {
+  for (const [index, token] of commandWords(command).entries()) {
     const forms = tokenForms(token);
     for (const pattern of pack.match.commands) {
       if (forms.some((form) => globMatches(pattern, form))) {
@@ -57,6 +57,50 @@ function matchByServerName(pack: Pack, name: string | undefined): MatchedPack | 
   if (name === undefined) return undefined;
   const pattern = pack.match.serverNames.find((p) => globMatches(p, name));
   return pattern === undefined ? undefined : { pack, by: "server_name", pattern, value: name };
+}
+
+/** cmd.exe's switches before its command (`/d`, `/s`, `/q`, `/v:off`, `/e:on`, `/t:0a`, …). */
+const CMD_SWITCH = /^\/[a-z](?::\S*)?$/iu;
+
+/**
+ * The words of a command line as the server sees them: the command line itself, except that a
+ * `cmd /c …` (or `cmd.exe /d /s /c …`, any path to `cmd.exe`) is `cmd` followed by the words of its
+ * command — its switches dropped, and a command given as one string (`cmd /c "npx -y pkg C:\dir"`)
+ * split at spaces outside double quotes, the quotes removed. Pack matching, its `commandIndex` and
+ * {@link commandLineDirectories} all count in these words.
+ *
+ * Source: SPEC §4.3 (patterns on the package in the command line; `$COMMAND_LINE_DIRS`).
+ * @param command - The upstream command line, command first.
+ * @returns The words, command first.
+ */
+function commandWords(command: readonly string[]): readonly string[] {
+  const [program, ...rest] = command;
+  const base = (program ?? "").replaceAll("\\", "/").split("/").at(-1) ?? "";
+  if (!/^cmd(?:\.exe)?$/iu.test(base)) return command;
+  const run = rest.findIndex((arg) => /^\/[ckr]$/iu.test(arg));
+  if (run === -1 || !rest.slice(0, run).every((arg) => CMD_SWITCH.test(arg))) return command;
+  const words = rest.slice(run + 1);
+  return [program!, ...(words.length === 1 ? splitCmdString(words[0]!) : words)];
+}
+
+/** A command string split as cmd.exe hands it on: at spaces and tabs outside `"…"`, quotes removed. */
+function splitCmdString(text: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  let quoted = false;
+  for (const c of text) {
+    if (c === '"') {
+      quoted = !quoted;
+      word ??= "";
+    } else if (!quoted && (c === " " || c === "\t")) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else {
+      word = (word ?? "") + c;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
 }
 
 /**
@@ -113,10 +157,12 @@ const NOT_A_DIRECTORY = /(?:\.(?:js|mjs|cjs|ts|py|exe|cmd|bat)$)|(?:^|[\\/])node
 /**
  * The directories a command line gives its server: the arguments after the matched package token
  * that are not flags; without a matched token, the arguments shaped like paths (`/`, `./`, `../`,
- * `~`, `C:\`) that are not scripts.
+ * `~`, `C:\`) that are not scripts. Both in {@link commandWords} (cmd.exe's switches are not
+ * directories).
  *
  * @param command - The upstream command line, command first.
- * @param options - `after`: the index of the matched package token (from {@link MatchedPack}).
+ * @param options - `after`: the index of the matched package token in {@link commandWords} (from
+ *   {@link MatchedPack}).
  * @returns The directories as written (relative ones are resolved later against the upstream's cwd).
  * Source: SPEC §4.3 (filesystem: "writes are confined to the directories given on the upstream's
  * command line").
@@ -125,10 +171,11 @@ export function commandLineDirectories(
   command: readonly string[],
   options: { readonly after?: number } = {},
 ): string[] {
+  const words = commandWords(command);
   if (options.after !== undefined) {
-    return command.slice(options.after + 1).filter((arg) => arg !== "" && !arg.startsWith("-"));
+    return words.slice(options.after + 1).filter((arg) => arg !== "" && !arg.startsWith("-"));
   }
-  return command
+  return words
     .slice(1)
     .filter((arg) => /^(?:\/|\.{1,2}(?:[\\/]|$)|~(?:[\\/]|$)|[a-z]:[\\/]|\\\\)/iu.test(arg))
     .filter((arg) => !NOT_A_DIRECTORY.test(arg));

@@ -100,7 +100,10 @@ export interface MatchedPack {
   readonly pattern: string;
   /** The value it matched (a command-line token, the serverInfo name or the upstream name). */
   readonly value: string;
-  /** For `by: "command"`: the index of the matching token in the command line. */
+  /**
+   * For `by: "command"`: the index of the matching token in the command line's words (those of a
+   * `cmd /c` command, its switches dropped and a one-string command split: `commandWords`).
+   */
   readonly commandIndex?: number;
 }
 

@@ -153,3 +153,49 @@ describe("commandLineDirectories() (SPEC §4.3 filesystem confinement)", () => {
     );
   });
 });
+
+describe("matchPacks() and commandLineDirectories() through cmd /c", () => {
+  const DESKTOP = "C:\\Users\\me\\Desktop";
+  test.each<[string, readonly string[]]>([
+    [
+      "cmd /c with separate arguments",
+      ["cmd", "/c", "npx", "-y", "@modelcontextprotocol/server-filesystem", DESKTOP],
+    ],
+    ["cmd /c with one string", ["cmd", "/c", `npx -y @modelcontextprotocol/server-filesystem ${DESKTOP}`]],
+    [
+      "cmd.exe /d /s /c with one string",
+      ["cmd.exe", "/d", "/s", "/c", `npx -y @modelcontextprotocol/server-filesystem ${DESKTOP}`],
+    ],
+    [
+      "a full path to cmd.exe with /v:off and a quoted directory",
+      [
+        "C:\\Windows\\System32\\CMD.EXE",
+        "/D",
+        "/V:OFF",
+        "/C",
+        `npx -y "@modelcontextprotocol/server-filesystem" "${DESKTOP}"`,
+      ],
+    ],
+  ])(
+    "matchPacks() matches the filesystem pack by command in %s, and its directories skip cmd's switches",
+    (_name, command) => {
+      const matched = matchPacks(PACKS, {
+        command,
+        serverInfoName: "secure-filesystem-server",
+        upstreamName: "mydisk",
+      });
+      expect(matched.map((m) => [m.pack.name, m.by, m.value])).toEqual([
+        ["filesystem", "command", "@modelcontextprotocol/server-filesystem"],
+      ]);
+      expect(commandLineDirectories(command, { after: matched[0]!.commandIndex! })).toEqual([DESKTOP]);
+      expect(commandLineDirectories(command)).toEqual([DESKTOP]);
+    },
+  );
+
+  test("commandLineDirectories() keeps a directory with spaces quoted in a cmd /c string whole", () => {
+    expect(commandLineDirectories(["cmd", "/c", 'my-server "C:\\My Vault" ./notes'])).toEqual([
+      "C:\\My Vault",
+      "./notes",
+    ]);
+  });
+});

@@ -376,3 +376,37 @@ describe("Gate.recordResult()", () => {
     expect(await send(g, "thief@evil.example")).toBe("ask");
   });
 });
+
+describe("Gate on Windows: a filesystem server behind cmd /c", () => {
+  const WRITE: ToolDefinition = {
+    name: "write_file",
+    inputSchema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } } },
+  };
+
+  test.each<[string, readonly string[]]>([
+    [
+      "cmd /c with one string",
+      ["cmd", "/c", "npx -y @modelcontextprotocol/server-filesystem C:\\Users\\me\\Desktop"],
+    ],
+    [
+      "cmd.exe /d /s /c with one string",
+      ["cmd.exe", "/d", "/s", "/c", "npx -y @modelcontextprotocol/server-filesystem C:\\Users\\me\\Desktop"],
+    ],
+  ])(
+    "Gate.decideCall() confines writes to the directory of %s, not to cmd's switches",
+    async (_name, command) => {
+      const g = new Gate(policy(""), { home: "C:\\Users\\me", cwd: "C:\\Users\\me", platform: "win32" });
+      g.registerServer({
+        name: "mydisk",
+        command,
+        cwd: "C:Usersme",
+        serverInfo: { name: "secure-filesystem-server" },
+      });
+      await g.walkTools("mydisk", [WRITE]);
+      const call = async (path: string): Promise<string> =>
+        (await g.decideCall("mydisk", "write_file", { path, content: "x" })).decision.verdict;
+      expect(await call("C:\\Users\\me\\Desktop\\a.txt")).toBe("allow");
+      expect(await call("C:\\Users\\me\\Documents\\a.txt")).toBe("deny");
+    },
+  );
+});
