@@ -204,11 +204,34 @@ export function isRelative(value: string, ctx: PathContext): boolean {
   return typeof v === "string" && parseAbsolute(v, ctx.platform) === undefined;
 }
 
+/** The names Windows reserves for devices, in any case: `NUL`, `COM1`, `LPT²`, `CONIN$`, … */
+const DEVICE_NAME = /^(?:CON|PRN|AUX|NUL|CONIN\$|CONOUT\$|CLOCK\$|(?:COM|LPT)[0-9\u00B9\u00B2\u00B3])$/i;
+
+/**
+ * The first component of a Windows path that names a device, or `undefined`: Windows opens the
+ * device for a reserved name, with any extension or stream after it and trailing spaces before
+ * that (`NUL`, `nul.txt`, `COM1 .log`, `CON:`), in any folder.
+ *
+ * @param path - A parsed Windows path.
+ * @returns The component, as written.
+ */
+export function deviceComponent(path: ParsedPath): string | undefined {
+  return path.parts.find((part) => DEVICE_NAME.test(part.split(/[.:]/, 1)[0]!.replace(/ +$/, "")));
+}
+
 /**
  * Lexically resolves one path value to an absolute path (steps 1–4 of SPEC §2.4); with `keep`, the
- * `..` components stay (POSIX only: Windows applies `..` lexically before the file system).
+ * `..` components stay (POSIX only: Windows applies `..` lexically before the file system). On
+ * Windows, a path naming a device (`C:\data\NUL`, `nul.txt`) is a problem: it is no file inside.
  */
 export function toAbsolute(value: string, ctx: PathContext, parents: Parents = "collapse"): Parsed {
+  const parsed = lexicalAbsolute(value, ctx, parents);
+  if (ctx.platform !== "win32" || isProblem(parsed)) return parsed;
+  const device = deviceComponent(parsed);
+  return device === undefined ? parsed : { problem: `names the Windows device ${JSON.stringify(device)}` };
+}
+
+function lexicalAbsolute(value: string, ctx: PathContext, parents: Parents): Parsed {
   const { platform } = ctx;
   const v = expand(value, ctx);
   if (typeof v !== "string") return v;

@@ -7,6 +7,7 @@
  */
 
 import {
+  deviceComponent,
   isProblem,
   isRelative,
   normalizePath,
@@ -64,6 +65,9 @@ function resolveSteps(value: string, ctx: PathContext): ParsedPath[] | { problem
     for (const step of walked) {
       const parsed = typeof step === "string" ? parseAbsolute(step, ctx.platform) : undefined;
       if (parsed === undefined) return { problem: "resolved to a path that is not absolute" };
+      const device = ctx.platform === "win32" ? deviceComponent(parsed) : undefined;
+      if (device !== undefined)
+        return { problem: `resolved to the Windows device ${JSON.stringify(device)}` };
       steps.push(parsed);
     }
   }

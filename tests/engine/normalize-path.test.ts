@@ -38,6 +38,7 @@ describe("normalizePath() on POSIX", () => {
     ["refuses a NUL character", "out/a\0b", undefined],
     ["refuses a decoded NUL character", "file:///out/a%00b", undefined],
     ["keeps backslashes as ordinary characters", "a\\b", "/work/a\\b"],
+    ["keeps Windows device names as ordinary names", "/work/NUL/con.txt", "/work/NUL/con.txt"],
   ])("normalizePath() %s", (_rule, value, expected) => {
     expect(normalizePath(value, posix)).toBe(expected);
   });
@@ -84,6 +85,19 @@ describe("normalizePath() on Windows", () => {
     ["keeps .. inside the host's share", "file://srv/share/a/../x", "\\\\srv\\share\\x"],
     ["reads file:/ with a drive", "file:/C:/a/../x", "C:\\x"],
     ["expands ~\\ to the home directory", "~\\notes", "C:\\Users\\u\\notes"],
+    ["refuses a device name (NUL)", "C:\\work\\NUL", undefined],
+    ["refuses a device name with an extension", "nul.txt", undefined],
+    ["refuses a device name in a folder's place", "C:\\work\\aux\\x", undefined],
+    ["refuses COM1 with an extension", "C:\\work\\COM1.txt", undefined],
+    ["refuses a device name with trailing spaces", "C:\\work\\LPT9 .log", undefined],
+    ["refuses a device name with a stream", "C:\\work\\con:x", undefined],
+    ["refuses COM with a superscript digit", "C:\\work\\COM\u00B9", undefined],
+    ["refuses the console names", "C:\\work\\CONOUT$", undefined],
+    [
+      "keeps names that only start like a device",
+      "C:\\work\\console\\COM10\\null.txt",
+      "C:\\work\\console\\COM10\\null.txt",
+    ],
   ])("normalizePath() %s", (_rule, value, expected) => {
     expect(normalizePath(value, win)).toBe(expected);
   });

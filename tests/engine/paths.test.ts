@@ -181,6 +181,25 @@ describe("checkPathConfinement() on Windows \\\\?\\ paths", () => {
   });
 });
 
+describe("checkPathConfinement() on Windows device names", () => {
+  test("checkPathConfinement() refuses a device name inside a prefix", () => {
+    expect(checkPathConfinement("C:\\work\\out\\nul.txt", ["C:\\work\\out"], win)).toEqual({
+      kind: "invalid",
+      problem: 'names the Windows device "nul.txt"',
+    });
+    expect(checkPathConfinement("out\\COM1", ["C:\\work\\out"], win).kind).toBe("invalid");
+  });
+
+  test("checkPathConfinement() refuses a walk that lands on a device name", () => {
+    const resolve = (p: string): readonly string[] =>
+      p === "C:\\work\\out\\link" ? ["C:\\work\\out\\CON"] : [p];
+    expect(checkPathConfinement("C:\\work\\out\\link", ["C:\\work\\out"], { ...win, resolve })).toEqual({
+      kind: "invalid",
+      problem: 'resolved to the Windows device "CON"',
+    });
+  });
+});
+
 describe("checkPathConfinement() with other bases of relative values", () => {
   const withBases: PathContext = {
     ...posix,
