@@ -3,11 +3,11 @@
  * audit log's rotation (SPEC §3.5), a pin file's update, `init`'s write of a client config. A lock
  * older than its stale age (10 s by default, as SPEC §3.5 fixes for rotation) is taken to be left by
  * a holder that died and is taken over; so is a younger one whose holder is known to be gone: the
- * lock records its process id with the host and PID namespace it runs in (`<pid> <nonce> <host>`),
- * and a process of this host and namespace with that id no longer runs. A lock from another host or
- * namespace, or of the older `<pid> <nonce>` form, is judged by its age alone (a PID reused since
- * only makes the holder look alive: the lock is then waited out, never taken early). Edge (file
- * system).
+ * lock records its process id with the host, PID namespace and boot it runs in (`<pid> <nonce>
+ * <host>`), and a process of this host, namespace and boot with that id no longer runs. A lock from
+ * another host, namespace or boot, of an older form, or looked at where the namespace or boot id
+ * cannot be read, is judged by its age alone (a PID reused since only makes the holder look alive:
+ * the lock is then waited out, never taken early). Edge (file system).
  *
  * Source: SPEC §3.5 ("rotation … happens only while holding an `O_EXCL` lock file (stale after 10 s)").
  * @module
@@ -61,35 +61,65 @@ function readIfExists(path: string): string | undefined {
   }
 }
 
-/**
- * Where this process runs, as written in its locks: the host name and, on Linux, the PID namespace
- * (`/proc/self/ns/pid`: a container sharing the folder counts process ids apart), URI-encoded so
- * that it holds no space.
- * @returns The tag.
- */
-function hostTag(): string {
-  let namespace = "";
-  try {
-    namespace = readlinkSync("/proc/self/ns/pid");
-  } catch {
-    // No /proc (macOS, Windows): the host name alone.
-  }
-  return encodeURIComponent(`${hostname()}/${namespace}`);
+/** Where this process runs, as written in its locks: see {@link hostTag}. */
+interface HostTag {
+  /** `<host>/<PID namespace>/<boot id>`, URI-encoded so that it holds no space. */
+  readonly tag: string;
+  /** False when the namespace or the boot id could not be read: the tag then names no one machine. */
+  readonly complete: boolean;
 }
 
 /**
- * Whether a lock's holder is known to be gone: its token names this host and PID namespace, and no
- * process with its id runs (`kill(pid, 0)` fails with `ESRCH`; `EPERM` is a process of another user,
- * alive). Anything else — an older token without a host, another host, a live or reused id — is not
- * known to be gone.
+ * Reads a `/proc` entry, or returns `""` when it cannot be read (no `/proc`: macOS, Windows).
+ * @param read - The read.
+ * @returns Its trimmed text, or `""`.
+ */
+function procText(read: () => string): string {
+  try {
+    return read().trim();
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Where this process runs, as written in its locks: the host name, the PID namespace
+ * (`/proc/self/ns/pid`: a container sharing the folder counts process ids apart) and the boot id
+ * (`/proc/sys/kernel/random/boot_id`: every host's initial PID namespace has the same inode, so two
+ * machines of one host name sharing a folder over NFS or a volume differ only there).
+ * @returns The tag, and whether both `/proc` parts were read.
+ */
+function hostTag(): HostTag {
+  const namespace = procText(() => readlinkSync("/proc/self/ns/pid"));
+  const bootId = procText(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8"));
+  return {
+    tag: encodeURIComponent(`${hostname()}/${namespace}/${bootId}`),
+    complete: namespace !== "" && bootId !== "",
+  };
+}
+
+/**
+ * Whether a lock's holder is known to be gone: its token names this host, PID namespace and boot,
+ * this process could read both (without them a machine is not told apart from another of its name),
+ * and no process with its id runs (`kill(pid, 0)` fails with `ESRCH`; `EPERM` is a process of
+ * another user, alive). Anything else — an older token without a host or boot id, another host, a
+ * live or reused id — is not known to be gone.
  *
- * Source: the review of `init` interrupted by SIGINT (a dead run's lock held the next run 16 s).
+ * Source: the review of `init` interrupted by SIGINT (a dead run's lock held the next run 16 s); the
+ * review of two hosts of one name sharing `BOUNCER_HOME` (each took the other's live lock).
  * @param token - The lock file's content.
  * @returns True when the holder no longer runs.
  */
 function holderGone(token: string): boolean {
   const [pid, nonce, host, ...rest] = token.trim().split(" ");
-  if (nonce === undefined || host !== hostTag() || rest.length > 0 || !/^[1-9][0-9]{0,9}$/.test(pid ?? ""))
+  const here = hostTag();
+  if (
+    !here.complete ||
+    nonce === undefined ||
+    host !== here.tag ||
+    rest.length > 0 ||
+    !/^[1-9][0-9]{0,9}$/.test(pid ?? "")
+  )
     return false;
   try {
     process.kill(Number(pid), 0);
@@ -115,7 +145,7 @@ function holderGone(token: string): boolean {
 export function tryAcquireLock(lockPath: string, options: LockOptions = {}): HeldLock | undefined {
   const now = options.now ?? Date.now;
   const staleMs = options.staleMs ?? LOCK_STALE_MS;
-  const token = `${process.pid} ${randomBytes(8).toString("hex")} ${hostTag()}`;
+  const token = `${process.pid} ${randomBytes(8).toString("hex")} ${hostTag().tag}`;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = openSync(lockPath, "wx", 0o600);

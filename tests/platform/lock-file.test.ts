@@ -5,11 +5,12 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { acquireLockWaiting, LOCK_STALE_MS, tryAcquireLock } from "../../src/platform/lock-file.ts";
 import { REPO } from "../run-cli.ts";
@@ -80,6 +81,20 @@ test("tryAcquireLock() takes over at once a fresh lock whose holder, on this hos
 test("tryAcquireLock() waits out a fresh lock of a gone process id recorded on another host or in the older form", () => {
   const [pid, nonce] = lockOfDeadHolder().split(" ");
   for (const token of [`${pid} ${nonce} elsewhere%2F`, `${pid} ${nonce}`]) {
+    writeFileSync(lock, `${token}\n`);
+    expect(tryAcquireLock(lock)).toBeUndefined();
+    expect(readFileSync(lock, "utf8")).toBe(`${token}\n`);
+  }
+});
+
+test("tryAcquireLock() waits out a fresh lock of this host name and PID namespace written under another boot", () => {
+  // Every host's initial PID namespace reads the same `pid:[4026531836]`: a live holder on another
+  // machine of this name, sharing the folder (NFS, a shared volume), differs only by its boot id.
+  const namespace = readlinkSync("/proc/self/ns/pid");
+  const [pid, nonce] = lockOfDeadHolder().split(" ");
+  const otherBoot = "00000000-0000-4000-8000-000000000000";
+  for (const where of [`${hostname()}/${namespace}/${otherBoot}`, `${hostname()}/${namespace}`]) {
+    const token = `${pid} ${nonce} ${encodeURIComponent(where)}`;
     writeFileSync(lock, `${token}\n`);
     expect(tryAcquireLock(lock)).toBeUndefined();
     expect(readFileSync(lock, "utf8")).toBe(`${token}\n`);
