@@ -55,7 +55,7 @@ function firstPathDenial(input: CallInput): Reason | undefined {
     const found = collectParamValues(input.arguments, param);
     const mismatch = found.mismatches[0];
     if (mismatch !== undefined) {
-      const message = `Argument "${mismatch.path || param}" must be ${mismatch.expected} to reach write_params "${param}", got ${typeName(mismatch.value)}`;
+      const message = `Argument ${renderUntrusted(mismatch.path || param)} must be ${mismatch.expected} to reach write_params "${param}", got ${typeName(mismatch.value)}`;
       return { code: "path_wrong_type", message, path: mismatch.path || param, source };
     }
     for (const { path, value } of found.values) {
@@ -63,13 +63,13 @@ function firstPathDenial(input: CallInput): Reason | undefined {
       for (const [i, item] of items.entries()) {
         const at = Array.isArray(value) ? `${path}[${i}]` : path;
         if (typeof item !== "string") {
-          const message = `Argument "${at}" must be a string or a list of strings for ${rule}, got ${typeName(item)}`;
+          const message = `Argument ${renderUntrusted(at)} must be a string or a list of strings for ${rule}, got ${typeName(item)}`;
           return { code: "path_wrong_type", message, path: at, source };
         }
         const check = checkPathConfinement(item, prefixes.value, input.paths);
         if (check.kind === "invalid") {
           const against = check.base === undefined ? "" : ` (${baseText(check.base)})`;
-          const message = `Argument "${at}" = ${renderUntrusted(item)} ${check.problem}${against}, so ${rule} cannot be checked`;
+          const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(item)} ${check.problem}${against}, so ${rule} cannot be checked`;
           return { code: "path_invalid", message, path: at, source };
         }
         if (check.kind === "outside") {
@@ -79,7 +79,7 @@ function firstPathDenial(input: CallInput): Reason | undefined {
               : check.step === check.steps[0]
                 ? ""
                 : ` (it resolves to ${renderUntrusted(check.step)})`;
-          const message = `Argument "${at}" = ${renderUntrusted(item)} is outside ${rule}${via}`;
+          const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(item)} is outside ${rule}${via}`;
           return { code: "path_outside_prefixes", message, path: at, source };
         }
       }
@@ -131,23 +131,23 @@ function firstPatternDenial(input: CallInput): Reason | undefined {
     const found = collectParamValues(input.arguments, param);
     const mismatch = found.mismatches[0];
     if (mismatch !== undefined) {
-      const message = `Argument "${mismatch.path || param}" must be ${mismatch.expected} to reach ${rule}, got ${typeName(mismatch.value)}`;
+      const message = `Argument ${renderUntrusted(mismatch.path || param)} must be ${mismatch.expected} to reach ${rule}, got ${typeName(mismatch.value)}`;
       return { code: "pattern_wrong_type", message, path: mismatch.path || param, source };
     }
     for (const { path, value } of found.values) {
       const found = patternTexts(value);
       if (found.kind === "refused") {
-        const message = `Argument "${path}" holds ${found.what}, which ${rule} cannot match (a pattern matches strings, numbers, booleans and lists of them)`;
+        const message = `Argument ${renderUntrusted(path)} holds ${found.what}, which ${rule} cannot match (a pattern matches strings, numbers, booleans and lists of them)`;
         return { code: "pattern_wrong_type", message, path, source };
       }
       const { texts } = found;
       if (texts.reduce((sum, text) => sum + utf8Length(text), 0) > MAX_PATTERN_VALUE_BYTES) {
-        const message = `Argument "${path}" is larger than 64 KiB, which ${rule} refuses`;
+        const message = `Argument ${renderUntrusted(path)} is larger than 64 KiB, which ${rule} refuses`;
         return { code: "pattern_value_too_large", message, path, source };
       }
       const bad = texts.find((text) => !matchesWhole(pattern, text));
       if (bad !== undefined) {
-        const message = `Argument "${path}" = ${renderUntrusted(bad)} does not match ${rule}`;
+        const message = `Argument ${renderUntrusted(path)} = ${renderUntrusted(bad)} does not match ${rule}`;
         return { code: "pattern_mismatch", message, path, source };
       }
     }

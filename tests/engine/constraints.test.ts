@@ -238,6 +238,17 @@ describe("evaluateConstraints() path confinement", () => {
     expect(message).toContain("…");
     expect(message).toContain("allowed_path_prefixes");
   });
+
+  test("evaluateConstraints() shows a write_params path spelled with non-ASCII letters escaped (SPEC §3.4)", () => {
+    // The long s `ſ` folds to `s`: `ſink` reaches write_params "sink".
+    const rules = makeRules({ writeParams: sourced(["sink"]), allowedPathPrefixes: sourced(["./out"]) });
+    const outside = evaluateConstraints(makeInput({ rules, arguments: { "\u017Fink": ["/etc/x"] } }));
+    expect(outside.denies[0]?.message).toBe(
+      'Argument "\\u{17f}ink[0]" = "/etc/x" is outside allowed_path_prefixes ["./out"]',
+    );
+    const wrongType = evaluateConstraints(makeInput({ rules, arguments: { "\u017Fink": [5] } }));
+    expect(wrongType.denies[0]?.message).toStartWith('Argument "\\u{17f}ink[0]" must be a string');
+  });
 });
 
 describe("evaluateConstraints() arg_patterns", () => {
@@ -292,6 +303,17 @@ describe("evaluateConstraints() arg_patterns", () => {
     const rules = makeRules({ argPatterns: patterns({ host: "a\\.example" }) });
     const reason = evaluateConstraints(makeInput({ rules, arguments: { host: "axexample" } })).denies[0];
     expect(reason?.message).toBe('Argument "host" = "axexample" does not match arg_patterns "a\\.example"');
+  });
+
+  test("evaluateConstraints() shows an argument path spelled with non-ASCII letters escaped (SPEC §3.4)", () => {
+    // The Kelvin sign folds to `k`: the agent's spelling reaches the rule for `kind`, and is shown as
+    // it is written, not as a look-alike "Kind".
+    const rules = makeRules({ argPatterns: patterns({ kind: "read" }) });
+    const reason = evaluateConstraints(makeInput({ rules, arguments: { "\u212Aind": "write" } })).denies[0];
+    expect(reason?.message).toBe('Argument "\\u{212a}ind" = "write" does not match arg_patterns "read"');
+    expect(reason?.path).toBe("\u212Aind");
+    const wrongType = evaluateConstraints(makeInput({ rules, arguments: { "\u212Aind": null } })).denies[0];
+    expect(wrongType?.message).toStartWith('Argument "\\u{212a}ind" holds null');
   });
 
   test("evaluateConstraints() says why null is refused", () => {
