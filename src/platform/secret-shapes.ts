@@ -131,7 +131,10 @@ export const TOKEN_SHAPES: readonly RegExp[] = [
   // JWT (a JSON payload: `eyJ`), and any three segments after a JSON header (JWE, other payloads).
   /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.(?:eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*|[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})/gi,
   /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, // HTTP bearer credentials
-  /\bBasic\s+(?=[A-Za-z0-9+/][A-Za-z0-9+/]*[A-Z0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/g, // HTTP basic (not prose)
+  // HTTP basic credentials, the scheme in any case (not prose: a capital, digit, `+`, `/` or `=`
+  // after the first character), and in a lower-cased excerpt after an `authorization` header name.
+  /\b[Bb][Aa][Ss][Ii][Cc]\s+(?=[A-Za-z0-9+/][A-Za-z0-9+/]*[A-Z0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/g,
+  /(?<=\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?)basic\s+[a-z0-9+/]{8,}={0,2}/gi,
   /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/gi, // Google API keys
   /(?<![A-Za-z0-9_])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}/g, // Stripe
   /(?<![A-Za-z0-9_-])glpat-[0-9A-Za-z_-]{20,}/g, // GitLab

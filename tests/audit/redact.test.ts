@@ -116,6 +116,32 @@ describe("redactText() in lower case (canonical excerpts)", () => {
     expect(redactText(`x ${token}`)).toBe(`x ${REDACTED}`);
   });
 
+  test.each<[string, string, string]>([
+    ["a header", `authorization: ${fake("basic ", "dxnlcjpwyxnz")}`, `authorization: ${REDACTED}`],
+    [
+      "a JSON header",
+      `{"authorization": "${fake("basic ", "dxnlcjpwyxnz")}"}`,
+      `{"authorization": "${REDACTED}"}`,
+    ],
+    [
+      "a proxy header",
+      `proxy-authorization:${fake("basic ", "dxnlcjpwyxnz==")}`,
+      `proxy-authorization:${REDACTED}`,
+    ],
+    ["a capital scheme", `x ${fake("BASIC ", "dXNlcjpwYXNz")}`, `x ${REDACTED}`],
+  ])(
+    "redactText() redacts HTTP Basic credentials in %s whatever the scheme's case",
+    (_kind, input, expected) => {
+      expect(redactText(input)).toBe(expected);
+    },
+  );
+
+  test("redactText() keeps lower-case prose about basics", () => {
+    expect(redactText("basic information about basic education")).toBe(
+      "basic information about basic education",
+    );
+  });
+
   test("redactText() keeps a lower-case word of twenty letters that starts like an AWS key id", () => {
     expect(redactText("asiapacificregionals")).toBe("asiapacificregionals");
   });
