@@ -67,7 +67,9 @@ export interface RecordedCall {
   readonly ambiguousJson?: AmbiguousJson;
   /**
    * Why the live proxy blocked the call for a reason replay cannot reproduce from the file, when it
-   * did: replay then blocks it too and applies no recorded answer (live applied none).
+   * did: replay then blocks it too and applies no recorded answer. Live applied none of it, except
+   * for `audit_failed` after an approval (the approval was applied, then the final decision could
+   * not be audited): replay is then stricter than live, never laxer.
    */
   readonly liveBlocked?: LiveBlocked;
 }
@@ -94,7 +96,8 @@ export function isAmbiguousJson(value: unknown): value is AmbiguousJson {
  *   longer stood as asked (output read while the question was open tainted its destination, or
  *   changed the question), so the approval was not applied;
  * - `audit_failed`: the audit log could not be written (SPEC §3.5: Bouncer blocks what it cannot
- *   audit);
+ *   audit); after an approval, the approval was applied live before the final decision failed to be
+ *   audited;
  * - `not_forwarded`: the call was aborted while it was being decided (the client cancelled it, the
  *   session ended, the upstream went);
  * - `gate_error`: deciding it failed (e.g. the pin file could not be read).
