@@ -8,16 +8,9 @@
  */
 
 import { describe, expect, test } from "bun:test";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  unlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type HeldLock, tryAcquireLock } from "../../src/platform/lock-file.ts";
 import { parsePinFile } from "../../src/proxy/pin-file.ts";
 import {
   BUN,
@@ -140,21 +133,36 @@ describe("bouncer run --record then bouncer replay (an approved changed tool not
   test.skipIf(process.platform === "win32")(
     "bouncer replay blocks an approved changed tool the client cancelled while its re-pin waited (not_forwarded)",
     async () => {
-      // A fresh lock file: the re-pin waits for it (up to 15 s).
-      const pulled = await pullRug((lock) => writeFileSync(lock, "", { flag: "wx" }));
+      // The pin file's lock held by this test process (a live holder on this host), kept fresh until
+      // after the cancel: the re-pin waits for it (up to 15 s), never taking it over as stale (by
+      // age, after 10 s, or as a gone holder's), however slowly the steps below run.
+      let held: HeldLock | undefined;
+      const pulled = await pullRug((lock) => {
+        held = tryAcquireLock(lock);
+        if (held === undefined) throw new Error("the pin file's lock is held");
+      });
       const { live, home, session } = pulled;
-      await callAndApprove(live);
-      const audit = join(home, "audit.jsonl");
-      await waitUntil(
-        () => readFileSync(audit, "utf8").includes('"outcome":"approved"'),
-        20_000,
-        "the approval audited",
-      );
-      live.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3 } });
-      // Answered after the cancel was read (lines are read in order): only then is the lock freed.
-      live.send({ jsonrpc: "2.0", id: 4, method: "ping" });
-      await live.next((m) => m.id === 4, "ping answered");
-      unlinkSync(pulled.lock);
+      const keepFresh = setInterval(() => {
+        const now = new Date();
+        utimesSync(pulled.lock, now, now);
+      }, 1_000);
+      try {
+        await callAndApprove(live);
+        const audit = join(home, "audit.jsonl");
+        await waitUntil(
+          () => readFileSync(audit, "utf8").includes('"outcome":"approved"'),
+          20_000,
+          "the approval audited",
+        );
+        live.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3 } });
+        // Answered after the cancel was read (lines are read in order): only then is the lock freed.
+        live.send({ jsonrpc: "2.0", id: 4, method: "ping" });
+        await live.next((m) => m.id === 4, "ping answered");
+        expect(readFileSync(pulled.lock, "utf8")).toBe(`${held?.token}\n`);
+      } finally {
+        clearInterval(keepFresh);
+        held?.release();
+      }
       await waitUntil(
         () => existsSync(session) && readFileSync(session, "utf8").includes('"tool":"get_forecast"'),
         20_000,
