@@ -11,10 +11,11 @@
  * @module
  */
 
-import { type JsonObject, type RuleSource, type Sourced, safeName, type ToolRules } from "../engine/index.ts";
+import { type JsonObject, type RuleSource, safeName, type ToolRules } from "../engine/index.ts";
 import { overrideWarnings } from "./override-warnings.ts";
 import { resolveToolRules } from "./resolve-tool-rules.ts";
 import type { Pack, Policy, ResolveContext } from "./types.ts";
+import { layerText, listText } from "./view-text.ts";
 
 /** A user's `allowed_path_prefixes` that confines nothing, or a user key that drops a pack's. */
 export interface ConfinementWarning {
@@ -113,7 +114,7 @@ function confinementWarning(rules: ToolRules, elsewhere: readonly Pack[]): Confi
   const { tool } = rules;
   const prefixes = rules.allowedPathPrefixes;
   if (prefixes === undefined || !prefixes.source.startsWith("user:")) return undefined;
-  const at = where(prefixes);
+  const at = layerText(prefixes);
   const name = safeName(tool);
   const base = {
     tool,
@@ -136,21 +137,10 @@ function confinementWarning(rules: ToolRules, elsewhere: readonly Pack[]): Confi
     };
     const whose = fromPack ? "the pack's " : "";
     const scope = far ? ", on the servers that pack matches" : "";
-    const message = `${name}: allowed_path_prefixes: [] (${at}) confines nothing: it overrides ${whose}allowed_path_prefixes ${listText(below.value)} (${where(below)}${scope}), so the tool's writes are not confined (leave the key out to keep ${fromPack ? "the pack's" : "that"} confinement)`;
+    const message = `${name}: allowed_path_prefixes: [] (${at}) confines nothing: it overrides ${whose}allowed_path_prefixes ${listText(below.value)} (${layerText(below)}${scope}), so the tool's writes are not confined (leave the key out to keep ${fromPack ? "the pack's" : "that"} confinement)`;
     return { code: "empty_prefixes", ...base, overrides, message };
   }
   if ((rules.writeParams?.value.length ?? 0) > 0) return undefined;
   const message = `${name}: allowed_path_prefixes ${listText(prefixes.value)} (${at}) confines nothing: no layer names a path argument of ${name} in write_params, so no argument is checked against them (add write_params: [ARG] for its path arguments)`;
   return { code: "prefixes_without_write_params", ...base, message };
-}
-
-/** A layer as the views show it: `user:FILE`, with the part of the file after it. */
-function where(from: Sourced<unknown>): string {
-  const source = safeName(from.source);
-  return from.layer === undefined ? source : `${source} ${safeName(from.layer)}`;
-}
-
-/** Prefixes as the views show them: `[./out, ~/notes]`. */
-function listText(values: readonly string[]): string {
-  return `[${values.map((value) => safeName(value)).join(", ")}]`;
 }

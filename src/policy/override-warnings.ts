@@ -15,6 +15,7 @@ import { renderPattern, renderUntrusted, type Sourced, safeName, type ToolRules 
 import type { ConfinementWarning } from "./confinement-warnings.ts";
 import { patternsJson } from "./explain-tool-rules.ts";
 import type { Pack } from "./types.ts";
+import { layerText, listText } from "./view-text.ts";
 
 /**
  * The warnings for one tool's user `write_params` and `arg_patterns` that drop a pack's.
@@ -34,7 +35,7 @@ export function overrideWarnings(rules: ToolRules, elsewhere: readonly Pack[]): 
     if (dropped.length > 0) {
       const names = dropped.map((param) => renderUntrusted(param)).join(", ");
       const verb = dropped.length === 1 ? "is" : "are";
-      const message = `${safeName(rules.tool)}: write_params ${listText(params.value)} (${where(params)}) overrides the pack's write_params ${listText(packParams.value)} (${where(packParams)}${scope(packParams, elsewhere)}): merged key by key, it replaces the pack's list, so ${names} ${verb} no longer checked against allowed_path_prefixes (list ${dropped.length === 1 ? "it" : "them"} too, or leave the key out to keep the pack's)`;
+      const message = `${safeName(rules.tool)}: write_params ${listText(params.value)} (${layerText(params)}) overrides the pack's write_params ${listText(packParams.value)} (${layerText(packParams)}${scope(packParams, elsewhere)}): merged key by key, it replaces the pack's list, so ${names} ${verb} no longer checked against allowed_path_prefixes (list ${dropped.length === 1 ? "it" : "them"} too, or leave the key out to keep the pack's)`;
       warnings.push({
         code: "write_params_overridden",
         ...base(rules.tool, params),
@@ -52,7 +53,7 @@ export function overrideWarnings(rules: ToolRules, elsewhere: readonly Pack[]): 
     if (dropped.length > 0) {
       const shown = dropped.map(([arg, regex]) => `${safeName(arg)}: ${renderPattern(regex)}`).join(", ");
       const verb = dropped.length === 1 ? "applies" : "apply";
-      const message = `${safeName(rules.tool)}: arg_patterns (${where(patterns)}) overrides the pack's arg_patterns (${where(packPatterns)}${scope(packPatterns, elsewhere)}): merged key by key, your patterns replace the pack's, so ${shown} no longer ${verb} (copy ${dropped.length === 1 ? "it" : "them"} into your arg_patterns to keep ${dropped.length === 1 ? "it" : "them"})`;
+      const message = `${safeName(rules.tool)}: arg_patterns (${layerText(patterns)}) overrides the pack's arg_patterns (${layerText(packPatterns)}${scope(packPatterns, elsewhere)}): merged key by key, your patterns replace the pack's, so ${shown} no longer ${verb} (copy ${dropped.length === 1 ? "it" : "them"} into your arg_patterns to keep ${dropped.length === 1 ? "it" : "them"})`;
       warnings.push({
         code: "arg_patterns_overridden",
         ...base(rules.tool, patterns),
@@ -93,15 +94,4 @@ function scope(from: Sourced<unknown>, elsewhere: readonly Pack[]): string {
   return elsewhere.some((pack) => from.source === `pack:${pack.name}`)
     ? ", on the servers that pack matches"
     : "";
-}
-
-/** A layer as the views show it: `user:FILE`, with the part of the file after it. */
-function where(from: Sourced<unknown>): string {
-  const source = safeName(from.source);
-  return from.layer === undefined ? source : `${source} ${safeName(from.layer)}`;
-}
-
-/** A list as the views show it: `[path, content]`. */
-function listText(values: readonly string[]): string {
-  return `[${values.map((value) => safeName(value)).join(", ")}]`;
 }

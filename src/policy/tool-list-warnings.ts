@@ -26,6 +26,7 @@ import {
 } from "../engine/index.ts";
 import { closestKey, editDistance } from "./closest-key.ts";
 import type { PolicyFile } from "./types.ts";
+import { layerText } from "./view-text.ts";
 
 /** Listed tool names compared by edit distance at most (a hostile list can be long). */
 const MAX_COMPARED = 20_000;
@@ -132,7 +133,7 @@ export function schemaArgumentWarnings(rules: ToolRules, definition: ToolDefinit
     const mean = near === undefined ? "" : `; did you mean ${renderUntrusted(near)}?`;
     const listing = lists.length === 0 ? "it lists no property" : `it lists ${shown.join(", ")}${more}`;
     out.push(
-      `Warning: ${safeName(rules.tool)}: ${key} ${renderUntrusted(path)} (${where(from)}) names no argument of ${at} (${listing}${mean}), so ${effect}`,
+      `Warning: ${safeName(rules.tool)}: ${key} ${renderUntrusted(path)} (${layerText(from)}) names no argument of ${at} (${listing}${mean}), so ${effect}`,
     );
   }
   return out;
@@ -207,10 +208,4 @@ function nearName(tool: string, listed: readonly string[], own: boolean): string
 
 function isUser(from: Sourced<unknown>): boolean {
   return from.source.startsWith("user:");
-}
-
-/** A layer as the views show it: `user:FILE`, with the part of the file after it. */
-function where(from: Sourced<unknown>): string {
-  const source = safeName(from.source);
-  return from.layer === undefined ? source : `${source} ${safeName(from.layer)}`;
 }
