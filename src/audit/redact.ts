@@ -9,6 +9,7 @@
 
 import { createHash } from "node:crypto";
 import type { JsonValue } from "../engine/index.ts";
+import { cachedByName } from "../platform/name-cache.ts";
 import {
   anyOf,
   isSecretName,
@@ -49,29 +50,6 @@ const ANY_TOKEN: readonly RegExp[] = anyOf(TOKEN_PATTERNS);
  * faster).
  */
 const PREFILTER_MAX_CHARS = 256;
-
-/** Keys remembered by {@link redactKey} at most (the cache then starts over). */
-const NAME_CACHE_MAX = 1024;
-
-/** The longest key the cache keeps, in UTF-16 code units. */
-const CACHED_NAME_MAX = 64;
-
-/** Each recently seen object key, token-redacted. */
-const redactedKeys = new Map<string, string>();
-
-/**
- * Remembers a key's redacted form, starting over when the cache is full (keys are hostile:
- * unbounded); keys longer than {@link CACHED_NAME_MAX} are not kept (one could hold megabytes alive).
- * @param key - The key.
- * @param value - Its redacted form.
- * @returns `value`.
- */
-function remember(key: string, value: string): string {
-  if (key.length > CACHED_NAME_MAX) return value;
-  if (redactedKeys.size >= NAME_CACHE_MAX) redactedKeys.clear();
-  redactedKeys.set(key, value);
-  return value;
-}
 
 /**
  * Cuts a string to at most {@link MAX_STRING_BYTES} UTF-8 bytes (on a character boundary) and appends
@@ -207,6 +185,4 @@ function redactAt(
  * @param key - An object key.
  * @returns The key as the audit log stores it.
  */
-function redactKey(key: string): string {
-  return redactedKeys.get(key) ?? remember(key, redactText(key));
-}
+const redactKey: (key: string) => string = cachedByName((key) => redactText(key));

@@ -11,6 +11,8 @@
  * @module
  */
 
+import { cachedByName } from "./name-cache.ts";
+
 /**
  * Words that make a name secret-like when they are a word of it (SPEC §3.5: token, password,
  * secret, key, authorization, cookie), with their plurals and common spellings.
@@ -50,15 +52,6 @@ const SECRET_ENDING = /(?:tokens?|secrets?|passwords?|passwd|passphrase|cookies?
  */
 const KEY_ENDING =
   /^(?:api|access|secret|private|client|auth|signing|encryption|master|session|ssh|hmac|license|app)keys?$/;
-
-/** Names remembered by {@link isSecretName} at most (the cache then starts over). */
-const NAME_CACHE_MAX = 1024;
-
-/** The longest name the cache keeps, in UTF-16 code units (one could hold megabytes alive). */
-const CACHED_NAME_MAX = 64;
-
-/** Whether each recently seen name is secret-like (argument names repeat from call to call). */
-const secretNames = new Map<string, boolean>();
 
 /**
  * Splits a name into lower-case words at anything but a letter or digit and at camelCase
@@ -100,16 +93,7 @@ function isSecretWords(words: readonly string[]): boolean {
  * @returns True when a value under this name is a secret.
  * @example isSecretName("PGPASSWORD") // => true
  */
-export function isSecretName(name: string): boolean {
-  const known = secretNames.get(name);
-  if (known !== undefined) return known;
-  const secret = isSecretWords(nameWords(name));
-  if (name.length <= CACHED_NAME_MAX) {
-    if (secretNames.size >= NAME_CACHE_MAX) secretNames.clear();
-    secretNames.set(name, secret);
-  }
-  return secret;
-}
+export const isSecretName: (name: string) => boolean = cachedByName((name) => isSecretWords(nameWords(name)));
 
 /**
  * Token shapes that are secrets wherever they occur in a string. Each pattern is global and finds
