@@ -16,7 +16,7 @@
 import { closeSync, fstatSync, statSync, writeSync } from "node:fs";
 import { errorCode } from "../platform/errors.ts";
 import { openPrivateAppend, syncWhereSupported } from "../platform/private-file.ts";
-import { lineEncoder } from "./audit-line.ts";
+import { lineWriter, type WriteBytes } from "./line-writer.ts";
 
 /** Lines kept since the last look at most; one more line makes the look due. */
 const KEPT_LINES_MAX = 256;
@@ -31,7 +31,7 @@ export interface LogFileOptions {
   /** Told how many lines were written again after the open file lost its name. */
   readonly warn?: (message: string) => void;
   /** The write itself (default `fs.writeSync`; tests give one that writes short). */
-  readonly write?: (fd: number, bytes: Uint8Array) => number;
+  readonly write?: WriteBytes;
 }
 
 /** The audit log as one writer has it open. */
@@ -75,7 +75,6 @@ export interface LogFile {
  * @returns The log file.
  */
 export function openLogFile(path: string, options: LogFileOptions): LogFile {
-  const encode = lineEncoder();
   let fd: number | undefined;
   let identity = "";
   let size = 0;
@@ -98,23 +97,9 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
     }
   };
 
-  const write = options.write ?? writeSync;
-  /**
-   * The file (`dev:ino`) a write cut a line short in (a full disk): the next line written there
-   * starts with a newline, so the part is a line of its own and the next record is not glued to it.
-   */
-  let cutIn: string | undefined;
-
-  const writeLine = (handle: number, text: string): number => {
-    const bytes = encode(cutIn === identity ? `\n${text}` : text);
-    const written = write(handle, bytes);
-    if (written !== bytes.length) {
-      if (written > 0) cutIn = identity;
-      throw new Error(`short write of ${written} of ${bytes.length} bytes`);
-    }
-    cutIn = undefined;
-    return written;
-  };
+  const write = lineWriter(options.write ?? writeSync);
+  /** A line to the open file (a cut one is ended by the next line written to the same `dev:ino`). */
+  const writeLine = (handle: number, text: string): number => write(handle, text, identity);
 
   const open = (at: number): number => {
     const handle = openPrivateAppend(path);

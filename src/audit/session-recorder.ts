@@ -25,6 +25,7 @@ import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { openPrivateAppend, syncWhereSupported } from "../platform/private-file.ts";
 import type { AskOutcome } from "./audit-record.ts";
+import { lineWriter, type WriteBytes } from "./line-writer.ts";
 import { redactTokens } from "./redact.ts";
 import { sessionLine } from "./session-line.ts";
 
@@ -216,13 +217,12 @@ export function callEvent(call: RecordedCall): JsonObject {
  */
 export function createSessionRecorder(
   path: string,
-  options: { readonly run?: string; readonly write?: (fd: number, bytes: Uint8Array) => number } = {},
+  options: { readonly run?: string; readonly write?: WriteBytes } = {},
 ): SessionRecorder {
   const run = options.run ?? randomBytes(6).toString("hex");
-  const write = options.write ?? writeSync;
   // A line a write cut short (a full disk) is ended by the next write, which starts with a newline:
   // the next event is not glued to the part.
-  let cut = false;
+  const write = lineWriter(options.write ?? writeSync);
   const fail = (error: unknown): BouncerError =>
     new BouncerError(
       "RECORD_WRITE_FAILED",
@@ -238,22 +238,17 @@ export function createSessionRecorder(
     throw fail(error);
   }
   const append = (event: JsonObject): void => {
-    let line: Buffer;
+    let line: string;
     try {
       // `run` after `event` and `server` (the spread keeps their places and sets their values).
       const ordered = { event: null, server: null, run, ...event };
-      line = Buffer.from(`${cut ? "\n" : ""}${sessionLine(ordered)}\n`, "utf8");
+      line = `${sessionLine(ordered)}\n`;
     } catch (error) {
       throw fail(error);
     }
     try {
       if (fd === undefined) fd = openPrivateAppend(path);
-      const written = write(fd, line);
-      if (written !== line.length) {
-        if (written > 0) cut = true;
-        throw new Error(`short write of ${written} of ${line.length} bytes`);
-      }
-      cut = false;
+      write(fd, line);
     } catch (error) {
       throw fail(error);
     }
