@@ -8,19 +8,11 @@
  * @module
  */
 
+import { type Interrupted, interruptedBy, stopSignals } from "../platform/stop-signals.ts";
 import type { GroupStdioTransport } from "./group-transport.ts";
 
 /** The part of a transport this file uses. */
 type Launched = Pick<GroupStdioTransport, "close" | "hurry" | "killNow">;
-
-/** A signal that ended the run, and the conventional status for it (128 + its number). */
-export interface Interrupted {
-  readonly signal: "SIGHUP" | "SIGINT" | "SIGTERM";
-  readonly code: number;
-}
-
-/** The status a process ended by each signal reports (128 + the signal's number). */
-export const SIGNAL_STATUS = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
 
 /**
  * Every transport a run started, so that they are stopped together at its end or on a signal.
@@ -90,18 +82,14 @@ export interface SignalWatch {
  * @returns The first signal, and the remover.
  */
 export function watchSignals(servers: LaunchedServers): SignalWatch {
-  const signals =
-    process.platform === "win32"
-      ? (["SIGTERM", "SIGINT"] as const)
-      : (["SIGTERM", "SIGINT", "SIGHUP"] as const);
   let resolveSignal: (interrupted: Interrupted) => void = () => {};
   const signalled = new Promise<Interrupted>((resolve) => {
     resolveSignal = resolve;
   });
-  const handlers = signals.map((signal) => {
+  const handlers = stopSignals().map((signal) => {
     const handler = (): void => {
       servers.hurryAll();
-      resolveSignal({ signal, code: SIGNAL_STATUS[signal] });
+      resolveSignal(interruptedBy(signal));
     };
     process.on(signal, handler);
     return [signal, handler] as const;

@@ -13,11 +13,12 @@
 import path from "node:path";
 import { safeName } from "../engine/index.ts";
 import { errorLine } from "../platform/errors.ts";
+import type { Interrupted } from "../platform/stop-signals.ts";
 import { analyzeServer } from "./doctor-analysis.ts";
 import { disabledEntries } from "./doctor-disabled.ts";
 import { launchServer } from "./doctor-launch.ts";
 import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-render.ts";
-import { type Interrupted, LaunchedServers, watchSignals } from "./doctor-servers.ts";
+import { LaunchedServers, watchSignals } from "./doctor-servers.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { missingLauncher } from "./launcher-problem.ts";
 import { filledValues, secretPlaceholderNames } from "./placeholder-secrets.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { type Interrupted, SIGNAL_STATUS } from "./doctor-servers.ts";
+import { type Interrupted, interruptedBy, stopSignals } from "../platform/stop-signals.ts";
 
 /** What {@link watchWriteSignals} installed. */
 export interface WriteSignals {
@@ -29,15 +29,11 @@ export interface WriteSignals {
  * @returns The signal to give each write, the first signal, and the remover.
  */
 export function watchWriteSignals(): WriteSignals {
-  const signals =
-    process.platform === "win32"
-      ? (["SIGTERM", "SIGINT"] as const)
-      : (["SIGTERM", "SIGINT", "SIGHUP"] as const);
   const controller = new AbortController();
   let first: Interrupted | undefined;
-  const handlers = signals.map((signal) => {
+  const handlers = stopSignals().map((signal) => {
     const handler = (): void => {
-      first ??= { signal, code: SIGNAL_STATUS[signal] };
+      first ??= interruptedBy(signal);
       controller.abort();
     };
     process.on(signal, handler);

@@ -9,6 +9,7 @@
 
 import { watchParent } from "../platform/parent-watch.ts";
 import type { UpstreamProcess } from "../platform/spawn-upstream.ts";
+import { stopSignals } from "../platform/stop-signals.ts";
 import { killUpstreamNow } from "../platform/stop-upstream.ts";
 import type { ShutdownReason } from "./relay-hooks.ts";
 import type { RunOptions, UpstreamLaunch } from "./run-args.ts";
@@ -44,10 +45,7 @@ export function installProcessHandlers(hooks: {
   readonly upstream: () => UpstreamProcess | undefined;
 }): (() => void)[] {
   const onSignal = (): void => void hooks.shutdown("signal", 0);
-  const signals =
-    process.platform === "win32"
-      ? (["SIGTERM", "SIGINT"] as const)
-      : (["SIGTERM", "SIGINT", "SIGHUP"] as const);
+  const signals = stopSignals();
   for (const signal of signals) process.on(signal, onSignal);
   const onExit = (): void => {
     const child = hooks.upstream();
