@@ -49,7 +49,8 @@ export interface ClosestKeyOptions {
 
 /**
  * The candidate closest to a misspelled word, when it is close enough to be a plausible typo:
- * at most 2 edits, or a third of the word's length for long words. Falls back to `valueHints`
+ * at most 2 edits, or a third of the word's length for long words, and fewer edits than the word has
+ * characters (`cc` is not a typo of `to`: every letter would differ). Falls back to `valueHints`
  * (a key named like one of a key's values suggests that key).
  *
  * @param word - The unknown key or value as written.
@@ -63,7 +64,7 @@ export function closestKey(
   candidates: readonly string[],
   options: ClosestKeyOptions = {},
 ): string | undefined {
-  const limit = Math.max(2, Math.floor(word.length / 3));
+  const limit = Math.min(Math.max(2, Math.floor(word.length / 3)), [...word].length - 1);
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {

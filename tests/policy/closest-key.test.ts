@@ -34,6 +34,13 @@ describe("editDistance() and closestKey() (SPEC §4.2 closest key for a typo)", 
     expect(closestKey("color", ["exfiltrating", "sink_params"])).toBeUndefined();
   });
 
+  test("closestKey() suggests for a short word only with fewer edits than it has letters", () => {
+    // `cc` is two edits from `to` (within the limit of 2) but every letter differs: not a typo.
+    expect(closestKey("cc", ["to", "subject", "body"])).toBeUndefined();
+    expect(closestKey("ot", ["to"])).toBe("to");
+    expect(closestKey("tp", ["to"])).toBe("to");
+  });
+
   test("closestKey() suggests the key holding a value the word looks like", () => {
     expect(closestKey("alow", ["exfiltrating"], { valueHints: new Map([["allow", "action"]]) })).toBe(
       "action",
