@@ -1,8 +1,7 @@
 /**
- * Messages from the upstream, handled strictly in order: answers matched to Bouncer's ids (relayed
- * ones recorded by their hook before the client sees them, with the client's original id restored;
- * Bouncer's own ones settled; late ones dropped), the upstream's own requests and notifications
- * (from-upstream-own.ts), noise reported, over-long lines and the upstream's death answered. Edge.
+ * Messages from the upstream, handled strictly in order: each line parsed and routed — answers to
+ * `upstream-answers.ts`, the upstream's own requests and notifications to `from-upstream-own.ts` —
+ * noise reported, malformed messages refused, over-long lines and the upstream's death answered. Edge.
  *
  * Source: SPEC §3.1, §3.2 step 2, §3.3; F03, F07, F19, F20, F22.
  * @module
@@ -10,31 +9,20 @@
 
 import type { JsonObject } from "../engine/index.ts";
 import { upstreamNotification, upstreamRequest } from "./from-upstream-own.ts";
-import { findIdSpan, spliceSpan } from "./json-scan.ts";
 import {
   type Classified,
   classify,
   errorResponseText,
   isJsonObject,
-  member,
-  type RequestId,
   RPC_ERROR,
   type RpcErrorObject,
 } from "./jsonrpc.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import type { RelayCore } from "./relay-core.ts";
-import type { RpcOutcome, UpstreamFailure } from "./relay-hooks.ts";
-import {
-  internalError,
-  outcomeOf,
-  oversizedLineId,
-  oversizeError,
-  parseIdText,
-  preview,
-} from "./relay-support.ts";
-import type { PendingClient } from "./relay-types.ts";
-import { RequestView } from "./request-view.ts";
+import type { UpstreamFailure } from "./relay-hooks.ts";
+import { oversizedLineId, oversizeError, parseIdText, preview } from "./relay-support.ts";
 import { type TopLevelRepeat, topLevelRepeat } from "./top-level-repeats.ts";
+import { upstreamInvalidAnswer, upstreamResponse } from "./upstream-answers.ts";
 
 /**
  * An upstream line over the size limit was discarded: the request it answered gets an error, or
@@ -197,118 +185,6 @@ function upstreamRepeat(
     return;
   }
   return upstreamInvalidAnswer(core, id, reason);
-}
-
-/**
- * Routes an upstream answer: Bouncer's own request settles; a relayed one is recorded by its hook,
- * then reaches the client with its original id. Late answers (cancelled requests) are dropped.
- * @param core - The relay.
- * @param message - The classified response.
- * @param raw - Its text and the message as parsed.
- * @returns A promise while a hook records it.
- */
-function upstreamResponse(
-  core: RelayCore,
-  message: Classified & { readonly kind: "result" | "error" },
-  raw: { readonly line: string; readonly value: JsonObject },
-): void | Promise<void> {
-  const { line } = raw;
-  if (message.id === null) {
-    core.log(`The upstream sent an error without an id: ${preview(line)}`);
-    return;
-  }
-  const outcome = { ...outcomeOf(message), message: raw.value };
-  const pending = core.upstream.settle(message.id, outcome).relayed;
-  if (pending === undefined || pending.state === "done") return;
-  const span = findIdSpan(line);
-  const text = span === undefined ? line : spliceSpan(line, span, pending.idText);
-  return deliverAnswer(core, pending, { outcome, text });
-}
-
-/**
- * An upstream message meant as an answer that is invalid (`result` and `error` both, or neither):
- * the request it answers settles with a `-32000` error — Bouncer's own is rejected, a client's is
- * recorded with that error and the client gets it, never the message's `result` or its bytes.
- *
- * Source: JSON-RPC 2.0 §5 (exactly one of `result` and `error`), SPEC §3.1.
- * @param core - The relay.
- * @param id - Its id.
- * @param reason - What is wrong with it.
- * @returns A promise while a hook records it.
- */
-function upstreamInvalidAnswer(core: RelayCore, id: RequestId, reason: string): void | Promise<void> {
-  const error = { code: RPC_ERROR.upstreamFailed, message: `The upstream's answer is invalid: ${reason}` };
-  const outcome = { kind: "error" as const, error };
-  const pending = core.upstream.settle(id, outcome).relayed;
-  if (pending === undefined || pending.state === "done") return;
-  return deliverAnswer(core, pending, { outcome, text: errorResponseText(pending.idText, error) });
-}
-
-/**
- * Shows an upstream answer to its hook, then sends it to the client (the `initialize` answer with
- * `tools.listChanged` added).
- * @param core - The relay.
- * @param pending - The client request it answers.
- * @param answer - The outcome and the text the client gets.
- * @returns A promise while a hook records it.
- */
-function deliverAnswer(
-  core: RelayCore,
-  pending: PendingClient,
-  answer: { readonly outcome: RpcOutcome; readonly text: string },
-): void | Promise<void> {
-  const { outcome, text } = answer;
-  if (pending.method === "initialize") return initializeAnswer(core, pending, { outcome, text });
-  let recording: void | Promise<void>;
-  try {
-    recording =
-      pending.call === undefined
-        ? core.hooks.onUpstreamResult(new RequestView(pending), outcome)
-        : core.hooks.onToolResult(pending.call, outcome);
-  } catch (error) {
-    core.answerError(pending, internalError("cannot record the upstream's answer", error));
-    return;
-  }
-  if (recording === undefined) {
-    core.answer(pending, text);
-    return;
-  }
-  return recording.then(
-    () => void core.answer(pending, text),
-    (error: unknown) =>
-      void core.answerError(pending, internalError("cannot record the upstream's answer", error)),
-  );
-}
-
-/**
- * The upstream's `initialize` answer: remembered, shown to the hook, and `tools.listChanged: true`
- * added for the client when the upstream has tools.
- *
- * Source: SPEC §3.2 step 2, F19.
- * @param core - The relay.
- * @param pending - The client's initialize.
- * @param answer - The outcome and the answer's text with the client's id.
- */
-function initializeAnswer(
-  core: RelayCore,
-  pending: PendingClient,
-  answer: { readonly outcome: RpcOutcome; readonly text: string },
-): void {
-  const result = answer.outcome.kind === "result" ? answer.outcome.result : undefined;
-  if (!isJsonObject(result)) {
-    core.answer(pending, answer.text);
-    return;
-  }
-  core.remember("upstreamInitialize", result);
-  core.safely("onInitializeResult", () => core.hooks.onInitializeResult(result));
-  const capabilities = member(result, "capabilities");
-  const tools = isJsonObject(capabilities) ? member(capabilities, "tools") : undefined;
-  if (!isJsonObject(capabilities) || !isJsonObject(tools)) {
-    core.answer(pending, answer.text);
-    return;
-  }
-  const patched = { ...result, capabilities: { ...capabilities, tools: { ...tools, listChanged: true } } };
-  core.answer(pending, `{"jsonrpc":"2.0","id":${pending.idText},"result":${JSON.stringify(patched)}}`);
 }
 
 /**
