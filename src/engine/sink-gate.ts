@@ -14,7 +14,7 @@ import {
 import { type Identity, identify, type UrlIdentity } from "./identity.ts";
 import { type MessageSubject, renderDestination, sinkMessages } from "./sink-messages.ts";
 import { type EngineState, uniqueAsks } from "./state.ts";
-import { lookupToken, searchRecent } from "./taint-index.ts";
+import { lookupToken, searchRecent } from "./taint-lookup.ts";
 import { matchTrusted } from "./trust.ts";
 import type { ApprovalKey, CallInput, ContractResult, Evidence, Question, Reason } from "./types.ts";
 

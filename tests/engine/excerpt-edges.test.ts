@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { endBeforeCutWord, startAfterCutWord } from "../../src/engine/excerpt-edges.ts";
 import { createTaintStore } from "../../src/engine/index.ts";
 import { createRecorder, recordFreeText } from "../../src/engine/output-recorder.ts";
-import { lookupToken } from "../../src/engine/taint-index.ts";
+import { lookupToken } from "../../src/engine/taint-lookup.ts";
 import { appendSegment, createTextWindow, flushWindow, searchWindow } from "../../src/engine/text-window.ts";
 
 /** Builds a fake token from parts (so no scanner mistakes this file for a leak). */

@@ -9,7 +9,7 @@ import {
   recordFieldValue,
   recordFreeText,
 } from "../../src/engine/output-recorder.ts";
-import { lookupToken, searchRecent, tokenCount } from "../../src/engine/taint-index.ts";
+import { lookupToken, searchRecent, tokenCount } from "../../src/engine/taint-lookup.ts";
 import { flushWindow, SCALAR_BREAK } from "../../src/engine/text-window.ts";
 
 function recorder(definition = false) {

@@ -10,7 +10,7 @@ import {
   type TaintStore,
 } from "../../src/engine/index.ts";
 import { MAX_SHARED_EVIDENCE } from "../../src/engine/recorder-state.ts";
-import { lookupToken, searchRecent, tokenCount } from "../../src/engine/taint-index.ts";
+import { lookupToken, searchRecent, tokenCount } from "../../src/engine/taint-lookup.ts";
 import { gate, sinkRules, textResult, WORKED_INBOX } from "./helpers.ts";
 
 /** The kinds a token was recorded as, e.g. `["field:sender", "free"]`. */

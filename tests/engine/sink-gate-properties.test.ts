@@ -10,7 +10,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from "../../src/engine/index.ts";
-import { tokenCount } from "../../src/engine/taint-index.ts";
+import { tokenCount } from "../../src/engine/taint-lookup.ts";
 import { gate, recordResult, schemaOf, sinkRules, textResult } from "./helpers.ts";
 
 const TAINTED = [
