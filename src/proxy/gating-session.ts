@@ -34,7 +34,8 @@ import { createMemoryPinStore } from "./memory-pin-store.ts";
 import type { RelayContext } from "./relay-hooks.ts";
 import type { RunOptions } from "./run-args.ts";
 import { checkRunPolicy, SESSION_REFUSED_CODE } from "./run-policy.ts";
-import { SessionAudit, sessionId } from "./session-audit.ts";
+import { SessionAudit } from "./session-audit.ts";
+import { sessionId } from "./session-id.ts";
 import { ToolListState } from "./tool-list-state.ts";
 
 /** What the gating hooks are built from. */

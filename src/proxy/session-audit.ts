@@ -4,11 +4,11 @@
  * `outcome` write throws, so the caller denies the call (fail closed); other records (pins, noise,
  * upstream exit, recording) are best effort and say why on stderr when they fail. Edge.
  *
- * Source: SPEC §3.5 (record types, fail closed), §3.6 (recording), §3.7 (session id), §3.8 (modes).
+ * Source: SPEC §3.5 (record types, fail closed), §3.6 (recording), §3.8 (modes); the session id it
+ * carries: `session-id.ts` (§3.7).
  * @module
  */
 
-import { readFileSync } from "node:fs";
 import {
   type AskOutcome,
   type AuditCall,
@@ -51,30 +51,6 @@ const AUDIT_MODE_PIN: Readonly<Partial<Record<PinEvent["kind"], string>>> = {
     "; shown to the client as listed now (--mode audit): enforce mode would show its pinned definition",
   hidden: "; shown to the client (--mode audit): enforce mode would hide it until it is accepted",
 };
-
-/**
- * The client session id: `BOUNCER_SESSION` when set; otherwise the parent process id, with its start
- * time where Linux tells it cheaply (`/proc/<ppid>/stat`), so a reused pid is another session.
- *
- * Source: SPEC §3.7 ("Session id").
- * @param options - The environment and the parent pid.
- * @returns The id.
- */
-export function sessionId(options: {
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly ppid: number;
-}): string {
-  const configured = Object.hasOwn(options.env, "BOUNCER_SESSION") ? options.env.BOUNCER_SESSION : undefined;
-  if (configured !== undefined && configured.trim() !== "") return configured;
-  try {
-    const stat = readFileSync(`/proc/${options.ppid}/stat`, "utf8");
-    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-    if (start !== undefined && /^\d+$/.test(start)) return `${options.ppid}-${start}`;
-  } catch {
-    // Not Linux, or the parent is gone: the pid alone.
-  }
-  return String(options.ppid);
-}
 
 /**
  * One instance's audit log and session recording.

@@ -6,7 +6,7 @@ import { type JsonObject, PINS_OFF_HINT } from "../../src/engine/index.ts";
 import { updatePinFile } from "../../src/proxy/file-pin-store.ts";
 import { definitionHash } from "../../src/proxy/pin-file.ts";
 import { runPinsAccept } from "../../src/proxy/pins-accept.ts";
-import { sessionId } from "../../src/proxy/session-audit.ts";
+import { sessionId } from "../../src/proxy/session-id.ts";
 import {
   auditRecords,
   type GatingRelay,
