@@ -1,9 +1,9 @@
 /**
  * The state of one relay session and the operations both directions share: the two outgoing legs
  * (ids), the client requests not answered yet, open progress tokens, the handshake, the upstream
- * failure, and the ordered queue of upstream work. `from-client.ts`, `from-upstream.ts` and
- * `intercept.ts` operate on it; {@link Relay} (relay.ts) is its public face; the records it keeps
- * and its options are declared in `relay-types.ts`. Edge.
+ * failure, and the ordered queue of upstream work (run by `work-queue.ts`). `from-client.ts`,
+ * `from-upstream.ts` and `intercept.ts` operate on it; {@link Relay} (relay.ts) is its public face;
+ * the records it keeps and its options are declared in `relay-types.ts`. Edge.
  *
  * Source: SPEC §3.1, §3.3.
  * @module
@@ -21,6 +21,7 @@ import {
 import { Leg } from "./leg.ts";
 import type { NoiseReport, RelayContext, RelayHooks, SessionInfo } from "./relay-hooks.ts";
 import type { PendingClient, PendingUpstream, RelayOptions } from "./relay-types.ts";
+import { WorkQueue, type WorkTask } from "./work-queue.ts";
 
 /** What noise kinds are called in logs. */
 const NOISE_NAMES: Readonly<Record<NoiseReport["kind"], string>> = {
@@ -55,8 +56,10 @@ export class RelayCore {
   #refusal: RpcErrorObject | undefined;
   /** Client notifications dropped while refusing. */
   droppedWhileRefusing = 0;
-  readonly #backlog: (() => void | Promise<void>)[] = [];
-  #busy = false;
+  readonly #work = new WorkQueue((error) => {
+    const detail = error instanceof Error ? error.message : String(error);
+    this.log(`Internal error while relaying an upstream message: ${detail}`);
+  });
 
   /**
    * @param options - Output functions, hooks factory and settings.
@@ -280,29 +283,10 @@ export class RelayCore {
 
   /**
    * Queues upstream work so that messages are handled in order even when a hook records
-   * asynchronously.
+   * asynchronously (a failure is logged).
    * @param task - The work.
    */
-  enqueue(task: () => void | Promise<void>): void {
-    this.#backlog.push(task);
-    if (!this.#busy) void this.#pump();
-  }
-
-  /** Runs queued upstream work in order. Never rejects. */
-  async #pump(): Promise<void> {
-    this.#busy = true;
-    try {
-      for (let task = this.#backlog.shift(); task !== undefined; task = this.#backlog.shift()) {
-        try {
-          const running = task();
-          if (running !== undefined) await running;
-        } catch (error) {
-          const detail = error instanceof Error ? error.message : String(error);
-          this.log(`Internal error while relaying an upstream message: ${detail}`);
-        }
-      }
-    } finally {
-      this.#busy = false;
-    }
+  enqueue(task: WorkTask): void {
+    this.#work.push(task);
   }
 }
