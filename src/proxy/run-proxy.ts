@@ -3,25 +3,24 @@
  * with the policy error and exits 2 without ever spawning the upstream), spawn the upstream (before
  * anything slow: the relay's own modules load after it), read the files with the `yaml` library
  * while it boots when the fast check vouched for them (refused then: the upstream is stopped before
- * anything is relayed, exit 2), frame both pipes with Bouncer's own framer, relay through `Relay`
+ * anything is relayed, exit 2), join both pipes to the relay (`run-pipes.ts`), relay through `Relay`
  * with the session's hooks — the gate, built while the upstream answers the client's `initialize`,
  * which is relayed at once (`deferredHooks`) — and own the life cycle: upstream death answered at
  * once, the client going away (stdin EOF, broken pipe, parent gone) or a signal shutting the upstream
  * tree down in stages, and no process left behind (the upstream process itself: `run-upstream.ts`).
+ * What it is given is declared in `run-proxy-types.ts`.
  * Returns the exit status; never exits the process itself (STYLE #15). Edge.
  *
  * Source: SPEC §3.2 step 1, §3.3 (life cycle and robustness), STYLE #17, #18; field cases F05–F07.
  * @module
  */
 
-import type { Readable, Writable } from "node:stream";
 // A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
 import { environmentSecrets } from "../audit/redact-env.ts";
 import { escapeControls } from "../engine/render.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
 import type { UpstreamProcess } from "../platform/spawn-upstream.ts";
-import type { StderrFlow } from "../platform/stderr-output.ts";
 import { STOP_GRACE_MS, STOP_KILL_AFTER_MS, stopUpstream } from "../platform/stop-upstream.ts";
 // A deep import on purpose (as above): this file imports types only, and run loads it before the spawn.
 import { serverCaseWarning, serverSectionsInOtherCase } from "../policy/server-name-case.ts";
@@ -29,7 +28,7 @@ import type { GatingSetup } from "./gating-hooks.ts";
 import type { RpcErrorObject } from "./jsonrpc.ts";
 import type { MessageWriter } from "./message-writer.ts";
 import type { Relay } from "./relay.ts";
-import type { RelayContext, RelayHooks, ShutdownReason, UpstreamFailure } from "./relay-hooks.ts";
+import type { ShutdownReason, UpstreamFailure } from "./relay-hooks.ts";
 import type { RunOptions } from "./run-args.ts";
 import {
   checkOutputFiles,
@@ -39,48 +38,8 @@ import {
   SESSION_REFUSED_CODE,
 } from "./run-policy.ts";
 import { installProcessHandlers, upstreamLaunch } from "./run-process.ts";
-import { bounded, startUpstream, watchUpstream } from "./run-upstream.ts";
-
-/** The process's streams, injected. */
-export interface RunProxyIo {
-  /** The client's messages (Bouncer's stdin). */
-  readonly stdin: Readable;
-  /** JSON-RPC to the client only (Bouncer's stdout). */
-  readonly stdout: Writable;
-  /** Diagnostics (Bouncer's stderr). */
-  readonly writeStderr: (text: string) => void;
-  /**
-   * Whether that stderr is backed up, when known (`StderrOutput`): the upstream's stderr is not
-   * drained meanwhile, so a flood of it cannot grow Bouncer's memory.
-   */
-  readonly stderrFlow?: StderrFlow;
-}
-
-/** Options of {@link runProxy}. */
-export interface RunProxyOptions {
-  /**
-   * Builds the session's hooks (default `createGatingHooks`, imported and built once the client's
-   * `initialize` is relayed, behind `deferredHooks`; tests pass pass-through hooks).
-   */
-  readonly createHooks?: (context: RelayContext, setup: GatingSetup) => RelayHooks;
-  /** The environment (default `process.env`); the upstream inherits it. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Bouncer's working directory (default `process.cwd()`). */
-  readonly cwd?: string;
-  /** Frame limit (default 64 MiB). */
-  readonly maxLineBytes?: number;
-  /** Grace after closing the upstream's stdin (default 2,000 ms). */
-  readonly graceMs?: number;
-  /** Delay between SIGTERM and SIGKILL (default 2,000 ms). */
-  readonly killAfterMs?: number;
-  /**
-   * The check of the `--policy` files before the spawn (default `precheckRunPolicy`; tests replace
-   * it to reach the `yaml` library's reading after the spawn).
-   */
-  readonly precheckPolicy?: typeof precheckRunPolicy;
-  /** Install signal, exit and parent-death handlers on the process (default true). */
-  readonly processHandlers?: boolean;
-}
+import type { RunProxyIo, RunProxyOptions } from "./run-proxy-types.ts";
+import { bounded, startUpstream } from "./run-upstream.ts";
 
 /** How long the audit flush and the final stdout flush may take. */
 const FLUSH_LIMIT_MS = 2000;
@@ -197,16 +156,22 @@ export async function runProxy(
 
   // A policy found valid on the fast path is read by the yaml library while the upstream boots; the
   // gate is built from that reading, and nothing is relayed unless it is valid.
-  const [policy, { Relay }, { LineFramer }, { MessageWriter }, { deferredHooks }, { UpstreamBacklog }] =
-    await Promise.all([
-      precheck.kind === "checked" ? precheck.check : checkRunPolicyTexts(precheck.texts),
-      // The relay's modules load after the spawn too.
-      import("./relay.ts"),
-      import("./line-framer.ts"),
-      import("./message-writer.ts"),
-      import("./deferred-hooks.ts"),
-      import("./upstream-backlog.ts"),
-    ]);
+  const [
+    policy,
+    { Relay },
+    { connectClient, connectUpstream },
+    { MessageWriter },
+    { deferredHooks },
+    { UpstreamBacklog },
+  ] = await Promise.all([
+    precheck.kind === "checked" ? precheck.check : checkRunPolicyTexts(precheck.texts),
+    // The relay's modules load after the spawn too.
+    import("./relay.ts"),
+    import("./run-pipes.ts"),
+    import("./message-writer.ts"),
+    import("./deferred-hooks.ts"),
+    import("./upstream-backlog.ts"),
+  ]);
   if (stopping) return exited;
   if (!policy.ok) {
     // The signal handlers and the parent watch stay until the upstream is stopped (a signal
@@ -291,45 +256,20 @@ export async function runProxy(
 
   if (started.kind === "failed") void upstreamGone(started.failure);
 
-  if (upstream !== undefined) {
-    const child = upstream;
-    const writer = new MessageWriter(child.stdin, {
-      onPressure: (full) => backlog.upstreamPressure(full),
+  // The upstream's pipes: its stdin written, its stdout framed, its death reported (run-pipes.ts).
+  if (upstream !== undefined)
+    upstreamWriter = connectUpstream(upstream, {
+      relay: live,
+      backlog,
+      name: run.upstreamName,
       batch,
-      // Its input closed while it lives on: what did not reach it is answered, never left pending
-      // (after the write that found it: the request it carried is registered by then).
-      onError: (error) => {
-        if (!stopping)
-          log(`The upstream's input is closed (${error.message}): requests are no longer forwarded`);
-        queueMicrotask(() => live.upstreamInputLost(writer.firstUndelivered ?? writer.written));
-      },
-      ...(child.confirmStdin === undefined ? {} : { confirm: child.confirmStdin }),
+      framing,
+      stopping: () => stopping,
+      log,
+      gone: (failure) => void upstreamGone(failure),
     });
-    upstreamWriter = writer;
-    const framer = new LineFramer((line) => live.receiveFromUpstream(line), {
-      ...framing,
-      onOversize: (line) => live.upstreamOversize(line),
-    });
-    watchUpstream(child, { name: run.upstreamName, framer, gone: (failure) => void upstreamGone(failure) });
-  }
-
-  const clientFramer = new LineFramer((line) => live.receiveFromClient(line), {
-    ...framing,
-    onOversize: (line) => live.clientOversize(line),
-  });
-  const onData = (chunk: Uint8Array): void => clientFramer.push(chunk);
-  const onEnd = (): void => {
-    clientFramer.end();
-    void shutdown("client_closed", 0);
-  };
-  io.stdin.on("data", onData);
-  io.stdin.on("end", onEnd);
-  io.stdin.on("error", onEnd);
-  cleanups.push(() => {
-    io.stdin.off("data", onData);
-    io.stdin.off("end", onEnd);
-    io.stdin.off("error", onEnd);
-    io.stdin.pause();
-  });
+  cleanups.push(
+    connectClient(io.stdin, { relay: live, framing, end: () => void shutdown("client_closed", 0) }),
+  );
   return exited;
 }
