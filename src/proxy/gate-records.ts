@@ -2,7 +2,8 @@
  * A gate's session half: one client session's {@link EngineState} (budgets, approvals, taint), the
  * call sequence counter, and the upstream text recorded into the state's taint index as untrusted
  * output — call results and errors, other messages, tool definitions and instructions (each
- * definition once). `Gate` (gate.ts) extends it with the servers, pins and decisions. Edge.
+ * definition once while it is among the last {@link MAX_RECORDED_DEFINITIONS} recorded). `Gate`
+ * (gate.ts) extends it with the servers, pins and decisions. Edge.
  *
  * Source: SPEC §2.5 (untrusted output), §3.5 (`seq`), §3.7.
  * @module
@@ -20,7 +21,18 @@ import {
   recordOutput,
   type ToolRules,
 } from "../engine/index.ts";
+import { sha256 } from "./gate-pins.ts";
 import type { GateOptions } from "./gate-types.ts";
+
+/**
+ * Definitions (and instructions texts) a gate remembers having recorded, at most: the upstream
+ * chooses them, and one that sends `list_changed` with a new definition each time must not grow the
+ * gate. Past it the one used longest ago is forgotten, and recorded again if it is served again
+ * (the index keeps first occurrences only: that adds no taint and loses none).
+ *
+ * Source: SPEC §2.5 (definitions recorded), §3.3 (fail closed), §7 (memory).
+ */
+export const MAX_RECORDED_DEFINITIONS = 4096;
 
 /**
  * The state and the recording of one client session's gate; see the module doc.
@@ -30,6 +42,7 @@ import type { GateOptions } from "./gate-types.ts";
 export abstract class GateRecords {
   /** The session state (budgets, approvals, taint); one per client session. */
   readonly state: EngineState;
+  /** SHA-256 of each (server, name, definition) recorded, least recently served first. */
   readonly #recordedDefinitions = new Set<string>();
   readonly #recordOptions: RecordOptions;
   #seq = 0;
@@ -45,6 +58,11 @@ export abstract class GateRecords {
   /** The last sequence number assigned (0 before the first call). */
   get seq(): number {
     return this.#seq;
+  }
+
+  /** How many definitions the gate remembers having recorded (for tests and reports). */
+  get recordedDefinitions(): number {
+    return this.#recordedDefinitions.size;
   }
 
   /**
@@ -128,8 +146,9 @@ export abstract class GateRecords {
 
   /**
    * Records a tool definition (or the instructions) as served, as untrusted `definition` output
-   * (field values at most, SPEC §2.5), once per (server, name, value) in the session, with the seq of
-   * the last call.
+   * (field values at most, SPEC §2.5), once per (server, name, value) among the last
+   * {@link MAX_RECORDED_DEFINITIONS} served, with the seq of the last call. Only the SHA-256 of each
+   * is remembered, never its text.
    * @param server - The server name.
    * @param name - The tool's name, or `instructions`.
    * @param value - The definition as listed, or the instructions text.
@@ -138,9 +157,21 @@ export abstract class GateRecords {
   protected recordDefinition(server: string, name: string, value: JsonValue): readonly IndexEntry[] {
     // The whole definition as served, not only its pinned fields: a pinned tool is served as now
     // listed, and a changed `_meta` or other field reaches the model too (SPEC §2.5).
-    const mark = JSON.stringify([server, name, typeof value === "string" ? value : canonicalJson(value)]);
-    if (this.#recordedDefinitions.has(mark)) return [];
-    this.#recordedDefinitions.add(mark);
+    const mark = sha256(
+      JSON.stringify([server, name, typeof value === "string" ? value : canonicalJson(value)]),
+    );
+    const recorded = this.#recordedDefinitions;
+    if (recorded.delete(mark)) {
+      recorded.add(mark); // served again: the last to be forgotten
+      return [];
+    }
+    if (recorded.size >= MAX_RECORDED_DEFINITIONS) {
+      for (const oldest of recorded) {
+        recorded.delete(oldest);
+        break;
+      }
+    }
+    recorded.add(mark);
     return recordOutput(
       this.state.taint,
       { server, tool: name, seq: this.#seq, kind: "definition", value },
