@@ -32,6 +32,26 @@ export const MAX_SHARED_EVIDENCE = 4096;
 const MAX_SHARED_KEY = 512;
 
 /**
+ * UTF-16 code units of the tool name (or method) an output's evidence keeps, at most: the name is
+ * the upstream's (a definition's, a notification's method), and every record and window segment of
+ * the output holds it. A question shows 200 characters of it, so what it shows is unchanged.
+ *
+ * Source: SPEC §3.4 (untrusted strings cut at 200 characters), §7 (memory).
+ */
+export const MAX_EVIDENCE_NAME = 1024;
+
+/**
+ * A name cut to {@link MAX_EVIDENCE_NAME} code units (never inside a surrogate pair), as a string
+ * of its own: a slice could keep the whole name alive.
+ */
+function evidenceName(name: string): string {
+  if (name.length <= MAX_EVIDENCE_NAME) return name;
+  const high = name.charCodeAt(MAX_EVIDENCE_NAME - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? MAX_EVIDENCE_NAME - 1 : MAX_EVIDENCE_NAME;
+  return JSON.parse(JSON.stringify(name.slice(0, end))) as string;
+}
+
+/**
  * What one output's recording needs: where it came from, and how its occurrences count.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
@@ -143,8 +163,9 @@ function echoOf(args: JsonObject | undefined): { keys: Set<string>; texts: strin
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param store - The taint store.
- * @param options - Provenance; `definition` for tool definitions and instructions; the call's own
- *   arguments for the echo rule (tool results and errors only); `listIndexed` to list new entries.
+ * @param options - Provenance (a tool name over {@link MAX_EVIDENCE_NAME} code units is cut);
+ *   `definition` for tool definitions and instructions; the call's own arguments for the echo rule
+ *   (tool results and errors only); `listIndexed` to list new entries.
  * @returns The recorder.
  */
 export function createRecorder(
@@ -167,7 +188,7 @@ export function createRecorder(
     store,
     entries: options.listIndexed === true ? [] : undefined,
     blockKeys: undefined,
-    provenance: { server: options.server, tool: options.tool, seq: options.seq },
+    provenance: { server: options.server, tool: evidenceName(options.tool), seq: options.seq },
     definition: options.definition,
     echoKeys: echo.keys,
     echoHashes,

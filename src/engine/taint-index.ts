@@ -7,6 +7,7 @@
  * @module
  */
 
+import { evidenceId } from "./evidence-records.ts";
 import { createTextWindow, type TextWindow } from "./text-window.ts";
 import {
   addAbsentHash,
@@ -106,9 +107,16 @@ export interface TaintStore {
   readonly field: TokenTable;
   /** Token key hash → id of the token's first definition evidence. */
   readonly definition: TokenTable;
-  /** Evidence by id: one object per output, kind and field key, shared by its tokens. */
+  /**
+   * Evidence by id: one object per output, kind and field key, shared by its tokens; at most
+   * `MAX_EVIDENCE_RECORDS` (evidence-records.ts) of them, then one overflow record per occurrence kind.
+   */
   readonly evidence: Evidence[];
   readonly evidenceIds: Map<Evidence, number>;
+  /** Characters of the tool names and field keys of the records kept (see `MAX_EVIDENCE_CHARS`). */
+  evidenceChars: number;
+  /** The id of the overflow record of each occurrence kind, once there is one. */
+  readonly overflowIds: Map<Evidence["kind"], number>;
   /**
    * Evidence of outputs no call produced (seq 0: notifications, other requests' answers), one per
    * server, method, kind and field key: a flood of log lines shares one record, not one each. At
@@ -155,6 +163,8 @@ export function createTaintStore(options: TaintStoreOptions = {}): TaintStore {
     definition: createTokenTable(),
     evidence: [],
     evidenceIds: new Map(),
+    evidenceChars: 0,
+    overflowIds: new Map(),
     sharedEvidence: new Map(),
     sharedOverflow: new Map(),
     excerptIds: createTokenTable(),
@@ -176,41 +186,6 @@ export function createTaintStore(options: TaintStoreOptions = {}): TaintStore {
  */
 export function kindTable(store: TaintStore, kind: Evidence["kind"]): TokenTable {
   return kind === "free_text" ? store.free : kind === "field" ? store.field : store.definition;
-}
-
-/** The ids kept for records past the tables' value range, one per occurrence kind. */
-const OVERFLOW_IDS: Readonly<Record<Evidence["kind"], number>> = {
-  free_text: MAX_TABLE_VALUE - 2,
-  field: MAX_TABLE_VALUE - 1,
-  definition: MAX_TABLE_VALUE,
-};
-
-/**
- * The id of an evidence record, added to the store on first use. Once {@link MAX_TABLE_VALUE} − 2
- * records are kept (about 16.8 million), later ones are not: their tokens get one of three
- * reserved ids, one per occurrence kind (the first such record of that kind), so their taint and its
- * kind are recorded exactly and only their provenance is approximate.
- *
- * Source: SPEC §2.5 "Index, not rescans".
- * @param store - The taint store.
- * @param evidence - The record (shared by the tokens of one output and kind).
- * @returns Its id.
- */
-export function evidenceId(store: TaintStore, evidence: Evidence): number {
-  let id = store.evidenceIds.get(evidence);
-  if (id === undefined) {
-    // Past the tables' value range, later tokens share a record of their own kind: the sink gate
-    // reads the kind from the record, so a free-text token must never get a field record's id.
-    if (store.evidence.length >= OVERFLOW_IDS.free_text) {
-      const reserved = OVERFLOW_IDS[evidence.kind];
-      store.evidence[reserved] ??= evidence;
-      return reserved;
-    }
-    id = store.evidence.length;
-    store.evidence.push(evidence);
-    store.evidenceIds.set(evidence, id);
-  }
-  return id;
 }
 
 /**
