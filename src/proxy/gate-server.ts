@@ -34,7 +34,7 @@ export interface ServerState {
   view?: PinView | undefined;
   /** The last pin event per tool, so a re-walk reports only changes. */
   lastEvents: Map<string, string>;
-  /** Rules by `[tool, definition hash]`: compiled once per pinned definition. */
+  /** Rules by `[tool, definition hash]`: compiled once per pinned definition (a bounded cache). */
   readonly rules: Map<string, ToolRules>;
   /**
    * Where the server's paths resolve (SPEC §2.4): its cwd, the home, the platform, the walk, and the
@@ -132,8 +132,19 @@ export function withClientRoots(paths: PathContext, roots: readonly string[]): P
 }
 
 /**
+ * Compiled rules a server's cache holds at most. Its keys are (tool, definition hash), and the
+ * upstream chooses both (a new tool's listed definition can change on every walk): past it the
+ * oldest entry is dropped, and compiled again when needed (rules are a function of the policy and
+ * the definition).
+ *
+ * Source: SPEC §3.3 (fail closed), §7 (memory); STYLE #4 (compile once, decide many).
+ */
+export const MAX_CACHED_RULES = 1024;
+
+/**
  * The effective rules of a tool on a server, compiled once per (tool, pinned definition) and cached
- * in the server's state: layers, packs and heuristics from the policy module (SPEC §4.1, §4.4).
+ * in the server's state (at most {@link MAX_CACHED_RULES}): layers, packs and heuristics from the
+ * policy module (SPEC §4.1, §4.4).
  *
  * Source: SPEC §4.1, §4.4.
  * @param policy - The validated user files and the packs.
@@ -154,6 +165,12 @@ export function cachedRules(policy: Policy, entry: ServerState, tool: string): T
     ...(effective === undefined ? {} : { definition: effective.definition }),
     ...(command === undefined ? {} : { command }),
   });
+  if (entry.rules.size >= MAX_CACHED_RULES) {
+    for (const oldest of entry.rules.keys()) {
+      entry.rules.delete(oldest);
+      break;
+    }
+  }
   entry.rules.set(key, rules);
   return rules;
 }

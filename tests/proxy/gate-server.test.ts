@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { serverState, withClientRoots } from "../../src/proxy/gate-server.ts";
+import { builtinPacks } from "../../src/platform/packs.ts";
+import { parsePolicyFiles } from "../../src/policy/index.ts";
+import { viewPins } from "../../src/proxy/gate-pins.ts";
+import { cachedRules, MAX_CACHED_RULES, serverState, withClientRoots } from "../../src/proxy/gate-server.ts";
 
 const OPTIONS = { cwd: "/work", home: "/home/u", platform: "posix" } as const;
 const FS = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/data/x/../proj/"];
@@ -27,5 +30,36 @@ describe("serverState() and withClientRoots()", () => {
     const previous = { ...first, paths: withClientRoots(first.paths, ["../other"]) };
     const { paths } = serverState({ name: "files", cwd: "/srv/proj" }, [], { ...OPTIONS, previous });
     expect(paths.normalizedBases?.bases).toMatchObject([{ kind: "dir", dir: "/srv/other" }]);
+  });
+});
+
+describe("cachedRules()", () => {
+  const policy = parsePolicyFiles(
+    [{ text: "upload:\n  exfiltrating: true\n  sink_params: [url]\n", fileName: "bouncer.yaml" }],
+    builtinPacks(),
+  );
+
+  test("cachedRules() holds at most MAX_CACHED_RULES entries while a new tool's definition changes on every walk", () => {
+    const entry = serverState({ name: "web" }, [], OPTIONS);
+    for (let i = 0; i < MAX_CACHED_RULES + 200; i += 1) {
+      // A tool not pinned is decided under its listed definition: a new rules key on every walk.
+      const listed = [{ name: "upload", description: `revision ${i}`, inputSchema: { type: "object" } }];
+      entry.view = viewPins(new Map(), { listed, mode: "tofu" });
+      const rules = cachedRules(policy, entry, "upload");
+      expect(rules.exfiltrating).toEqual({ value: true, source: "user:bouncer.yaml" });
+      expect(cachedRules(policy, entry, "upload")).toBe(rules);
+    }
+    expect(entry.rules.size).toBe(MAX_CACHED_RULES);
+  });
+
+  test("cachedRules() compiles a dropped entry again, with the same rules", () => {
+    const entry = serverState({ name: "web" }, [], OPTIONS);
+    const listed = [{ name: "upload", inputSchema: { type: "object" } }];
+    entry.view = viewPins(new Map(), { listed, mode: "tofu" });
+    const first = cachedRules(policy, entry, "upload");
+    for (let i = 0; i < MAX_CACHED_RULES; i += 1) cachedRules(policy, entry, `other_${i}`);
+    const again = cachedRules(policy, entry, "upload");
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
   });
 });
