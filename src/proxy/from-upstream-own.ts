@@ -16,7 +16,49 @@ import type { RelayCore } from "./relay-core.ts";
 import { progressTokenKey } from "./relay-support.ts";
 
 /**
- * Relays a server-to-client request (sampling, elicitation, roots) with a Bouncer id.
+ * Requests of the upstream that may wait for the client's answer at once, at most: each keeps its
+ * id, method and progress token until the client answers, and a client that never answers must not
+ * let the upstream grow Bouncer without limit. A request past it is answered with an error and
+ * never reaches the client.
+ *
+ * Source: SPEC §3.1 (server-to-client requests relayed), §3.3 (fail closed), §7 (memory).
+ */
+export const MAX_OPEN_UPSTREAM_REQUESTS = 1024;
+
+/**
+ * Characters (UTF-16 code units) of the ids, methods and progress tokens of the upstream's requests
+ * waiting for the client's answer, at most (the upstream writes them: an id can be megabytes long).
+ *
+ * Source: SPEC §3.3 (fail closed), §7 (memory).
+ */
+export const MAX_OPEN_UPSTREAM_REQUEST_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Why one more upstream request cannot wait for the client's answer, if it cannot.
+ * @param core - The relay.
+ * @param chars - The new request's id, method and token characters.
+ * @returns The refusal's message, or undefined when it fits.
+ */
+function openRequestsFull(core: RelayCore, chars: number): string | undefined {
+  let count = 0;
+  let held = chars;
+  for (const [, entry] of core.client.table.entries()) {
+    if (entry.kind !== "relay") continue;
+    count += 1;
+    held += entry.value.idText.length * 2 + entry.value.method.length + (entry.value.tokenKey?.length ?? 0);
+  }
+  if (count >= MAX_OPEN_UPSTREAM_REQUESTS)
+    return `Bouncer refused this request: ${MAX_OPEN_UPSTREAM_REQUESTS} requests of the upstream already wait for the client's answer`;
+  if (held > MAX_OPEN_UPSTREAM_REQUEST_CHARS)
+    return "Bouncer refused this request: the ids, methods and progress tokens of the upstream's requests waiting for the client's answer would pass 4 Mi characters";
+  return undefined;
+}
+
+/**
+ * Relays a server-to-client request (sampling, elicitation, roots) with a Bouncer id, unless
+ * {@link MAX_OPEN_UPSTREAM_REQUESTS} of them (or {@link MAX_OPEN_UPSTREAM_REQUEST_CHARS} of their
+ * ids, methods and tokens) already wait for the client's answer: then it is answered `-32603` and
+ * neither recorded nor relayed.
  * @param core - The relay.
  * @param message - The classified request.
  * @param raw - Its text and the message as parsed.
@@ -38,13 +80,21 @@ export function upstreamRequest(
     core.sendUpstream(errorResponseText(idText, error));
     return;
   }
+  const tokenKey = progressTokenKey(message.params, "meta");
+  // The id is kept twice (as written, and as the key that translates a cancel).
+  const chars = idText.length * 2 + message.method.length + (tokenKey?.length ?? 0);
+  const full = openRequestsFull(core, chars);
+  if (full !== undefined) {
+    core.log(`Refused the upstream's request ${JSON.stringify(message.method.slice(0, 80))}: ${full}`);
+    core.sendUpstream(errorResponseText(idText, { code: RPC_ERROR.internalError, message: full }));
+    return;
+  }
   const seen = { method: message.method, params: message.params, message: raw.value };
   if (!observed(core, "request", () => core.hooks.onUpstreamRequest(seen))) {
     const error = { code: RPC_ERROR.internalError, message: "Bouncer could not record this request" };
     core.sendUpstream(errorResponseText(idText, error));
     return;
   }
-  const tokenKey = progressTokenKey(message.params, "meta");
   const legId = core.client.relay({ idText, tokenKey, method: message.method }, idKey(message.id));
   if (tokenKey !== undefined) core.upstreamTokens.add(tokenKey);
   core.sendClient(spliceSpan(line, span, String(legId)));
