@@ -77,7 +77,7 @@ export function upstreamRequest(
   ) {
     core.log(`Refused the upstream's method ${JSON.stringify(message.method)} (--unknown-methods deny)`);
     const error = { code: RPC_ERROR.methodNotFound, message: `Method not found: "${message.method}"` };
-    core.sendUpstream(errorResponseText(idText, error));
+    core.replyUpstream(errorResponseText(idText, error));
     return;
   }
   const tokenKey = progressTokenKey(message.params, "meta");
@@ -86,13 +86,13 @@ export function upstreamRequest(
   const full = openRequestsFull(core, chars);
   if (full !== undefined) {
     core.log(`Refused the upstream's request ${JSON.stringify(message.method.slice(0, 80))}: ${full}`);
-    core.sendUpstream(errorResponseText(idText, { code: RPC_ERROR.internalError, message: full }));
+    core.replyUpstream(errorResponseText(idText, { code: RPC_ERROR.internalError, message: full }));
     return;
   }
   const seen = { method: message.method, params: message.params, message: raw.value };
   if (!observed(core, "request", () => core.hooks.onUpstreamRequest(seen))) {
     const error = { code: RPC_ERROR.internalError, message: "Bouncer could not record this request" };
-    core.sendUpstream(errorResponseText(idText, error));
+    core.replyUpstream(errorResponseText(idText, error));
     return;
   }
   const legId = core.client.relay({ idText, tokenKey, method: message.method }, idKey(message.id));

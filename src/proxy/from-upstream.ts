@@ -45,7 +45,7 @@ export function upstreamOversize(core: RelayCore, line: OversizedLine): void {
     const { idText, kind } = oversizedLineId(line);
     if (kind === "request") {
       if (idText !== undefined)
-        core.sendUpstream(errorResponseText(idText, { ...error, code: RPC_ERROR.invalidRequest }));
+        core.replyUpstream(errorResponseText(idText, { ...error, code: RPC_ERROR.invalidRequest }));
       return;
     }
     const id = idText === undefined ? undefined : parseIdText(idText);
@@ -148,7 +148,7 @@ function upstreamMessage(core: RelayCore, value: JsonObject, line: string): void
   }
   if (message.id !== null) {
     const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${message.reason}` };
-    core.sendUpstream(errorResponseText(JSON.stringify(message.id), error));
+    core.replyUpstream(errorResponseText(JSON.stringify(message.id), error));
   }
 }
 
@@ -181,7 +181,7 @@ function upstreamRepeat(
   }
   if (message.kind === "request" || (message.kind === "invalid" && !message.response)) {
     const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${reason}` };
-    core.sendUpstream(errorResponseText(JSON.stringify(id), error));
+    core.replyUpstream(errorResponseText(JSON.stringify(id), error));
     return;
   }
   return upstreamInvalidAnswer(core, id, reason);

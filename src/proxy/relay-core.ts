@@ -60,6 +60,8 @@ export class RelayCore {
     const detail = error instanceof Error ? error.message : String(error);
     this.log(`Internal error while relaying an upstream message: ${detail}`);
   });
+  /** Bouncer's answers to the upstream's own messages dropped while refusing. */
+  #repliesDropped = 0;
 
   /**
    * @param options - Output functions, hooks factory and settings.
@@ -121,18 +123,22 @@ export class RelayCore {
 
   /**
    * Starts refusing new client requests with an error, or stops (the upstream read its backlog):
-   * then says how many client notifications were dropped meanwhile.
+   * then says how many client notifications, and how many of Bouncer's answers to the upstream's own
+   * messages ({@link replyUpstream}), were dropped meanwhile.
    *
-   * Source: SPEC §3.3 ("never a hang": the client's input is read on, its end seen).
+   * Source: SPEC §3.3 ("never a hang": the client's input is read on, its end seen), §7 (memory).
    * @param error - The error, or undefined to stop.
    */
   refuseRequests(error: RpcErrorObject | undefined): void {
     this.#refusal = error;
-    if (error !== undefined || this.droppedWhileRefusing === 0) return;
-    this.log(
-      `Dropped ${this.droppedWhileRefusing} client notification(s) while the upstream was not reading its input`,
-    );
+    if (error !== undefined) return;
+    const why = "while the upstream was not reading its input";
+    if (this.droppedWhileRefusing > 0)
+      this.log(`Dropped ${this.droppedWhileRefusing} client notification(s) ${why}`);
+    if (this.#repliesDropped > 0)
+      this.log(`Dropped ${this.#repliesDropped} answer(s) to the upstream's own messages ${why}`);
     this.droppedWhileRefusing = 0;
+    this.#repliesDropped = 0;
   }
 
   /**
@@ -245,6 +251,20 @@ export class RelayCore {
    */
   sendUpstream(text: string): void {
     if (this.#failure === undefined) this.options.sendToUpstream(text);
+  }
+
+  /**
+   * Writes Bouncer's answer to one of the upstream's own messages (an error for an invalid or refused
+   * request), unless new client requests are refused because the upstream does not read its input
+   * ({@link refusal}): then it is dropped and counted, so that an upstream flooding requests it does
+   * not read the answers to cannot grow Bouncer. That request of the upstream goes unanswered.
+   *
+   * Source: SPEC §3.3 (fail closed), §7 (memory).
+   * @param text - One message.
+   */
+  replyUpstream(text: string): void {
+    if (this.#refusal === undefined) this.sendUpstream(text);
+    else this.#repliesDropped++;
   }
 
   /**

@@ -2,7 +2,8 @@
  * What `bouncer run` does while the upstream does not read its input: the client's input is read on
  * (so that its end is seen, SPEC §3.3: a client that fills the pipe and closes its stdin is not left
  * waiting), the messages for the upstream wait in its pipe's buffer up to a limit, and past it new
- * client requests are refused at once until the upstream has read its backlog. Only when the client
+ * client requests are refused at once (and Bouncer's own answers to the upstream's messages dropped,
+ * `RelayCore.replyUpstream`) until the upstream has read its backlog. Only when the client
  * does not read its answers either is the client's input paused (nothing can move, and nothing grows).
  * Edge.
  *
