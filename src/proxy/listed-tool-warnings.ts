@@ -12,6 +12,15 @@ import type { ToolRules } from "../engine/index.ts";
 import { type Policy, schemaArgumentWarnings, unlistedEntryWarnings } from "../policy/index.ts";
 import type { ListedTools } from "./tool-list-state.ts";
 
+/**
+ * Warning lines remembered as said, at most. A line quotes the listed schema's property names (the
+ * upstream's), and under `--mode audit` every new listing of a tool the policy names can make a new
+ * one; past it the oldest is forgotten (said again if it comes again).
+ *
+ * Source: SPEC §3.3 (fail closed), §7 (memory).
+ */
+export const MAX_SAID_WARNINGS = 1024;
+
 /** What {@link listedToolWarnings} needs. */
 export interface ListedWarningOptions {
   /** The user's files with the packs. */
@@ -25,7 +34,8 @@ export interface ListedWarningOptions {
 }
 
 /**
- * A listener for `ToolListState`'s `onListed`: logs each new warning once. Never throws (a failure
+ * A listener for `ToolListState`'s `onListed`: logs each new warning once (among the last
+ * {@link MAX_SAID_WARNINGS} said). Never throws (a failure
  * to work out a warning is logged as such).
  *
  * Source: SPEC §4.1, §2.4, §2.5.
@@ -56,6 +66,12 @@ export function listedToolWarnings(options: ListedWarningOptions): (listed: List
       }
       for (const line of lines) {
         if (said.has(line)) continue;
+        if (said.size >= MAX_SAID_WARNINGS) {
+          for (const oldest of said) {
+            said.delete(oldest);
+            break;
+          }
+        }
         said.add(line);
         log(line);
       }
