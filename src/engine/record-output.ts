@@ -46,6 +46,8 @@ const NONE: readonly IndexEntry[] = Object.freeze([]);
  *   listed, and no string is made per new token — a 1 MiB result can hold 25,000 of them).
  * @returns With `listIndexed`, the index entries new to this store (token-shaped only), for sharing
  *   across the session's processes (SPEC §3.7); otherwise an empty list.
+ * @throws {RangeError} When the store's index is full (`MAX_INDEXED_TOKENS`): what was read of the
+ *   output so far stays recorded (more taint, never less), and the caller must not relay it.
  * @example recordOutput(state.taint, { server: "mail", tool: "read_inbox", seq: 1, kind: "tool_result", value: result })
  */
 export function recordOutput(
@@ -62,14 +64,18 @@ export function recordOutput(
     arguments: ownResult ? output.arguments : undefined,
     listIndexed: options.listIndexed,
   });
-  if (output.kind === "tool_result") recordToolResult(recorder, output.value);
-  else if (output.kind === "tool_error") recordError(recorder, output.value);
-  else if (output.kind === "definition") {
-    for (const { value } of flattenValue(output.value, "")) recordFreeText(recorder, value);
-  } else if (isJsonObject(output.value) && Array.isArray(member(output.value, "content"))) {
-    recordToolResult(recorder, output.value);
-  } else recordStrings(recorder, output.value);
-  flushWindow(store.window);
+  try {
+    if (output.kind === "tool_result") recordToolResult(recorder, output.value);
+    else if (output.kind === "tool_error") recordError(recorder, output.value);
+    else if (output.kind === "definition") {
+      for (const { value } of flattenValue(output.value, "")) recordFreeText(recorder, value);
+    } else if (isJsonObject(output.value) && Array.isArray(member(output.value, "content"))) {
+      recordToolResult(recorder, output.value);
+    } else recordStrings(recorder, output.value);
+  } finally {
+    // Also when the index is full (a throw): the window keeps no slice of this output.
+    flushWindow(store.window);
+  }
   return recorder.entries ?? NONE;
 }
 

@@ -37,7 +37,19 @@ export interface TaintStoreOptions {
    * canonical text (≈ bytes for ASCII; default 8 MiB, SPEC §2.5).
    */
   readonly windowBytes?: number;
+  /** Index entries the store holds at most (default {@link MAX_INDEXED_TOKENS}; tests set less). */
+  readonly maxTokens?: number;
 }
+
+/**
+ * Index entries (a token under one occurrence kind) a store holds at most, across its three tables:
+ * ~8.4 million, 64–128 MiB of table. Taint is never forgotten, so past it the store refuses to
+ * record: the output is not relayed (the edge answers `-32603`, drops a notification, fails a walk).
+ * Benign sessions stay far below it (64 MiB of the densest output the bench writes holds 1.5 million).
+ *
+ * Source: SPEC §2.5 "Index, not rescans" (taint is kept), §3.3 (fail closed), §7 (memory).
+ */
+export const MAX_INDEXED_TOKENS = 8 * 1024 * 1024;
 
 /**
  * One untrusted output to record (SPEC §2.5 "Untrusted text, recorded").
@@ -149,15 +161,19 @@ const EXCERPT_BUDGET = 2 * 1024 * 1024;
  * Source: SPEC §2.5 "Index, not rescans".
  * @param options - Window size (default 8 MiB).
  * @returns The store.
- * @throws {RangeError} When `windowBytes` is not a positive integer.
+ * @throws {RangeError} When `windowBytes` or `maxTokens` is not a positive integer.
  */
 export function createTaintStore(options: TaintStoreOptions = {}): TaintStore {
   const windowBytes = options.windowBytes ?? DEFAULT_WINDOW_BYTES;
   if (!Number.isInteger(windowBytes) || windowBytes <= 0) {
     throw new RangeError(`Cannot create taint store: window size "${windowBytes}" is not a positive integer`);
   }
+  const maxTokens = options.maxTokens ?? MAX_INDEXED_TOKENS;
+  if (!Number.isInteger(maxTokens) || maxTokens <= 0) {
+    throw new RangeError(`Cannot create taint store: token limit "${maxTokens}" is not a positive integer`);
+  }
   return {
-    options: { windowBytes },
+    options: { windowBytes, maxTokens },
     free: createTokenTable(),
     field: createTokenTable(),
     definition: createTokenTable(),
@@ -196,6 +212,7 @@ export function kindTable(store: TaintStore, kind: Evidence["kind"]): TokenTable
  * @param store - The taint store.
  * @param found - The key's hash (see `hashSlice`), its evidence, and for free text an excerpt.
  * @returns True when this was the token's first occurrence of that kind.
+ * @throws {RangeError} When a new entry would pass the store's `maxTokens` (see `indexAbsentHash`).
  */
 export function indexHash(
   store: TaintStore,
@@ -214,6 +231,8 @@ export function indexHash(
  * @param store - The taint store.
  * @param found - The key's hash, absent from the table of its evidence's kind; evidence; excerpt.
  * @returns Nothing.
+ * @throws {RangeError} When the store holds `maxTokens` entries ({@link MAX_INDEXED_TOKENS}): the
+ *   output must not reach the model unrecorded.
  */
 export function indexAbsentHash(
   store: TaintStore,
@@ -221,6 +240,11 @@ export function indexAbsentHash(
 ): void {
   const { hash } = found;
   const { kind } = found.evidence;
+  if (store.free.count + store.field.count + store.definition.count >= store.options.maxTokens) {
+    throw new RangeError(
+      `Cannot record untrusted output: the taint index holds ${store.options.maxTokens} entries, its limit, and forgets none; restart the server (a new bouncer run) to start afresh`,
+    );
+  }
   addAbsentHash(kindTable(store, kind), hash, evidenceId(store, found.evidence));
   const { excerpt } = found;
   if (

@@ -171,11 +171,13 @@ export abstract class GateRecords {
         break;
       }
     }
-    recorded.add(mark);
-    return recordOutput(
+    const indexed = recordOutput(
       this.state.taint,
       { server, tool: name, seq: this.#seq, kind: "definition", value },
       this.#recordOptions,
     );
+    // Only once recorded: a recording that threw (a full index) is tried again on the next walk.
+    recorded.add(mark);
+    return indexed;
   }
 }

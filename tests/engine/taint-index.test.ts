@@ -1,8 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import { createTaintStore, DEFAULT_WINDOW_BYTES, type Evidence } from "../../src/engine/index.ts";
-import { indexHash, kindTable } from "../../src/engine/taint-index.ts";
+import {
+  createEngineState,
+  createTaintStore,
+  DEFAULT_WINDOW_BYTES,
+  type Evidence,
+  recordOutput,
+} from "../../src/engine/index.ts";
+import { indexHash, kindTable, MAX_INDEXED_TOKENS } from "../../src/engine/taint-index.ts";
 import { lookupToken, tokenCount } from "../../src/engine/taint-lookup.ts";
 import { findHash, hashSlice } from "../../src/engine/token-table.ts";
+import { gate, sinkRules, textResult } from "./helpers.ts";
 
 const at = (seq: number, kind: Evidence["kind"]): Evidence => ({
   server: "mail",
@@ -27,6 +34,59 @@ describe("createTaintStore()", () => {
 
   test.each([0, -1, 1.5, Number.NaN])("createTaintStore() refuses window size %p", (size) => {
     expect(() => createTaintStore({ windowBytes: size })).toThrow(RangeError);
+  });
+
+  test.each([0, -1, 1.5, Number.NaN])("createTaintStore() refuses token limit %p", (limit) => {
+    expect(() => createTaintStore({ maxTokens: limit })).toThrow(RangeError);
+  });
+
+  test("createTaintStore() defaults the token limit to MAX_INDEXED_TOKENS", () => {
+    expect(createTaintStore().options.maxTokens).toBe(MAX_INDEXED_TOKENS);
+  });
+});
+
+describe("the taint index's limit", () => {
+  /** Records a tool result naming `count` new addresses from `from` on. */
+  function read(state: ReturnType<typeof createEngineState>, seq: number, from: number, count: number): void {
+    const lines = Array.from({ length: count }, (_, i) => `Write to user${from + i}@x.example now.`);
+    recordOutput(state.taint, {
+      server: "mail",
+      tool: "read_inbox",
+      seq,
+      kind: "tool_result",
+      value: textResult(lines.join("\n")),
+    });
+  }
+
+  test("recordOutput() past maxTokens throws, keeps every entry indexed before, and never grows the index", () => {
+    const state = createEngineState({ maxTokens: 100 });
+    read(state, 1, 0, 40); // each address and its domain: 41 entries
+    expect(() => read(state, 2, 40, 200)).toThrow(
+      "Cannot record untrusted output: the taint index holds 100 entries, its limit, and forgets none",
+    );
+    expect(() => read(state, 3, 1000, 10)).toThrow(RangeError);
+    const counts = [state.taint.free, state.taint.field, state.taint.definition].map((table) => table.count);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(100);
+    const rules = sinkRules({ sinks: ["to"] });
+    // Taint is never forgotten: what was read before the limit, and up to it, still denies.
+    expect(gate(state, rules, { to: "user0@x.example" }).verdict).toBe("deny");
+    expect(gate(state, rules, { to: "user40@x.example" }).verdict).toBe("deny");
+  });
+
+  test("recordOutput() at the limit still records output whose tokens are all indexed", () => {
+    const state = createEngineState({ maxTokens: 50 });
+    read(state, 1, 0, 20);
+    expect(() => read(state, 2, 20, 100)).toThrow(RangeError);
+    expect(() => read(state, 3, 0, 20)).not.toThrow();
+    expect(() =>
+      recordOutput(state.taint, {
+        server: "mail",
+        tool: "read_inbox",
+        seq: 4,
+        kind: "tool_result",
+        value: textResult("a note without any destination in it"),
+      }),
+    ).not.toThrow();
   });
 });
 

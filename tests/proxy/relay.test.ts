@@ -632,3 +632,28 @@ describe("Relay after the upstream's input ended", () => {
     });
   });
 });
+
+describe("Relay and an answer that cannot be recorded", () => {
+  test("Relay answers a tools/call whose result cannot be recorded with -32603, never with the result", () => {
+    const r = memoryRelay(() => ({
+      onToolResult: () => {
+        throw new RangeError("Cannot record untrusted output: the taint index holds 8 entries, its limit");
+      },
+    }));
+    r.fromClient({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "read", arguments: {} } });
+    return settle().then(() => {
+      const id = r.lastUpstream().id;
+      r.fromUpstream({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "secret plan" }] } });
+      expect(r.lastClient()).toEqual({
+        jsonrpc: "2.0",
+        id: 5,
+        error: {
+          code: -32603,
+          message:
+            "Bouncer internal error: cannot record the upstream's answer: Cannot record untrusted output: the taint index holds 8 entries, its limit",
+        },
+      });
+      expect(r.toClient.some((text) => text.includes("secret plan"))).toBe(false);
+    });
+  });
+});
