@@ -23,6 +23,7 @@ import {
 } from "../engine/index.ts";
 import { sha256 } from "./gate-pins.ts";
 import type { GateOptions } from "./gate-types.ts";
+import { makeRoom } from "./make-room.ts";
 
 /**
  * Definitions (and instructions texts) a gate remembers having recorded, at most: the upstream
@@ -165,12 +166,7 @@ export abstract class GateRecords {
       recorded.add(mark); // served again: the last to be forgotten
       return [];
     }
-    if (recorded.size >= MAX_RECORDED_DEFINITIONS) {
-      for (const oldest of recorded) {
-        recorded.delete(oldest);
-        break;
-      }
-    }
+    makeRoom(recorded, MAX_RECORDED_DEFINITIONS);
     const indexed = recordOutput(
       this.state.taint,
       { server, tool: name, seq: this.#seq, kind: "definition", value },

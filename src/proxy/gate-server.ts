@@ -18,6 +18,7 @@ import { commandLineDirectories, resolveToolRules } from "../policy/index.ts";
 import type { MatchedPack, Policy } from "../policy/types.ts";
 import type { PinView } from "./gate-pins.ts";
 import type { GateOptions } from "./gate-types.ts";
+import { makeRoom } from "./make-room.ts";
 import type { ServerContext } from "./memory-pin-store.ts";
 
 /**
@@ -165,12 +166,7 @@ export function cachedRules(policy: Policy, entry: ServerState, tool: string): T
     ...(effective === undefined ? {} : { definition: effective.definition }),
     ...(command === undefined ? {} : { command }),
   });
-  if (entry.rules.size >= MAX_CACHED_RULES) {
-    for (const oldest of entry.rules.keys()) {
-      entry.rules.delete(oldest);
-      break;
-    }
-  }
+  makeRoom(entry.rules, MAX_CACHED_RULES);
   entry.rules.set(key, rules);
   return rules;
 }

@@ -10,6 +10,7 @@
 
 import type { ToolRules } from "../engine/index.ts";
 import { type Policy, schemaArgumentWarnings, unlistedEntryWarnings } from "../policy/index.ts";
+import { makeRoom } from "./make-room.ts";
 import type { ListedTools } from "./tool-list-state.ts";
 
 /**
@@ -66,12 +67,7 @@ export function listedToolWarnings(options: ListedWarningOptions): (listed: List
       }
       for (const line of lines) {
         if (said.has(line)) continue;
-        if (said.size >= MAX_SAID_WARNINGS) {
-          for (const oldest of said) {
-            said.delete(oldest);
-            break;
-          }
-        }
+        makeRoom(said, MAX_SAID_WARNINGS);
         said.add(line);
         log(line);
       }
