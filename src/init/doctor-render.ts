@@ -38,19 +38,28 @@ export interface DoctorRow {
 
 /**
  * The report as one JSON document: `{ "servers": [ ... ] }`, with `"error"` when the run could not
- * look at any server (no config found), so that `--json` always prints one document.
+ * look at any server (no config found) and `"errors"` (one line each) when some configs could not be
+ * read, so that `--json` always prints one document and a reader of it alone sees the failure.
  *
  * Source: SPEC §5 ("Machine-readable output (`--json`) is one JSON document"), §5.3.
  * @param rows - The rows.
- * @param options - `error`: the run's error line (its `bouncer: ` prefix and line end are dropped).
+ * @param options - `error`: the run's error line; `errors`: the error line of each config that could
+ *   not be read (each line's `bouncer: ` prefix and line end are dropped; an empty list is left out).
  * @returns JSON text with a final newline.
  */
 export function renderDoctorJson(
   rows: readonly DoctorRow[],
-  options: { readonly error?: string } = {},
+  options: { readonly error?: string; readonly errors?: readonly string[] } = {},
 ): string {
-  const error = options.error?.replace(/^bouncer: /, "").trimEnd();
-  return `${JSON.stringify({ servers: rows, ...(error === undefined ? {} : { error }) }, null, 2)}\n`;
+  const line = (text: string): string => text.replace(/^bouncer: /, "").trimEnd();
+  const error = options.error === undefined ? undefined : line(options.error);
+  const errors = (options.errors ?? []).map(line);
+  const document = {
+    servers: rows,
+    ...(error === undefined ? {} : { error }),
+    ...(errors.length === 0 ? {} : { errors }),
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
 }
 
 /**

@@ -81,10 +81,11 @@ export async function runDoctor(
     return 2;
   }
   const jobs: Job[] = [];
-  let unreadable = false;
+  // The error lines of the configs that could not be read, also in the `--json` document.
+  const unreadable: string[] = [];
   const onTarget = (line: string, failure: boolean): void => {
     io.err(line);
-    if (failure) unreadable = true;
+    if (failure) unreadable.push(line);
   };
   // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): its servers start once.
   for await (const target of distinctTargets(set.targets, onTarget)) {
@@ -94,8 +95,9 @@ export async function runDoctor(
       for (const entry of config.entries) jobs.push({ target, entry, disabled: disabled(entry) });
     } catch (error) {
       // The path is the user's, or a client's file name: its control characters are escaped.
-      io.err(errorLine(loadFailureMessage(error, target.path)));
-      unreadable = true;
+      const line = errorLine(loadFailureMessage(error, target.path));
+      io.err(line);
+      unreadable.push(line);
     }
   }
   const servers = new LaunchedServers();
@@ -116,10 +118,9 @@ export async function runDoctor(
     return rows.code;
   }
   // "No MCP servers" after a file could not be read would only repeat the error, less exactly.
-  if (request.json || rows.length > 0 || !unreadable) {
-    io.out(request.json ? renderDoctorJson(rows) : renderDoctorTable(rows));
-  }
-  if (unreadable) return 2;
+  if (request.json) io.out(renderDoctorJson(rows, { errors: unreadable }));
+  else if (rows.length > 0 || unreadable.length === 0) io.out(renderDoctorTable(rows));
+  if (unreadable.length > 0) return 2;
   return rows.some((row) => row.status === "error") ? 1 : 0;
 }
 

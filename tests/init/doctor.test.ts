@@ -279,6 +279,25 @@ describe("doctorCommand", () => {
     60_000,
   );
 
+  test("bouncer doctor --json names a config it cannot read in the document itself (exit 2)", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const file = path.join(dir, "broken.json");
+    writeFileSync(file, '{"mcpServers": {');
+    const result = await runCli(["doctor", "--config", file, "--json"], { cwd: dir, env: { HOME: dir } });
+    expect(result.code).toBe(2);
+    const report = JSON.parse(result.stdout) as { servers: unknown[]; errors?: string[] };
+    expect(report.servers).toEqual([]);
+    expect(report.errors).toEqual([
+      `Cannot read client config ${JSON.stringify(file)}: line 1, column 17: close brace expected`,
+    ]);
+    // The table form says it once, on stderr, with no "No MCP servers" after it.
+    const table = await runCli(["doctor", "--config", file], { cwd: dir, env: { HOME: dir } });
+    expect(table.code).toBe(2);
+    expect(table.stdout).toBe("");
+    expect(table.stderr).toContain("close brace expected");
+  });
+
   test.if(process.platform !== "win32")(
     "bouncer doctor --json reports a server that writes a line over 10 MiB as an error, without a stack trace",
     async () => {
