@@ -207,7 +207,13 @@ export function evaluateConstraints(input: CallInput): ContractResult {
       kind: "action" as const,
       message: `Run ${name} on server ${renderUntrusted(server)} with these arguments?${argumentLines(input.arguments)}`,
       // The question names these arguments: a decline is remembered for them, not for the tool.
-      key: { server, tool, param: "", identity: `${ACTION_IDENTITY}${canonicalJson(input.arguments)}` },
+      key: {
+        server,
+        tool,
+        param: "",
+        identity: `${ACTION_IDENTITY}${canonicalJson(input.arguments)}`,
+        subject: "tool" as const,
+      },
     };
     return { denies: [], asks: [{ reason, question }] };
   }

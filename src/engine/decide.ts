@@ -54,7 +54,7 @@ function unclassified(input: CallInput): ContractResult {
     kind: "action",
     // What an answer does, exactly: the approval key is the tool, not these arguments.
     message: `Allow tool ${name} on server ${renderUntrusted(server)}, which no policy classifies? Accept allows this call; with "Remember for this session" on, also every later call of ${name} in this session, whatever its arguments. Decline blocks this call; with Remember on, every later call of ${name} too.`,
-    key: { server, tool, param: "", identity: "unclassified" },
+    key: { server, tool, param: "", identity: "unclassified", subject: "tool" },
   };
   return { denies: [], asks: [{ reason, question }] };
 }

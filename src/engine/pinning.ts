@@ -209,7 +209,7 @@ export function evaluatePinning(input: CallInput): ContractResult {
     const message = `Tool ${name} is not in the tool list of server ${renderUntrusted(server)}`;
     return { denies: [{ code: "pin_unknown", message, source: "default" }], asks: [] };
   }
-  const key = { server, tool, param: "", identity: pin.hash };
+  const key = { server, tool, param: "", identity: pin.hash, subject: "tool" } as const;
   if (pin.kind === "changed") {
     const reason: Reason = {
       code: "pin_changed",

@@ -32,12 +32,15 @@ export function createEngineState(options: EngineStateOptions = {}): EngineState
 }
 
 /**
- * The map key of a remembered approval or decline (SPEC §2.5): server, tool, parameter, identity.
+ * The map key of a remembered approval or decline (SPEC §2.5): server, tool, parameter, identity,
+ * and for a question about the tool itself its `subject` — a destination's key (an argument named
+ * `""` holding a definition's hash) is never a pinning question's.
  * @param key - The approval key.
- * @returns A collision-free string (a JSON array).
+ * @returns A collision-free string (a JSON array whose first element is the server).
  */
 export function approvalKeyString(key: ApprovalKey): string {
-  return JSON.stringify([key.server, key.tool, key.param, key.identity]);
+  const base = [key.server, key.tool, key.param, key.identity];
+  return JSON.stringify(key.subject === undefined ? base : [...base, key.subject]);
 }
 
 /**

@@ -76,13 +76,18 @@ export interface Reason {
 /**
  * What an approval or a decline is remembered under (SPEC §2.5 "Approvals"): server, tool,
  * parameter and identity. For pinning questions `param` is `""` and `identity` is the current
- * definition's hash; for `action: ask`, `param` is `""` and `identity` is `"action"`.
+ * definition's hash; for `action: ask`, `param` is `""` and `identity` is `"action:"` and the
+ * canonical arguments; for `unclassified: ask`, `param` is `""` and `identity` is `"unclassified"`.
+ * Those questions about the tool itself have `subject: "tool"`, so that no destination's key is one
+ * of theirs (an argument named `""` may hold any value, a definition's hash too).
  */
 export interface ApprovalKey {
   readonly server: string;
   readonly tool: string;
   readonly param: string;
   readonly identity: string;
+  /** `tool` for a question about the tool itself (pinning, `action: ask`, `unclassified: ask`); absent for a destination. */
+  readonly subject?: "tool";
 }
 
 /** A question an ask puts to the human (SPEC §2.5 "Ask once per call", §3.4). */

@@ -33,6 +33,7 @@ describe("evaluateConstraints() action", () => {
       tool: "delete_repo",
       param: "",
       identity: 'action:{"force":true,"repo":"x"}',
+      subject: "tool",
     });
     expect(result.asks[0]?.question.kind).toBe("action");
   });

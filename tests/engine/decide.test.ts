@@ -164,6 +164,27 @@ describe("decide() approvals and declines", () => {
     );
     expect(decide(makeInput({ rules: askRules, arguments: { repo: "b" } }), state).verdict).toBe("ask");
   });
+  test("decide() never lets a destination's approval approve a changed tool of the same key", () => {
+    // An argument named "" holding the new definition's hash is a destination whose key was the
+    // changed-tool question's key ([server, tool, "", hash]): approving it re-approved the tool.
+    const state = createEngineState();
+    const rules = sinkRules({ sinks: ["to"], trusted: ["boss@corp.example"] });
+    const first = decide(sinkCall(rules, { to: "boss@corp.example", "": "h-new" }), state);
+    if (first.verdict !== "ask") throw new Error("expected an ask");
+    applyAnswer(state, first.questions, { accepted: true, remember: true });
+    const rugPull = decide(sinkCall(rules, { to: "boss@corp.example" }, { pin: changed }), state);
+    expect(summary(rugPull)).toBe("ask/pinning/pin_changed");
+  });
+
+  test("decide() asks a changed tool's and a destination's question of the same key both", () => {
+    const rules = sinkRules({ sinks: ["to"], trusted: ["boss@corp.example"] });
+    const input = sinkCall(rules, { to: "boss@corp.example", "": "h-new" }, { pin: changed });
+    const decision = decide(input, createEngineState());
+    expect(decision.verdict === "ask" && decision.questions.map((q) => q.kind)).toEqual([
+      "changed_tool",
+      "destination",
+    ]);
+  });
 });
 
 describe("decide() budgets", () => {
