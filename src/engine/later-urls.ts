@@ -21,8 +21,12 @@ export const LIST_OR_SPACE = /[\s\u0085\u001c-\u001f|,;]+/;
 /**
  * A scheme's `://`, or a bare `//` before a dotted host: where a URL starts inside a value. A scheme
  * starts at no letter of a percent escape (`%2chttps://` is `,https://`, not the scheme `chttps`).
+ * Its letters are ASCII ones, written out: a case-insensitive Unicode class `[a-z]` also matches the
+ * Kelvin sign and the long s, which no URL parser takes for a scheme — a scheme seen starting there
+ * is no URL, and the scan skipped the `https://` right after it.
  */
-const URL_START = /(?<!%[0-9a-f]?)[a-z][a-z0-9+.-]*:\/\/|(?<![a-z0-9+.-]:)\/\/(?=[\p{L}\p{N}_-]+\.)/giu;
+const URL_START =
+  /(?<!%[0-9A-Fa-f]?)[A-Za-z][A-Za-z0-9+.-]*:\/\/|(?<![A-Za-z0-9+.-]:)\/\/(?=[\p{L}\p{N}_-]+\.)/gu;
 /** What ends a URL written inside a value: the separators above, quotes and brackets of any script. */
 const URL_END =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
