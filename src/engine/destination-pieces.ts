@@ -277,13 +277,17 @@ function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
     return pieces;
   }
   const out: DestinationPiece[] = [];
+  // An address that is a piece of its own already (a list split at its comma) is not added again.
+  const pieceForms = new Set(pieces.map((piece) => piece.canonical));
   for (const piece of pieces) {
     out.push(piece);
     const { canonical } = piece;
     out.push(...laterUrls(piece));
     if (!canonical.includes("@") || isEmailShaped(canonical)) continue;
-    const seen = new Set<string>();
-    if (/\s/.test(canonical) || !isUrlShaped(canonical)) {
+    const seen = new Set<string>(pieceForms);
+    // A URL is left whole only without white space or list separators: `…/a|attacker@evil.example`
+    // holds the address as `…/a attacker@evil.example` does (a tool splitting the value reads both).
+    if (LIST_OR_SPACE.test(canonical) || !isUrlShaped(canonical)) {
       extractTokens(canonical, (key) => {
         if (key === canonical || seen.has(key) || !isEmailShaped(key)) return;
         seen.add(key);
