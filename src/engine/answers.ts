@@ -21,11 +21,17 @@ function remembersApproval(question: Pick<Question, "kind" | "key">): boolean {
 
 /** Every key a question may be answered under: its own, and its URL origin ("whole site"). */
 function keyForms(question: Pick<Question, "key" | "origin">): ApprovalKey[] {
-  const forms = [question.key];
-  if (question.origin !== undefined && question.origin !== question.key.identity) {
-    forms.push({ ...question.key, identity: question.origin });
-  }
-  return forms;
+  return question.origin === undefined
+    ? [question.key]
+    : [question.key, siteKey(question.key, question.origin)];
+}
+
+/**
+ * The key of a URL destination's whole site: its origin, marked as a site — a URL with no path
+ * (`sftp://files.example`) is its own origin as text, and its exact approval covers that URL only.
+ */
+function siteKey(key: ApprovalKey, origin: string): ApprovalKey {
+  return { ...key, identity: origin, subject: "site" };
 }
 
 /**
@@ -41,7 +47,7 @@ function keyForms(question: Pick<Question, "key" | "origin">): ApprovalKey[] {
  */
 export function answerKey(question: Question, scope?: AskAnswer["scope"]): ApprovalKey {
   return scope === "site" && question.origin !== undefined
-    ? { ...question.key, identity: question.origin }
+    ? siteKey(question.key, question.origin)
     : question.key;
 }
 

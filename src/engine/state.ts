@@ -33,8 +33,8 @@ export function createEngineState(options: EngineStateOptions = {}): EngineState
 
 /**
  * The map key of a remembered approval or decline (SPEC §2.5): server, tool, parameter, identity,
- * and for a question about the tool itself its `subject` — a destination's key (an argument named
- * `""` holding a definition's hash) is never a pinning question's.
+ * and the `subject` of a key about the tool itself or a whole site — a destination's key (an
+ * argument named `""` holding a definition's hash, a URL with no path) is never one of theirs.
  * @param key - The approval key.
  * @returns A collision-free string (a JSON array whose first element is the server).
  */

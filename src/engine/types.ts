@@ -79,15 +79,20 @@ export interface Reason {
  * definition's hash; for `action: ask`, `param` is `""` and `identity` is `"action:"` and the
  * canonical arguments; for `unclassified: ask`, `param` is `""` and `identity` is `"unclassified"`.
  * Those questions about the tool itself have `subject: "tool"`, so that no destination's key is one
- * of theirs (an argument named `""` may hold any value, a definition's hash too).
+ * of theirs (an argument named `""` may hold any value, a definition's hash too); a URL
+ * destination's whole site is `subject: "site"` with the origin as identity, never the key of one
+ * URL (`sftp://files.example`, with no path, is its own origin as text).
  */
 export interface ApprovalKey {
   readonly server: string;
   readonly tool: string;
   readonly param: string;
   readonly identity: string;
-  /** `tool` for a question about the tool itself (pinning, `action: ask`, `unclassified: ask`); absent for a destination. */
-  readonly subject?: "tool";
+  /**
+   * `tool` for a question about the tool itself (pinning, `action: ask`, `unclassified: ask`),
+   * `site` for a URL destination's whole site; absent for one destination.
+   */
+  readonly subject?: "tool" | "site";
 }
 
 /** A question an ask puts to the human (SPEC §2.5 "Ask once per call", §3.4). */

@@ -50,7 +50,16 @@ describe("applyAnswer()", () => {
       "remembers a whole-site URL approval under the origin",
       { accepted: true, remember: true, scope: "site" },
       urlQuestion,
-      [[approvalKeyString({ ...urlQuestion.key, identity: "https://hooks.partner.example" }), "approved"]],
+      [
+        [
+          approvalKeyString({
+            ...urlQuestion.key,
+            identity: "https://hooks.partner.example",
+            subject: "site",
+          }),
+          "approved",
+        ],
+      ],
     ],
     [
       "remembers a decline the same way",
