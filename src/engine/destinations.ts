@@ -217,7 +217,8 @@ export function selectDestinations(args: JsonObject, options: SelectOptions): De
   const seen = new Set<string>();
   const push = (param: string, source: RuleSource, reached: { path: string; value: JsonValue }): void => {
     for (const flat of flattenValue(reached.value, reached.path)) {
-      const key = `${flat.path}\u0000${flat.value}`;
+      // A JSON pair, never a join: a path (argument names) and a value may both hold any character.
+      const key = JSON.stringify([flat.path, flat.value]);
       if (seen.has(key)) continue;
       seen.add(key);
       out.push({ param, path: flat.path, value: flat.value, source });

@@ -196,7 +196,8 @@ export function evaluateSinkGate(input: CallInput, state: EngineState): Contract
   const done = new Set<string>();
   for (const dest of values) {
     for (const piece of destinationPieces(dest.value, { sink: true })) {
-      const once = `${dest.param}\u0000${piece.raw}`;
+      // A JSON pair, never a join: a parameter and a value may both hold any character.
+      const once = JSON.stringify([dest.param, piece.raw]);
       if (done.has(once)) continue;
       done.add(once);
       const finding = classify(
