@@ -69,8 +69,9 @@ export interface RecordedCall {
   /**
    * Why the live proxy blocked the call for a reason replay cannot reproduce from the file, when it
    * did: replay then blocks it too and applies no recorded answer. Live applied none of it, except
-   * for `audit_failed` after an approval (the approval was applied, then the final decision could
-   * not be audited): replay is then stricter than live, never laxer.
+   * for `audit_failed` and `not_forwarded` after an approval (the approval was applied, then the
+   * final decision could not be audited, or the call was aborted): replay is then stricter than
+   * live, never laxer.
    */
   readonly liveBlocked?: LiveBlocked;
 }
@@ -100,7 +101,8 @@ export function isAmbiguousJson(value: unknown): value is AmbiguousJson {
  *   audit); after an approval, the approval was applied live before the final decision failed to be
  *   audited;
  * - `not_forwarded`: the call was aborted while it was being decided (the client cancelled it, the
- *   session ended, the upstream went);
+ *   session ended, the upstream went); after an approval, the approval may have been applied live
+ *   before the abort was seen (the final decision is then audited as this deny);
  * - `gate_error`: deciding it failed (e.g. the pin file could not be read).
  *
  * Source: README "bouncer replay" (stricter, never laxer); SPEC §3.4, §3.5, §5.9.

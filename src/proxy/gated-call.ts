@@ -272,11 +272,22 @@ async function askAndDecide(
       oneTimeApprovals: answered.oneTimeApprovals,
       seq,
     });
+    // Aborted while the approval was being applied (the client cancelled the call, the session
+    // ended, the upstream went): it will not be forwarded, so the record must not say allow.
+    const dropped = call.abortedBy;
     // Still asking after the approval is applied (never expected): audited as a deny, so that the
     // log never ends a call on an ask without its outcome (SPEC §3.5).
-    const final = again.decision.verdict === "ask" ? stillAsking(again.decision) : again.decision;
+    const final =
+      dropped !== undefined
+        ? notForwardedDeny(dropped)
+        : again.decision.verdict === "ask"
+          ? stillAsking(again.decision)
+          : again.decision;
     const audited = auditDecision(gated, { decision: final, seq, tool, args });
     if (audited !== undefined) return { decision: audited, record: liveBlocked("audit_failed") };
+    if (dropped !== undefined) {
+      return blocked(notForwardedDeny(dropped).reasons[0]?.message ?? "", "not_forwarded");
+    }
     if (final.verdict === "allow") return { decision: { kind: "forward", arguments: args }, record };
     return blocked(final.reasons[0].message);
   } catch (error) {
