@@ -42,15 +42,23 @@ export interface RpcErrorObject {
 export class RpcError extends Error {
   readonly code: number;
   readonly data: JsonValue | undefined;
+  /**
+   * True when the upstream itself answered with this error (its words, untrusted: SPEC §2.5: the
+   * answer came with its message as written); false for one of Bouncer's own making (the peer is
+   * gone, the request was cancelled or lost) and for the client's answers.
+   */
+  readonly fromPeer: boolean;
 
   /**
    * @param error - The error object as received.
+   * @param options - `fromPeer`: the upstream answered with it (default false).
    */
-  constructor(error: RpcErrorObject) {
+  constructor(error: RpcErrorObject, options: { readonly fromPeer?: boolean } = {}) {
     super(error.message);
     this.name = "RpcError";
     this.code = error.code;
     this.data = error.data;
+    this.fromPeer = options.fromPeer === true;
   }
 }
 

