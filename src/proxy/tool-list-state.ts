@@ -172,10 +172,12 @@ export class ToolListState {
       });
       if (walk.truncated !== undefined) log(`Stopped walking tools/list: ${walk.truncated}`);
       this.#listed = walk.tools;
-      this.#options.audit.recordTools(walk.tools as unknown as JsonObject[]);
       const result = await gate.walkTools(server.name, walk.tools, this.#walkOptions());
       await this.#afterWalk(result);
       this.#pinsSeen = await this.#options.pins.load(server);
+      // Written once the walk is through: one that fails after listing is written as its failure
+      // alone, one event per walk (SPEC §3.6 "tool lists (each re-walk)").
+      this.#options.audit.recordTools(walk.tools as unknown as JsonObject[]);
       this.#show(result.visible);
       this.#failure = undefined;
       this.#walked = true;

@@ -80,6 +80,20 @@ function auditedReasons(home: string): Map<number, string | undefined> {
   return reasons;
 }
 
+/**
+ * What each `tools` event of a session file holds: `tools`, `error`, or both.
+ * @param session - The session file.
+ * @returns One entry per walk, in order.
+ */
+function walkEvents(session: string): string[] {
+  return readFileSync(session, "utf8")
+    .split("\n")
+    .filter((line) => line.includes('"event":"tools"'))
+    .map((line) => JSON.parse(line) as { tools?: unknown; error?: unknown })
+    .map((event) => [event.tools === undefined ? "" : "tools", event.error === undefined ? "" : "error"])
+    .map((kinds) => kinds.filter((kind) => kind !== "").join("+"));
+}
+
 describe("bouncer run --record then bouncer replay (failed walks)", () => {
   test(
     "bouncer replay denies the calls after a re-walk the upstream answered with an error, as live",
@@ -127,6 +141,9 @@ describe("bouncer run --record then bouncer replay (failed walks)", () => {
         [2, "deny", "blocked"],
       ]);
       expect(replay.rows[1]?.reason).toStartWith(`${FAILED}: `);
+      // One event per walk: the re-walk after list_changed and the call's own re-walk each failed
+      // after listing their tools, and are written as failures only.
+      expect(walkEvents(session)).toEqual(["tools", "error", "error"]);
     },
     E2E_TIMEOUT,
   );
