@@ -2,7 +2,8 @@
  * What one `bouncer run` instance writes about itself: audit records (SPEC §3.5) through the audit
  * writer, and, with `--record FILE`, the replayable session file (SPEC §3.6). A failed `decision` or
  * `outcome` write throws, so the caller denies the call (fail closed); other records (pins, noise,
- * upstream exit, recording) are best effort and say why on stderr when they fail. Edge.
+ * upstream exit) are best effort and say why on stderr when they fail; the first failed write to
+ * the session file stops the recording (said on stderr), so that the file never has a gap. Edge.
  *
  * Source: SPEC §3.5 (record types, fail closed), §3.6 (recording), §3.8 (modes); the session id it
  * carries: `session-id.ts` (§3.7).
@@ -61,7 +62,8 @@ export class SessionAudit {
   readonly session: string;
   readonly #options: SessionAuditOptions;
   readonly #entryOptions: DecisionEntryOptions;
-  #recordFailed = false;
+  /** Set by the first failed write to the session file: nothing more is written to it. */
+  #recordStopped = false;
 
   /**
    * @param options - Session, server, writer, recorder, mode and logger.
@@ -72,9 +74,12 @@ export class SessionAudit {
     this.#entryOptions = { mode: options.mode };
   }
 
-  /** Whether a `--record` session file is written (calls are recorded only then). */
+  /**
+   * Whether a `--record` session file is written (calls are recorded only then): false without one,
+   * and once a write to it failed (recording stopped).
+   */
   get recording(): boolean {
-    return this.#options.recorder !== undefined;
+    return this.#options.recorder !== undefined && !this.#recordStopped;
   }
 
   /**
@@ -259,14 +264,25 @@ export class SessionAudit {
     }
   }
 
+  /**
+   * Writes one event to the session file. The first write that fails (a full disk, `EIO`) stops the
+   * recording, said once on stderr: the file keeps this run's events up to it (the last line
+   * perhaps cut short) and never one after a gap, since replay would decide those calls without the
+   * output that was lost (laxer than live).
+   *
+   * Source: SPEC §3.6, §5.9; README "bouncer run --record".
+   * @param write - The write.
+   */
   #record(write: (recorder: SessionRecorder) => void): void {
     const { recorder } = this.#options;
-    if (recorder === undefined) return;
+    if (recorder === undefined || this.#recordStopped) return;
     try {
       write(recorder);
     } catch (error) {
-      if (!this.#recordFailed) this.#options.log(describe(error));
-      this.#recordFailed = true;
+      this.#recordStopped = true;
+      this.#options.log(
+        `${describe(error)}: recording stopped, the file holds this run's events up to the one that failed, none after it`,
+      );
     }
   }
 }
