@@ -126,9 +126,9 @@ async function readSession(file: string, cwd: string): Promise<string> {
 
 /**
  * Runs `bouncer replay`. Everything is validated (session file and policy) before the first row is
- * printed.
+ * printed; a last line cut short is skipped, said on stderr.
  *
- * Source: SPEC §5.9.
+ * Source: SPEC §5.9; README "bouncer replay" (a cut last line).
  * @param options - The session file, policy files, default ask answer and output format.
  * @param io - Where output goes.
  * @returns 0 whatever the verdicts.
@@ -136,7 +136,11 @@ async function readSession(file: string, cwd: string): Promise<string> {
  * @throws {PolicyError} `POLICY_INVALID` (exit 2).
  */
 export async function runReplay(options: ReplayCommandOptions, io: CommandIo): Promise<number> {
-  const events = parseSession(await readSession(options.session, io.cwd), { file: options.session });
+  const events = parseSession(await readSession(options.session, io.cwd), {
+    file: options.session,
+    // A recording cut short by a failed write or a crash: what was written whole is replayed.
+    onCutShort: (message) => io.err(`bouncer: ${message}\n`),
+  });
   const policy = await loadPolicyPaths(options.policies, { cwd: io.cwd });
   const gate = new Gate(policy, {
     home: homedir(),

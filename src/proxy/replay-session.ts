@@ -23,17 +23,32 @@ export type {
   ToolsEvent,
 } from "./replay-session-types.ts";
 
+/** Options of {@link parseSession}. */
+export interface ParseSessionOptions {
+  /** The file name for messages. */
+  readonly file?: string;
+  /**
+   * Told about a last line cut short — no newline after it, and not JSON — which is then skipped: a
+   * recording whose write failed (a full disk) or whose process died mid-write leaves one. Without
+   * it, such a line is an error like any other.
+   */
+  readonly onCutShort?: (message: string) => void;
+}
+
 /**
- * Parses a session file. Blank lines are skipped; anything else malformed is an error naming the line.
+ * Parses a session file. Blank lines are skipped; anything else malformed is an error naming the
+ * line, except a last line cut short when `onCutShort` is given (reported to it, skipped). A bad
+ * line before the last, or a last line that ends with its newline, is always an error: it was
+ * written whole.
  *
- * Source: SPEC §5.9.
+ * Source: SPEC §5.9; README "bouncer replay" (a cut last line).
  * @param text - The file's text (UTF-8 decoded; a leading BOM and `\r\n` are accepted).
- * @param options - The file name for messages.
+ * @param options - The file name for messages, and where a cut last line is reported.
  * @returns The events in file order.
  * @throws {BouncerError} `SESSION_INVALID` (exit 2), e.g. `Cannot read session "s.jsonl": line 3: unknown event "cal"`.
  * @example parseSession('{"event":"tools","server":"mail","tools":[]}\n')[0].event // "tools"
  */
-export function parseSession(text: string, options: { readonly file?: string } = {}): SessionEvent[] {
+export function parseSession(text: string, options: ParseSessionOptions = {}): SessionEvent[] {
   const file = options.file ?? "<session>";
   const events: SessionEvent[] = [];
   const lines = text.replace(/^\uFEFF/, "").split("\n");
@@ -46,6 +61,13 @@ export function parseSession(text: string, options: { readonly file?: string } =
       value = JSON.parse(source) as JsonValue;
     } catch (error) {
       const detail = jsonParseDetail(error);
+      // After the last newline: the write of this line never ended (a whole line ends with one).
+      if (index === lines.length - 1 && options.onCutShort !== undefined) {
+        options.onCutShort(
+          `Skipped the last line of session "${file}" (line ${line}): it is cut short (no newline, invalid JSON: ${detail}), as a recording stopped in the middle of a write leaves it`,
+        );
+        continue;
+      }
       throw new BouncerError(
         "SESSION_INVALID",
         `Cannot read session "${file}": line ${line}: invalid JSON: ${detail}`,

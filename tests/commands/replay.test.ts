@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
@@ -100,6 +100,36 @@ describe("bouncer replay (subprocess)", () => {
     const run = await runCli(["replay", file]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("line 3: invalid JSON");
+    expect(run.stdout).toBe("");
+  });
+
+  test("bouncer replay skips a last line cut short (no newline, not JSON), says so on stderr, and replays the rest", async () => {
+    const file = sessionFile([
+      '{"event":"tools","server":"mail","tools":[{"name":"read_inbox","inputSchema":{"type":"object"}}]}',
+      '{"event":"call","server":"mail","tool":"read_inbox","arguments":{},"result":{"content":[]}}',
+    ]);
+    // A write that stopped after 30 bytes: the line has no newline.
+    appendFileSync(file, '{"event":"call","server":"mail"');
+    const run = await runCli(["replay", file, "--json"]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `bouncer: Skipped the last line of session "${file}" (line 3): it is cut short (no newline, invalid JSON: Expected '}'), as a recording stopped in the middle of a write leaves it\n`,
+    );
+    expect(jsonl(run.stdout).map((row) => row.verdict ?? row.summary)).toEqual([
+      "allow",
+      { calls: 1, allow: 1, deny: 0, ask: 0 },
+    ]);
+  });
+
+  test("bouncer replay exits 2 on a line cut short that is not the last (a later line was written after it)", async () => {
+    const file = sessionFile([
+      '{"event":"tools","server":"mail","tools":[]}',
+      '{"event":"call","server":"mail"',
+      '{"event":"call","server":"mail","tool":"send_email","arguments":{}}',
+    ]);
+    const run = await runCli(["replay", file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("line 2: invalid JSON");
     expect(run.stdout).toBe("");
   });
 
