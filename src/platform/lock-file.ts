@@ -14,19 +14,10 @@
  */
 
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  linkSync,
-  openSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, openSync, readFileSync, readlinkSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { errorCode } from "./errors.ts";
+import { readLockSnapshot, removeStaleLock } from "./stale-lock.ts";
 
 /** A lock older than this (by its file's mtime) is stale (SPEC §3.5: 10 s). */
 export const LOCK_STALE_MS = 10_000;
@@ -131,9 +122,8 @@ function holderGone(token: string): boolean {
 
 /**
  * Takes the lock if it is free, or if it is stale (older than `staleMs`, or its holder gone:
- * {@link holderGone}): a stale lock is moved aside under a private name and removed only when it is
- * still the stale lock that was looked at — a fresh lock grabbed by mistake in a race is put back —
- * and then taken with `O_EXCL` like a free one. Never waits: when another live process holds a fresh
+ * {@link holderGone}): a stale lock is removed by one process at a time and only while it is still the
+ * lock that was looked at (`stale-lock.ts`), and then taken with `O_EXCL` like a free one. Never waits: when another live process holds a fresh
  * lock, returns `undefined` (that process is rotating).
  *
  * Source: SPEC §3.5.
@@ -158,54 +148,12 @@ export function tryAcquireLock(lockPath: string, options: LockOptions = {}): Hel
     } catch (error) {
       if (errorCode(error) !== "EEXIST") throw error;
     }
-    let mtimeMs: number;
-    try {
-      mtimeMs = statSync(lockPath).mtimeMs;
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") continue;
-      throw error;
-    }
-    const staleToken = readIfExists(lockPath);
-    if (staleToken === undefined) continue;
-    if (now() - mtimeMs <= staleMs && !holderGone(staleToken)) return undefined;
-    if (!removeStaleLock(lockPath, { stale: staleToken, own: token })) return undefined;
+    const seen = readLockSnapshot(lockPath);
+    if (seen === undefined) continue;
+    if (now() - seen.mtimeMs <= staleMs && !holderGone(seen.token)) return undefined;
+    if (!removeStaleLock(lockPath, { stale: seen, own: token, now, staleMs })) return undefined;
   }
   return undefined;
-}
-
-/**
- * Moves a stale lock aside and deletes it, unless what was moved is not the stale lock (another
- * process took the stale lock over first): then the moved lock is put back.
- * @param lockPath - The lock file.
- * @param tokens - The content of the lock judged stale, and this process's token (for a private name).
- * @returns True when the stale lock is gone (retry taking it), false when another process holds it.
- */
-function removeStaleLock(
-  lockPath: string,
-  tokens: { readonly stale: string; readonly own: string },
-): boolean {
-  const staleToken = tokens.stale;
-  const token = tokens.own;
-  const aside = `${lockPath}.${token.replace(" ", ".")}.stale`;
-  try {
-    renameSync(lockPath, aside);
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return true;
-    throw error;
-  }
-  const moved = readIfExists(aside);
-  if (moved === staleToken) {
-    unlinkSync(aside);
-    return true;
-  }
-  try {
-    linkSync(aside, lockPath);
-  } catch (error) {
-    if (errorCode(error) !== "EEXIST") throw error;
-  } finally {
-    unlinkSync(aside);
-  }
-  return false;
 }
 
 /**

@@ -1,12 +1,16 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import {
+  closeSync,
   existsSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
+  type Stats,
+  statSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -136,4 +140,26 @@ test("acquireLockWaiting() gives up after the wait while another holder keeps th
   expect(await acquireLockWaiting(lock, { waitMs: 40 })).toBeUndefined();
   expect(readFileSync(lock, "utf8").trim()).toBe(held?.token ?? "");
   held?.release();
+});
+
+test("tryAcquireLock() leaves alone a fresh lock taken in place of the stale one it judged, though both read empty", () => {
+  // A run killed between creating its lock and writing its token leaves an empty lock; a fresh lock
+  // another run has just created reads empty too. The clock is read between the look at the stale
+  // lock and its removal: here another run removes it and creates its own meanwhile.
+  writeFileSync(lock, "");
+  age(lock, LOCK_STALE_MS + 5_000);
+  let fresh: Stats | undefined;
+  const now = (): number => {
+    if (fresh === undefined) {
+      rmSync(lock);
+      closeSync(openSync(lock, "wx"));
+      fresh = statSync(lock);
+    }
+    return Date.now();
+  };
+  expect(tryAcquireLock(lock, { now })).toBeUndefined();
+  expect(statSync(lock).ino).toBe(fresh?.ino ?? -1);
+  expect(statSync(lock).mtimeMs).toBe(fresh?.mtimeMs ?? -1);
+  expect(readFileSync(lock, "utf8")).toBe("");
+  expect(readdirSync(dir)).toEqual(["audit.jsonl.lock"]);
 });
