@@ -20,7 +20,7 @@ import { launchServer } from "./doctor-launch.ts";
 import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-render.ts";
 import { LaunchedServers, watchSignals } from "./doctor-servers.ts";
 import type { InitEnvironment } from "./init-environment.ts";
-import { missingLauncher } from "./launcher-problem.ts";
+import { clientLookupEnv, missingLauncher } from "./launcher-problem.ts";
 import { filledValues, secretPlaceholderNames } from "./placeholder-secrets.ts";
 import { expandPlaceholders } from "./placeholders.ts";
 import { readConfig } from "./plan.ts";
@@ -196,11 +196,14 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
   };
   const secrets = entry.env.map(([, value]) => value).filter((value) => !isPlaceholder(value));
   let spec: Parameters<typeof launchServer>[0];
+  // The entry's `env` filled in: its PATH is where the client looks Bouncer's launcher up.
+  const filledEnv: [string, string][] = [];
   try {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(environment.env)) if (value !== undefined) env[key] = value;
     for (const [key, value] of entry.env) {
       env[key] = expand(value);
+      filledEnv.push([key, env[key]]);
       // A secret kept out of the file as `${VAR}` is as secret once filled in: by the entry's key,
       // the variable's name (`${GH_TOKEN}`) or a credential around it (`Bearer ${T}`, a URL's
       // password): the whole value and each variable's own value, which a server may print alone.
@@ -224,7 +227,12 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
   // Bouncer's own launcher gone (not the upstream): named as such, with the fix.
   const prefixArgs = spec.args.slice(0, entry.wrapped?.prefixArgs.length ?? 0);
   const missing =
-    spec.wrapped === true ? missingLauncher({ command: spec.command, prefixArgs }, environment) : undefined;
+    spec.wrapped === true
+      ? missingLauncher(
+          { command: spec.command, prefixArgs },
+          { platform: environment.platform, env: clientLookupEnv(environment, filledEnv) },
+        )
+      : undefined;
   if (missing !== undefined) {
     return { ...base, status: "error", detail: maskValues(`Cannot start Bouncer: ${missing}`, secrets) };
   }

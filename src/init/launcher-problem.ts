@@ -1,6 +1,7 @@
 /**
  * Whether an already wrapped entry's launcher can still start Bouncer (`init --check`, `init`'s
- * warning, `doctor`): its command exists and is executable (on PATH, or the program `env` runs in
+ * warning, `doctor`): its command exists and is executable (on the PATH its client starts it with,
+ * or the program `env` runs in
  * `/usr/bin/env bouncer`), its launcher script is there, and it is not a launcher that lets Bun read
  * the project folder's `.env` and `bunfig.toml` (an `npm link` script, an older from-source
  * launcher). Edge (reads the file system).
@@ -24,7 +25,7 @@ export interface LauncherProblem {
 
 /**
  * Why a wrapped entry's launcher can no longer start Bouncer, if it cannot: its command is missing
- * or not executable, not on PATH, or a launcher script in its prefix is gone — or should not: a
+ * or not executable, not on PATH (the entry's own `env.PATH` when it sets one: {@link clientLookupEnv}), or a launcher script in its prefix is gone — or should not: a
  * from-source launcher without {@link sourceRuntimeFlags} (an older init wrote it), or a command
  * that is a script run by a runtime (`npm link`'s `bouncer`), lets Bun read the project folder's
  * `.env` and `bunfig.toml`.
@@ -40,6 +41,7 @@ export function launcherProblem(
 ): LauncherProblem | undefined {
   const written = { command: entry.command ?? "", prefixArgs: entry.wrapped?.prefixArgs ?? [] };
   const paths = pathFor(context.platform);
+  context = { ...context, env: clientLookupEnv(context, entry.env) };
   const missing = missingLauncher(written, context);
   if (missing !== undefined) return { kind: "missing", message: missing };
   // Behind `/usr/bin/env`, the program it runs is the launcher to judge.
@@ -64,6 +66,34 @@ export function launcherProblem(
     return { kind: "unsafe", message };
   }
   return undefined;
+}
+
+/**
+ * The environment a client starts an entry's command in, as far as finding the command goes: the
+ * given one with the entry's own `env.PATH` in place of its PATH (the client passes the entry's `env`
+ * to the server's process, and both its own lookup of a bare command and `/usr/bin/env`'s look in
+ * that PATH). A PATH holding a placeholder (`${env:PATH}`, `$PATH`) only the client fills in is not
+ * used: the lookup keeps the given PATH.
+ *
+ * Source: SPEC §5.2 (`--check` lists "a launcher that no longer exists"); the review of `/usr/bin/env
+ * bouncer` judged on Bouncer's own PATH, not the entry's.
+ * @param context - The environment (Bouncer's, or doctor's with the entry's `env` filled in) and
+ *   platform (on Windows, names are compared without case).
+ * @param entryEnv - The entry's `env` pairs, as written (or as filled in).
+ * @returns The environment to look the command up in.
+ */
+export function clientLookupEnv(
+  context: Pick<LauncherContext, "env" | "platform">,
+  entryEnv: readonly (readonly [string, string])[],
+): Readonly<Record<string, string | undefined>> {
+  const windows = context.platform === "win32";
+  const isPath = (key: string): boolean => (windows ? key.toUpperCase() === "PATH" : key === "PATH");
+  const own = entryEnv.findLast(([key]) => isPath(key));
+  if (own === undefined || own[1].includes("$")) return context.env;
+  const env: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(context.env)) if (!isPath(key)) env[key] = value;
+  env.PATH = own[1];
+  return env;
 }
 
 /**

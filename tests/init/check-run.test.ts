@@ -213,6 +213,36 @@ describe("runCheck()", () => {
     },
   );
 
+  test.each([
+    ["/usr/bin/env", ["bouncer"], 'launcher "bouncer", which "/usr/bin/env" runs, is not on PATH'],
+    ["bouncer", [], 'launcher "bouncer" is not on PATH'],
+  ] as const)(
+    "init --check looks the launcher %s up on the entry's own env.PATH, as its client starts it",
+    async (command, prefix, message) => {
+      // The client starts the server with the entry's `env`: its PATH, not Bouncer's, is searched.
+      const dir = tempDir();
+      dirs.push(dir);
+      const bin = path.join(dir, "bin");
+      mkdirSync(bin);
+      writeFileSync(path.join(bin, "bouncer"), "#!/bin/sh\n", { mode: 0o755 });
+      const file = path.join(dir, "claude_desktop_config.json");
+      const args = [...prefix, "run", "--upstream-name", "NAME", "--", "npx", "-y", "pkg"];
+      const entry = (name: string, PATH: string) => ({
+        command,
+        args: args.map((arg) => (arg === "NAME" ? name : arg)),
+        env: { PATH },
+      });
+      const servers = { lacking: entry("lacking", "/usr/bin:/bin"), having: entry("having", bin) };
+      writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+      for (const PATH of [`${bin}:/usr/bin:/bin`, "/usr/bin:/bin"]) {
+        const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir, env: { PATH } });
+        expect(result.code).toBe(1);
+        expect(result.stdout).toContain(`launcher missing  lacking  ${file}  ${message}: run bouncer init`);
+        expect(result.stdout).toMatch(/\nwrapped +having +/);
+      }
+    },
+  );
+
   test("init --check counts a /usr/bin/env bouncer launcher as wrapped when bouncer is on PATH", async () => {
     const dir = tempDir();
     dirs.push(dir);

@@ -395,6 +395,25 @@ describe("doctorCommand", () => {
     expect(result.stderr.split("\n").filter((line) => line !== "")).toHaveLength(2);
   });
 
+  test("doctorCommand looks a /usr/bin/env launcher's bouncer up on the entry's own env.PATH", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const bin = path.join(dir, "bin");
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, "bouncer"), "#!/bin/sh\n", { mode: 0o755 });
+    const file = path.join(dir, ".mcp.json");
+    const args = ["bouncer", "run", "--upstream-name", "fs", "--", "npx", "-y", "pkg"];
+    const fs = { command: "/usr/bin/env", args, env: { PATH: "/usr/bin:/bin" } };
+    writeFileSync(file, JSON.stringify({ mcpServers: { fs } }));
+    const env = { PATH: `${bin}:/usr/bin:/bin` };
+    const result = await runBouncer("doctor", ["--config", file, "--json"], { cwd: dir, env });
+    expect(result.code).toBe(1);
+    const [row] = (JSON.parse(result.stdout) as { servers: Record<string, unknown>[] }).servers;
+    expect(row?.detail).toBe(
+      'Cannot start Bouncer: launcher "bouncer", which "/usr/bin/env" runs, is not on PATH: run bouncer init --undo, then bouncer init, to point the entry at a launcher that exists',
+    );
+  });
+
   test("doctorCommand names a wrapped entry's missing launcher as Bouncer's, not the upstream, with the fix", async () => {
     const dir = tempDir("bouncer-doctor-");
     dirs.push(dir);
