@@ -20,6 +20,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { isFullWindowsPath } from "../platform/resolve-command.ts";
 import { RUNTIMES, scriptRuntime } from "./script-runtime.ts";
 import type { Launcher } from "./types.ts";
 
@@ -152,8 +153,12 @@ export function isSourceFile(cli: string): boolean {
 
 /**
  * Finds an executable on PATH (with PATHEXT on Windows), or checks a path given with a separator.
+ * Only absolute PATH entries are searched (on Windows, with a drive or a UNC share): a relative one
+ * would be resolved against Bouncer's working directory, a folder of whatever project `init` runs in
+ * (its `node_modules/.bin/bouncer` would be written as every client's launcher), not the folder the
+ * client starts the server in.
  *
- * Source: SPEC §5.2.
+ * Source: SPEC §5.2; the review of relative PATH entries (resolved against the working directory).
  * @param name - A command name or path.
  * @param context - Environment and platform; `extensions` overrides PATHEXT; `accept` filters.
  * @returns Its absolute path, or undefined when not found.
@@ -174,9 +179,12 @@ export function findExecutable(
   const pathKey = Object.keys(context.env).find((key) =>
     windows ? key.toUpperCase() === "PATH" : key === "PATH",
   );
+  // Only absolute PATH entries: a relative one (`node_modules/.bin`, `.`, an empty one) names a
+  // folder of whatever working directory the lookup runs in, not of the client's.
   const dirs = (pathKey === undefined ? "" : (context.env[pathKey] ?? ""))
     .split(windows ? ";" : ":")
-    .filter(Boolean);
+    .map((dir) => (windows ? dir.trim().replace(/^"(.*)"$/, "$1") : dir))
+    .filter((dir) => (windows ? isFullWindowsPath(dir) : paths.isAbsolute(dir)));
   const pathExt = (context.env.PATHEXT ?? ".COM;.EXE;.BAT;.CMD").toLowerCase().split(";").filter(Boolean);
   const extensions = context.extensions ?? (windows && paths.extname(name) === "" ? pathExt : [""]);
   for (const dir of dirs) {

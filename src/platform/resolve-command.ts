@@ -101,10 +101,12 @@ function windowsCandidates(base: string, pathExt: readonly string[]): string[] {
 /**
  * Whether a Windows path is absolute with a drive or a UNC share (`C:\x`, `\\srv\share\x`): not
  * drive-relative (`C:x`) or root-relative (`\x`), which depend on the working directory.
+ *
+ * Source: SPEC §5.1 (the upstream's lookup), §5.2 (the launcher's).
  * @param path - A path.
  * @returns True when it names the same file from any directory.
  */
-function isFullWindowsPath(path: string): boolean {
+export function isFullWindowsPath(path: string): boolean {
   return /^(?:[A-Za-z]:[\\/]|[\\/]{2}[^\\/])/.test(path);
 }
 

@@ -15,6 +15,7 @@ import { launcherProblem } from "../../src/init/launcher-problem.ts";
 import { shebangRuntime } from "../../src/init/script-runtime.ts";
 import type { ConfigEntry } from "../../src/init/types.ts";
 import { parseWrappedArgs } from "../../src/init/wrapped-args.ts";
+import { runCli } from "../run-cli.ts";
 
 const root = mkdtempSync(path.join(tmpdir(), "bouncer-launcher-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -193,6 +194,33 @@ describe("findExecutable()", () => {
     expect(
       findExecutable("bouncer", { env: { PATH: path.join(root, "other/bin") }, platform: "linux" }),
     ).toBeUndefined();
+  });
+
+  test("findExecutable() searches only absolute PATH entries, never a folder relative to the working directory", () => {
+    // `brew/bin` relative to the working directory holds an executable `bouncer`: not searched.
+    const relative = path.relative(process.cwd(), path.join(root, "brew/bin"));
+    for (const PATH of [relative, `./${relative}`, `${relative}:/nonexistent`]) {
+      expect(findExecutable("bouncer", { env: { PATH }, platform: "linux" })).toBeUndefined();
+    }
+    expect(
+      findExecutable("bouncer", {
+        env: { PATH: `${relative}:${path.join(root, "brew/bin")}` },
+        platform: "linux",
+      }),
+    ).toBe(shim);
+  });
+
+  test("bouncer init never writes as the launcher a bouncer found through a relative PATH entry", async () => {
+    // A project folder with its own `node_modules/.bin/bouncer`, and `node_modules/.bin` on PATH.
+    const project = path.join(root, "project");
+    const local = file("project/node_modules/.bin/bouncer", true);
+    const config = path.join(root, "project-config.json");
+    writeFileSync(config, '{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "srv"]}}}\n');
+    const env = { PATH: `node_modules/.bin:${process.env.PATH ?? ""}` };
+    const run = await runCli(["init", "--config", config, "--dry-run"], { cwd: project, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('"--upstream-name", "fs"');
+    expect(run.stdout).not.toContain(local);
   });
 
   test("findExecutable() checks a path given with a separator", () => {
