@@ -8,6 +8,7 @@
  * @module
  */
 
+import { commandWords } from "./command-words.ts";
 import type { MatchedPack, Pack, ServerFacts } from "./types.ts";
 
 /**
@@ -57,50 +58,6 @@ function matchByServerName(pack: Pack, name: string | undefined): MatchedPack | 
   if (name === undefined) return undefined;
   const pattern = pack.match.serverNames.find((p) => globMatches(p, name));
   return pattern === undefined ? undefined : { pack, by: "server_name", pattern, value: name };
-}
-
-/** cmd.exe's switches before its command (`/d`, `/s`, `/q`, `/v:off`, `/e:on`, `/t:0a`, …). */
-const CMD_SWITCH = /^\/[a-z](?::\S*)?$/iu;
-
-/**
- * The words of a command line as the server sees them: the command line itself, except that a
- * `cmd /c …` (or `cmd.exe /d /s /c …`, any path to `cmd.exe`) is `cmd` followed by the words of its
- * command — its switches dropped, and a command given as one string (`cmd /c "npx -y pkg C:\dir"`)
- * split at spaces outside double quotes, the quotes removed. Pack matching, its `commandIndex` and
- * {@link commandLineDirectories} all count in these words.
- *
- * Source: SPEC §4.3 (patterns on the package in the command line; `$COMMAND_LINE_DIRS`).
- * @param command - The upstream command line, command first.
- * @returns The words, command first.
- */
-function commandWords(command: readonly string[]): readonly string[] {
-  const [program, ...rest] = command;
-  const base = (program ?? "").replaceAll("\\", "/").split("/").at(-1) ?? "";
-  if (!/^cmd(?:\.exe)?$/iu.test(base)) return command;
-  const run = rest.findIndex((arg) => /^\/[ckr]$/iu.test(arg));
-  if (run === -1 || !rest.slice(0, run).every((arg) => CMD_SWITCH.test(arg))) return command;
-  const words = rest.slice(run + 1);
-  return [program!, ...(words.length === 1 ? splitCmdString(words[0]!) : words)];
-}
-
-/** A command string split as cmd.exe hands it on: at spaces and tabs outside `"…"`, quotes removed. */
-function splitCmdString(text: string): string[] {
-  const words: string[] = [];
-  let word: string | undefined;
-  let quoted = false;
-  for (const c of text) {
-    if (c === '"') {
-      quoted = !quoted;
-      word ??= "";
-    } else if (!quoted && (c === " " || c === "\t")) {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else {
-      word = (word ?? "") + c;
-    }
-  }
-  if (word !== undefined) words.push(word);
-  return words;
 }
 
 /**
@@ -157,11 +114,11 @@ const NOT_A_DIRECTORY = /(?:\.(?:js|mjs|cjs|ts|py|exe|cmd|bat)$)|(?:^|[\\/])node
 /**
  * The directories a command line gives its server: the arguments after the matched package token
  * that are not flags; without a matched token, the arguments shaped like paths (`/`, `./`, `../`,
- * `~`, `C:\`) that are not scripts. Both in {@link commandWords} (cmd.exe's switches are not
- * directories).
+ * `~`, `C:\`) that are not scripts. Both in the words `commandWords` gives (the command of a
+ * `cmd /c`, `sh -c` or `powershell -Command`; the interpreter's switches are not directories).
  *
  * @param command - The upstream command line, command first.
- * @param options - `after`: the index of the matched package token in {@link commandWords} (from
+ * @param options - `after`: the index of the matched package token in `commandWords` (from
  *   {@link MatchedPack}).
  * @returns The directories as written (relative ones are resolved later against the upstream's cwd).
  * Source: SPEC §4.3 (filesystem: "writes are confined to the directories given on the upstream's

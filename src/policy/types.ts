@@ -102,7 +102,8 @@ export interface MatchedPack {
   readonly value: string;
   /**
    * For `by: "command"`: the index of the matching token in the command line's words (those of a
-   * `cmd /c` command, its switches dropped and a one-string command split: `commandWords`).
+   * `cmd /c`, `sh -c` or `powershell -Command` command, the interpreter's switches dropped and a
+   * one-string command split: `commandWords`).
    */
   readonly commandIndex?: number;
 }

@@ -410,3 +410,49 @@ describe("Gate on Windows: a filesystem server behind cmd /c", () => {
     },
   );
 });
+
+describe("Gate: a filesystem server behind sh -c or powershell -Command", () => {
+  const WRITE: ToolDefinition = {
+    name: "write_file",
+    inputSchema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } } },
+  };
+
+  test.each<[string, readonly string[], "posix" | "win32", string, string]>([
+    [
+      "sh -c",
+      ["sh", "-c", "exec npx -y @modelcontextprotocol/server-filesystem /data/proj"],
+      "posix",
+      "/data/proj/a.txt",
+      "/home/me/a.txt",
+    ],
+    [
+      "powershell -NoProfile -Command",
+      [
+        "powershell.exe",
+        "-NoProfile",
+        "-Command",
+        "npx -y '@modelcontextprotocol/server-filesystem' 'C:\\Users\\me\\My Docs'",
+      ],
+      "win32",
+      "C:\\Users\\me\\My Docs\\a.txt",
+      "C:\\Users\\me\\Documents\\a.txt",
+    ],
+  ])(
+    "Gate.decideCall() confines writes to the directory given in the command string of %s",
+    async (_name, command, platform, inside, outside) => {
+      const home = platform === "win32" ? "C:\\Users\\me" : "/home/me";
+      const g = new Gate(policy(""), { home, cwd: home, platform });
+      g.registerServer({
+        name: "mydisk",
+        command,
+        cwd: home,
+        serverInfo: { name: "secure-filesystem-server" },
+      });
+      await g.walkTools("mydisk", [WRITE]);
+      const call = async (path: string): Promise<string> =>
+        (await g.decideCall("mydisk", "write_file", { path, content: "x" })).decision.verdict;
+      expect(await call(inside)).toBe("allow");
+      expect(await call(outside)).toBe("deny");
+    },
+  );
+});
