@@ -8,7 +8,14 @@
  */
 
 import { EXCERPT_SIDE, endBeforeCutWord, startAfterCutWord } from "./excerpt-edges.ts";
-import { evidence, hashNumber, indexKey, type Recorder } from "./recorder-state.ts";
+import {
+  type EchoKeys,
+  echoKeysOf,
+  evidence,
+  hashNumber,
+  indexKey,
+  type Recorder,
+} from "./recorder-state.ts";
 import { indexAbsentHash, kindTable } from "./taint-index.ts";
 import { SCALAR_BREAK } from "./text-window.ts";
 import type { FoundToken } from "./token-scan.ts";
@@ -91,12 +98,13 @@ function keyOf(text: string, found: FoundToken): string {
  * @returns Nothing.
  */
 export function indexFreeTokens(recorder: Recorder, text: string, covered?: ReadonlySet<string>): void {
-  const { store, hash, echoHashes } = recorder;
+  const { store, hash } = recorder;
   const shared: Evidence = evidence(recorder, recorder.definition ? "definition" : "free_text");
   const table = kindTable(store, shared.kind);
   const excerpts = shared.kind === "free_text";
   const checkCovered = covered !== undefined && covered.size > 0;
-  const checkEcho = echoHashes.size > 0;
+  /** The echo keys, looked up at the first token (made then, once per output). */
+  let echo: EchoKeys | undefined;
   // Where each echoed token ends → where it starts: a token ending there inside it (the domain of
   // an echoed address, a parent domain of an echoed host) is part of that occurrence.
   const echoed = new Map<number, number>();
@@ -104,10 +112,11 @@ export function indexFreeTokens(recorder: Recorder, text: string, covered?: Read
     if (found.key === undefined) hashSlice(hash, text, found.keyStart, found.end);
     else hashSlice(hash, found.key);
     if (checkCovered && covered.has(keyOf(text, found))) return;
-    if (checkEcho) {
-      const key = echoHashes.has(hashNumber(hash)) ? keyOf(text, found) : undefined;
+    echo ??= echoKeysOf(recorder);
+    if (echo.hashes.size > 0) {
+      const key = echo.hashes.has(hashNumber(hash)) ? keyOf(text, found) : undefined;
       const inside = (echoed.get(found.end) ?? found.end) <= found.start;
-      if (inside || (key !== undefined && recorder.echoKeys.has(key))) {
+      if (inside || (key !== undefined && echo.keys.has(key))) {
         if (!inside) echoed.set(found.end, Math.min(found.start, echoed.get(found.end) ?? found.start));
         indexKey(recorder, { key: key ?? keyOf(text, found), evidence: evidence(recorder, "field") });
         return;

@@ -68,9 +68,13 @@ export interface Recorder {
   readonly provenance: { readonly server: string; readonly tool: string; readonly seq: number };
   /** Tool definitions and instructions: every occurrence is a definition occurrence. */
   readonly definition: boolean;
-  readonly echoKeys: ReadonlySet<string>;
-  /** {@link hashNumber} of each echo key: a quick test before the exact one. */
-  readonly echoHashes: ReadonlySet<number>;
+  /**
+   * The echo rule's keys, made when the first token of the output is indexed ({@link echoKeysOf}):
+   * output without tokens never needs them.
+   */
+  echo: EchoKeys | undefined;
+  /** The call's own arguments, for {@link echoKeysOf} (undefined for other output). */
+  readonly echoArguments: JsonObject | undefined;
   readonly echoTexts: readonly string[];
   readonly evidenceCache: Map<string, Evidence>;
   /** Free scalars of structured output waiting to be scanned together. */
@@ -136,15 +140,32 @@ function ownTokens(canonical: string, add: (key: string) => void): void {
   });
 }
 
+/** The echo rule's keys, and {@link hashNumber} of each: a quick test before the exact one. */
+export interface EchoKeys {
+  readonly keys: ReadonlySet<string>;
+  readonly hashes: ReadonlySet<number>;
+}
+
+const NO_ECHO_KEYS: EchoKeys = { keys: new Set(), hashes: new Set() };
+
 /**
- * The echo rule's keys and texts (SPEC §2.5: "occurrences of identities that appear in that call's
- * own arguments count as field values at most"): the identities of the arguments' values (their own
- * keys: an address, a URL's hosts, not their parent domains) and the tokens written in them.
+ * The echo rule's keys (SPEC §2.5: "occurrences of identities that appear in that call's own
+ * arguments count as field values at most"): the identities of the arguments' values (their own
+ * keys: an address, a URL's hosts, not their parent domains) and the tokens written in them. Made
+ * once per output, when its first token is indexed (most small results hold none).
+ *
+ * Source: SPEC §2.5 "Free text versus field values".
+ * @param recorder - The output's recorder.
+ * @returns The keys and their hashes (none for output that is not a call's own).
  */
-function echoOf(args: JsonObject | undefined): { keys: Set<string>; texts: string[] } {
+export function echoKeysOf(recorder: Recorder): EchoKeys {
+  if (recorder.echo !== undefined) return recorder.echo;
+  const args = recorder.echoArguments;
+  if (args === undefined) {
+    recorder.echo = NO_ECHO_KEYS;
+    return NO_ECHO_KEYS;
+  }
   const keys = new Set<string>();
-  const texts: string[] = [];
-  if (args === undefined) return { keys, texts };
   for (const { value } of flattenValue(args, "")) {
     ownTokens(canonicalize(value, { output: true }), (key) => keys.add(key));
     for (const piece of destinationPieces(value)) {
@@ -152,10 +173,32 @@ function echoOf(args: JsonObject | undefined): { keys: Set<string>; texts: strin
       const own =
         identity.kind === "url" || identity.kind === "email" ? identity.keys : identityKeys(identity);
       for (const key of own) keys.add(key);
-      if (!identity.token && piece.canonical.length >= MIN_ECHO_TEXT) texts.push(piece.canonical);
     }
   }
-  return { keys, texts };
+  // A hash scratch of its own: the recorder's holds the token being indexed when this is called.
+  const scratch = { lo: 0, hi: 0 };
+  const hashes = new Set<number>();
+  for (const key of keys) hashes.add(hashNumber(hashSlice(scratch, key)));
+  recorder.echo = { keys, hashes };
+  return recorder.echo;
+}
+
+/**
+ * The echo rule's texts: the arguments' values that are no token, of {@link MIN_ECHO_TEXT} units
+ * or more, canonical — cut out of the call's own output where the window keeps it.
+ *
+ * Source: SPEC §2.5 "Free text versus field values".
+ */
+function echoTextsOf(args: JsonObject | undefined): string[] {
+  const texts: string[] = [];
+  if (args === undefined) return texts;
+  for (const { value } of flattenValue(args, "")) {
+    for (const piece of destinationPieces(value)) {
+      if (piece.canonical.length < MIN_ECHO_TEXT) continue;
+      if (!identify(piece.raw, piece.canonical).token) texts.push(piece.canonical);
+    }
+  }
+  return texts;
 }
 
 /**
@@ -180,23 +223,19 @@ export function createRecorder(
     readonly listIndexed?: boolean | undefined;
   },
 ): Recorder {
-  const echo = echoOf(options.arguments);
-  const hash = { lo: 0, hi: 0 };
-  const echoHashes = new Set<number>();
-  for (const key of echo.keys) echoHashes.add(hashNumber(hashSlice(hash, key)));
   return {
     store,
     entries: options.listIndexed === true ? [] : undefined,
     blockKeys: undefined,
     provenance: { server: options.server, tool: evidenceName(options.tool), seq: options.seq },
     definition: options.definition,
-    echoKeys: echo.keys,
-    echoHashes,
-    echoTexts: echo.texts,
+    echo: undefined,
+    echoArguments: options.arguments,
+    echoTexts: echoTextsOf(options.arguments),
     evidenceCache: new Map(),
     pending: [],
     pendingSize: 0,
-    hash,
+    hash: { lo: 0, hi: 0 },
     lastIndexed: undefined,
     lastRaw: undefined,
     lastCanonical: "",
