@@ -43,8 +43,14 @@ const ENVELOPE: ReadonlySet<string> = new Set(["jsonrpc", "id", "method"]);
  */
 function otherMembers(message: JsonObject | undefined, main: string): JsonObject | undefined {
   if (message === undefined) return undefined;
-  const others = Object.entries(message).filter(([key]) => key !== main && !ENVELOPE.has(key));
-  return others.length === 0 ? undefined : Object.fromEntries(others);
+  // Most messages have none: nothing is copied until one is met.
+  let others: [string, JsonValue][] | undefined;
+  for (const key of Object.keys(message)) {
+    if (key === main || ENVELOPE.has(key)) continue;
+    others ??= [];
+    others.push([key, message[key] as JsonValue]);
+  }
+  return others === undefined ? undefined : Object.fromEntries(others);
 }
 
 /**
