@@ -161,8 +161,10 @@ export function flattenValue(value: JsonValue, path: string): { path: string; va
       for (let i = v.length - 1; i >= 0; i -= 1)
         stack.push({ path: extendPath(item.path, `[${i}]`), value: v[i] ?? null });
     } else if (isJsonObject(v)) {
-      for (const [key, child] of Object.entries(v).reverse()) {
-        stack.push({ path: extendPath(item.path, `.${key}`), value: child });
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i -= 1) {
+        const key = keys[i] as string;
+        stack.push({ path: extendPath(item.path, `.${key}`), value: v[key] as JsonValue });
         stack.push({ path: item.path, value: key });
       }
     }

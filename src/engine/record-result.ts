@@ -81,7 +81,10 @@ export function recordStrings(recorder: Recorder, value: JsonValue): void {
     else if (item !== null && typeof item === "object") {
       const type = member(item, "type");
       const media = type === "image" || type === "audio";
-      for (const [key, child] of Object.entries(item).reverse()) {
+      const keys = Object.keys(item);
+      for (let i = keys.length - 1; i >= 0; i -= 1) {
+        const key = keys[i] as string;
+        const child = item[key] as JsonValue;
         const payload = key === "blob" || (media && key === "data");
         if (payload && typeof child === "string")
           recordPayload(recorder, child, member(item, "mimeType"), !media);
@@ -94,8 +97,9 @@ export function recordStrings(recorder: Recorder, value: JsonValue): void {
 
 /** Records the fields of an MCP object that `handled` does not name: values, and names of its own. */
 function recordOtherFields(recorder: Recorder, object: JsonObject, handled: ReadonlySet<string>): void {
-  for (const [key, child] of Object.entries(object)) {
+  for (const key of Object.keys(object)) {
     if (handled.has(key)) continue;
+    const child = object[key] as JsonValue;
     if (!PROTOCOL_KEYS.has(key)) recordTextBlock(recorder, key);
     // An object or list keeps its keys (`toolResult: {sender: …}`, `_meta: {from: …}`): a value under
     // a destination-shaped key is a field value there (an ask), as in `structuredContent`.

@@ -213,8 +213,10 @@ export function walkStructured(root: JsonValue, visitor: StructuredVisitor): voi
       for (let i = value.length - 1; i >= 0; i -= 1)
         stack.push({ value: value[i] ?? null, key, role: childRole });
     } else if (value !== null && typeof value === "object") {
-      for (const [name, child] of Object.entries(value).reverse()) {
-        stack.push({ value: child, key: keyOf(name), role: "nested" });
+      const names = Object.keys(value);
+      for (let i = names.length - 1; i >= 0; i -= 1) {
+        const name = names[i] as string;
+        stack.push({ value: value[name] as JsonValue, key: keyOf(name), role: "nested" });
         if (role === "root") visitor.field(name, undefined);
         else if (key !== undefined) visitor.field(name, key);
         else visitor.free(name);

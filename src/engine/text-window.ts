@@ -92,7 +92,7 @@ export function createTextWindow(limit: number): TextWindow {
  */
 function compact(open: OpenChunk): void {
   if (open.parts.length === 0) return;
-  open.blocks.push(["", ...open.parts].join(SEPARATOR));
+  open.blocks.push(SEPARATOR + open.parts.join(SEPARATOR));
   open.parts = [];
 }
 
