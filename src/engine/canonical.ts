@@ -242,6 +242,11 @@ function round(text: string, options: CanonicalOptions): string {
 
 /** Anything but a space and printable ASCII other than `%`, `&` and `A`–`Z` (output text). */
 const NOT_PLAIN_OUTPUT = /[^\x20-\x24\x27-\x40\x5b-\x7e]/;
+/**
+ * Anything but printable ASCII other than `%` and `&`, and white space (tab to carriage return):
+ * output text without such a character has nothing to decode or normalise.
+ */
+const NOT_ASCII_TEXT_OUTPUT = /[^\t-\r\x20-\x24\x27-\x7e]/;
 /** The same for destinations, where `&` stays (entities are decoded in output only). */
 const NOT_PLAIN_DESTINATION = /[^\x20-\x24\x26-\x40\x5b-\x7e]/;
 
@@ -272,6 +277,12 @@ function isPlainCanonical(value: string, options: CanonicalOptions): boolean {
  */
 export function canonicalize(value: string, options: CanonicalOptions = {}): string {
   if (isPlainCanonical(value, options)) return value;
+  if (options.output === true && !NOT_ASCII_TEXT_OUTPUT.test(value)) {
+    // Nothing to decode or normalise: one round is case and white space, and it settles (no `%`,
+    // `&` or non-ASCII character, and no `mailto:` to remove that could leave another behind).
+    const lower = value.toLowerCase();
+    if (!lower.includes("mailto:")) return lower.replace(WHITESPACE_TO_COLLAPSE, " ").trim();
+  }
   let current = value;
   for (let i = 0; i < MAX_ROUNDS; i += 1) {
     const next = round(current, options);
