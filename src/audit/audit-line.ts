@@ -6,9 +6,13 @@
  * @module
  */
 
+import { cachedByName } from "../platform/name-cache.ts";
 import type { AuditEntry, AuditRecord } from "./audit-record.ts";
 import { redactCutTokens, redactJson, redactText } from "./redact.ts";
 import { argumentSecrets, secretHider } from "./redact-values.ts";
+
+/** {@link redactText} of a tool name, remembered (a session calls the same few tools again and again). */
+const redactToolName: (name: string) => string = cachedByName((name) => redactText(name));
 
 /**
  * Builds the line object in the field order of SPEC §3.5, redacting `tool`, `args`, `reason` and
@@ -31,16 +35,17 @@ export function toRecord(
   if (entry.seq !== undefined) record.seq = entry.seq;
   record.server = entry.server;
   // A tool's name comes from the upstream: a token-shaped one is hidden as it is in the reason.
-  if (entry.tool !== undefined) record.tool = redactText(entry.tool);
+  if (entry.tool !== undefined) record.tool = redactToolName(entry.tool);
   if (entry.args !== undefined) record.args = redactJson(entry.args);
   // A reason or evidence that quotes a secret-named argument must not show it either — unless the
   // "secret" is the name of a server or tool of the record: an agent passing `token: "read_inbox"`
   // would otherwise blank where its destination was seen.
   // No part of a value `args` show (the recipient) is hidden either: `password: "evil"` would blank
   // it out of `attacker@evil.example` where the reason names the destination.
-  const names = recordNames(entry);
   const found = entry.args === undefined ? { secrets: [], shown: [] } : argumentSecrets(entry.args);
-  const secrets = found.secrets.filter((value) => !names.has(value.toLowerCase()));
+  // Most calls pass no secret-named argument: the names are gathered only when there is one.
+  const names = found.secrets.length === 0 ? undefined : recordNames(entry);
+  const secrets = names === undefined ? [] : found.secrets.filter((value) => !names.has(value.toLowerCase()));
   if (entry.verdict !== undefined) record.verdict = entry.verdict;
   if (entry.contract !== undefined) record.contract = entry.contract;
   const fromArgs = secrets.length === 0 ? undefined : secretHider(secrets, found.shown);
