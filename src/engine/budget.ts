@@ -5,7 +5,7 @@
  */
 
 import { renderUntrusted } from "./render.ts";
-import { budgetKey, type EngineState } from "./state.ts";
+import { budgetKey, type EngineState, NO_OBJECTION } from "./state.ts";
 import type { CallInput, ContractResult, RuleSource } from "./types.ts";
 
 /**
@@ -29,9 +29,9 @@ export function evaluateBudget(input: CallInput, state: EngineState): ContractRe
   const attempt = input.countAttempt ? used + 1 : used;
   if (input.countAttempt) state.budgets.set(key, attempt);
   const limit = input.rules.maxCalls;
-  if (limit === undefined) return { denies: [], asks: [] };
+  if (limit === undefined) return NO_OBJECTION;
   const overBudget = limit.value === 0 || (input.countAttempt && attempt > limit.value);
-  if (!overBudget) return { denies: [], asks: [] };
+  if (!overBudget) return NO_OBJECTION;
   const attempts = limit.value === 1 ? "attempt" : "attempts";
   const message =
     limit.value === 0

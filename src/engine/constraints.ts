@@ -10,12 +10,11 @@ import type { RelativeBase } from "./path-context.ts";
 import { checkPathConfinement } from "./paths.ts";
 import { renderPattern } from "./pattern-text.ts";
 import { renderUntrusted } from "./render.ts";
+import { NO_OBJECTION } from "./state.ts";
 import type { CallInput, ContractResult, JsonValue, Question, Reason, RuleSource } from "./types.ts";
 
 /** The largest argument value `arg_patterns` matches, in UTF-8 bytes (SPEC §2.4). */
 export const MAX_PATTERN_VALUE_BYTES = 64 * 1024;
-
-const NO_OBJECTION: ContractResult = { denies: [], asks: [] };
 
 function deny(reason: Reason): ContractResult {
   return { denies: [reason], asks: [] };

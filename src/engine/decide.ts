@@ -10,7 +10,7 @@ import { evaluateConstraints } from "./constraints.ts";
 import { evaluatePinning } from "./pinning.ts";
 import { renderUntrusted } from "./render.ts";
 import { evaluateSinkGate } from "./sink-gate.ts";
-import { type EngineState, uniqueAsks } from "./state.ts";
+import { type EngineState, NO_OBJECTION, uniqueAsks } from "./state.ts";
 import type { CallInput, Contract, ContractResult, Decision, Question, Reason } from "./types.ts";
 
 /** A contract that can object (everything but `default`), in the order that names a deny. */
@@ -43,7 +43,7 @@ function guard(contract: Checked, evaluate: () => ContractResult): Outcome {
  */
 function unclassified(input: CallInput): ContractResult {
   const { rules, server, tool } = input;
-  if (rules.exfiltrating !== undefined || rules.unclassified.value !== "ask") return { denies: [], asks: [] };
+  if (rules.exfiltrating !== undefined || rules.unclassified.value !== "ask") return NO_OBJECTION;
   const name = renderUntrusted(tool);
   const reason: Reason = {
     code: "unclassified_tool",
@@ -60,6 +60,8 @@ function unclassified(input: CallInput): ContractResult {
 }
 
 function both(a: ContractResult, b: ContractResult): ContractResult {
+  if (b.denies.length === 0 && b.asks.length === 0) return a;
+  if (a.denies.length === 0 && a.asks.length === 0) return b;
   return { denies: [...a.denies, ...b.denies], asks: [...a.asks, ...b.asks] };
 }
 

@@ -11,6 +11,7 @@ import { hasSuspiciousInvisible } from "./invisible.ts";
 import { diffToolDefinitions } from "./pin-diff.ts";
 import { describePinDiff, summarizePinDiff } from "./pin-diff-render.ts";
 import { renderUntrusted } from "./render.ts";
+import { NO_OBJECTION } from "./state.ts";
 import type { CallInput, ContractResult, PinStatus, Question, Reason, ToolDefinition } from "./types.ts";
 
 /** The version of the pin hash scheme: SHA-256 over {@link canonicalToolJson}'s text (SPEC §2.2). */
@@ -204,7 +205,7 @@ export function evaluatePinning(input: CallInput): ContractResult {
   const { pin, server, tool } = input;
   const name = renderUntrusted(tool);
   const where = `on server ${renderUntrusted(server)}`;
-  if (pin.kind === "pinned") return { denies: [], asks: [] };
+  if (pin.kind === "pinned") return NO_OBJECTION;
   if (pin.kind === "unknown") {
     const message = `Tool ${name} is not in the tool list of server ${renderUntrusted(server)}`;
     return { denies: [{ code: "pin_unknown", message, source: "default" }], asks: [] };

@@ -13,7 +13,7 @@ import {
 } from "./destinations.ts";
 import { type Identity, identify, type UrlIdentity } from "./identity.ts";
 import { type MessageSubject, renderDestination, sinkMessages } from "./sink-messages.ts";
-import { type EngineState, uniqueAsks } from "./state.ts";
+import { type EngineState, NO_OBJECTION, uniqueAsks } from "./state.ts";
 import { lookupToken, searchRecent } from "./taint-lookup.ts";
 import { matchTrusted } from "./trust.ts";
 import type { ApprovalKey, CallInput, ContractResult, Evidence, Question, Reason } from "./types.ts";
@@ -184,7 +184,7 @@ function classify(gate: Gate, target: Target): Finding {
  */
 export function evaluateSinkGate(input: CallInput, state: EngineState): ContractResult {
   const { rules } = input;
-  if (rules.exfiltrating?.value !== true) return { denies: [], asks: [] };
+  if (rules.exfiltrating?.value !== true) return NO_OBJECTION;
   const values = selectDestinations(input.arguments, {
     tool: input.tool,
     schema: input.schema,

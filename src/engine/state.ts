@@ -5,7 +5,16 @@
  */
 
 import { createTaintStore, type TaintStore, type TaintStoreOptions } from "./taint-index.ts";
-import type { ApprovalKey } from "./types.ts";
+import type { ApprovalKey, ContractResult, Reason } from "./types.ts";
+
+/**
+ * A contract's "no objection" (no deny, no ask): one shared value, never changed (its lists are
+ * read-only), so that the contracts make no lists for the usual call.
+ */
+export const NO_OBJECTION: ContractResult = Object.freeze({
+  denies: Object.freeze<Reason[]>([]),
+  asks: Object.freeze<ContractResult["asks"][number][]>([]),
+});
 
 /**
  * Everything a session remembers between calls: budget counters (SPEC §2.3), remembered approvals and
@@ -68,8 +77,15 @@ export function uniqueAsks<T extends { readonly question: { readonly key: Approv
  * @returns A collision-free string.
  */
 export function budgetKey(server: string, tool: string): string {
-  return JSON.stringify([server, tool]);
+  const last = lastBudgetKey;
+  if (last.tool === tool && last.server === server) return last.key;
+  const key = JSON.stringify([server, tool]);
+  lastBudgetKey = { server, tool, key };
+  return key;
 }
+
+/** The last {@link budgetKey} made: calls of one tool follow each other (a pure function's memo). */
+let lastBudgetKey = { server: "", tool: "", key: JSON.stringify(["", ""]) };
 
 /** What a session remembers of one server's calls, taken out of the state (see {@link takeServerState}). */
 export interface ServerMemory {
