@@ -206,7 +206,9 @@ export class Gate extends GateRecords {
   ): Promise<GateDecision> {
     const entry = this.#server(server);
     const seq = options.seq ?? this.nextSeq();
-    const view = await this.#view(entry, options.pins);
+    // Pins the caller just read are compared at once (no turn of its own: this runs for every call).
+    const view =
+      options.pins === undefined ? await this.#view(entry) : this.#viewOf(entry, options.pins.pins);
     const pin: PinStatus = view.comparison.tools.get(tool)?.status ?? { kind: "unknown" };
     const rules = this.#rulesFor(entry, tool);
     const schema = view.effective.get(tool)?.definition.inputSchema;
@@ -283,13 +285,19 @@ export class Gate extends GateRecords {
     return this.#servers.get(name)!;
   }
 
+  /** {@link #viewOf} the pins as the store has them now. */
+  async #view(entry: ServerState): Promise<PinView> {
+    return this.#viewOf(entry, await this.#pins.load(entry.context));
+  }
+
   /**
    * The server's pin view, re-compared only when the walk or the pins changed.
    * @param entry - The server.
-   * @param read - The pins as the caller just read them from the store; absent: read now.
+   * @param read - The pins as read from the store (undefined: never pinned).
+   * @returns The view.
    */
-  async #view(entry: ServerState, read?: PinsRead): Promise<PinView> {
-    const pins = (read === undefined ? await this.#pins.load(entry.context) : read.pins) ?? NO_PINS;
+  #viewOf(entry: ServerState, read: PinsRead["pins"]): PinView {
+    const pins = read ?? NO_PINS;
     if (entry.view !== undefined && entry.view.pins === pins) return entry.view;
     entry.view = viewPins(pins, { listed: entry.listed ?? [], mode: this.#options.pinMode ?? "tofu" });
     return entry.view;
