@@ -228,7 +228,9 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       const flagged = flagMarkedElicitation(request, { server: setup.upstream.name, log });
       live((session) => {
         if (flagged) session.calls.audit.markedElicitation(request.params);
-        if (request.method !== "sampling/createMessage") return;
+        // Every request's texts reach the client (an elicitation's message is read by the person
+        // who answers it and may reach the model; a sampling request's messages do; so may a method
+        // of a later protocol version): all of it is recorded (SPEC §2.5).
         recordMessage(session, request);
       });
     },
