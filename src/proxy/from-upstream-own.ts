@@ -66,7 +66,7 @@ function openRequestsFull(core: RelayCore, chars: number): string | undefined {
 export function upstreamRequest(
   core: RelayCore,
   message: Classified & { readonly kind: "request" },
-  raw: { readonly line: string; readonly value: JsonObject },
+  raw: { readonly line: string; readonly value: JsonObject; readonly exact?: JsonObject },
 ): void {
   const { line } = raw;
   const span = findIdSpan(line);
@@ -89,7 +89,12 @@ export function upstreamRequest(
     core.replyUpstream(errorResponseText(idText, { code: RPC_ERROR.internalError, message: full }));
     return;
   }
-  const seen = { method: message.method, params: message.params, message: raw.value };
+  const seen = {
+    method: message.method,
+    params: message.params,
+    message: raw.value,
+    ...(raw.exact === undefined ? {} : { exact: raw.exact }),
+  };
   if (!observed(core, "request", () => core.hooks.onUpstreamRequest(seen))) {
     const error = { code: RPC_ERROR.internalError, message: "Bouncer could not record this request" };
     core.replyUpstream(errorResponseText(idText, error));
@@ -109,11 +114,16 @@ export function upstreamRequest(
 export function upstreamNotification(
   core: RelayCore,
   message: Classified & { readonly kind: "notification" },
-  raw: { readonly line: string; readonly value: JsonObject },
+  raw: { readonly line: string; readonly value: JsonObject; readonly exact?: JsonObject },
 ): void {
   const { line } = raw;
   const { method, params } = message;
-  const seen = { method, params, message: raw.value };
+  const seen = {
+    method,
+    params,
+    message: raw.value,
+    ...(raw.exact === undefined ? {} : { exact: raw.exact }),
+  };
   if (method === "notifications/cancelled") {
     const requestId = member(params, "requestId");
     if (typeof requestId !== "string" && typeof requestId !== "number") return;

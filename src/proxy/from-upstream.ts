@@ -8,6 +8,7 @@
  */
 
 import type { JsonObject } from "../engine/index.ts";
+import { exactMessage, exactNumbers } from "./exact-numbers.ts";
 import { upstreamNotification, upstreamRequest } from "./from-upstream-own.ts";
 import {
   type Classified,
@@ -113,34 +114,43 @@ export function fromUpstream(core: RelayCore, text: string): void | Promise<void
     value = salvaged;
     line = line.slice(at);
   }
+  const exact = exactNumbers(line);
   if (Array.isArray(value)) {
     core.noise({ side: "upstream", kind: "batch", bytes: line.length, preview: preview(line) });
-    for (const element of value)
-      if (isJsonObject(element)) core.enqueue(() => upstreamMessage(core, element, JSON.stringify(element)));
+    for (const [index, element] of value.entries()) {
+      if (!isJsonObject(element)) continue;
+      const written = exactMessage(exact, index);
+      core.enqueue(() => upstreamMessage(core, element, { line: JSON.stringify(element), exact: written }));
+    }
     return;
   }
   if (!isJsonObject(value)) {
     core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
     return;
   }
-  return upstreamMessage(core, value, line);
+  return upstreamMessage(core, value, { line, exact: exactMessage(exact) });
 }
 
 /**
  * Routes one parsed upstream message.
  * @param core - The relay.
  * @param value - The message.
- * @param line - Its text.
+ * @param text - Its text, and its reading with the digits of integers beyond ±2^53 when it has any.
  * @returns A promise while a hook records an answer.
  */
-function upstreamMessage(core: RelayCore, value: JsonObject, line: string): void | Promise<void> {
+function upstreamMessage(
+  core: RelayCore,
+  value: JsonObject,
+  text: { readonly line: string; readonly exact: JsonObject | undefined },
+): void | Promise<void> {
+  const { line } = text;
   const message = classify(value);
   const repeat = topLevelRepeat(line, value);
   if (repeat !== undefined) return upstreamRepeat(core, message, { line, repeat });
-  if (message.kind === "result" || message.kind === "error")
-    return upstreamResponse(core, message, { line, value });
-  if (message.kind === "request") return upstreamRequest(core, message, { line, value });
-  if (message.kind === "notification") return upstreamNotification(core, message, { line, value });
+  const raw = text.exact === undefined ? { line, value } : { line, value, exact: text.exact };
+  if (message.kind === "result" || message.kind === "error") return upstreamResponse(core, message, raw);
+  if (message.kind === "request") return upstreamRequest(core, message, raw);
+  if (message.kind === "notification") return upstreamNotification(core, message, raw);
   core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
   if (message.response) {
     if (message.id !== null) return upstreamInvalidAnswer(core, message.id, message.reason);

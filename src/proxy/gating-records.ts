@@ -78,6 +78,19 @@ export function recordToolResult(
   }
   const extra = otherMembers(outcome.message, outcome.kind);
   if (extra !== undefined) recordOther(session, "tools/call", extra);
+  const written = outcome.exact === undefined ? undefined : member(outcome.exact, outcome.kind);
+  if (written !== undefined) {
+    // Its integers beyond ±2^53 as written, beside the rounded reading above: recorded as the call's
+    // output, and in the session file as other output (replay records it as stricter output).
+    gate.recordResult(
+      forwarded,
+      outcome.kind === "result" && isJsonObject(written) ? { result: written } : { error: written },
+    );
+    if (gate.rulesFor(server, call.name).trustedOutput?.value !== true)
+      session.calls.audit.recordOutput("tools/call", written);
+  }
+  const writtenExtra = otherMembers(outcome.exact, outcome.kind);
+  if (writtenExtra !== undefined) recordOther(session, "tools/call", writtenExtra);
   recordCall(session, call, { record, outcome });
 }
 
@@ -94,6 +107,8 @@ export function recordUpstreamAnswer(session: Live, method: string, outcome: Rpc
   recordOther(session, method, outcomeValue(outcome));
   const extra = otherMembers(outcome.message, outcome.kind);
   if (extra !== undefined) recordOther(session, method, extra);
+  // With its integers beyond ±2^53 as written too, when it has any.
+  recordWritten(session, method, outcome.exact, outcome.kind);
 }
 
 /**
@@ -133,6 +148,24 @@ export function recordMessage(session: Live, seen: UpstreamMessage): void {
   recordOther(session, seen.method, written === undefined ? seen.params : written);
   const extra = otherMembers(seen.message, "params");
   if (extra !== undefined) recordOther(session, seen.method, extra);
+  // With its integers beyond ±2^53 as written too, when it has any.
+  recordWritten(session, seen.method, seen.exact, "params");
+}
+
+/**
+ * Records a message's reading with the digits of its integers beyond ±2^53 (its main member and its
+ * other members), when it has one: a client that keeps every digit shows the model those.
+ * @param session - The live session.
+ * @param method - What carried it.
+ * @param exact - The exact reading, if any.
+ * @param main - The main member's name.
+ */
+function recordWritten(session: Live, method: string, exact: JsonObject | undefined, main: string): void {
+  if (exact === undefined) return;
+  const written = member(exact, main);
+  if (written !== undefined) recordOther(session, method, written);
+  const extra = otherMembers(exact, main);
+  if (extra !== undefined) recordOther(session, method, extra);
 }
 
 /**

@@ -24,6 +24,12 @@ export type RpcOutcome = (
    * extra members and an error's own shape included (`error` above is its classified reading).
    */
   readonly message?: JsonObject;
+  /**
+   * For an upstream answer holding integers beyond ±2^53: the message with each of them as the
+   * string of its digits (`message` holds them rounded), which a client whose parser keeps every
+   * digit shows the model. Recorded too (SPEC §2.5).
+   */
+  readonly exact?: JsonObject;
 };
 
 /**
@@ -35,6 +41,8 @@ export interface UpstreamMessage {
   readonly method: string;
   readonly params: JsonObject;
   readonly message: JsonObject;
+  /** The message with its integers beyond ±2^53 as their digits, when it holds any (see {@link RpcOutcome}). */
+  readonly exact?: JsonObject;
 }
 
 /** A client request as hooks see it (ids are the client's own). */

@@ -37,14 +37,18 @@ import { RequestView } from "./request-view.ts";
 export function upstreamResponse(
   core: RelayCore,
   message: Classified & { readonly kind: "result" | "error" },
-  raw: { readonly line: string; readonly value: JsonObject },
+  raw: { readonly line: string; readonly value: JsonObject; readonly exact?: JsonObject },
 ): void | Promise<void> {
   const { line } = raw;
   if (message.id === null) {
     core.log(`The upstream sent an error without an id: ${preview(line)}`);
     return;
   }
-  const outcome = { ...outcomeOf(message), message: raw.value };
+  const outcome = {
+    ...outcomeOf(message),
+    message: raw.value,
+    ...(raw.exact === undefined ? {} : { exact: raw.exact }),
+  };
   const pending = core.upstream.settle(message.id, outcome).relayed;
   if (pending === undefined || pending.state === "done") return;
   const span = findIdSpan(line);

@@ -1,0 +1,58 @@
+/**
+ * The digits of an upstream message's integers beyond ±2^53, which `JSON.parse` rounds
+ * (`40000000000000000123` becomes `40000000000000000000`): the client receives the upstream's bytes,
+ * and a client whose parser keeps every digit (Python's `json`, a bigint-aware reader) shows the
+ * model the number as written. Such a message is recorded twice, as read and as written, so that
+ * either reading of a planted account number taints (SPEC §2.5 "all of it is recorded"). Edge.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded", §3.1 ("integers beyond ±2^53").
+ * @module
+ */
+
+import type { JsonObject, JsonValue } from "../engine/index.ts";
+import { isJsonObject } from "./jsonrpc.ts";
+
+/** A run of 16 digits: every integer beyond ±2^53 (9,007,199,254,740,992) has one. */
+const LONG_DIGITS = /[0-9]{16}/;
+
+/** An integer literal of JSON (no fraction, no exponent). */
+const INTEGER_LITERAL = /^-?[0-9]+$/;
+
+/**
+ * The upstream's line parsed with each integer beyond ±2^53 as the string of its digits, when it
+ * holds one; undefined otherwise (the usual case, found without a second parse).
+ *
+ * Source: SPEC §2.5, §3.1.
+ * @param line - One upstream line that `JSON.parse` accepts.
+ * @returns The exact reading (an object or an array, as the line is), or undefined when every
+ *   number of it reads the same either way (or the line is not JSON).
+ * @example exactNumbers('{"n":40000000000000000123}') // { n: "40000000000000000123" }
+ */
+export function exactNumbers(line: string): JsonValue | undefined {
+  if (!LONG_DIGITS.test(line)) return undefined;
+  let changed = false;
+  const reviver = (_key: string, value: unknown, context?: { source?: string }): unknown => {
+    if (typeof value !== "number" || Number.isSafeInteger(value)) return value;
+    const source = context?.source;
+    if (source === undefined || !INTEGER_LITERAL.test(source)) return value;
+    changed = true;
+    return source;
+  };
+  try {
+    const value = JSON.parse(line, reviver) as JsonValue;
+    return changed ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One message of an exact reading: the line's own object, or an element of a batch.
+ * @param exact - What {@link exactNumbers} returned for the line.
+ * @param index - The element's index for a batch; undefined for a single message.
+ * @returns The message's exact reading, or undefined when it has none.
+ */
+export function exactMessage(exact: JsonValue | undefined, index?: number): JsonObject | undefined {
+  const value = index === undefined ? exact : Array.isArray(exact) ? exact[index] : undefined;
+  return isJsonObject(value) ? value : undefined;
+}
