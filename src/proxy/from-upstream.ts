@@ -22,6 +22,7 @@ import type { OversizedLine } from "./line-framer.ts";
 import type { RelayCore } from "./relay-core.ts";
 import type { UpstreamFailure } from "./relay-hooks.ts";
 import { oversizedLineId, oversizeError, parseIdText, preview } from "./relay-support.ts";
+import { repeatsAKey } from "./strict-json.ts";
 import { type TopLevelRepeat, topLevelRepeat } from "./top-level-repeats.ts";
 import { upstreamInvalidAnswer, upstreamResponse } from "./upstream-answers.ts";
 
@@ -143,10 +144,18 @@ function upstreamMessage(
   value: JsonObject,
   text: { readonly line: string; readonly exact: JsonObject | undefined },
 ): void | Promise<void> {
-  const { line } = text;
   const message = classify(value);
-  const repeat = topLevelRepeat(line, value);
-  if (repeat !== undefined) return upstreamRepeat(core, message, { line, repeat });
+  const repeat = topLevelRepeat(text.line, value);
+  if (repeat !== undefined) return upstreamRepeat(core, message, { line: text.line, repeat });
+  const line = asRecorded(core, value, text.line);
+  if (line === undefined) {
+    const reason = "a nested key is repeated and the message nests too deeply to be written again";
+    return upstreamRepeat(core, message, {
+      line: text.line,
+      repeat: { key: "", idAmbiguous: false },
+      reason,
+    });
+  }
   const raw = text.exact === undefined ? { line, value } : { line, value, exact: text.exact };
   if (message.kind === "result" || message.kind === "error") return upstreamResponse(core, message, raw);
   if (message.kind === "request") return upstreamRequest(core, message, raw);
@@ -160,6 +169,37 @@ function upstreamMessage(
     const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${message.reason}` };
     core.replyUpstream(errorResponseText(JSON.stringify(message.id), error));
   }
+}
+
+/**
+ * The text to relay for an upstream message: its own bytes, or — when some object inside it repeats a
+ * key — the re-serialisation of the message as `JSON.parse` read it (the last copy of each key), which
+ * is what the hooks record as untrusted output. A client whose parser keeps the first copy would
+ * otherwise show the model text Bouncer never recorded (an address planted there would only be asked
+ * about, never denied). Said on stderr.
+ *
+ * Source: SPEC §2.5 ("Everything the upstream says can reach the model, so all of it is recorded"),
+ * §3.1 ("Other messages may be forwarded as their original bytes").
+ * @param core - The relay.
+ * @param value - The message as parsed.
+ * @param text - Its text.
+ * @returns The text to relay, or undefined when the message repeats a key and cannot be written again
+ *   (nested too deeply for `JSON.stringify`).
+ */
+function asRecorded(core: RelayCore, value: JsonObject, text: string): string | undefined {
+  if (!repeatsAKey(text, value)) return text;
+  let rewritten: string | undefined;
+  try {
+    rewritten = JSON.stringify(value);
+  } catch {
+    rewritten = undefined;
+  }
+  if (rewritten !== undefined) {
+    core.log(
+      `The upstream wrote a message that repeats a key inside it: relayed as Bouncer read and recorded it (the last copy of each key): ${preview(text)}`,
+    );
+  }
+  return rewritten;
 }
 
 /**
@@ -177,16 +217,16 @@ function upstreamMessage(
 function upstreamRepeat(
   core: RelayCore,
   message: Classified,
-  raw: { readonly line: string; readonly repeat: TopLevelRepeat },
+  raw: { readonly line: string; readonly repeat: TopLevelRepeat; readonly reason?: string },
 ): void | Promise<void> {
   const { line, repeat } = raw;
   core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
-  const reason = `the top-level key ${JSON.stringify(repeat.key)} is repeated`;
+  const reason = raw.reason ?? `the top-level key ${JSON.stringify(repeat.key)} is repeated`;
   const id = message.kind === "notification" || repeat.idAmbiguous ? null : message.id;
   if (id === null) {
-    core.log(
-      `Dropped an upstream message that repeats a top-level key (${repeat.key}): no single id to answer`,
-    );
+    const what =
+      raw.reason === undefined ? `repeats a top-level key (${repeat.key})` : "repeats a nested key";
+    core.log(`Dropped an upstream message that ${what}: no single id to answer`);
     return;
   }
   if (message.kind === "request" || (message.kind === "invalid" && !message.response)) {
