@@ -22,6 +22,10 @@ export type ElicitationSupport =
   /** `why` completes "Bouncer cannot ask a person because …". */
   | { readonly form: false; readonly why: string };
 
+/** Why a session without `initialize` (a 2026-07-28 client, or one that skipped it) cannot be asked. */
+const NO_INITIALIZE =
+  "the client has not sent initialize (a client of protocol version 2026-07-28 sends none, and its multi round-trip asks are not built yet)";
+
 /** The handshake facts the support is read from (a subset of the relay's `SessionInfo`). */
 export interface HandshakeFacts {
   /** The client's `initialize` params. */
@@ -47,7 +51,8 @@ function own(object: JsonObject | undefined, key: string): JsonValue | undefined
  */
 export function elicitationSupport(facts: HandshakeFacts): ElicitationSupport {
   const params = facts.clientInitialize;
-  if (params === undefined) return { form: false, why: "the client has not sent initialize" };
+  // Under 2026-07-28 there is no initialize (SPEC §3.2 step 4): its asks are the multi round-trip ones.
+  if (params === undefined) return { form: false, why: NO_INITIALIZE };
   const capabilities = own(params, "capabilities");
   const elicitation = isJsonObject(capabilities) ? own(capabilities, "elicitation") : undefined;
   if (!isJsonObject(elicitation)) {

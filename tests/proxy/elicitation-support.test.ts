@@ -43,7 +43,10 @@ describe("elicitationSupport()", () => {
   });
 
   test("elicitationSupport() says why there is no channel before the client's initialize", () => {
-    expect(elicitationSupport({})).toEqual({ form: false, why: "the client has not sent initialize" });
+    expect(elicitationSupport({})).toEqual({
+      form: false,
+      why: "the client has not sent initialize (a client of protocol version 2026-07-28 sends none, and its multi round-trip asks are not built yet)",
+    });
   });
 
   test("elicitationSupport() ignores an inherited elicitation key", () => {

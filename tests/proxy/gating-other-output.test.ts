@@ -278,6 +278,24 @@ describe("2026-07-28: server/discover in place of initialize", () => {
     expect(events.filter((event) => event.event === "server")).toHaveLength(1);
   });
 
+  test("an ask of a 2026-07-28 client (no initialize) is blocked saying that protocol's asks are not built", async () => {
+    const r = discoverRelay("gmail");
+    await request(r, "discover", "server/discover", meta);
+    await request(r, "list", "tools/list", meta);
+    r.fromClient({
+      jsonrpc: "2.0",
+      id: "filter",
+      method: "tools/call",
+      params: { name: "create_filter", arguments: { action: { forward: "new@other.example" } }, ...meta },
+    });
+    const answer = await r.clientMessage((m) => m.id === "filter", "the filter's answer");
+    const text = JSON.stringify(answer);
+    expect(text).toContain("[bouncer blocked] Bouncer cannot ask a person");
+    expect(text).toContain("2026-07-28");
+    expect(text).toContain("multi round-trip asks are not built yet");
+    expect(r.upstreamCalls("tools/call")).toHaveLength(0);
+  });
+
   test("without server/discover the server is registered on the first tools/list, once", async () => {
     const r = discoverRelay("gmail");
     await request(r, "list", "tools/list", meta);
