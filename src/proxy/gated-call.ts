@@ -16,6 +16,7 @@ import type { AmbiguousJson, AskOutcome as AuditAskOutcome, LiveBlocked } from "
 import type { AskAnswer, Decision, JsonObject } from "../engine/index.ts";
 import { askedPhrase } from "./ask-reasons.ts";
 import type { Asker, AskOutcome } from "./asker.ts";
+import { decideAfterWalk } from "./decide-after-walk.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny, blockedResult, notForwardedDeny, proxyDeny } from "./proxy-denies.ts";
 import type { ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
@@ -252,10 +253,12 @@ async function askAndDecide(
   }
   if (outcome.kind !== "approved") return blocked(`${outcome.reason} (${askedPhrase(decision.reasons)})`);
   try {
-    // What the human saw may be out of date (a queued ask, output read meanwhile): decided as the
-    // call stands now, a deny wins and a question not shown as shown is not approved.
-    const now = await gate.decideCall(server, tool, args, { countAttempt: false, seq });
-    const stale = staleAsk(decision, now.decision);
+    // What the human saw may be out of date (a queued ask, output read meanwhile, a tool list the
+    // upstream changed): decided as the call stands now — after the walk a list_changed started while
+    // the question was open, as every call waits for it (SPEC §2.2) — a deny wins and a question not
+    // shown as shown is not approved.
+    const now = await decideAfterWalk(gated, { tool, args, seq });
+    const stale = staleAsk(decision, now);
     if (stale !== undefined) {
       // The answer is not applied: recorded without it (nothing remembered) and as blocked live,
       // since replay cannot see what arrived while the question was open.
