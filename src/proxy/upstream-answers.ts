@@ -20,7 +20,7 @@ import {
 } from "./jsonrpc.ts";
 import type { RelayCore } from "./relay-core.ts";
 import type { RpcOutcome } from "./relay-hooks.ts";
-import { internalError, outcomeOf, preview } from "./relay-support.ts";
+import { internalError, outcomeOf, PREVIEW_CHARS, preview } from "./relay-support.ts";
 import type { PendingClient } from "./relay-types.ts";
 import { RequestView } from "./request-view.ts";
 
@@ -49,7 +49,17 @@ export function upstreamResponse(
     message: raw.value,
     ...(raw.exact === undefined ? {} : { exact: raw.exact }),
   };
-  const pending = core.upstream.settle(message.id, outcome).relayed;
+  const settled = core.upstream.settle(message.id, outcome);
+  if (!settled.found) {
+    // Not silent (STYLE #18): an id Bouncer never sent, or one it no longer waits for (cancelled).
+    const id = JSON.stringify(message.id);
+    const shown = id.length > PREVIEW_CHARS ? `${id.slice(0, PREVIEW_CHARS)}…` : id;
+    core.log(
+      `Dropped an upstream answer to a request it was not sent, or no longer pending (id ${shown}, ${line.length} characters)`,
+    );
+    return;
+  }
+  const pending = settled.relayed;
   if (pending === undefined || pending.state === "done") return;
   const span = findIdSpan(line);
   const text = span === undefined ? line : spliceSpan(line, span, pending.idText);

@@ -347,6 +347,19 @@ describe("Relay cancellation and progress", () => {
     expect(r.toClient).toEqual([]);
   });
 
+  test("Relay logs an upstream answer to an id it never sent and relays nothing (STYLE #18: counted and logged, not silent)", () => {
+    const r = memoryRelay();
+    r.fromClient({ jsonrpc: "2.0", id: "r-1", method: "resources/read", params: { uri: "x://1" } });
+    const upstreamId = r.lastUpstream().id;
+    r.fromUpstream({ jsonrpc: "2.0", id: "r-1", result: { contents: [] } });
+    r.fromUpstream({ jsonrpc: "2.0", id: 4242, error: { code: -32603, message: "no such request" } });
+    expect(r.toClient).toEqual([]);
+    expect(r.logs.filter((line) => line.includes("answer to a request it was not sent"))).toHaveLength(2);
+    expect(r.logs.join("\n")).toContain('(id "r-1", ');
+    r.fromUpstream({ jsonrpc: "2.0", id: upstreamId, result: { contents: [] } });
+    expect(r.toClient).toHaveLength(1);
+  });
+
   test("Relay ignores a cancel naming the client id with the other JSON type", () => {
     const r = memoryRelay();
     r.fromClient({ jsonrpc: "2.0", id: 101, method: "resources/read", params: { uri: "x://1" } });
