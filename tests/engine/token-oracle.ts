@@ -12,6 +12,7 @@ import {
   isHostShaped,
 } from "../../src/engine/token-shapes.ts";
 import { tokenVariants } from "../../src/engine/token-variants.ts";
+import { scanUrlIpv4Hosts } from "../../src/engine/url-ipv4.ts";
 
 const SHAPES = { isEmail: isEmailShaped, isHost: isHostShaped };
 
@@ -100,6 +101,9 @@ export function oracleTokens(text: string, found: Visit): void {
       for (const key of hostSuffixes(hostKey(match))) visit(key, start, start + match.length);
     });
   }
+  // IPv4 hosts of URLs in another notation, as the WHATWG parser reads them (one regex: its own cases
+  // are in url-ipv4.test.ts).
+  scanUrlIpv4Hosts(text, (key, span) => visit(key, span.start, span.start + span.length));
   if (at || text.includes("#")) {
     each(text, patterns.handle, (match, start) => {
       visit(match, start, start + match.length);
