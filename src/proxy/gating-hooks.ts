@@ -184,6 +184,9 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       const session = await started;
       if (session.kind === "refused") return { kind: "error", error: session.error };
       const { tools } = session.calls;
+      // A failed walk is walked again once, as for a call (SPEC §2.2): an upstream not ready at
+      // first is listed on the client's next try, instead of its error being served for ever.
+      if (tools.failure !== undefined) await tools.walk();
       await tools.noticePinChanges().catch((error: unknown) => log(describe(error)));
       return tools.toolsList();
     },

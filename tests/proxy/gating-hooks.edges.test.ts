@@ -181,6 +181,38 @@ describe("createGatingHooks() failed re-walks", () => {
   });
 });
 
+describe("createGatingHooks() and a client tools/list after a failed walk", () => {
+  test("createGatingHooks() walks again, once, for a client tools/list after a failed walk, so an upstream that was not ready at first is listed (the error was served for ever)", async () => {
+    let lists = 0;
+    const r = gatingRelay({
+      script: (method) => {
+        if (method === "initialize") return { result: INITIALIZE_RESULT };
+        if (method === "tools/list")
+          return ++lists <= 2
+            ? { error: { code: -32603, message: "not ready yet" } }
+            : { result: { tools: [READ] } };
+        return undefined;
+      },
+    });
+    r.fromClient({
+      jsonrpc: "2.0",
+      id: "init",
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    await r.clientMessage((m) => m.id === "init", "initialize answer");
+    r.fromClient({ jsonrpc: "2.0", method: "notifications/initialized" });
+    r.fromClient({ jsonrpc: "2.0", id: "list-1", method: "tools/list", params: {} });
+    const first = await r.clientMessage((m) => m.id === "list-1", "the first tools/list");
+    expect(first.error).toEqual({ code: -32603, message: "not ready yet" });
+    r.fromClient({ jsonrpc: "2.0", id: "list-2", method: "tools/list", params: {} });
+    const second = await r.clientMessage((m) => m.id === "list-2", "the second tools/list");
+    expect(second.result).toEqual({ tools: [READ] });
+    // The first walk and one more for each listing that found the last walk failed.
+    expect(r.upstreamCalls("tools/list")).toHaveLength(3);
+  });
+});
+
 describe("createGatingHooks() list_changed bursts", () => {
   test("createGatingHooks() walks at most once more for a burst of list_changed during a walk", async () => {
     let hold = false;

