@@ -111,6 +111,12 @@ export function checkDefaults(
   return out as DefaultsEntry;
 }
 
+/**
+ * The glob character of `match:` patterns and `trusted_destinations`. In a tool or server name it
+ * would be taken literally, so an entry written as a glob would apply to nothing: refused.
+ */
+const WILDCARD = "*";
+
 /** Where tool entries go: the scope's map, the server it belongs to, and whether it is a pack. */
 export interface ToolScope {
   /** The scope's tool map, filled in place (top level and `tools:` share a scope). */
@@ -120,7 +126,8 @@ export interface ToolScope {
 }
 
 /**
- * Adds one tool entry to its scope, refusing a second entry for the same tool in one scope.
+ * Adds one tool entry to its scope, refusing a second entry for the same tool in one scope and a
+ * name holding `*` (no glob: it would name no tool).
  *
  * @param source - The source being checked.
  * @param entry - The tool's name and nodes.
@@ -128,6 +135,12 @@ export interface ToolScope {
  */
 export function addToolEntry(source: PolicySource, entry: Entry, scope: ToolScope): void {
   const context = { ...serverOnly(scope), tool: entry.name };
+  if (entry.name.includes(WILDCARD)) {
+    // `delete_*` reads as a glob but named no tool: its `action: deny` applied to nothing.
+    const message = `refused tool name "${entry.name}": a tool entry names one tool exactly, and "*" is no wildcard here (MCP tool names have no "*"); write an entry per tool`;
+    addIssue(source, { ...context, at: entry.keyNode, code: "refused_name", message });
+    return;
+  }
   if (scope.tools.has(entry.name)) {
     const where = scope.server === undefined ? "" : ` in server "${scope.server}"`;
     const message = `tool "${entry.name}" is given twice${where}`;
@@ -162,7 +175,8 @@ const SERVER_SECTIONS = ["defaults", "tools"] as const;
 
 /**
  * Checks `servers:`: server name → its `defaults` (trusted destinations only), `tools` and tool
- * entries; a key one edit from `tools` (two from `defaults`) is refused as a misspelt section.
+ * entries; a key one edit from `tools` (two from `defaults`) is refused as a misspelt section, and
+ * a server name holding `*` (no glob: it would name no upstream).
  *
  * @param source - The source being checked.
  * @param node - The section's node.
@@ -177,6 +191,11 @@ export function checkServers(source: PolicySource, node: unknown): Map<string, S
     return servers;
   }
   for (const server of mappingEntries(source, node, { what: "server" })) {
+    if (server.name.includes(WILDCARD)) {
+      const message = `refused server name "${server.name}": a servers section applies to the --upstream-name it names exactly, and "*" is no wildcard here (top-level entries apply to every server)`;
+      addIssue(source, { server: server.name, at: server.keyNode, code: "refused_name", message });
+      continue;
+    }
     const section = server.valueNode;
     if (source.tree.shape(section) !== "map") {
       const message = `server "${server.name}" must be a mapping of tools, received ${describeNode(source, server.valueNode)}`;
