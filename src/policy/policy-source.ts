@@ -37,6 +37,11 @@ export interface SourceTree {
   /** A scalar's value; `undefined` for anything else. */
   scalar(node: unknown): unknown;
   /**
+   * A number scalar's text as written (`008` for the number 8), when the tree keeps it; `undefined`
+   * otherwise.
+   */
+  numberText(node: unknown): string | undefined;
+  /**
    * The 1-based line and column of a node's first character, or of a character offset (1:1 when
    * unknown).
    */
@@ -90,7 +95,8 @@ export interface Entry {
 }
 
 /**
- * The entries of a mapping node, in order. Keys that are not strings or numbers, the refused
+ * The entries of a mapping node, in order. Keys that are not strings or numbers, numbers written
+ * otherwise than as their own text (`008`, `1.0`, `0x1F`: the name would change), the refused
  * names `__proto__`, `constructor`, `prototype` (and the empty name), and a name given a second
  * time (through an alias, or as `1` beside `"1"`) are recorded as issues and skipped.
  *
@@ -122,6 +128,17 @@ export function mappingEntries(
       continue;
     }
     const name = String(raw);
+    const written = typeof raw === "number" ? tree.numberText(pair.key) : undefined;
+    if (written !== undefined && written !== name) {
+      // `008:` is the number 8 to YAML: its entry would be kept under the name "8", not "008".
+      addIssue(source, {
+        ...context,
+        at: pair.key,
+        code: "wrong_type",
+        message: `refused ${what} name ${written}: YAML reads it as the number ${name}; write the name in quotes ("${written}")`,
+      });
+      continue;
+    }
     if (seen.has(name)) {
       // The `yaml` library refuses a repeated plain key, but not one written through an alias
       // (`*k : false` after `&k exfiltrating: true`) nor `1` beside `"1"`: the later would win.

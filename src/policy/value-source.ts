@@ -65,6 +65,8 @@ function valueTree(root: unknown, text: string): SourceTree {
       isPlainObject(node) ? Object.keys(node).map((key) => ({ key, value: Reflect.get(node, key) })) : [],
     items: (node) => (Array.isArray(node) ? node : []),
     scalar: (node) => (isScalarValue(node) ? node : undefined),
+    // A parsed value keeps no text; the guard sends every number-like key to the `yaml` library.
+    numberText: () => undefined,
     position: () => ({ line: 1, column: 1 }),
     leadingComment: () => leadingComment(text) ?? "",
   };

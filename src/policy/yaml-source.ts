@@ -86,6 +86,11 @@ function yamlTree(doc: Document.Parsed, lines: LineCounter): SourceTree {
       const target = deref(node);
       return isScalar(target) ? target.value : undefined;
     },
+    numberText: (node) => {
+      const target = deref(node);
+      if (!isScalar(target) || typeof target.value !== "number") return undefined;
+      return typeof target.source === "string" ? target.source : undefined;
+    },
     position: (at) => {
       const { line, col } = lines.linePos(typeof at === "number" ? at : nodeOffset(at));
       return { line, column: col };

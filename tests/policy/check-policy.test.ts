@@ -579,6 +579,32 @@ describe("checkPolicy() against hostile YAML", () => {
     expect(result.issues.map((issue) => issue.code)).toContain("duplicate_key");
   });
 
+  test.each([
+    ["008: { action: deny }\n", "tool", "008", "8"],
+    ["1.0: { action: deny }\n", "tool", "1.0", "1"],
+    ["0x1F: { action: deny }\n", "tool", "0x1F", "31"],
+    [".inf: { action: deny }\n", "tool", ".inf", "Infinity"],
+    ['send:\n  arg_patterns: { 01: "a|b" }\n', "argument", "01", "1"],
+    ["servers:\n  007: { s: { action: deny } }\n", "server", "007", "7"],
+  ])(
+    "checkPolicy() refuses %j, a %s name %p that YAML reads as the number %p",
+    (text, what, written, read) => {
+      // `008:` was the tool "8" in check's view and in the gate: a tool "008" got no rule.
+      const result = checkPolicy(text, "p.yaml");
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.issues.map((issue) => issue.code)).toEqual(["wrong_type"]);
+      expect(result.issues[0]?.message).toBe(
+        `refused ${what} name ${written}: YAML reads it as the number ${read}; write the name in quotes ("${written}")`,
+      );
+    },
+  );
+
+  test.each(["1", "2026", "-3"])("checkPolicy() takes a name %p written as the number it is", (name) => {
+    const result = checkPolicy(`${name}: { action: ask }\n`, "p.yaml");
+    expect(result.ok && [...result.policy.tools.keys()]).toEqual([name]);
+  });
+
   test("checkPolicy() refuses a key given twice inside a value, through an alias (it threw a readonly-property TypeError)", () => {
     const result = checkPolicy("defaults:\n  trusted_destinations: [{ &k a: 1, *k : 2 }]\n", "p.yaml");
     expect(result.ok).toBe(false);
