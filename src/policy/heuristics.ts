@@ -105,12 +105,18 @@ export function heuristicRules(
   const walked = walkSchema(definition?.inputSchema);
   const args = walked.properties;
   const sinks = args.filter(([name]) => isSinkShapedName(name, tool));
-  const urlSinks = sinks.filter(([name, schema]) => holdsUrl(name, schema));
-  const declaredUrl = (options.declaredSinks ?? []).some((path) => {
-    const last = path.split(".").at(-1)?.replace(/\[\]/gu, "") ?? "";
-    const schema = args.find(([name]) => name === last)?.[1] ?? {};
-    return holdsUrl(last, schema);
-  });
+  // Every sink of the tool, sink-shaped or declared, and whether each holds a URL: only a tool all
+  // of whose sinks are URLs is a read-like URL tool (a tainted `to` of `fetch_and_send(url, to)` is
+  // still denied, not asked about because the tool also takes a URL).
+  const sinkUrls = [
+    ...sinks.map(([name, schema]) => holdsUrl(name, schema)),
+    ...(options.declaredSinks ?? []).map((path) => {
+      const last = path.split(".").at(-1)?.replace(/\[\]/gu, "") ?? "";
+      const schema = args.find(([name]) => name === last)?.[1] ?? {};
+      return holdsUrl(last, schema);
+    }),
+  ];
+  const urlTool = sinkUrls.length > 0 && sinkUrls.every((url) => url);
   const firstWord = nameWords(tool)[0] ?? "";
   const annotations = definition?.annotations;
   const destructiveHint = isJsonObject(annotations) && member(annotations, "destructiveHint") === true;
@@ -118,9 +124,7 @@ export function heuristicRules(
   return {
     // A schema too large to walk whole may hide a sink-shaped name: fail closed.
     ...(sinks.length > 0 || walked.truncated ? { exfiltrating: true as const } : {}),
-    ...(READ_VERBS.has(firstWord) && (urlSinks.length > 0 || declaredUrl)
-      ? { onTainted: "ask" as const }
-      : {}),
+    ...(READ_VERBS.has(firstWord) && urlTool ? { onTainted: "ask" as const } : {}),
     ...(destructive ? { maxCalls: DESTRUCTIVE_MAX_CALLS } : {}),
   };
 }

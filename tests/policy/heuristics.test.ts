@@ -245,6 +245,9 @@ describe("read-like URL tools (SPEC §4.4)", () => {
     ["send_link", ["url"]],
     ["get_contact", ["email"]],
     ["read_file", ["path"]],
+    // A read-like name with a URL and another sink: a tainted recipient is still denied.
+    ["fetch_and_send", ["url", "to"]],
+    ["get_page", ["url", "email"]],
   ])("resolveToolRules() leaves %s with %p on_tainted: deny", (tool, args) => {
     expect(rules(definition(tool, args)).onTainted).toEqual({ value: "deny", source: "default" });
   });
@@ -256,6 +259,18 @@ describe("read-like URL tools (SPEC §4.4)", () => {
     };
     const result = rules(def, "get_resource: { exfiltrating: true, sink_params: [location] }\n");
     expect(result.onTainted).toEqual({ value: "ask", source: "heuristic" });
+  });
+
+  test("resolveToolRules() gives a read-like tool whose declared sink is not a URL on_tainted: deny", () => {
+    const def: ToolDefinition = {
+      name: "fetch_report",
+      inputSchema: {
+        type: "object",
+        properties: { url: { type: "string" }, owner: { type: "string" } },
+      },
+    };
+    const result = rules(def, "fetch_report: { exfiltrating: true, sink_params: [owner] }\n");
+    expect(result.onTainted).toEqual({ value: "deny", source: "default" });
   });
 
   test("resolveToolRules() lets the user's defaults.on_tainted stop the read-like heuristic", () => {
