@@ -110,9 +110,14 @@ export function resolveToolRules(policy: Policy, ctx: ResolveContext): ToolRules
       for (const value of file.defaults.trustedDestinations ?? [])
         trusted.push({ value, source: `user:${file.file}`, layer: "defaults" });
 
-  // Declaring sinks marks the tool exfiltrating unless some layer says `exfiltrating` explicitly.
-  const declared = sinkParams[0];
-  let exfiltrating = pick("exfiltrating") ?? (declared ? sourced(true, declared) : undefined);
+  // The strongest layer that states `exfiltrating` or declares sinks decides: declaring sinks marks
+  // the tool exfiltrating unless that layer (or a stronger one) says `exfiltrating` explicitly, so a
+  // user's sink_params is not switched off by a weaker pack's `exfiltrating: false`.
+  const deciding = layers.find(
+    (c) => c.entry.exfiltrating !== undefined || (c.entry.sinkParams?.length ?? 0) > 0,
+  );
+  let exfiltrating =
+    deciding === undefined ? undefined : sourced(deciding.entry.exfiltrating ?? true, deciding);
   let onTainted = pick("onTainted");
   let maxCalls = pick("maxCalls");
   if (defaults.heuristics.value && !replaced) {

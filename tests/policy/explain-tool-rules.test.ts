@@ -33,7 +33,8 @@ send_email:
     });
     expect(explainToolRules(rules)).toEqual([
       { key: "action", value: "allow", source: "default" },
-      { key: "exfiltrating", value: true, source: "pack:mail" },
+      // The user's sink_params is the strongest word on it (it implies exfiltrating).
+      { key: "exfiltrating", value: true, source: "user:u.yaml" },
       { key: "sink_params", value: "cc", source: "user:u.yaml" },
       { key: "sink_params", value: "to", source: "pack:mail" },
       { key: "trusted_destinations", value: "*@corp.example", source: "user:u.yaml", layer: "defaults" },

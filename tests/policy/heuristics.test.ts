@@ -220,6 +220,19 @@ describe("sink-shaped arguments make a tool exfiltrating (SPEC §4.4)", () => {
     expect(result.exfiltrating).toEqual({ value: false, source: "pack:p" });
   });
 
+  test("resolveToolRules() lets the user's sink_params outrank a pack's exfiltrating: false", () => {
+    const def = definition("delete_file", ["owner", "path"]);
+    const pack = "match: { commands: [x] }\ndelete_file: { exfiltrating: false }\n";
+    // The user declares sinks and says nothing of exfiltrating: the stronger layer's word wins.
+    expect(rules(def, "delete_file: { sink_params: [owner] }\n", pack).exfiltrating).toEqual({
+      value: true,
+      source: "user:u.yaml",
+    });
+    // The same layer saying both: its explicit exfiltrating: false stands.
+    const both = "delete_file: { exfiltrating: false, sink_params: [owner] }\n";
+    expect(rules(def, both, pack).exfiltrating).toEqual({ value: false, source: "user:u.yaml" });
+  });
+
   test("resolveToolRules() applies no heuristic when defaults.heuristics is false", () => {
     const result = rules(definition("delete_email", ["to"]), "defaults: { heuristics: false }\n");
     expect(result.exfiltrating).toBeUndefined();
