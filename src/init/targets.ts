@@ -16,6 +16,7 @@ import { candidateFiles, findClientFiles } from "./client-files.ts";
 import { CLIENTS, type ClientInfo, clientByName, detectClient } from "./client-table.ts";
 import { isConfigSyntaxError } from "./config-syntax-error.ts";
 import type { InitEnvironment } from "./init-environment.ts";
+import { pathFor } from "./launcher.ts";
 import { type ConfigFileRead, readConfigFile } from "./write-config.ts";
 
 /** A file to work on; `client` is unknown until a `--config` file has been read. */
@@ -29,8 +30,18 @@ export interface TargetSet {
   readonly targets: readonly Target[];
   /** True for `--config FILE`: problems with the file are usage errors (exit 2). */
   readonly explicit: boolean;
-  /** With `--client NAME` and no file found: the client and the files looked for (for the message). */
-  readonly searched?: { readonly client: string; readonly files: readonly string[] };
+  /**
+   * With no file found (and no `--config`): where discovery looked, for the message — the client
+   * named by `--client` (none: every client), the working directory and home, and each file looked
+   * for with its scope.
+   */
+  readonly searched?: {
+    readonly client?: string;
+    readonly cwd: string;
+    readonly home: string;
+    readonly platform: NodeJS.Platform;
+    readonly files: readonly { readonly path: string; readonly scope: "project" | "user" }[];
+  };
 }
 
 /** A target read from disk, its client known. */
@@ -76,28 +87,59 @@ export function resolveTargets(
   };
   const files = findClientFiles(context, { clients, ...environment.probes });
   const targets = files.map((file) => ({ path: file.path, client: file.client }));
-  if (request.client === undefined || targets.length > 0) return { targets, explicit: false };
+  if (targets.length > 0) return { targets, explicit: false };
   const searched = {
-    client: request.client,
-    files: candidateFiles(context, clients).map((file) => file.path),
+    ...(request.client === undefined ? {} : { client: request.client }),
+    cwd: context.cwd,
+    home: context.home,
+    platform: context.platform,
+    files: candidateFiles(context, clients).map((file) => ({ path: file.path, scope: file.scope })),
   };
   return { targets, explicit: false, searched };
 }
 
 /**
- * The message for a run that found no config file: with `--client`, it names the client and the
- * files looked for.
+ * The message for a run that found no config file. With `--client`, it names the client and the
+ * files looked for; without, the project files looked for in the working directory (relative to
+ * it) and the user's files of every client (under `~`).
  *
  * Source: SPEC §5.2, §5.3.
  * @param set - The (empty) targets.
  * @returns One line, ending in a newline.
  */
 export function noConfigMessage(set: TargetSet): string {
-  if (set.searched === undefined) return "bouncer: No MCP client config found: name one with --config FILE\n";
-  const { client, files } = set.searched;
+  const searched = set.searched;
+  if (searched === undefined) return "bouncer: No MCP client config found: name one with --config FILE\n";
+  if (searched.client !== undefined) {
+    const files = searched.files.map((file) => file.path);
+    return safeLine(
+      `bouncer: No config of client "${searched.client}" found (looked for ${files.join(", ")}): name one with --config FILE`,
+    );
+  }
+  const p = pathFor(searched.platform);
+  const project = searched.files
+    .filter((file) => file.scope === "project")
+    .map((file) => p.relative(searched.cwd, file.path));
+  const user = searched.files
+    .filter((file) => file.scope === "user")
+    .map((file) => underHome(file.path, searched.home, p));
   return safeLine(
-    `bouncer: No config of client "${client}" found (looked for ${files.join(", ")}): name one with --config FILE`,
+    `bouncer: No MCP client config found (looked in the current folder ${searched.cwd} for ${project.join(", ")}, and for the user's configs ${user.join(", ")}): name one with --config FILE`,
   );
+}
+
+/**
+ * A path under the home directory written from `~`, any other path as it is.
+ *
+ * @param file - An absolute path.
+ * @param home - The home directory.
+ * @param p - The platform's path functions.
+ * @returns `~/…` (`~\…` on Windows) or `file`.
+ */
+function underHome(file: string, home: string, p: ReturnType<typeof pathFor>): string {
+  const relative = p.relative(home, file);
+  if (relative === "" || relative.startsWith("..") || p.isAbsolute(relative)) return file;
+  return `~${p.sep}${relative}`;
 }
 
 /**

@@ -523,6 +523,32 @@ describe("initCommand finds client files", () => {
     expect(result.stderr).toContain("No MCP client config found");
   });
 
+  test("initCommand and init --check with no config anywhere name the folder and the user's files looked in", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const home = path.join(dir, "home");
+    const project = path.join(dir, "project");
+    mkdirSync(home);
+    mkdirSync(project);
+    for (const flags of [["--yes"], ["--check"]]) {
+      const result = await runBouncer("init", flags, { cwd: project, home, env: {}, platform: "linux" });
+      expect(result.code).toBe(2);
+      const line = result.stderr.split("\n")[0] ?? "";
+      expect(line).toStartWith(
+        `bouncer: No MCP client config found (looked in the current folder ${project} for `,
+      );
+      for (const file of [".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json", ".codex/config.toml"]) {
+        expect(line).toContain(` ${file},`);
+      }
+      expect(line).toContain(
+        "and for the user's configs ~/.config/Claude/claude_desktop_config.json, ~/.claude.json, ",
+      );
+      expect(line).toContain(", ~/.codex/config.toml, ");
+      expect(line).not.toContain(home);
+      expect(line).toEndWith("): name one with --config FILE");
+    }
+  });
+
   test("initCommand --client with no config of that client names the client and the files looked for", async () => {
     const dir = tempDir();
     dirs.push(dir);

@@ -354,11 +354,15 @@ describe("doctorCommand", () => {
     dirs.push(dir);
     const result = await runBouncer("doctor", ["--json"], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(JSON.parse(result.stdout)).toEqual({
-      servers: [],
-      error: "No MCP client config found: name one with --config FILE",
-    });
-    expect(result.stderr).toBe("bouncer: No MCP client config found: name one with --config FILE\n");
+    const report = JSON.parse(result.stdout) as { servers: unknown[]; error: string };
+    expect(report.servers).toEqual([]);
+    expect(report.error).toStartWith(
+      `No MCP client config found (looked in the current folder ${dir} for .mcp.json, `,
+    );
+    expect(report.error).toContain("and for the user's configs ");
+    expect(report.error).toContain(`~${path.sep}.claude.json`);
+    expect(report.error).toEndWith("): name one with --config FILE");
+    expect(result.stderr).toBe(`bouncer: ${report.error}\n`);
     const client = await runBouncer("doctor", ["--json", "--client", "cursor"], { cwd: dir });
     expect(JSON.parse(client.stdout).error).toStartWith('No config of client "cursor" found (looked for ');
   });
