@@ -106,6 +106,9 @@ export const CLIENTS: readonly ClientInfo[] = [
   { kind: "cline", title: "Cline", format: "json", sections: MCP_SERVERS, stash: false, asks: OUT_OF_BAND },
 ];
 
+/** The `--client` flag's help of `init` and `doctor`: every client name, in the order of {@link CLIENTS}. */
+export const CLIENT_FLAG_HELP = `Every config file of one client: ${CLIENTS.map((client) => client.kind).join(", ")}`;
+
 /** Other spellings accepted by `--client`. */
 const ALIASES: ReadonlyMap<string, ClientKind> = new Map<string, ClientKind>([
   ["claude", "claude-desktop"],

@@ -20,18 +20,14 @@ import { type ArgsDef, defineCommand, renderUsage } from "citty";
 import { assertKnownArgs, repeatedFlag } from "../platform/args.ts";
 import { BouncerError, errorLine, exitCodeFor, isBouncerError } from "../platform/errors.ts";
 import { runCheck } from "./check-run.ts";
+import { CLIENT_FLAG_HELP } from "./client-table.ts";
 import { environmentFrom } from "./init-environment.ts";
 import { runInit } from "./init-run.ts";
 
 /** The flags of `bouncer init` (SPEC §5.2). `--server` and `--policy` may be repeated. */
 const initArgs = {
   config: { type: "string", description: "The client config file to rewrite", valueHint: "FILE" },
-  client: {
-    type: "string",
-    description:
-      "Every config file of one client: claude-desktop, claude-code, cursor, vscode, windsurf, zed, codex, gemini, cline",
-    valueHint: "NAME",
-  },
+  client: { type: "string", description: CLIENT_FLAG_HELP, valueHint: "NAME" },
   server: { type: "string", description: "Only this server (repeatable)", valueHint: "NAME" },
   policy: {
     type: "string",
@@ -41,7 +37,10 @@ const initArgs = {
   "dry-run": { type: "boolean", description: "Show the diff, write nothing" },
   yes: { type: "boolean", description: "Write without asking" },
   undo: { type: "boolean", description: "Restore the wrapped entries from their arguments after --" },
-  check: { type: "boolean", description: "List servers that are not (or no longer) wrapped; exit 1 if any" },
+  check: {
+    type: "boolean",
+    description: "List servers that are not (or no longer) wrapped; exit 1 if any, 2 if no config is found",
+  },
 } as const satisfies ArgsDef;
 
 /** `bouncer init` as a citty command; `run` returns the exit status. */

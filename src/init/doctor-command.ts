@@ -10,13 +10,14 @@
 import { type ArgsDef, defineCommand, renderUsage } from "citty";
 import { assertKnownArgs, repeatedFlag } from "../platform/args.ts";
 import { BouncerError, errorLine, exitCodeFor, isBouncerError } from "../platform/errors.ts";
+import { CLIENT_FLAG_HELP } from "./client-table.ts";
 import { runDoctor } from "./doctor.ts";
 import { environmentFrom } from "./init-environment.ts";
 
 /** The flags of `bouncer doctor` (SPEC §5.3). */
 const doctorArgs = {
   config: { type: "string", description: "The client config file to check", valueHint: "FILE" },
-  client: { type: "string", description: "Every config file of one client", valueHint: "NAME" },
+  client: { type: "string", description: CLIENT_FLAG_HELP, valueHint: "NAME" },
   json: { type: "boolean", description: "One JSON document instead of a table" },
 } as const satisfies ArgsDef;
 

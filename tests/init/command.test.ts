@@ -12,7 +12,7 @@ import {
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { detectClient } from "../../src/init/client-table.ts";
+import { CLIENTS, detectClient } from "../../src/init/client-table.ts";
 import { findLauncher, sourceCliPath } from "../../src/init/launcher.ts";
 import { planInit } from "../../src/init/plan.ts";
 import { backupsOf, NOW, placeSample, runBouncer, tempDir } from "./run-helpers.ts";
@@ -335,6 +335,16 @@ describe("initCommand refuses what it cannot edit safely", () => {
       "--check",
     ]) {
       expect(result.stdout).toContain(flag);
+    }
+    expect(result.stdout).toContain("exit 1 if any, 2 if no config is found");
+  });
+
+  test("init --help and doctor --help list every --client name, in the client table's order", async () => {
+    const names = CLIENTS.map((client) => client.kind).join(", ");
+    for (const command of ["init", "doctor"] as const) {
+      const result = await runBouncer(command, ["--help"], { cwd: tempDir() });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Every config file of one client: ${names}`);
     }
   });
 });
