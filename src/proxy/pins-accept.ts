@@ -61,8 +61,9 @@ const MIN_HASH_PREFIX = 8;
  * @returns 0 when accepted or declined (nothing accepted: said so); 1 when a definition shown was
  *   no longer pending as shown.
  * @throws {BouncerError} `USAGE` (exit 2) for an empty SERVER or TOOL, a bad `--hash` or `--id`,
- *   or no terminal to confirm on; exit 1 when nothing (matching) is pending, when several identities
- *   of the name have matching definitions and no `--id` chooses, or a file cannot be read or written.
+ *   or no terminal to confirm on (looked at once the pending definitions are chosen); exit 1 when
+ *   nothing (matching) is pending, with a terminal or without, when several identities of the name
+ *   have matching definitions and no `--id` chooses, or a file cannot be read or written.
  */
 export async function runPinsAccept(options: PinsAcceptOptions, io: CommandIo): Promise<number> {
   // An empty TOOL (an unset shell variable) must not widen to "every pending definition".
@@ -72,6 +73,8 @@ export async function runPinsAccept(options: PinsAcceptOptions, io: CommandIo): 
       `Cannot accept pins: ${options.server === "" ? "SERVER" : "TOOL"} is empty (leave TOOL out to accept every pending definition of the server)`,
     );
   }
+  // What there is to accept comes first: with nothing pending, a terminal would change nothing.
+  const { chosen, shared } = choosePending(options);
   const { terminal } = options;
   if (terminal === undefined) {
     throw new BouncerError(
@@ -79,7 +82,6 @@ export async function runPinsAccept(options: PinsAcceptOptions, io: CommandIo): 
       "Cannot accept pins: there is no terminal to confirm on: bouncer pins accept shows the definition and asks on the controlling terminal (/dev/tty), so a program without one, such as an agent's shell tool, cannot accept for itself; run it in a terminal",
     );
   }
-  const { chosen, shared } = choosePending(options);
   const label = (path: string): string => identityLabel(options.server, path, shared);
   for (const choice of chosen) {
     const section = { ...choice, server: choice.file.server, full: true, label: label(choice.path) };

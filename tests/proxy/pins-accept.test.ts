@@ -31,6 +31,36 @@ describe("bouncer pins accept", () => {
     expect(readFileSync(file, "utf8")).toBe(before);
   });
 
+  test("runPinsAccept() without a terminal and with nothing pending says there is no pending definition (exit 1), as with one", async () => {
+    const home = emptyHome();
+    await createFilePinStore({ home }).pin(MAIL, [SEND]);
+    for (const tool of [undefined, "send_email"]) {
+      const options = { home, server: "mail", terminal: undefined, ...(tool === undefined ? {} : { tool }) };
+      const attempt = runPinsAccept(options, memoryIo().io);
+      const ofTool = tool === undefined ? "" : ' of tool "send_email"';
+      await expect(attempt).rejects.toThrow(
+        `Cannot accept pins of server "mail": no pending definition${ofTool}`,
+      );
+      await attempt.catch((error: unknown) => expect(exitCodeFor(error)).toBe(1));
+    }
+    const unknown = runPinsAccept({ home, server: "other", terminal: undefined }, memoryIo().io);
+    await expect(unknown).rejects.toThrow('Cannot accept pins of server "other": it has no pins');
+    await unknown.catch((error: unknown) => expect(exitCodeFor(error)).toBe(1));
+  });
+
+  test("bouncer pins accept with no controlling terminal and nothing pending says so and exits 1", async () => {
+    const home = emptyHome();
+    await createFilePinStore({ home }).pin(MAIL, [SEND]);
+    const cli = spawnSync("setsid", ["-w", BUN, join(ROOT, "src/cli.ts"), "pins", "accept", "mail"], {
+      encoding: "utf8",
+      input: "y\n",
+      env: { ...process.env, BOUNCER_HOME: home },
+    });
+    expect(cli.status).toBe(1);
+    expect(cli.stderr).toContain('Cannot accept pins of server "mail": no pending definition');
+    expect(cli.stderr).not.toContain("no terminal to confirm on");
+  });
+
   test("runPinsAccept() shows the whole change on the terminal, asks, and accepts on yes", async () => {
     const home = await homeWithPins();
     const { terminal, shown } = yes();
