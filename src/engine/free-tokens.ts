@@ -8,14 +8,8 @@
  */
 
 import { EXCERPT_SIDE, endBeforeCutWord, startAfterCutWord } from "./excerpt-edges.ts";
-import {
-  type EchoKeys,
-  echoKeysOf,
-  evidence,
-  hashNumber,
-  indexKey,
-  type Recorder,
-} from "./recorder-state.ts";
+import { evidence } from "./output-evidence.ts";
+import { type EchoKeys, echoKeysOf, hashNumber, indexKey, type Recorder } from "./recorder-state.ts";
 import { indexAbsentHash, kindTable } from "./taint-index.ts";
 import { SCALAR_BREAK } from "./text-window.ts";
 import type { FoundToken } from "./token-scan.ts";

@@ -10,7 +10,8 @@ import { destinationPieces } from "./destinations.ts";
 import { decodeEscapes } from "./escapes.ts";
 import { indexFreeTokens } from "./free-tokens.ts";
 import { type Identity, identify } from "./identity.ts";
-import { createRecorder, evidence, identityKeys, indexKey, type Recorder } from "./recorder-state.ts";
+import { evidence } from "./output-evidence.ts";
+import { createRecorder, identityKeys, indexKey, type Recorder } from "./recorder-state.ts";
 import { appendSegment, SCALAR_BREAK } from "./text-window.ts";
 import { extractTokens } from "./tokens.ts";
 

@@ -1,7 +1,7 @@
 /**
  * The state of one output's recording (SPEC §2.5 "Untrusted text, recorded"): its provenance, the
- * echo rule's keys and texts from the call's own arguments, shared evidence records, and the index
- * entries it added. Pure.
+ * echo rule's keys and texts from the call's own arguments, and the index entries it added (its
+ * evidence records are `output-evidence.ts`). Pure.
  * @module
  */
 
@@ -9,6 +9,7 @@ import { canonicalize } from "./canonical.ts";
 import { destinationPieces, flattenValue } from "./destinations.ts";
 import type { Identity } from "./identity.ts";
 import { identify } from "./identity.ts";
+import { evidenceName } from "./output-evidence.ts";
 import { type IndexEntry, indexHash, type TaintStore } from "./taint-index.ts";
 import { hostSuffixes, isEmailShaped } from "./token-shapes.ts";
 import { hashSlice, type TokenHash } from "./token-table.ts";
@@ -17,39 +18,6 @@ import type { Evidence, JsonObject } from "./types.ts";
 
 /** Echoed argument values shorter than this stay in the window (too common to cut out). */
 const MIN_ECHO_TEXT = 6;
-
-/**
- * Shared evidence records of output no call produced that a store keeps, one per server, method,
- * kind and field key, all names the upstream chooses (SPEC §2.5 "Untrusted text, recorded"). Past
- * it, and for a key longer than {@link MAX_SHARED_KEY}, such output shares one record per server
- * and occurrence kind.
- *
- * Source: SPEC §2.5 "Index, not rescans", §7 (cost must not grow with the session).
- */
-export const MAX_SHARED_EVIDENCE = 4096;
-
-/** Characters of a shared record's key (server, method, kind, field) kept in the map at most. */
-const MAX_SHARED_KEY = 512;
-
-/**
- * UTF-16 code units of the tool name (or method) an output's evidence keeps, at most: the name is
- * the upstream's (a definition's, a notification's method), and every record and window segment of
- * the output holds it. A question shows 200 characters of it, so what it shows is unchanged.
- *
- * Source: SPEC §3.4 (untrusted strings cut at 200 characters), §7 (memory).
- */
-export const MAX_EVIDENCE_NAME = 1024;
-
-/**
- * A name cut to {@link MAX_EVIDENCE_NAME} code units (never inside a surrogate pair), as a string
- * of its own: a slice could keep the whole name alive.
- */
-function evidenceName(name: string): string {
-  if (name.length <= MAX_EVIDENCE_NAME) return name;
-  const high = name.charCodeAt(MAX_EVIDENCE_NAME - 1);
-  const end = high >= 0xd800 && high <= 0xdbff ? MAX_EVIDENCE_NAME - 1 : MAX_EVIDENCE_NAME;
-  return JSON.parse(JSON.stringify(name.slice(0, end))) as string;
-}
 
 /**
  * What one output's recording needs: where it came from, and how its occurrences count.
@@ -240,64 +208,6 @@ export function createRecorder(
     lastRaw: undefined,
     lastCanonical: "",
   };
-}
-
-/**
- * The evidence record of this output for one kind (and field key), shared by all its tokens.
- *
- * Source: SPEC §2.5 "Untrusted text, recorded", §2.1 (evidence).
- * @param recorder - The recorder.
- * @param kind - The occurrence kind (a definition's occurrences are always definitions).
- * @param field - The destination-shaped key of a field value (cut to 100 characters).
- * @returns The record.
- */
-export function evidence(recorder: Recorder, kind: Evidence["kind"], field?: string): Evidence {
-  const actual: Evidence["kind"] = recorder.definition ? "definition" : kind;
-  const cut = field === undefined || actual !== "field" ? undefined : field.slice(0, 100);
-  const cacheKey = cut === undefined ? actual : `${actual}\u0000${cut}`;
-  let found = recorder.evidenceCache.get(cacheKey);
-  if (found === undefined) {
-    const { provenance } = recorder;
-    // Output no call produced (seq 0) shares one record per server, method, kind and field.
-    found =
-      provenance.seq === 0
-        ? sharedRecord(recorder, actual, cut)
-        : cut === undefined
-          ? { ...provenance, kind: actual }
-          : { ...provenance, kind: actual, field: JSON.parse(JSON.stringify(cut)) as string };
-    recorder.evidenceCache.set(cacheKey, found);
-  }
-  return found;
-}
-
-/**
- * The shared record of output no call produced, for one kind and field key. The keys are names the
- * upstream chooses, so the map is bounded: past {@link MAX_SHARED_EVIDENCE} records (or for a key
- * too long to keep), the output shares its server's overflow record of that kind — the first such
- * output's, without its field key. Tokens are still indexed under their own kind, so taint and
- * "seen" are decided exactly (a free-text token still denies); only the provenance the evidence
- * shows is approximate, as past the store's record limit (`evidenceId`).
- */
-function sharedRecord(recorder: Recorder, kind: Evidence["kind"], field: string | undefined): Evidence {
-  const { provenance, store } = recorder;
-  const shared = store.sharedEvidence;
-  const key = JSON.stringify([provenance.server, provenance.tool, kind, field ?? null]);
-  const found = shared.get(key);
-  if (found !== undefined) return found;
-  const base = { ...provenance, kind };
-  if (key.length <= MAX_SHARED_KEY && shared.size < MAX_SHARED_EVIDENCE) {
-    const made = field === undefined ? base : { ...base, field: JSON.parse(JSON.stringify(field)) as string };
-    shared.set(key, made);
-    return made;
-  }
-  // Two members, where kept keys have four: the overflow records never meet a kept one.
-  const overflowKey = JSON.stringify([provenance.server, kind]);
-  let overflow = store.sharedOverflow.get(overflowKey);
-  if (overflow === undefined) {
-    overflow = base;
-    store.sharedOverflow.set(overflowKey, overflow);
-  }
-  return overflow;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { MAX_EVIDENCE_CHARS, MAX_EVIDENCE_RECORDS } from "../../src/engine/evidence-records.ts";
 import { createEngineState, createTaintStore, type Evidence, recordOutput } from "../../src/engine/index.ts";
-import { MAX_EVIDENCE_NAME } from "../../src/engine/recorder-state.ts";
+import { MAX_EVIDENCE_NAME } from "../../src/engine/output-evidence.ts";
 import { indexHash } from "../../src/engine/taint-index.ts";
 import { lookupToken } from "../../src/engine/taint-lookup.ts";
 import { hashSlice } from "../../src/engine/token-table.ts";

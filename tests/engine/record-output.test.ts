@@ -9,7 +9,7 @@ import {
   recordOutput,
   type TaintStore,
 } from "../../src/engine/index.ts";
-import { MAX_SHARED_EVIDENCE } from "../../src/engine/recorder-state.ts";
+import { MAX_SHARED_EVIDENCE } from "../../src/engine/output-evidence.ts";
 import { lookupToken, searchRecent, tokenCount } from "../../src/engine/taint-lookup.ts";
 import { gate, sinkRules, textResult, WORKED_INBOX } from "./helpers.ts";
 
