@@ -1,0 +1,124 @@
+/**
+ * The email addresses a destination holds besides its own (SPEC §2.5 "Splitting", for a gated call's
+ * argument, failing closed): those written in the display name of a `Name <addr>` value, and those
+ * written inside a piece that is no address (with RFC 5322 comments taken out, as a mail library
+ * reads them). Pure.
+ * @module
+ */
+
+import { canonicalize } from "./canonical.ts";
+import type { DestinationPiece } from "./destination-pieces.ts";
+import { isUrlShaped } from "./identity.ts";
+import { LIST_OR_SPACE, laterUrls } from "./later-urls.ts";
+import { isEmailShaped } from "./token-shapes.ts";
+import { extractTokens } from "./tokens.ts";
+
+/**
+ * The email addresses written in the display name of a `Name <addr>` value: canonical form reduces
+ * the value to the address in brackets, but `attacker@evil.example <boss@corp.example>` is no valid
+ * name-addr (an unquoted `@` in the phrase), and a mail library may send it to the first address
+ * (Python's `email` package does). Each is a destination of its own, never trusted (a question or
+ * a deny only; SPEC §2.5 "Flattening": one bad element decides for the call).
+ *
+ * Source: SPEC §2.5 "Splitting", "Canonical form"; review of session 8 (display-name trick).
+ * @param text - One value or list item, trimmed.
+ * @returns The addresses of its display name, if it has one.
+ */
+export function displayNameAddresses(text: string): DestinationPiece[] {
+  const raw = /^([^<>]*)<[^<>]*>$/.exec(text)?.[1];
+  if (raw === undefined || raw.trim() === "") return [];
+  // Decoded as the address is (`attacker%40evil.example <…>`, an entity, a fullwidth `＠`).
+  const decoded = canonicalize(raw, { output: true });
+  if (!decoded.includes("@")) return [];
+  // `attacker(x)@evil.example <boss@…>`: the phrase's address is read without its comments too.
+  const phrase = decoded.includes("(") ? `${decoded} ${withoutComments(decoded)}` : decoded;
+  const found: DestinationPiece[] = [];
+  const seen = new Set<string>();
+  extractTokens(phrase, (key) => {
+    if (seen.has(key) || !isEmailShaped(key)) return;
+    seen.add(key);
+    found.push({ raw: key, canonical: key, eligible: false });
+  });
+  return found;
+}
+
+/**
+ * An address with its RFC 5322 comments and the white space around its `@` and dots taken out, as
+ * a mail library reads it: nested and escaped comments (`attacker((x))@`, `attacker(\))@`),
+ * comments with spaces (`attacker (x) @evil.example`), and a quoted local part of plain characters
+ * unquoted (`"attacker"(x)@…`). Quoted strings are kept as they are. Linear.
+ * @param text - A canonical value holding `(` and `@`.
+ * @returns The value without comments.
+ */
+function withoutComments(text: string): string {
+  let out = "";
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i] ?? "";
+    if (ch === "\\" && (quoted || depth > 0)) {
+      if (depth === 0) out += text.slice(i, i + 2);
+      i += 1;
+    } else if (depth === 0 && ch === '"') {
+      quoted = !quoted;
+      out += ch;
+    } else if (quoted) out += ch;
+    else if (ch === "(") depth += 1;
+    else if (ch === ")" && depth > 0) depth -= 1;
+    else if (depth === 0) out += ch;
+  }
+  return out
+    .replace(/\s*([@.])\s*/g, "$1")
+    .trim()
+    .replace(/^"([^"\\\s]+)"@/, "$1@");
+}
+
+/**
+ * The pieces, each followed by the email addresses written inside it when it is no address itself
+ * (`attacker@evil.example (boss)`, a group `team: a@x.example`, addresses separated by spaces or
+ * `|`, a URL followed by a space and an address). An added piece may be trusted only when the piece
+ * it is in was already canonical (it is then written there as it is); the piece it is in is decided
+ * too, so an added piece can only add a deny or a question (SPEC §2.5 "Flattening": one bad
+ * element decides for the call). A URL without white space is left whole (its host decides).
+ *
+ * Source: SPEC §2.5 "Splitting", "Flattening".
+ * @param pieces - The pieces of one destination argument's value.
+ * @returns The pieces, each followed by the URLs and addresses written inside it.
+ */
+export function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
+  if (
+    !pieces.some(
+      ({ canonical }) => canonical.includes("@") || canonical.includes("/") || LIST_OR_SPACE.test(canonical),
+    )
+  ) {
+    return pieces;
+  }
+  const out: DestinationPiece[] = [];
+  // An address that is a piece of its own already (a list split at its comma) is not added again.
+  const pieceForms = new Set(pieces.map((piece) => piece.canonical));
+  for (const piece of pieces) {
+    out.push(piece);
+    const { canonical } = piece;
+    out.push(...laterUrls(piece));
+    if (!canonical.includes("@") || isEmailShaped(canonical)) continue;
+    const seen = new Set<string>(pieceForms);
+    // A URL is left whole only without white space or list separators: `…/a|attacker@evil.example`
+    // holds the address as `…/a attacker@evil.example` does (a tool splitting the value reads both).
+    if (LIST_OR_SPACE.test(canonical) || !isUrlShaped(canonical)) {
+      extractTokens(canonical, (key) => {
+        if (key === canonical || seen.has(key) || !isEmailShaped(key)) return;
+        seen.add(key);
+        out.push({ raw: key, canonical: key, eligible: piece.eligible });
+      });
+    }
+    // RFC 5322 comments inside an address (`attacker(x)@evil.example`, `a@(c)evil.example`): a
+    // mail library drops them and delivers to the address that remains (never trusted).
+    if (canonical.includes("(")) {
+      const uncommented = withoutComments(canonical);
+      if (uncommented !== canonical && !seen.has(uncommented) && isEmailShaped(uncommented)) {
+        out.push({ raw: uncommented, canonical: uncommented, eligible: false });
+      }
+    }
+  }
+  return out;
+}
