@@ -19,14 +19,10 @@ export {
   MAX_PATTERN_VALUE_BYTES,
 } from "./constraints.ts";
 export { decide } from "./decide.ts";
-export type {
-  DestinationPiece,
-  DestinationRule,
-  DestinationValue,
-  PieceOptions,
-  SelectOptions,
-} from "./destinations.ts";
-export { destinationPieces, destinationRule, flattenValue, selectDestinations } from "./destinations.ts";
+export type { DestinationRule, SelectOptions } from "./destination-rule.ts";
+export { destinationRule } from "./destination-rule.ts";
+export type { DestinationPiece, DestinationValue, PieceOptions } from "./destinations.ts";
+export { destinationPieces, flattenValue, selectDestinations } from "./destinations.ts";
 export type { EmailIdentity, Identity, ScalarIdentity, UrlIdentity } from "./identity.ts";
 export { identify, isUrlShaped } from "./identity.ts";
 export { removeInvisible } from "./invisible.ts";
