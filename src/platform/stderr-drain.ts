@@ -10,6 +10,7 @@
  */
 
 import type { Readable } from "node:stream";
+import { escapeControls } from "../engine/render.ts";
 import type { StderrFlow } from "./stderr-output.ts";
 
 /** Options of {@link drainStderr}. */
@@ -58,7 +59,8 @@ export interface StderrDrain {
 export function drainStderr(stream: Readable, options: StderrDrainOptions): StderrDrain {
   const tailBytes = options.tailBytes ?? 8192;
   const maxLineChars = options.maxLineChars ?? 4096;
-  const prefix = `[upstream:${options.name}] `;
+  // The name is the user's, but a control character in it could start a forged line of its own.
+  const prefix = `[upstream:${escapeControls(options.name)}] `;
   const decoder = new TextDecoder("utf-8");
   let tail: Uint8Array = new Uint8Array(0);
   let total = 0;

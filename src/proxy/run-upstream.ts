@@ -8,8 +8,9 @@
  * @module
  */
 
-// A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
 import { environmentHider } from "../audit/redact-env.ts";
+// A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
+import { escapeControls } from "../engine/render.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import { readEnv } from "../platform/resolve-command.ts";
 import { spawnUpstream, type UpstreamExit, type UpstreamProcess } from "../platform/spawn-upstream.ts";
@@ -50,7 +51,7 @@ function noop(): void {}
  */
 export function describeExit(name: string, exit: UpstreamExit | "eof", stderrTail: string): UpstreamFailure {
   if (exit === "eof") {
-    return { message: `Upstream "${name}" closed its output`, data: { stderrTail } };
+    return { message: `Upstream "${escapeControls(name)}" closed its output`, data: { stderrTail } };
   }
   const how =
     exit.error !== undefined
@@ -59,7 +60,7 @@ export function describeExit(name: string, exit: UpstreamExit | "eof", stderrTai
         ? `exited (signal ${exit.signal})`
         : `exited (code ${exit.code})`;
   return {
-    message: `Upstream "${name}" ${how}`,
+    message: `Upstream "${escapeControls(name)}" ${how}`,
     data: { exitCode: exit.code, signal: exit.signal, stderrTail },
   };
 }

@@ -4,12 +4,12 @@ import { drainStderr, MAX_HELD_CHARS } from "../../src/platform/stderr-drain.ts"
 
 function drain(
   chunks: readonly (string | Uint8Array)[],
-  options: { tailBytes?: number; maxLineChars?: number } = {},
+  options: { tailBytes?: number; maxLineChars?: number; name?: string } = {},
 ) {
   const stream = new PassThrough();
   let out = "";
   const handle = drainStderr(stream, {
-    name: "fs",
+    name: options.name ?? "fs",
     write: (text) => {
       out += text;
     },
@@ -29,6 +29,12 @@ describe("drainStderr", () => {
     expect(out).toBe(
       "[upstream:fs] starting\n[upstream:fs] half a line\n[upstream:fs] last without newline\n",
     );
+  });
+
+  test("drainStderr() escapes control characters of the name in its prefix (no forged line)", async () => {
+    const { out } = await drain(["up\n"], { name: "x\n[bouncer] FAKE" });
+    expect(out).toBe("[upstream:x\\u{a}[bouncer] FAKE] up\n");
+    expect(out.split("\n")).toHaveLength(2);
   });
 
   test("drainStderr() wraps a line longer than the cap", async () => {

@@ -13,3 +13,11 @@ describe("describeExit", () => {
     expect(failure.data.stderrTail).toBe("tail");
   });
 });
+
+describe("describeExit names", () => {
+  test("describeExit() escapes control characters of the upstream name (no forged line on stderr)", () => {
+    expect(describeExit("x\n[bouncer] FAKE", "eof", "").message).toBe(
+      'Upstream "x\\u{a}[bouncer] FAKE" closed its output',
+    );
+  });
+});
