@@ -84,6 +84,12 @@ describe("redactText()", () => {
       `k=${REDACTED}!`,
     ],
     ["URL password", "https://bob:hunter2secret@db.example/x", `https://bob:${REDACTED}@db.example/x`],
+    [
+      "secret-named query parameter",
+      "https://api.example/v1?access_token=plainvalue42&page=2#top",
+      `https://api.example/v1?access_token=${REDACTED}&page=2#top`,
+    ],
+    ["percent-escaped secret query name", "GET /x?api%5Fkey=s3cretvalue", `GET /x?api%5Fkey=${REDACTED}`],
   ])("redactText() redacts a %s", (_kind, input, expected) => {
     expect(redactText(input)).toBe(expected);
   });
@@ -96,6 +102,8 @@ describe("redactText()", () => {
     ["an email address", "bob@partner.example"],
     ["a URL without a password", "https://user@host.example/path"],
     ["a task id", "task-1234567890abcdefghij"],
+    ["a query without secret names", "https://shop.example/list?page=2&sort=price&q=token-less"],
+    ["an equation", "x=1 and key_count=3"],
   ])("redactText() keeps %s", (_kind, input) => {
     expect(redactText(input)).toBe(input);
   });
