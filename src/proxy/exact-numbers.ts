@@ -12,8 +12,12 @@
 import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { isJsonObject } from "./jsonrpc.ts";
 
-/** A run of 16 digits: every integer beyond ±2^53 (9,007,199,254,740,992) has one. */
-const LONG_DIGITS = /[0-9]{16}/;
+/**
+ * A number of 16 digits or more where JSON writes a value (after `:`, `,` or `[`): every integer
+ * beyond ±2^53 (9,007,199,254,740,992) is one. A long digit run inside a string (`"id":"1234…"`, a
+ * snowflake id) is not, so such a line is not parsed a second time.
+ */
+const LONG_NUMBER = /[:,[]\s*-?[0-9]{16}/;
 
 /** An integer literal of JSON (no fraction, no exponent). */
 const INTEGER_LITERAL = /^-?[0-9]+$/;
@@ -29,7 +33,7 @@ const INTEGER_LITERAL = /^-?[0-9]+$/;
  * @example exactNumbers('{"n":40000000000000000123}') // { n: "40000000000000000123" }
  */
 export function exactNumbers(line: string): JsonValue | undefined {
-  if (!LONG_DIGITS.test(line)) return undefined;
+  if (!LONG_NUMBER.test(line)) return undefined;
   let changed = false;
   const reviver = (_key: string, value: unknown, context?: { source?: string }): unknown => {
     if (typeof value !== "number" || Number.isSafeInteger(value)) return value;
