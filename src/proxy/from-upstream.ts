@@ -145,9 +145,12 @@ function upstreamMessage(
   text: { readonly line: string; readonly exact: JsonObject | undefined },
 ): void | Promise<void> {
   const message = classify(value);
-  const repeat = topLevelRepeat(text.line, value);
+  // One count of the keys tells most messages apart (no key repeated anywhere): only a message that
+  // repeats one is looked at again for a top-level repeat.
+  const repeats = repeatsAKey(text.line, value);
+  const repeat = repeats ? topLevelRepeat(text.line, value) : undefined;
   if (repeat !== undefined) return upstreamRepeat(core, message, { line: text.line, repeat });
-  const line = asRecorded(core, value, text.line);
+  const line = repeats ? asRecorded(core, value, text.line) : text.line;
   if (line === undefined) {
     const reason = "a nested key is repeated and the message nests too deeply to be written again";
     return upstreamRepeat(core, message, {
@@ -172,8 +175,8 @@ function upstreamMessage(
 }
 
 /**
- * The text to relay for an upstream message: its own bytes, or — when some object inside it repeats a
- * key — the re-serialisation of the message as `JSON.parse` read it (the last copy of each key), which
+ * The text to relay for an upstream message that repeats a key inside it (not at its top level): the
+ * re-serialisation of the message as `JSON.parse` read it (the last copy of each key), which
  * is what the hooks record as untrusted output. A client whose parser keeps the first copy would
  * otherwise show the model text Bouncer never recorded (an address planted there would only be asked
  * about, never denied). Said on stderr.
@@ -183,11 +186,10 @@ function upstreamMessage(
  * @param core - The relay.
  * @param value - The message as parsed.
  * @param text - Its text.
- * @returns The text to relay, or undefined when the message repeats a key and cannot be written again
- *   (nested too deeply for `JSON.stringify`).
+ * @returns The text to relay, or undefined when the message cannot be written again (nested too
+ *   deeply for `JSON.stringify`).
  */
 function asRecorded(core: RelayCore, value: JsonObject, text: string): string | undefined {
-  if (!repeatsAKey(text, value)) return text;
   let rewritten: string | undefined;
   try {
     rewritten = JSON.stringify(value);
