@@ -51,7 +51,7 @@ export function offersScope(questions: readonly Question[]): boolean {
  * @param questions - The ask's questions.
  * @returns False when only `action: ask` questions are asked.
  */
-export function offersRemember(questions: readonly Question[]): boolean {
+function offersRemember(questions: readonly Question[]): boolean {
   return !questions.every(confirmsOneCall);
 }
 
