@@ -277,9 +277,10 @@ function isPlainCanonical(value: string, options: CanonicalOptions): boolean {
  */
 export function canonicalize(value: string, options: CanonicalOptions = {}): string {
   if (isPlainCanonical(value, options)) return value;
-  if (options.output === true && !NOT_ASCII_TEXT_OUTPUT.test(value)) {
+  if (options.output === true && options.destination !== true && !NOT_ASCII_TEXT_OUTPUT.test(value)) {
     // Nothing to decode or normalise: one round is case and white space, and it settles (no `%`,
-    // `&` or non-ASCII character, and no `mailto:` to remove that could leave another behind).
+    // `&` or non-ASCII character, and no `mailto:` to remove that could leave another behind). Not
+    // for a destination too: its round also reduces `Name <addr>` to `addr`.
     const lower = value.toLowerCase();
     if (!lower.includes("mailto:")) return lower.replace(WHITESPACE_TO_COLLAPSE, " ").trim();
   }

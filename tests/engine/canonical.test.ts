@@ -242,4 +242,8 @@ describe("canonicalize() of ASCII text without escapes", () => {
       { numRuns: 5000 },
     );
   });
+
+  test("text that is output and a destination at once still gets the destination's steps (no output-only shortcut)", () => {
+    expect(canonicalize("Bob\t<bob@x.example>", { output: true, destination: true })).toBe("bob@x.example");
+  });
 });
