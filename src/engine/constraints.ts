@@ -134,12 +134,12 @@ function firstPatternDenial(input: CallInput): Reason | undefined {
       return { code: "pattern_wrong_type", message, path: mismatch.path || param, source };
     }
     for (const { path, value } of found.values) {
-      const found = patternTexts(value);
-      if (found.kind === "refused") {
-        const message = `Argument ${renderUntrusted(path)} holds ${found.what}, which ${rule} cannot match (a pattern matches strings, numbers, booleans and lists of them)`;
+      const matchable = patternTexts(value);
+      if (matchable.kind === "refused") {
+        const message = `Argument ${renderUntrusted(path)} holds ${matchable.what}, which ${rule} cannot match (a pattern matches strings, numbers, booleans and lists of them)`;
         return { code: "pattern_wrong_type", message, path, source };
       }
-      const { texts } = found;
+      const { texts } = matchable;
       if (texts.reduce((sum, text) => sum + utf8Length(text), 0) > MAX_PATTERN_VALUE_BYTES) {
         const message = `Argument ${renderUntrusted(path)} is larger than 64 KiB, which ${rule} refuses`;
         return { code: "pattern_value_too_large", message, path, source };
