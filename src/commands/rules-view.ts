@@ -14,6 +14,7 @@ import {
   type ToolRules,
 } from "../engine/index.ts";
 import { COMMAND_LINE_DIRS, type ConfinementWarning, explainToolRules } from "../policy/index.ts";
+import { layerText } from "../policy/view-text.ts";
 
 /**
  * A JSON value on one line: plain strings as they are, everything else as compact JSON-like text.
@@ -47,10 +48,7 @@ export function rulesLines(rules: ToolRules, indent = "  "): string[] {
   const rows: (readonly [string, string | undefined])[] = [
     ...explainToolRules(rules).map(
       (row) =>
-        [
-          `${row.key}: ${valueText(row.value)}`,
-          `${layerText(row.source, row.layer)}${overridesText(rules, row.key)}`,
-        ] as const,
+        [`${row.key}: ${valueText(row.value)}`, `${layerText(row)}${overridesText(rules, row.key)}`] as const,
     ),
     [`taint_min_length: ${rules.taintMinLength}`, settingText(settings?.taintMinLength)],
     [`heuristics: ${rules.heuristics}`, settingText(settings?.heuristics)],
@@ -73,18 +71,14 @@ function overridesText(rules: ToolRules, key: string): string {
       : key === "arg_patterns"
         ? rules.overriddenArgPatterns
         : undefined;
-  return below === undefined ? "" : `; overrides ${layerText(below.source, below.layer)}`;
-}
-
-/** A rule's source as shown: `user:FILE`, with the part of the file (`servers.mail`, `defaults`) after it. */
-function layerText(source: RuleSource, layer: string | undefined): string {
-  return layer === undefined ? safeName(source) : `${safeName(source)} ${safeName(layer)}`;
+  return below === undefined ? "" : `; overrides ${layerText(below)}`;
 }
 
 /** A session-wide setting's source: a user file's setting is always under its `defaults`. */
 function settingText(source: RuleSource | undefined): string | undefined {
   if (source === undefined) return undefined;
-  return layerText(source, settingLayer(source));
+  const layer = settingLayer(source);
+  return layerText(layer === undefined ? { value: undefined, source } : { value: undefined, source, layer });
 }
 
 /**
