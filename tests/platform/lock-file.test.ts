@@ -37,8 +37,8 @@ function age(path: string, ageMs: number): void {
 
 test("tryAcquireLock() creates the lock file with this process's token and release() removes it", () => {
   const held = tryAcquireLock(lock);
-  expect(held).toBeDefined();
-  expect(readFileSync(lock, "utf8")).toBe(`${held?.token}\n`);
+  if (held === undefined) throw new Error("tryAcquireLock() did not take over the dead holder's lock");
+  expect(readFileSync(lock, "utf8")).toBe(`${held.token}\n`);
   expect(held?.token).toStartWith(`${process.pid} `);
   held?.release();
   expect(existsSync(lock)).toBe(false);
@@ -55,8 +55,8 @@ test("tryAcquireLock() takes over a lock older than 10 s and leaves no stray fil
   writeFileSync(lock, "999999 dead\n");
   age(lock, LOCK_STALE_MS + 5_000);
   const held = tryAcquireLock(lock);
-  expect(held).toBeDefined();
-  expect(readFileSync(lock, "utf8")).toBe(`${held?.token}\n`);
+  if (held === undefined) throw new Error("tryAcquireLock() did not take over the dead holder's lock");
+  expect(readFileSync(lock, "utf8")).toBe(`${held.token}\n`);
   expect(readdirSync(dir)).toEqual(["audit.jsonl.lock"]);
 });
 
@@ -77,8 +77,8 @@ function lockOfDeadHolder(): string {
 test("tryAcquireLock() takes over at once a fresh lock whose holder, on this host, no longer runs", () => {
   lockOfDeadHolder();
   const held = tryAcquireLock(lock);
-  expect(held).toBeDefined();
-  expect(readFileSync(lock, "utf8")).toBe(`${held?.token}\n`);
+  if (held === undefined) throw new Error("tryAcquireLock() did not take over the dead holder's lock");
+  expect(readFileSync(lock, "utf8")).toBe(`${held.token}\n`);
   expect(readdirSync(dir)).toEqual(["audit.jsonl.lock"]);
 });
 

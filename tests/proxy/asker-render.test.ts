@@ -92,7 +92,10 @@ describe("askSchema() and readAskAnswer()", () => {
     expect(properties.remember?.description).toBe(
       "Answer the questions about destinations and tools the same way for the rest of this session, and block identical calls after a decline; an accept of the call itself is never remembered (action: ask)",
     );
-    expect((askSchema([destination]).properties as Record<string, unknown>).remember).toBeDefined();
+    expect((askSchema([destination]).properties as Record<string, unknown>).remember).toMatchObject({
+      type: "boolean",
+      default: true,
+    });
   });
 
   test("readAskAnswer() takes remember as malformed where the form had none, and an accept without it as one call", () => {

@@ -87,7 +87,9 @@ async function pullRug(session: Awaited<ReturnType<typeof through>>): Promise<vo
   expect(Object.keys(send?.inputSchema.properties ?? {})).toEqual(["to", "body"]);
 }
 
+/** The result's content as JSON, after checking that the result is an error (a block, not an answer). */
 function text(result: unknown): string {
+  expect((result as { isError?: unknown }).isError).toBe(true);
   return JSON.stringify((result as { content?: unknown }).content);
 }
 
@@ -142,6 +144,7 @@ describe("bouncer run against a rug pull that renames the destination argument",
         name: "send_email",
         arguments: { recipient: UNSEEN, body: "the report" },
       });
+      expect(text(blocked)).toContain("[bouncer blocked]");
       expect(text(blocked)).toContain("bouncer pins accept mail send_email --hash");
       expect(session.forwarded()).toEqual(["read_inbox", "rename_sink"]);
     },

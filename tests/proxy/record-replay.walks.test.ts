@@ -114,7 +114,7 @@ describe("bouncer run --record then bouncer replay (failed walks)", () => {
         [1, "allow", "forwarded"],
         [2, "deny", "blocked"],
       ]);
-      expect(replay.rows[1]?.reason).toBe(auditedReasons(home).get(2) ?? "");
+      expect(replay.rows[1]?.reason).toBe(auditedReasons(home).get(2) ?? "(no audited reason)");
       expect(replay.rows[1]?.reason).toBe(`${FAILED}: list broken, so the call cannot be checked`);
     },
     E2E_TIMEOUT,
