@@ -78,13 +78,20 @@ function occurrences(gate: Gate, identity: Identity): Occurrences {
  * The approval key of a destination (SPEC §2.5 "Approvals"): for a URL, the exact canonical URL with
  * its query (the origin is offered as "whole site"); for a value that was already canonical, its
  * identity; for any other value — a URL that is never trusted (backslash, userinfo, or only its
- * canonical form parses) included — the raw value as written (trimmed, lower-cased), so that
- * approving it never covers a different spelling that canonicalises to the same identity.
+ * canonical form parses) included — the raw value as written (trimmed; lower-cased unless it is a
+ * URL, whose path and query may tell case apart), so that approving it never covers a different
+ * spelling that canonicalises to the same identity, nor `https://u@h.example/a` when `/A` was approved.
  */
 function approvalKey(input: CallInput, target: Target): ApprovalKey {
   const { identity, piece } = target;
-  const asWritten = identity.kind === "url" || !piece.eligible;
-  const id = approvableUrl(identity) ? identity.href : asWritten ? piece.raw.toLowerCase() : identity.id;
+  const isUrl = identity.kind === "url";
+  const id = approvableUrl(identity)
+    ? identity.href
+    : isUrl
+      ? piece.raw
+      : piece.eligible
+        ? identity.id
+        : piece.raw.toLowerCase();
   return { server: input.server, tool: input.tool, param: target.dest.param, identity: id };
 }
 

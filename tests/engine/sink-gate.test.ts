@@ -568,8 +568,20 @@ describe("evaluateSinkGate() approvals and declines", () => {
       const { verdict, result } = gate(state, rules, { url }, { schema });
       expect({ url, verdict }).toEqual({ url, verdict: "ask" });
       expect(result.asks[0]?.question.origin).toBeUndefined();
-      expect(result.asks[0]?.question.key.identity).toBe(url.toLowerCase());
+      expect(result.asks[0]?.question.key.identity).toBe(url);
     }
+  });
+
+  test("evaluateSinkGate() keys a URL parsers disagree on by its case as written: approving /A leaves /a asked", () => {
+    const state = session();
+    const asked = gate(state, rules, { url: "https://user@hooks.other.example/A" }, { schema }).result
+      .asks[0];
+    if (asked === undefined) throw new Error("the first call was not asked");
+    state.approvals.set(approvalKeyString(asked.question.key), "approved");
+    expect(gate(state, rules, { url: "https://user@hooks.other.example/A" }, { schema }).verdict).toBe(
+      "allow",
+    );
+    expect(gate(state, rules, { url: "https://user@hooks.other.example/a" }, { schema }).verdict).toBe("ask");
   });
 
   test("evaluateSinkGate() denies a URL whose host to other parsers (after a backslash) was seen in free text", () => {
