@@ -97,6 +97,19 @@ export function listAuditFiles(path: string): string[] {
 }
 
 /**
+ * What is wrong with a required string field of a record.
+ * @param name - The field.
+ * @param value - Its value (`undefined` when absent).
+ * @returns `missing "ts"`, or `"ts" is a number, not a string`.
+ */
+function fieldProblem(name: string, value: unknown): string {
+  if (value === undefined) return `missing "${name}"`;
+  const type = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+  const kind = type === "null" ? type : /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+  return `"${name}" is ${kind}, not a string`;
+}
+
+/**
  * Parses one line of the audit log.
  * @param text - The line without its newline (a CRLF line's `\r` may stay: it is JSON white space).
  * @returns The record, or a message saying why the line is bad.
@@ -115,8 +128,8 @@ export function parseAuditLine(
     return { ok: false, error: "not a JSON object" };
   const ts: unknown = Object.hasOwn(value, "ts") ? Reflect.get(value, "ts") : undefined;
   const event: unknown = Object.hasOwn(value, "event") ? Reflect.get(value, "event") : undefined;
-  if (typeof event !== "string") return { ok: false, error: 'missing "event"' };
-  if (typeof ts !== "string") return { ok: false, error: 'missing "ts"' };
+  if (typeof event !== "string") return { ok: false, error: fieldProblem("event", event) };
+  if (typeof ts !== "string") return { ok: false, error: fieldProblem("ts", ts) };
   return { ok: true, record: value as AuditRecord };
 }
 

@@ -60,7 +60,10 @@ describe("parseAuditLine()", () => {
     ['"text"', "not a JSON object"],
     ['{"ts":"2026-01-01T00:00:00.000Z"}', 'missing "event"'],
     ['{"event":"decision"}', 'missing "ts"'],
-    ['{"ts":1,"event":"decision"}', 'missing "ts"'],
+    ['{"ts":1,"event":"decision"}', '"ts" is a number, not a string'],
+    ['{"ts":null,"event":"decision"}', '"ts" is null, not a string'],
+    ['{"ts":"t","event":["decision"]}', '"event" is an array, not a string'],
+    ['{"ts":{},"event":"decision"}', '"ts" is an object, not a string'],
   ])("parseAuditLine(%p) reports %p", (text, message) => {
     expect(parseAuditLine(text)).toEqual({ ok: false, error: message });
   });
