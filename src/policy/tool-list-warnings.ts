@@ -38,8 +38,8 @@ const MAX_SHOWN = 8;
 /**
  * The user's tool entries (top level and `servers.<server>`) that name no listed tool, one line
  * each, in file order. A `servers.<server>` entry is always said, with a near miss when one exists;
- * a top-level entry only when a listed tool is a near miss (the same name in another case or
- * spacing, or one edit away), since top-level entries apply to every server and a policy shared by
+ * a top-level entry only when a listed tool is a near miss (the same name in another case,
+ * spacing or Unicode normalization — `café` written decomposed — or one edit away), since top-level entries apply to every server and a policy shared by
  * several servers names other servers' tools.
  *
  * Source: SPEC §4.1, §4.2.
@@ -50,7 +50,7 @@ const MAX_SHOWN = 8;
  * @example
  * ```ts
  * unlistedEntryWarnings([parsePolicy("Echo: { action: deny }\n", "p.yaml")], "raw", ["echo"]);
- * // ['Warning: tool entry "Echo" (user:p.yaml) names no tool of server "raw", but "echo" differs from it in case or spacing only: ...']
+ * // ['Warning: tool entry "Echo" (user:p.yaml) names no tool of server "raw", but "echo" differs from it in case, spacing or Unicode normalization only: ...']
  * ```
  */
 export function unlistedEntryWarnings(
@@ -77,7 +77,7 @@ export function unlistedEntryWarnings(
     if (!own && variant === undefined && typo === undefined) continue;
     const hint =
       variant !== undefined
-        ? `, but ${renderUntrusted(variant)} differs from it in case or spacing only`
+        ? `, but ${renderUntrusted(variant)} differs from it in case, spacing or Unicode normalization only`
         : typo !== undefined
           ? ` (did you mean ${renderUntrusted(typo)}?)`
           : "";
@@ -189,7 +189,7 @@ function hasFolded(listed: ReadonlyMap<string, JsonValue>, key: string): boolean
 
 /** A name's shape for the case-and-spacing comparison: trimmed, lower-cased, inner whitespace as one space. */
 function shape(name: string): string {
-  return name.trim().replace(/\s+/gu, " ").toLowerCase();
+  return name.normalize("NFC").trim().replace(/\s+/gu, " ").toLowerCase();
 }
 
 /**

@@ -22,13 +22,13 @@ describe("unlistedEntryWarnings() (SPEC §4.1: entries match tool names exactly)
       "a name in another case",
       "Echo: { action: deny }\n",
       "Echo",
-      ', but "echo" differs from it in case or spacing only',
+      ', but "echo" differs from it in case, spacing or Unicode normalization only',
     ],
     [
       "a name with a trailing space",
       '"echo ": { action: deny }\n',
       "echo ",
-      ', but "echo" differs from it in case or spacing only',
+      ', but "echo" differs from it in case, spacing or Unicode normalization only',
     ],
     [
       "a top-level typo one edit away",
@@ -44,6 +44,18 @@ describe("unlistedEntryWarnings() (SPEC §4.1: entries match tool names exactly)
       ]);
     },
   );
+
+  test("unlistedEntryWarnings() warns of an entry written decomposed (NFD) for a tool listed composed (NFC)", () => {
+    const decomposed = "cafe\u0301_order";
+    const warnings = unlistedEntryWarnings(
+      [parsePolicy(`${decomposed}: { action: deny }\n`, "p.yaml")],
+      "shop",
+      ["caf\u00e9_order"],
+    );
+    expect(warnings).toEqual([
+      'Warning: tool entry "cafe\\u{301}_order" (user:p.yaml) names no tool of server "shop", but "caf\\u{e9}_order" differs from it in case, spacing or Unicode normalization only: tool names are matched exactly, so its rules apply to no tool of this server',
+    ]);
+  });
 
   test("unlistedEntryWarnings() says nothing of a top-level entry with no near miss (it may be another server's tool)", () => {
     expect(unlisted("fetch_page: { action: deny }\nrm: { action: deny }\necho: { action: ask }\n")).toEqual(

@@ -68,7 +68,7 @@ describe("bouncer run's warnings at start", () => {
   test("bouncer run warns once the tools are listed of a tool entry that matches no tool but in case", async () => {
     const connected = await start("echo-srv", "Echo: { action: deny }\n", [BUN, ECHO]);
     const line =
-      'names no tool of server "echo-srv", but "echo" differs from it in case or spacing only: tool names are matched exactly';
+      'names no tool of server "echo-srv", but "echo" differs from it in case, spacing or Unicode normalization only: tool names are matched exactly';
     await waitUntil(() => connected.stderr().includes(line), 20_000, "the unmatched entry warning");
     const result = await connected.client.callTool({ name: "echo", arguments: { text: "hi" } });
     expect(result.isError).not.toBe(true);
