@@ -14,7 +14,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, readlinkSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { errorCode } from "./errors.ts";
 import { readLockSnapshot, removeStaleLock } from "./stale-lock.ts";
@@ -36,20 +36,6 @@ export interface HeldLock {
   readonly token: string;
   /** Removes the lock file if it is still this process's lock (never another holder's). */
   release(): void;
-}
-
-/**
- * Reads a file, or returns `undefined` when it does not exist.
- * @param path - The file.
- * @returns Its text or `undefined`.
- */
-function readIfExists(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
-    throw error;
-  }
 }
 
 /** Where this process runs, as written in its locks: see {@link hostTag}. */
@@ -144,7 +130,7 @@ export function tryAcquireLock(lockPath: string, options: LockOptions = {}): Hel
       } finally {
         closeSync(fd);
       }
-      return heldLock(lockPath, token);
+      return heldLock(lockPath, { token, now, staleMs });
     } catch (error) {
       if (errorCode(error) !== "EEXIST") throw error;
     }
@@ -157,20 +143,30 @@ export function tryAcquireLock(lockPath: string, options: LockOptions = {}): Hel
 }
 
 /**
+ * The handle of a lock this process created. Its release removes the lock by the stale-lock
+ * protocol (`stale-lock.ts`): under the break marker of the lock as it was looked at, and only while
+ * the file is still that lock. A holder that ran past its stale age and is released while another
+ * process takes its lock over therefore never removes the successor's fresh lock (a plain look and
+ * delete could, between the two); when that process holds the marker, the release leaves the
+ * removal to it.
+ *
+ * Source: SPEC §3.5 (the `O_EXCL` lock file); the review of a lock's release.
  * @param lockPath - The lock file this process created.
- * @param token - The token it wrote.
+ * @param own - The token it wrote, the clock and the lock's stale age.
  * @returns The handle whose `release()` removes the file only while it still holds `token`.
+ * @throws {Error} From `release()`: file-system errors other than "exists" and "not found".
  */
-function heldLock(lockPath: string, token: string): HeldLock {
+function heldLock(
+  lockPath: string,
+  own: { readonly token: string; readonly now: () => number; readonly staleMs: number },
+): HeldLock {
+  const { token } = own;
   return {
     token,
     release(): void {
-      if (readIfExists(lockPath)?.trim() !== token) return;
-      try {
-        unlinkSync(lockPath);
-      } catch (error) {
-        if (errorCode(error) !== "ENOENT") throw error;
-      }
+      const seen = readLockSnapshot(lockPath);
+      if (seen === undefined || seen.token.trim() !== token) return;
+      removeStaleLock(lockPath, { stale: seen, own: token, now: own.now, staleMs: own.staleMs });
     },
   };
 }

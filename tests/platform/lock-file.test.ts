@@ -17,6 +17,7 @@ import {
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { acquireLockWaiting, LOCK_STALE_MS, tryAcquireLock } from "../../src/platform/lock-file.ts";
+import { breakMarkerPath, readLockSnapshot } from "../../src/platform/stale-lock.ts";
 import { REPO } from "../run-cli.ts";
 
 let dir = "";
@@ -120,6 +121,23 @@ test("tryAcquireLock() release() of a lock taken over by another holder leaves t
   expect(readFileSync(lock, "utf8")).toBe(`${second?.token}\n`);
   second?.release();
   expect(existsSync(lock)).toBe(false);
+});
+
+test("release() leaves the lock to a process that holds its break marker (it is taking the lock over)", () => {
+  const held = tryAcquireLock(lock);
+  if (held === undefined) throw new Error("no lock");
+  const seen = readLockSnapshot(lock);
+  if (seen === undefined) throw new Error("no lock file");
+  // Another process judged this lock stale and is removing it: it holds the marker, and will put
+  // its own lock in place; a release that deleted the file now could delete that successor's lock.
+  const marker = breakMarkerPath(lock, seen);
+  writeFileSync(marker, "2 other host\n");
+  held.release();
+  expect(readFileSync(lock, "utf8")).toBe(`${held.token}\n`);
+  rmSync(marker);
+  held.release();
+  expect(existsSync(lock)).toBe(false);
+  expect(readdirSync(dir)).toEqual([]);
 });
 
 test("tryAcquireLock() throws when the lock folder does not exist", () => {
