@@ -197,7 +197,9 @@ function callEvent(
   const { line } = where;
   const tool = member(value, "tool");
   if (typeof tool !== "string" || tool === "") throw new LineProblem('"call" event without a "tool" string');
-  const args = member(value, "arguments") ?? {};
+  // Absent means none; `null` is refused as live refuses it (-32602), never read as `{}`.
+  const written = member(value, "arguments");
+  const args = written === undefined ? {} : written;
   if (!isJsonObject(args)) throw new LineProblem('"arguments" is not an object');
   const result = member(value, "result");
   const error = member(value, "error");

@@ -150,6 +150,11 @@ describe("parseSession()", () => {
       '{"event":"call","server":"s","tool":"t","arguments":[]}',
       '"arguments" is not an object',
     ],
+    [
+      "null arguments (live answers -32602)",
+      '{"event":"call","server":"s","tool":"t","arguments":null}',
+      '"arguments" is not an object',
+    ],
     ["a result and an error", '{"event":"call","server":"s","tool":"t","result":{},"error":{}}', "not both"],
     ["a non-string ask", '{"event":"call","server":"s","tool":"t","ask":true}', '"ask" is not a string'],
     ["a fractional seq", '{"event":"call","server":"s","tool":"t","seq":1.5}', '"seq" is not a whole number'],
