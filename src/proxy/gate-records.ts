@@ -67,10 +67,11 @@ export abstract class GateRecords {
   }
 
   /**
-   * Assigns the next call sequence number (SPEC §3.5 `seq`).
+   * Assigns the next call sequence number (SPEC §3.5 `seq`): `decideCall` does when not given one;
+   * the proxy does for a call it denies before deciding it (its own seq, never the last call's).
    * @returns It (1 for the session's first call).
    */
-  protected nextSeq(): number {
+  nextSeq(): number {
     this.#seq += 1;
     return this.#seq;
   }

@@ -117,24 +117,42 @@ interface FirstDecision {
 async function decideFirst(gated: CallGate, call: ToolCallRequest): Promise<FirstDecision> {
   const { gate, server, tools } = gated;
   const tool = call.name;
+  let seq: number | undefined;
   try {
     if (!gate.knowsTool(server, tool) || tools.failure !== undefined) await tools.walk();
     const pins = await tools.noticePinChanges();
+    seq = gate.nextSeq();
     const first = await gate.decideCall(server, tool, call.arguments, {
       countAttempt: true,
+      seq,
       ...(pins === undefined ? {} : { pins }),
     });
     const failed = tools.failure;
     if (failed === undefined) return first;
-    // The gate's list is older than the upstream's: never decide on it (SPEC §2.2 "calls wait for it").
-    const message = `${failed.message}, so the call cannot be checked`;
-    return { decision: proxyDeny({ code: "walk_failed", message }), seq: first.seq };
+    return walkFailedDeny(failed, seq);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     gated.log(`Cannot decide a call of ${JSON.stringify(tool)}: ${message}`);
+    // Denied before it was decided (the pins could not be read): its own seq, not the last call's.
+    seq ??= gate.nextSeq();
+    // After a walk that failed (the session file records it), denied for that, as replay denies it.
+    const failed = tools.failure;
+    if (failed !== undefined) return walkFailedDeny(failed, seq);
     const reason = { code: "gate_error", message: `Bouncer could not decide the call: ${message}` };
-    return { decision: proxyDeny(reason), seq: gate.seq, gateError: true };
+    return { decision: proxyDeny(reason), seq, gateError: true };
   }
+}
+
+/**
+ * The deny of a call after a walk that failed: the gate's list is older than the upstream's, so it is
+ * never decided on (SPEC §2.2 "calls wait for it").
+ * @param failed - Why the walk failed.
+ * @param seq - The call's seq.
+ * @returns The `walk_failed` deny.
+ */
+function walkFailedDeny(failed: { readonly message: string }, seq: number): FirstDecision {
+  const message = `${failed.message}, so the call cannot be checked`;
+  return { decision: proxyDeny({ code: "walk_failed", message }), seq };
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUN, bouncerCommand, initializeRequest, startLines, tempHome } from "./support/harness.ts";
 import { MAILBOX, replayJson } from "./support/record-mailbox.ts";
@@ -132,6 +132,51 @@ describe("bouncer run --record then bouncer replay (calls blocked live)", () => 
         [2, "send_email", "allow", "blocked"],
       ]);
       expect((replay.rows[1] as { live_blocked?: string }).live_blocked).toBe("audit_failed");
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
+    "bouncer replay blocks a call the live proxy could not decide (the pin file unreadable), under its own seq",
+    async () => {
+      const home = tempHome();
+      const policy = join(home, "bouncer.yaml");
+      const session = join(home, "session.jsonl");
+      writeFileSync(policy, POLICY);
+      const { command, args } = bouncerCommand("cli", [
+        ...["--upstream-name", "mail", "--policy", policy, "--record", session],
+        ...["--", BUN, MAILBOX],
+      ]);
+      const live = startLines(command, args, { BOUNCER_HOME: home });
+      live.send(initializeRequest(0));
+      await live.next((m) => m.id === 0, "initialize answered");
+      live.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      live.send(call(1, "read_inbox", {}));
+      expect(isBlocked(await live.next((m) => m.id === 1, "read_inbox answered"))).toBe(false);
+      // No walk follows: the call reads the pins itself, and cannot.
+      const pins = join(home, "pins");
+      for (const name of readdirSync(pins)) writeFileSync(join(pins, name), "{ not a pin file");
+      live.send(call(2, "read_inbox", {}));
+      const blocked = await live.next((m) => m.id === 2, "read_inbox 2 answered");
+      live.child.stdin?.end();
+      await live.exited;
+      expect(JSON.stringify(blocked.result)).toContain("Bouncer could not decide the call: Cannot read pins");
+
+      const audited = readFileSync(join(home, "audit.jsonl"), "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"event":"decision"'))
+        .map((line) => JSON.parse(line) as { seq: number; verdict: string });
+      expect(audited.map((record) => [record.seq, record.verdict])).toEqual([
+        [1, "allow"],
+        [2, "deny"],
+      ]);
+      const replay = replayJson(session, policy, { BOUNCER_HOME: home });
+      expect(replay.stderr).toBe("");
+      expect(replay.rows.map((row) => [row.seq, row.tool, row.verdict, row.outcome])).toEqual([
+        [1, "read_inbox", "allow", "forwarded"],
+        [2, "read_inbox", "allow", "blocked"],
+      ]);
+      expect((replay.rows[1] as { live_blocked?: string }).live_blocked).toBe("gate_error");
     },
     E2E_TIMEOUT,
   );

@@ -81,6 +81,19 @@ function auditedReasons(home: string): Map<number, string | undefined> {
 }
 
 /**
+ * The audit log's decision records in order, as [seq, verdict, reason] (null without a reason).
+ * @param home - BOUNCER_HOME (its audit log).
+ * @returns One entry per decision record.
+ */
+function auditedDecisions(home: string): [number, string, string | null][] {
+  return readFileSync(join(home, "audit.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line.includes('"event":"decision"'))
+    .map((line) => JSON.parse(line) as { seq: number; verdict: string; reason?: string })
+    .map((record) => [record.seq, record.verdict, record.reason ?? null]);
+}
+
+/**
  * What each `tools` event of a session file holds: `tools`, `error`, or both.
  * @param session - The session file.
  * @returns One entry per walk, in order.
@@ -141,6 +154,12 @@ describe("bouncer run --record then bouncer replay (failed walks)", () => {
         [2, "deny", "blocked"],
       ]);
       expect(replay.rows[1]?.reason).toStartWith(`${FAILED}: `);
+      // Replay's rows are the audit log's decision records: each call with its own seq, and the deny
+      // for the reason the walk failed (live re-walked for the call, and the walk failed again).
+      expect(replay.rows.map((row) => [row.seq, row.verdict, row.reason])).toEqual(auditedDecisions(home));
+      expect(replay.rows[1]?.reason).toEndWith(", so the call cannot be checked");
+      // Replay sees why it was denied (the failed walk is in the file): not blocked for a live reason.
+      expect((replay.rows[1] as { live_blocked?: string }).live_blocked).toBeUndefined();
       // One event per walk: the re-walk after list_changed and the call's own re-walk each failed
       // after listing their tools, and are written as failures only.
       expect(walkEvents(session)).toEqual(["tools", "error", "error"]);
