@@ -217,7 +217,8 @@ function concludeCall(
  * Puts an ask to the human and decides again on approval (SPEC §3.4): an approved answer is applied
  * (remembered approvals, re-pinned tools with `list_changed`) and the call is decided once more with
  * `countAttempt: false`; it is forwarded only if that decision allows. An explicit decline is applied
- * (remembered). Anything else blocks with the asker's reason.
+ * (remembered; when that fails, the call is blocked all the same and its reason says so). Anything
+ * else blocks with the asker's reason.
  * @param gated - The call gate.
  * @param asked - The call, its ask decision and seq.
  * @returns What to do with the call.
@@ -266,10 +267,20 @@ async function askAndDecide(
       record: { seq, args, ask: auditOutcome, liveBlocked: "audit_failed" },
     };
   }
-  if (outcome.kind === "declined" && outcome.answer !== undefined) {
-    await gate.answer(decision.questions, outcome.answer);
+  if (outcome.kind !== "approved") {
+    const reason = `${outcome.reason} (${askedPhrase(decision.reasons)})`;
+    if (outcome.kind !== "declined" || outcome.answer === undefined) return blocked(reason);
+    try {
+      await gate.answer(decision.questions, outcome.answer);
+    } catch (error) {
+      // Blocked as declined all the same. Recorded with the decline, which replay applies whole:
+      // stricter than live, which kept it in part or not at all, never laxer.
+      const message = error instanceof Error ? error.message : String(error);
+      gated.log(`Cannot remember the decline of a call of ${JSON.stringify(tool)}: ${message}`);
+      return blocked(`${reason}; the decline cannot be remembered: ${message}`);
+    }
+    return blocked(reason);
   }
-  if (outcome.kind !== "approved") return blocked(`${outcome.reason} (${askedPhrase(decision.reasons)})`);
   try {
     // What the human saw may be out of date (a queued ask, output read meanwhile, a tool list the
     // upstream changed): decided as the call stands now — after the walk a list_changed started while
