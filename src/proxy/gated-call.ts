@@ -17,8 +17,9 @@ import type { AskAnswer, Decision, JsonObject } from "../engine/index.ts";
 import { askedPhrase } from "./ask-reasons.ts";
 import type { Asker, AskOutcome } from "./asker.ts";
 import { decideAfterWalk } from "./decide-after-walk.ts";
+import { decideFirst, type FirstDecision } from "./decide-first.ts";
 import type { Gate } from "./gate.ts";
-import { ambiguousJsonDeny, blockedResult, notForwardedDeny, proxyDeny } from "./proxy-denies.ts";
+import { ambiguousJsonDeny, blockedResult, notForwardedDeny } from "./proxy-denies.ts";
 import type { ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
 import type { SessionAudit } from "./session-audit.ts";
 import { staleAsk, stillAsking } from "./stale-ask.ts";
@@ -97,62 +98,6 @@ function auditDecision(
 export async function gateToolCall(gated: CallGate, call: ToolCallRequest): Promise<GatedCall> {
   const first = await decideFirst(gated, call);
   return concludeCall(gated, call, first);
-}
-
-/** The first decision on a call, its seq, and whether deciding failed (a `gate_error` deny). */
-interface FirstDecision {
-  readonly decision: Decision;
-  readonly seq: number;
-  readonly gateError?: true;
-}
-
-/**
- * The first decision on a call: re-walk once for an unknown name or after a failed walk, notice pins
- * accepted elsewhere (one read of the pin file, handed to the gate), decide. A failed walk or any
- * error while deciding is a deny.
- * @param gated - The call gate.
- * @param call - The client's request.
- * @returns The decision and the request's seq.
- */
-async function decideFirst(gated: CallGate, call: ToolCallRequest): Promise<FirstDecision> {
-  const { gate, server, tools } = gated;
-  const tool = call.name;
-  let seq: number | undefined;
-  try {
-    if (!gate.knowsTool(server, tool) || tools.failure !== undefined) await tools.walk();
-    const pins = await tools.noticePinChanges();
-    seq = gate.nextSeq();
-    const first = await gate.decideCall(server, tool, call.arguments, {
-      countAttempt: true,
-      seq,
-      ...(pins === undefined ? {} : { pins }),
-    });
-    const failed = tools.failure;
-    if (failed === undefined) return first;
-    return walkFailedDeny(failed, seq);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    gated.log(`Cannot decide a call of ${JSON.stringify(tool)}: ${message}`);
-    // Denied before it was decided (the pins could not be read): its own seq, not the last call's.
-    seq ??= gate.nextSeq();
-    // After a walk that failed (the session file records it), denied for that, as replay denies it.
-    const failed = tools.failure;
-    if (failed !== undefined) return walkFailedDeny(failed, seq);
-    const reason = { code: "gate_error", message: `Bouncer could not decide the call: ${message}` };
-    return { decision: proxyDeny(reason), seq, gateError: true };
-  }
-}
-
-/**
- * The deny of a call after a walk that failed: the gate's list is older than the upstream's, so it is
- * never decided on (SPEC §2.2 "calls wait for it").
- * @param failed - Why the walk failed.
- * @param seq - The call's seq.
- * @returns The `walk_failed` deny.
- */
-function walkFailedDeny(failed: { readonly message: string }, seq: number): FirstDecision {
-  const message = `${failed.message}, so the call cannot be checked`;
-  return { decision: proxyDeny({ code: "walk_failed", message }), seq };
 }
 
 /**
