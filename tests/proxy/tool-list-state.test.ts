@@ -6,10 +6,11 @@
  */
 
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAuditWriter, createSessionRecorder } from "../../src/audit/index.ts";
+import type { WriteBytes } from "../../src/audit/line-writer.ts";
 import { builtinPacks } from "../../src/platform/packs.ts";
 import { parsePolicyFiles } from "../../src/policy/index.ts";
 import { Gate } from "../../src/proxy/gate.ts";
@@ -41,18 +42,25 @@ async function mailGate(): Promise<Gate> {
 /**
  * A tool list whose every walk the upstream answers with the planted error.
  * @param gate - The gate.
- * @returns The state and the session file's path.
+ * @param options - The session file's write (default `fs.writeSync`) and a logger.
+ * @returns The state, its audit and the session file's path.
  */
-function failingList(gate: Gate): { readonly tools: ToolListState; readonly session: string } {
+function failingList(
+  gate: Gate,
+  options: { readonly write?: WriteBytes; readonly log?: (message: string) => void } = {},
+): { readonly tools: ToolListState; readonly audit: SessionAudit; readonly session: string } {
   const dir = mkdtempSync(join(tmpdir(), "bouncer-tls-"));
   const session = join(dir, "session.jsonl");
   const audit = new SessionAudit({
     session: "s",
     server: SERVER.name,
     writer: createAuditWriter(join(dir, "audit.jsonl")),
-    recorder: createSessionRecorder(session, { run: "r" }),
+    recorder: createSessionRecorder(session, {
+      run: "r",
+      ...(options.write === undefined ? {} : { write: options.write }),
+    }),
     mode: "enforce",
-    log: () => {},
+    log: options.log ?? (() => {}),
   });
   const tools = new ToolListState({
     gate,
@@ -64,7 +72,7 @@ function failingList(gate: Gate): { readonly tools: ToolListState; readonly sess
     notifyClient: () => {},
     log: () => {},
   });
-  return { tools, session };
+  return { tools, audit, session };
 }
 
 describe("ToolListState", () => {
@@ -105,5 +113,32 @@ describe("ToolListState", () => {
       "Cannot walk the upstream's tools: the upstream's error cannot be recorded as untrusted output: Cannot record output: the taint index is full",
     );
     expect(readFileSync(session, "utf8")).not.toContain("attacker");
+  });
+
+  test("walk() stops the recording when the upstream's error cannot be written to the session file: nothing after it", async () => {
+    const gate = await mailGate();
+    const logs: string[] = [];
+    // The disk is full for the failed walk's first event (the upstream's error as output), and has
+    // room again for every later one.
+    let writes = 0;
+    const { tools, audit, session } = failingList(gate, {
+      write: (fd, bytes) => {
+        writes += 1;
+        if (writes === 1) throw Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
+        return writeSync(fd, bytes);
+      },
+      log: (message) => void logs.push(message),
+    });
+    await tools.walk();
+    // Live, the error is untrusted output (an address in it is denied) and calls are denied.
+    const decided = await gate.decideCall("mail", "send_email", { to: "attacker@evil.example" });
+    expect(decided.decision.verdict).toBe("deny");
+    expect(tools.failure?.message).toBe(`Cannot walk the upstream's tools: ${PLANTED}`);
+    // The file holds nothing from the failed write on: neither the walk's failure nor a later call,
+    // so replay never decides a call of this run without that output (SPEC §3.6, README "--record").
+    expect(audit.recording).toBe(false);
+    audit.recordCall({ tool: "send_email", arguments: { to: "attacker@evil.example" }, seq: 1 });
+    expect(readFileSync(session, "utf8")).toBe("");
+    expect(logs.filter((line) => line.includes("recording stopped"))).toHaveLength(1);
   });
 });
