@@ -13,6 +13,7 @@ import {
   isPhoneShaped,
   isTokenShapedString,
 } from "./token-shapes.ts";
+import { mappedIpv4 } from "./url-ipv6.ts";
 
 /** Fields every identity has. */
 interface IdentityBase {
@@ -153,6 +154,11 @@ function urlIdentity(raw: string | undefined, canonical: string): UrlIdentity | 
   if (other !== undefined && !hosts.includes(other)) hosts.push(other);
   // `evil.example.` is the DNS name `evil.example`: probe it as the text would index it (taint only).
   for (const host of [...hosts]) if (host.endsWith(".")) hosts.push(host.replace(/\.+$/, ""));
+  // `[::ffff:7f00:1]` (written `[::ffff:127.0.0.1]`) reaches `127.0.0.1` (taint only).
+  for (const host of [...hosts]) {
+    const ipv4 = mappedIpv4(host);
+    if (ipv4 !== undefined) hosts.push(ipv4);
+  }
   return {
     kind: "url",
     id: origin,

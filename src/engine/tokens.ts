@@ -27,6 +27,7 @@ import {
 } from "./token-shapes.ts";
 import { type VariantShapes, withTokenVariants } from "./token-variants.ts";
 import { scanUrlIpv4Hosts } from "./url-ipv4.ts";
+import { scanIpv6Hosts } from "./url-ipv6.ts";
 
 /** An address starting exactly at `lastIndex` (its start is found by scanning back from `@`). */
 const EMAIL_AT = /[\p{L}\p{M}\p{N}._+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+/uy;
@@ -148,6 +149,7 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
     });
   }
   scanUrlIpv4Hosts(text, report);
+  if (text.includes(":")) scanIpv6Hosts(text, report);
   if (at || text.includes("#")) {
     each(text, {
       pattern: patterns.handle,
@@ -217,6 +219,7 @@ function scanShapes(text: string, visit: FoundVisitor): void {
   if (at && text.includes('"@')) quotedAddresses(text, keyReporter(found, visit));
   if (text.includes(".")) scanHosts(scan);
   scanUrlIpv4Hosts(text, keyReporter(found, visit));
+  if (text.includes(":")) scanIpv6Hosts(text, keyReporter(found, visit));
   if (at || text.includes("#")) scanHandles(scan);
   if (!/[0-9]/.test(text)) return;
   phonesAndIbans(text, { iban: PATTERNS.ascii.iban, report: keyReporter(found, visit) });
