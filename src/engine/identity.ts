@@ -4,6 +4,7 @@
  * @module
  */
 
+import { asciiPhoneText } from "./phone-text.ts";
 import { phoneKeys } from "./token-scan.ts";
 import {
   asciiDomainAddress,
@@ -205,9 +206,13 @@ export function identify(raw: string | undefined, canonical: string): Identity {
     // `00` or `011` is also read as `+`), but only a number written with `+` has that identity for
     // trust and approvals: `555-987-6543` (a national number) is not `+55 59 8765 43` (a Brazilian
     // one), nor is `0113 496 0000` (a Leeds number) `+1 349 600 00`.
+    // Digits of another script or dashes other than `-` are read as the number for taint only: a
+    // server that drops what is not an ASCII digit reaches another one (`+1555١٢٣4567`), so such a
+    // spelling is its own identity for trust and approvals (`asciiPhoneText`).
     const keys = phoneKeys(phone);
     const key = keys[0] ?? "";
-    const id = phone.trimStart().startsWith("+") ? key : key.slice(1);
+    const id =
+      asciiPhoneText(phone) !== phone ? canonical : phone.trimStart().startsWith("+") ? key : key.slice(1);
     return { kind: "phone", id, keys, token: true };
   }
   if (isIbanShaped(canonical)) {

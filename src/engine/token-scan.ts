@@ -8,6 +8,8 @@
  * @module
  */
 
+import { asciiPhoneText } from "./phone-text.ts";
+
 /**
  * One token found: the token is `text[start, end)`; its index key is `key` when set, otherwise
  * `text[keyStart, end)`. One object is reused for every token of a scan.
@@ -225,7 +227,8 @@ export function scanHandles(scan: Scan): void {
 const CALL_PREFIX = /^(?:00|011)(?=[0-9]{7})/;
 
 /**
- * The index keys of a phone-shaped value: `+` and its digits, and, when it is written without `+`
+ * The index keys of a phone-shaped value: `+` and its digits (in ASCII, whatever script they are
+ * written in), and, when it is written without `+`
  * but with a leading international call prefix (`00 1 555 123 4567`, `011 44 20 7946 0958`), `+`
  * and the digits after that prefix too (taint only: `0113 496 0000` is also a national number).
  *
@@ -235,7 +238,7 @@ const CALL_PREFIX = /^(?:00|011)(?=[0-9]{7})/;
  * @example phoneKeys("00 1 555 123 4567") // ["+0015551234567", "+15551234567"]
  */
 export function phoneKeys(phone: string): string[] {
-  const digits = phone.replace(/[^0-9]/g, "");
+  const digits = asciiPhoneText(phone).replace(/[^0-9]/g, "");
   const international = /^\s*\(?\+/.test(phone) ? undefined : digits.replace(CALL_PREFIX, "");
   return international === undefined || international === digits
     ? [`+${digits}`]

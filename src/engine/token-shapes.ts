@@ -8,6 +8,7 @@
  * @module
  */
 
+import { asciiPhoneText } from "./phone-text.ts";
 import { MAX_HOST_LENGTH } from "./token-scan.ts";
 
 const EMAIL_SHAPE = /^[\p{L}\p{M}\p{N}._+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+$/u;
@@ -32,14 +33,15 @@ export function isEmailShaped(value: string): boolean {
 
 /**
  * Whether a canonical string is phone-shaped: an optional `+`, then 7 to 15 digits with spaces,
- * dots, dashes or parentheses between them (SPEC §2.5 "Identity").
+ * dots, dashes or parentheses between them (SPEC §2.5 "Identity"); digits of any script and any
+ * dash count (`asciiPhoneText`).
  *
  * Source: SPEC §2.5 "Identity", "Index, not rescans".
  * @param value - A canonical string.
  * @returns True for a phone number.
  */
 export function isPhoneShaped(value: string): boolean {
-  return PHONE_SHAPE.test(value);
+  return PHONE_SHAPE.test(asciiPhoneText(value));
 }
 
 /**

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { asciiPhoneText } from "./phone-text.ts";
 import { UNSPACED_SCRIPT_CLASS } from "./scripts.ts";
 import {
   type FoundToken,
@@ -109,10 +110,13 @@ function keyReporter(found: FoundToken, visit: FoundVisitor): ReportKey {
   };
 }
 
-/** Phones and IBANs (rare in text: their patterns find them fastest), keys built as strings. */
+/**
+ * Phones and IBANs (rare in text: their patterns find them fastest), keys built as strings. Phones
+ * are found in the text with other scripts' digits and dashes folded to ASCII (same offsets).
+ */
 function phonesAndIbans(text: string, scan: { readonly iban: RegExp; readonly report: ReportKey }): void {
   const { report } = scan;
-  each(text, {
+  each(asciiPhoneText(text), {
     pattern: PHONE,
     visit: (match, start) => {
       for (const key of phoneKeys(match)) report(key, { start, length: match.length });
@@ -159,7 +163,8 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
       },
     });
   }
-  if (/[0-9]/.test(text)) {
+  // Any script's digits: a phone or token may be written in them (`asciiPhoneText`).
+  if (/\p{Nd}/u.test(text)) {
     phonesAndIbans(text, { iban: patterns.iban, report });
     each(text, {
       pattern: patterns.alnum,

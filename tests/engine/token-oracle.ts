@@ -4,6 +4,7 @@
  * @module
  */
 
+import { asciiPhoneText } from "../../src/engine/phone-text.ts";
 import {
   asciiDomainAddress,
   hostKey,
@@ -113,8 +114,9 @@ export function oracleTokens(text: string, found: Visit): void {
       visit(match.slice(1), start, start + match.length);
     });
   }
-  if (!/[0-9]/.test(text)) return;
-  each(text, PHONE, (match, start) => {
+  if (!/\p{Nd}/u.test(text)) return;
+  // Phones in any script's digits and dashes, folded to ASCII in place (same offsets).
+  each(asciiPhoneText(text), PHONE, (match, start) => {
     const digits = match.replace(/[^0-9]/g, "");
     visit(`+${digits}`, start, start + match.length);
     const prefix =
