@@ -5,6 +5,7 @@
  */
 
 import { asciiPhoneText } from "./phone-text.ts";
+import { schemeLessHost } from "./scheme-less-hosts.ts";
 import { phoneKeys } from "./token-scan.ts";
 import {
   asciiDomainAddress,
@@ -219,5 +220,8 @@ export function identify(raw: string | undefined, canonical: string): Identity {
     const id = canonical.replaceAll(" ", "").toUpperCase();
     return { kind: "iban", id, keys: [id], token: true };
   }
-  return { kind: "string", id: canonical, keys: [canonical], token: isTokenShapedString(canonical) };
+  // `//host/x`, `\\host\share`, `git@host:org/repo`: the host is probed too (taint only).
+  const host = schemeLessHost(canonical);
+  const keys = host === undefined ? [canonical] : [canonical, host];
+  return { kind: "string", id: canonical, keys, token: isTokenShapedString(canonical) };
 }
