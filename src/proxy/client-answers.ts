@@ -13,6 +13,7 @@
  */
 
 import type { JsonObject } from "../engine/index.ts";
+import { describePair, holdsFoldedPair } from "./case-variants.ts";
 import { findIdSpan, spliceSpan } from "./json-scan.ts";
 import {
   type Classified,
@@ -42,7 +43,7 @@ const AMBIGUOUS_ANSWER = {
  * @param error - The error it stands for.
  * @returns Whether the id named a request Bouncer sent to the client.
  */
-function settleUnusable(core: RelayCore, id: RequestId, error: RpcErrorObject): boolean {
+export function settleUnusable(core: RelayCore, id: RequestId, error: RpcErrorObject): boolean {
   const settled = core.client.settle(id, { kind: "error", error });
   const relayed = settled.relayed;
   if (relayed === undefined) return settled.found;
@@ -133,6 +134,15 @@ export function clientResponse(
   if (repeatsAKey(line, raw.value)) {
     core.log(`The client sent an answer that repeats a key: ${preview(line)}`);
     settleUnusable(core, message.id, AMBIGUOUS_ANSWER);
+    return;
+  }
+  // A server decoding names case-insensitively reads `Roots` beside `roots` as one of them.
+  const pair = holdsFoldedPair(raw.value);
+  if (pair !== undefined) {
+    const why = describePair(pair);
+    core.log(`The client sent an answer in which ${why}: ${preview(line)}`);
+    const text = `The client's answer is ambiguous: ${why}, so what it says depends on who reads it`;
+    settleUnusable(core, message.id, { code: RPC_ERROR.invalidRequest, message: text });
     return;
   }
   const outcome = outcomeOf(message);

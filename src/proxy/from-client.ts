@@ -9,7 +9,8 @@
  */
 
 import type { JsonObject } from "../engine/index.ts";
-import { clientInvalidAnswer, clientResponse } from "./client-answers.ts";
+import { describePair, holdsFoldedPair, rpcMemberVariant } from "./case-variants.ts";
+import { clientInvalidAnswer, clientResponse, settleUnusable } from "./client-answers.ts";
 import { interceptRequest } from "./intercept.ts";
 import { findUniqueIdSpan, scanTopLevel, spliceSpan } from "./json-scan.ts";
 import {
@@ -62,6 +63,11 @@ export function receiveFromClient(core: RelayCore, line: string): void {
     return;
   }
   const message = classify(value);
+  const variant = rpcMemberVariant(value);
+  if (variant !== undefined) {
+    clientCaseVariant(core, message, { line, variant });
+    return;
+  }
   if (message.kind === "request") clientRequest(core, message, { line, value });
   else if (message.kind === "notification") clientNotification(core, message, { line, value });
   else if (message.kind === "result" || message.kind === "error")
@@ -77,6 +83,44 @@ export function receiveFromClient(core: RelayCore, line: string): void {
       }),
     );
   }
+}
+
+/**
+ * A client message with a top-level key that spells one of JSON-RPC's member names in other letter
+ * case (`Method`, `ID`, `paramſ`): a server decoding names case-insensitively (Go's `encoding/json`)
+ * may read another method or id than Bouncer did — a `tools/call` where Bouncer saw a `ping`, a
+ * notification or an answer. Never relayed: a request gets `-32600` (with id `null` when its id is a
+ * pending request's), an answer settles what it answers as unusable, a notification is dropped.
+ *
+ * Source: SPEC §3.1 ("Decide on exactly what is forwarded"); JSON-RPC 2.0 §4 (exact member names).
+ * @param core - The relay.
+ * @param message - The message as classified by its exact keys.
+ * @param raw - Its text and the key found.
+ */
+function clientCaseVariant(
+  core: RelayCore,
+  message: Classified,
+  raw: { readonly line: string; readonly variant: { readonly key: string; readonly member: string } },
+): void {
+  const { line, variant } = raw;
+  core.noise({ side: "client", kind: "invalid", bytes: line.length, preview: preview(line) });
+  const what = `the top-level key ${JSON.stringify(variant.key)} is ${JSON.stringify(variant.member)} in other letter case (some servers read it as that member)`;
+  const answer = message.kind === "result" || message.kind === "error";
+  if (answer || (message.kind === "invalid" && message.response)) {
+    const error = { code: RPC_ERROR.invalidRequest, message: `The client's answer is invalid: ${what}` };
+    if (message.id === null || !settleUnusable(core, message.id, error))
+      core.log(`Dropped a client answer that answers nothing pending: ${what}`);
+    return;
+  }
+  if (message.kind === "notification") {
+    core.log(`Dropped a client notification: ${what}`);
+    return;
+  }
+  const id = message.id;
+  const idText = id === null || core.pending.has(idKey(id)) ? "null" : JSON.stringify(id);
+  core.sendClient(
+    errorResponseText(idText, { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${what}` }),
+  );
 }
 
 /**
@@ -195,6 +239,13 @@ function clientNotification(
   // message than this one (SPEC §3.1 "Decide on exactly what is forwarded").
   if (repeatsAKey(raw.line, raw.value)) {
     core.log(`Dropped a client notification that repeats a key: ${preview(raw.line)}`);
+    return;
+  }
+  // Nor as bytes a server decoding names case-insensitively reads otherwise (`RequestId` beside
+  // `requestId` would cancel another request).
+  const pair = holdsFoldedPair(raw.value);
+  if (pair !== undefined) {
+    core.log(`Dropped a client notification: ${describePair(pair)}: ${preview(raw.line)}`);
     return;
   }
   if (method === "notifications/cancelled") {

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../engine/index.ts";
+import { foldedPair } from "./case-variants.ts";
 import { isJsonObject, member, RPC_ERROR, resultResponseText } from "./jsonrpc.ts";
 import type { RelayCore } from "./relay-core.ts";
 import type { ClientRequestInfo, RelayHooks, ToolCallDecision, ToolCallRequest } from "./relay-hooks.ts";
@@ -152,13 +153,19 @@ function toolCallRequest(core: RelayCore, request: InterceptedRequest): ToolCall
   }
   const meta = member(pending.params, "_meta");
   const token = isJsonObject(meta) ? member(meta, "progressToken") : undefined;
+  const strict = checkStrictJson(
+    request.line,
+    request.repeatsKey === undefined ? undefined : { repeatsKey: request.repeatsKey, value: request.value },
+  );
+  // The params as forwarded (`arguments` always written): a `Name` or `ARGUMENTS` beside them is the
+  // tool or the arguments to a server decoding names case-insensitively (Go's `encoding/json`, the
+  // last copy winning), not the ones decided. Denied as a repeated key is. Inside the arguments, the
+  // engine reads every spelling of the arguments its rules name (SPEC §2.4, §2.5).
+  const caseVariant = foldedPair(new Set([...Object.keys(pending.params), "arguments"])) !== undefined;
   return new ToolCallView(pending, {
     name,
     arguments: args ?? {},
-    strict: checkStrictJson(
-      request.line,
-      request.repeatsKey === undefined ? undefined : { repeatsKey: request.repeatsKey, value: request.value },
-    ),
+    strict: caseVariant ? { ...strict, duplicateKeys: true } : strict,
     progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
   });
 }

@@ -27,7 +27,10 @@ export function ambiguousJsonDeny(why: AmbiguousJson): Decision {
       message: `The call's JSON nests deeper than ${MAX_NESTING} levels, more than Bouncer decides on`,
     });
   }
-  const what = why === "duplicate_keys" ? "repeats an object key" : "holds an integer beyond ±2^53";
+  const what =
+    why === "duplicate_keys"
+      ? "repeats an object key (or spells one twice in different letter case)"
+      : "holds an integer beyond ±2^53";
   return proxyDeny({
     code: "ambiguous_json",
     message: `The call's JSON ${what}, so the upstream might read other arguments than Bouncer decided on`,
