@@ -102,3 +102,36 @@ export function holdsFoldedPair(value: unknown): readonly [string, string] | und
 export function describePair(pair: readonly [string, string]): string {
   return `the keys ${JSON.stringify(pair[0])} and ${JSON.stringify(pair[1])} differ only in letter case`;
 }
+
+/** The members of a tool definition that are pinned (SPEC §2.2). */
+const EXACT_PINNED: ReadonlySet<string> = new Set([
+  "name",
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "annotations",
+]);
+
+/** {@link EXACT_PINNED}, folded. */
+const PINNED_MEMBERS: ReadonlySet<string> = new Set([...EXACT_PINNED].map(foldKey));
+
+/**
+ * A tool definition without the top-level members that spell a pinned member in other letter case
+ * (`Description`, `INPUTSCHEMA`): they are not pinned, so they may change without a question, and a
+ * client decoding names case-insensitively (Go's `encoding/json`, the last copy winning) would show
+ * the model such a member in place of the pinned one. A client that reads names exactly ignores
+ * them, so it loses nothing.
+ *
+ * Source: SPEC §2.2 ("a poisoned new description never reaches the model unapproved").
+ * @param definition - A definition as listed or pinned.
+ * @returns It, or a copy without those members.
+ * @example withoutShadowMembers({ name: "t", Description: "x" }) // => { name: "t" }
+ */
+export function withoutShadowMembers<T extends object>(definition: T): T {
+  const keys = Object.keys(definition);
+  const shadows = (key: string): boolean => PINNED_MEMBERS.has(foldKey(key)) && !EXACT_PINNED.has(key);
+  if (!keys.some(shadows)) return definition;
+  const kept = Object.entries(definition).filter(([key]) => !shadows(key));
+  return Object.fromEntries(kept) as T;
+}

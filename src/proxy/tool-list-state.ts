@@ -13,6 +13,7 @@
 
 import type { JsonObject, ToolDefinition } from "../engine/index.ts";
 import { isBouncerError } from "../platform/errors.ts";
+import { withoutShadowMembers } from "./case-variants.ts";
 import type { FilePinStore } from "./file-pin-store.ts";
 import type { Gate, PinStore, PinsRead, ServerContext, WalkResult } from "./gate.ts";
 import { RPC_ERROR, RpcError, type RpcErrorObject } from "./jsonrpc.ts";
@@ -248,11 +249,14 @@ export class ToolListState {
   }
 
   /**
-   * Sets the visible list.
-   * @param visible - The gate's visible list.
+   * Sets the visible list: the gate's, without members that spell a pinned member in other letter
+   * case.
+   * @param listed - The gate's visible list.
    * @returns True when it differs from the one shown before.
    */
-  #show(visible: readonly ToolDefinition[]): boolean {
+  #show(listed: readonly ToolDefinition[]): boolean {
+    // Never another spelling of a pinned member beside it (case-variants.ts).
+    const visible = listed.map(withoutShadowMembers);
     const text = JSON.stringify(visible);
     const changed = text !== this.#visibleText;
     this.#visible = visible;
