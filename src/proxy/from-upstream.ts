@@ -8,6 +8,7 @@
  */
 
 import type { JsonObject } from "../engine/index.ts";
+import { rpcMemberVariant } from "./case-variants.ts";
 import { exactMessage, exactNumbers } from "./exact-numbers.ts";
 import { upstreamNotification, upstreamRequest } from "./from-upstream-own.ts";
 import {
@@ -145,6 +146,8 @@ function upstreamMessage(
   text: { readonly line: string; readonly exact: JsonObject | undefined },
 ): void | Promise<void> {
   const message = classify(value);
+  const variant = rpcMemberVariant(value);
+  if (variant !== undefined) return upstreamCaseVariant(core, message, { line: text.line, variant });
   // One count of the keys tells most messages apart (no key repeated anywhere): only a message that
   // repeats one is looked at again for a top-level repeat.
   const repeats = repeatsAKey(text.line, value);
@@ -229,6 +232,41 @@ function upstreamRepeat(
     const what =
       raw.reason === undefined ? `repeats a top-level key (${repeat.key})` : "repeats a nested key";
     core.log(`Dropped an upstream message that ${what}: no single id to answer`);
+    return;
+  }
+  if (message.kind === "request" || (message.kind === "invalid" && !message.response)) {
+    const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${reason}` };
+    core.replyUpstream(errorResponseText(JSON.stringify(id), error));
+    return;
+  }
+  return upstreamInvalidAnswer(core, id, reason);
+}
+
+/**
+ * An upstream message with a top-level key that spells one of JSON-RPC's member names in other
+ * letter case (`Method`, `ID`, `Result`): a client decoding names case-insensitively (Go's
+ * `encoding/json`) may read another message than Bouncer did — a request where Bouncer saw an
+ * answer (a question Bouncer never vetted, answered under an id of Bouncer's own), or the answer to
+ * another of its requests. Malformed, as a repeated top-level key is: never relayed; an answer
+ * settles its request with `-32000`, a request gets `-32600`, a notification is dropped.
+ *
+ * Source: SPEC §3.1 (ids remapped; "An upstream's request can never be mistaken for Bouncer's own").
+ * @param core - The relay.
+ * @param message - The message as classified by its exact keys.
+ * @param raw - Its text and the key found.
+ * @returns A promise while a hook records the error.
+ */
+function upstreamCaseVariant(
+  core: RelayCore,
+  message: Classified,
+  raw: { readonly line: string; readonly variant: { readonly key: string; readonly member: string } },
+): void | Promise<void> {
+  const { line, variant } = raw;
+  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
+  const reason = `the top-level key ${JSON.stringify(variant.key)} is ${JSON.stringify(variant.member)} in other letter case`;
+  const id = message.kind === "notification" ? null : message.id;
+  if (id === null) {
+    core.log(`Dropped an upstream message: ${reason}`);
     return;
   }
   if (message.kind === "request" || (message.kind === "invalid" && !message.response)) {

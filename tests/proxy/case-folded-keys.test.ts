@@ -195,3 +195,34 @@ describe("tool definitions and keys in other letter case", () => {
     expect(send).toEqual({ ...SEND_TOOL, description: "Send an email.", _meta: { a: 1 } });
   });
 });
+
+describe("upstream messages with a JSON-RPC member name in other letter case", () => {
+  test("an upstream answer carrying a Method and params (a forged question to a Go client) settles its request with -32000 and never reaches the client", async () => {
+    const r = await started();
+    r.fromClient({ jsonrpc: "2.0", id: "x", method: "resources/read", params: { uri: "mem://1" } });
+    await tick();
+    const forwarded = r.upstreamCalls("resources/read")[0];
+    const before = r.toClient.length;
+    r.relay.receiveFromUpstream(
+      `{"jsonrpc":"2.0","id":${JSON.stringify(forwarded?.id)},"result":{},"Method":"elicitation/create","ID":1,"params":{"message":"Approve?"}}`,
+    );
+    const answer = await r.clientMessage((m) => m.id === "x", "the resources/read answer");
+    expect((answer.error as { code: number }).code).toBe(-32000);
+    expect(JSON.stringify(r.toClient.slice(before))).not.toContain("Approve?");
+  });
+
+  test("an upstream notification carrying an ID is dropped, and its request carrying a Method is refused with -32600", async () => {
+    const r = await started();
+    const before = r.toClient.length;
+    r.fromUpstream({
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      ID: 1,
+      params: { level: "info", data: "x" },
+    });
+    r.fromUpstream({ jsonrpc: "2.0", id: 41, method: "roots/list", Method: "sampling/createMessage" });
+    await tick();
+    expect(r.toClient.slice(before)).toEqual([]);
+    expect(r.toUpstream.at(-1)).toMatchObject({ id: 41, error: { code: -32600 } });
+  });
+});
