@@ -11,13 +11,18 @@
 /** One piece of queued work. */
 export type WorkTask = () => void | Promise<void>;
 
+/** Run tasks the list may hold at its front before they are cut off (while others still wait). */
+const COMPACT_AFTER = 1024;
+
 /**
  * An ordered queue of work.
  *
  * Source: SPEC §3.1, §3.3.
  */
 export class WorkQueue {
-  readonly #tasks: WorkTask[] = [];
+  /** Queued tasks from {@link WorkQueue.#head} on (the ones before it have run): no `shift()` per task. */
+  #tasks: (WorkTask | undefined)[] = [];
+  #head = 0;
   readonly #onError: (error: unknown) => void;
   #busy = false;
 
@@ -37,11 +42,33 @@ export class WorkQueue {
     if (!this.#busy) void this.#pump();
   }
 
+  /**
+   * Takes the oldest queued task off the queue.
+   * @returns The task, or undefined when none waits (the list is emptied then).
+   */
+  #take(): WorkTask | undefined {
+    const task = this.#tasks[this.#head];
+    if (task === undefined) {
+      if (this.#head > 0) {
+        this.#tasks.length = 0;
+        this.#head = 0;
+      }
+      return undefined;
+    }
+    this.#tasks[this.#head] = undefined;
+    this.#head += 1;
+    if (this.#head >= COMPACT_AFTER && this.#head * 2 >= this.#tasks.length) {
+      this.#tasks = this.#tasks.slice(this.#head);
+      this.#head = 0;
+    }
+    return task;
+  }
+
   /** Runs queued work in order. Never rejects. */
   async #pump(): Promise<void> {
     this.#busy = true;
     try {
-      for (let task = this.#tasks.shift(); task !== undefined; task = this.#tasks.shift()) {
+      for (let task = this.#take(); task !== undefined; task = this.#take()) {
         try {
           const running = task();
           if (running !== undefined) await running;
