@@ -14,6 +14,7 @@ import { type Classified, errorResponseText, idKey, member, RPC_ERROR, requestTe
 import { isKnownMethod } from "./known-methods.ts";
 import type { RelayCore } from "./relay-core.ts";
 import { progressTokenKey } from "./relay-support.ts";
+import type { PendingUpstream } from "./relay-types.ts";
 
 /**
  * Requests of the upstream that may wait for the client's answer at once, at most: each keeps its
@@ -34,19 +35,29 @@ export const MAX_OPEN_UPSTREAM_REQUESTS = 1024;
 export const MAX_OPEN_UPSTREAM_REQUEST_CHARS = 4 * 1024 * 1024;
 
 /**
+ * The characters an upstream request waiting for the client's answer holds, as
+ * {@link MAX_OPEN_UPSTREAM_REQUEST_CHARS} counts them: its id twice (as written, and as the key that
+ * translates a cancel), its method and its progress token. The relay's client leg weighs its relayed
+ * entries with it, so the totals are kept as entries come and go.
+ *
+ * Source: SPEC §3.3 (fail closed), §7 (memory).
+ * @param request - The relayed request.
+ * @returns Its characters (UTF-16 code units).
+ */
+export function heldChars(request: PendingUpstream): number {
+  return request.idText.length * 2 + request.method.length + (request.tokenKey?.length ?? 0);
+}
+
+/**
  * Why one more upstream request cannot wait for the client's answer, if it cannot.
  * @param core - The relay.
  * @param chars - The new request's id, method and token characters.
  * @returns The refusal's message, or undefined when it fits.
  */
 function openRequestsFull(core: RelayCore, chars: number): string | undefined {
-  let count = 0;
-  let held = chars;
-  for (const [, entry] of core.client.table.entries()) {
-    if (entry.kind !== "relay") continue;
-    count += 1;
-    held += entry.value.idText.length * 2 + entry.value.method.length + (entry.value.tokenKey?.length ?? 0);
-  }
+  const open = core.client.table.counted;
+  const count = open.entries;
+  const held = open.weight + chars;
   if (count >= MAX_OPEN_UPSTREAM_REQUESTS)
     return `Bouncer refused this request: ${MAX_OPEN_UPSTREAM_REQUESTS} requests of the upstream already wait for the client's answer`;
   if (held > MAX_OPEN_UPSTREAM_REQUEST_CHARS)
@@ -81,9 +92,8 @@ export function upstreamRequest(
     return;
   }
   const tokenKey = progressTokenKey(message.params, "meta");
-  // The id is kept twice (as written, and as the key that translates a cancel).
-  const chars = idText.length * 2 + message.method.length + (tokenKey?.length ?? 0);
-  const full = openRequestsFull(core, chars);
+  const waiting: PendingUpstream = { idText, tokenKey, method: message.method };
+  const full = openRequestsFull(core, heldChars(waiting));
   if (full !== undefined) {
     core.log(`Refused the upstream's request ${JSON.stringify(message.method.slice(0, 80))}: ${full}`);
     core.replyUpstream(errorResponseText(idText, { code: RPC_ERROR.internalError, message: full }));
@@ -100,7 +110,7 @@ export function upstreamRequest(
     core.replyUpstream(errorResponseText(idText, error));
     return;
   }
-  const legId = core.client.relay({ idText, tokenKey, method: message.method }, idKey(message.id));
+  const legId = core.client.relay(waiting, idKey(message.id));
   if (tokenKey !== undefined) core.upstreamTokens.add(tokenKey);
   core.sendClient(spliceSpan(line, span, String(legId)));
 }

@@ -12,6 +12,29 @@
 
 import type { RequestId } from "./jsonrpc.ts";
 
+/** Options of an {@link IdTable}. */
+export interface IdTableOptions<T> {
+  /**
+   * What an entry counts for in {@link IdTable.counted}: a weight (such as the characters it holds),
+   * or undefined for an entry that is not counted. Asked once, when the entry is added; the same
+   * weight is taken off when it is removed.
+   */
+  readonly weigh?: (value: T) => number | undefined;
+}
+
+/** The entries an {@link IdTable} counts, and their weights added up. */
+export interface IdTableCount {
+  readonly entries: number;
+  readonly weight: number;
+}
+
+interface Entry<T> {
+  readonly value: T;
+  readonly origin: string | undefined;
+  /** Its weight in {@link IdTable.counted}, or undefined when it is not counted. */
+  readonly weight: number | undefined;
+}
+
 /**
  * Outgoing ids of one leg, each mapped to what it stands for.
  *
@@ -23,8 +46,19 @@ import type { RequestId } from "./jsonrpc.ts";
  */
 export class IdTable<T> {
   #next = 1;
-  readonly #entries = new Map<number, { readonly value: T; readonly origin: string | undefined }>();
+  readonly #entries = new Map<number, Entry<T>>();
   readonly #byOrigin = new Map<string, number>();
+  readonly #weigh: ((value: T) => number | undefined) | undefined;
+  /** Running totals of the counted entries, changed where entries are added and removed. */
+  #counted = 0;
+  #weight = 0;
+
+  /**
+   * @param options - `weigh`: which entries {@link IdTable.counted} counts, and their weights.
+   */
+  constructor(options: IdTableOptions<T> = {}) {
+    this.#weigh = options.weigh;
+  }
 
   /**
    * Assigns the next id to an entry.
@@ -34,7 +68,12 @@ export class IdTable<T> {
    */
   allocate(value: T, options: { readonly origin?: string } = {}): number {
     const id = this.#next++;
-    this.#entries.set(id, { value, origin: options.origin });
+    const weight = this.#weigh?.(value);
+    this.#entries.set(id, { value, origin: options.origin, weight });
+    if (weight !== undefined) {
+      this.#counted += 1;
+      this.#weight += weight;
+    }
     if (options.origin !== undefined) this.#byOrigin.set(options.origin, id);
     return id;
   }
@@ -60,6 +99,10 @@ export class IdTable<T> {
     this.#entries.delete(id);
     if (entry.origin !== undefined && this.#byOrigin.get(entry.origin) === id)
       this.#byOrigin.delete(entry.origin);
+    if (entry.weight !== undefined) {
+      this.#counted -= 1;
+      this.#weight -= entry.weight;
+    }
     return entry.value;
   }
 
@@ -88,7 +131,18 @@ export class IdTable<T> {
     const all: [number, T][] = [...this.#entries].map(([id, entry]) => [id, entry.value]);
     this.#entries.clear();
     this.#byOrigin.clear();
+    this.#counted = 0;
+    this.#weight = 0;
     return all;
+  }
+
+  /**
+   * The open entries `weigh` counts and their weights added up, kept as running totals (no walk of
+   * the table). Zero for both when the table has no `weigh`.
+   * @returns The count and the total weight.
+   */
+  get counted(): IdTableCount {
+    return { entries: this.#counted, weight: this.#weight };
   }
 
   /** The number of open entries. */

@@ -28,16 +28,25 @@ export type LegEntry<T> =
  * Source: SPEC §3.1.
  */
 export class Leg<T> {
-  readonly table = new IdTable<LegEntry<T>>();
+  /** Its ids; with a `weigh`, its `counted` totals are the open relayed entries. */
+  readonly table: IdTable<LegEntry<T>>;
   readonly #send: (text: string) => void;
   /** Set when the peer is gone: own requests fail at once with this error. */
   #closed: RpcErrorObject | undefined;
 
   /**
    * @param send - Writes one message to the peer.
+   * @param options - `weigh`: what a relayed entry counts for in `table.counted` (Bouncer's own
+   *   requests are not counted); without it nothing is counted.
    */
-  constructor(send: (text: string) => void) {
+  constructor(send: (text: string) => void, options: { readonly weigh?: (value: T) => number } = {}) {
     this.#send = send;
+    const { weigh } = options;
+    this.table = new IdTable<LegEntry<T>>(
+      weigh === undefined
+        ? {}
+        : { weigh: (entry) => (entry.kind === "relay" ? weigh(entry.value) : undefined) },
+    );
   }
 
   /**

@@ -10,6 +10,7 @@
  */
 
 import type { JsonObject } from "../engine/index.ts";
+import { heldChars } from "./from-upstream-own.ts";
 import {
   errorResponseText,
   isJsonObject,
@@ -69,7 +70,8 @@ export class RelayCore {
   constructor(options: RelayOptions) {
     this.options = options;
     this.upstream = new Leg((text) => this.sendUpstream(text));
-    this.client = new Leg((text) => this.sendClient(text));
+    // Its relayed entries are weighed as they come and go: the bound on them is checked per request.
+    this.client = new Leg((text) => this.sendClient(text), { weigh: heldChars });
     this.context = {
       requestClient: (method, params, opts) => this.client.request(method, params, opts),
       requestUpstream: (method, params, opts) => this.upstream.request(method, params, opts),

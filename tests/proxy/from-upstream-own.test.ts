@@ -59,4 +59,58 @@ describe("upstreamRequest() and the requests waiting for the client", () => {
     expect(r.relay.client.table.size).toBe(waiting);
     expect(r.lastUpstream().id).toBe(long(19));
   });
+
+  test("upstreamRequest() keeps its bound after the waiting requests end every way one can: answered, answered with an error, answered unusably, cancelled, the session closed", () => {
+    const r = memoryRelay();
+    /** Sends one more request than may wait; returns the client-leg ids of the relayed ones. */
+    const fill = (tag: string): number[] => {
+      const before = r.toClient.length;
+      for (let i = 0; i <= MAX_OPEN_UPSTREAM_REQUESTS; i += 1) r.fromUpstream(sampling(`${tag}-${i}`));
+      const relayed = r.toClient.slice(before).map((line) => (JSON.parse(line) as { id: number }).id);
+      expect(relayed).toHaveLength(MAX_OPEN_UPSTREAM_REQUESTS);
+      expect(r.lastUpstream()).toMatchObject({
+        id: `${tag}-${MAX_OPEN_UPSTREAM_REQUESTS}`,
+        error: { code: -32603 },
+      });
+      expect(r.relay.client.table.counted.entries).toBe(MAX_OPEN_UPSTREAM_REQUESTS);
+      return relayed;
+    };
+    const drained = (): void => {
+      expect(r.relay.client.table.size).toBe(0);
+      expect(r.relay.client.table.counted).toEqual({ entries: 0, weight: 0 });
+    };
+    for (const id of fill("answered")) r.fromClient({ jsonrpc: "2.0", id, result: {} });
+    drained();
+    for (const id of fill("error")) r.fromClient({ jsonrpc: "2.0", id, error: { code: -1, message: "no" } });
+    drained();
+    for (const id of fill("unusable")) r.fromClient(`{"jsonrpc":"2.0","id":${id},"result":{},"result":{}}`);
+    drained();
+    fill("cancelled");
+    for (let i = 0; i < MAX_OPEN_UPSTREAM_REQUESTS; i += 1) {
+      const params = { requestId: `cancelled-${i}`, reason: "gave up" };
+      r.fromUpstream({ jsonrpc: "2.0", method: "notifications/cancelled", params });
+    }
+    drained();
+    expect(r.relay.upstreamTokens.size).toBe(0);
+    fill("closed");
+    r.relay.close();
+    drained();
+    fill("after");
+  });
+
+  test("upstreamRequest() holds as many long ids after earlier ones were answered as before", () => {
+    const r = memoryRelay();
+    const long = (tag: string, i: number): string => `${tag}${i}-${"x".repeat(512 * 1024)}`;
+    const fill = (tag: string): number[] => {
+      const before = r.toClient.length;
+      for (let i = 0; i < 20; i += 1) r.fromUpstream(sampling(long(tag, i)));
+      return r.toClient.slice(before).map((line) => (JSON.parse(line) as { id: number }).id);
+    };
+    const first = fill("a");
+    expect(first.length).toBeGreaterThan(0);
+    expect(r.relay.client.table.counted.weight).toBeLessThanOrEqual(MAX_OPEN_UPSTREAM_REQUEST_CHARS);
+    for (const id of first) r.fromClient({ jsonrpc: "2.0", id, result: {} });
+    expect(r.relay.client.table.counted).toEqual({ entries: 0, weight: 0 });
+    expect(fill("b")).toHaveLength(first.length);
+  });
 });

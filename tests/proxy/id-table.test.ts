@@ -39,6 +39,29 @@ describe("IdTable", () => {
     expect(table.idForOrigin("n:0")).toBeUndefined();
   });
 
+  test("IdTable.counted keeps the weighed entries' count and weight as entries are taken, once each", () => {
+    const table = new IdTable<string>({
+      weigh: (value) => (value.startsWith("own") ? undefined : value.length),
+    });
+    expect(table.counted).toEqual({ entries: 0, weight: 0 });
+    const a = table.allocate("aaa");
+    const own = table.allocate("own request");
+    const b = table.allocate("bb", { origin: "n:1" });
+    expect(table.counted).toEqual({ entries: 2, weight: 5 });
+    table.take(own);
+    expect(table.counted).toEqual({ entries: 2, weight: 5 });
+    table.take(a);
+    table.take(a);
+    table.take(String(b));
+    expect(table.counted).toEqual({ entries: 1, weight: 2 });
+    table.allocate("cccc");
+    table.takeAll();
+    expect(table.counted).toEqual({ entries: 0, weight: 0 });
+    table.allocate("d");
+    expect(table.counted).toEqual({ entries: 1, weight: 1 });
+    expect(new IdTable<string>().counted).toEqual({ entries: 0, weight: 0 });
+  });
+
   test.each([
     [0, "n:0"],
     [42, "n:42"],
