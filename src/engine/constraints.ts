@@ -4,8 +4,9 @@
  */
 
 import { argumentLines } from "./argument-lines.ts";
+import { paramPathOf } from "./call-rules.ts";
 import { canonicalJson } from "./canonical-json.ts";
-import { collectParamValues } from "./param-paths.ts";
+import { type ArgumentKeys, collectParamValues, createArgumentKeys } from "./param-paths.ts";
 import type { RelativeBase } from "./path-context.ts";
 import { checkPathConfinement } from "./paths.ts";
 import { renderPattern } from "./pattern-text.ts";
@@ -42,7 +43,7 @@ function baseText(base: RelativeBase): string {
     : `the root ${renderUntrusted(base.dir)} the client gave the upstream`;
 }
 
-function firstPathDenial(input: CallInput): Reason | undefined {
+function firstPathDenial(input: CallInput, keys: ArgumentKeys): Reason | undefined {
   const { rules } = input;
   const prefixes = rules.allowedPathPrefixes;
   if (rules.writeParams === undefined || prefixes === undefined || prefixes.value.length === 0) {
@@ -51,7 +52,7 @@ function firstPathDenial(input: CallInput): Reason | undefined {
   const source = prefixes.source;
   const rule = `allowed_path_prefixes ${JSON.stringify(prefixes.value)}`;
   for (const param of rules.writeParams.value) {
-    const found = collectParamValues(input.arguments, param);
+    const found = collectParamValues(input.arguments, paramPathOf(rules, param), keys);
     const mismatch = found.mismatches[0];
     if (mismatch !== undefined) {
       const message = `Argument ${renderUntrusted(mismatch.path || param)} must be ${mismatch.expected} to reach write_params "${param}", got ${typeName(mismatch.value)}`;
@@ -120,14 +121,14 @@ function patternTexts(value: JsonValue): PatternTexts {
   return { kind: "refused", what: "an object" };
 }
 
-function firstPatternDenial(input: CallInput): Reason | undefined {
+function firstPatternDenial(input: CallInput, keys: ArgumentKeys): Reason | undefined {
   const patterns = input.rules.argPatterns;
   if (patterns === undefined) return undefined;
   const source: RuleSource = patterns.source;
   for (const [param, pattern] of patterns.value) {
     // The pattern as the user wrote it (`a\.b`), not JSON-quoted (`"^(?:a\\.b)$"`).
     const rule = `arg_patterns ${renderPattern(pattern)}`;
-    const found = collectParamValues(input.arguments, param);
+    const found = collectParamValues(input.arguments, paramPathOf(input.rules, param), keys);
     const mismatch = found.mismatches[0];
     if (mismatch !== undefined) {
       const message = `Argument ${renderUntrusted(mismatch.path || param)} must be ${mismatch.expected} to reach ${rule}, got ${typeName(mismatch.value)}`;
@@ -182,11 +183,15 @@ export function confirmsOneCall(question: Pick<Question, "kind" | "key">): boole
  *
  * Source: SPEC §2.4.
  * @param input - The call, its rules and its path context.
+ * @param keys - The call's folded argument keys, shared with the sink gate (default: its own).
  * @returns At most one deny (the first failing constraint) or, failing none, the `action: ask` question.
  * @throws Never for hostile arguments; only for programmer errors.
  * @example evaluateConstraints(input).denies[0]?.code // "path_outside_prefixes"
  */
-export function evaluateConstraints(input: CallInput): ContractResult {
+export function evaluateConstraints(
+  input: CallInput,
+  keys: ArgumentKeys = createArgumentKeys(),
+): ContractResult {
   const { rules, server, tool } = input;
   const action = rules.action;
   const name = renderUntrusted(tool);
@@ -194,7 +199,7 @@ export function evaluateConstraints(input: CallInput): ContractResult {
     const message = `Tool ${name} is denied by policy (action: deny)`;
     return deny({ code: "action_denied", message, source: action.source });
   }
-  const denial = firstPathDenial(input) ?? firstPatternDenial(input);
+  const denial = firstPathDenial(input, keys) ?? firstPatternDenial(input, keys);
   if (denial !== undefined) return deny(denial);
   if (action.value === "ask") {
     const reason: Reason = {

@@ -7,6 +7,7 @@
 import { rememberedAnswer } from "./answers.ts";
 import { evaluateBudget } from "./budget.ts";
 import { evaluateConstraints } from "./constraints.ts";
+import { createArgumentKeys } from "./param-paths.ts";
 import { evaluatePinning } from "./pinning.ts";
 import { renderUntrusted } from "./render.ts";
 import { evaluateSinkGate } from "./sink-gate.ts";
@@ -133,11 +134,13 @@ function combine(outcomes: readonly Outcome[], input: CallInput, state: EngineSt
 export function decide(input: CallInput, state: EngineState): Decision {
   try {
     const budget = guard("budget", () => evaluateBudget(input, state));
+    // The argument keys the parameter paths reach, folded once for both contracts that read them.
+    const keys = createArgumentKeys();
     const outcomes = [
       guard("pinning", () => evaluatePinning(input)),
       budget,
-      guard("constraint", () => evaluateConstraints(input)),
-      guard("sink_gate", () => both(evaluateSinkGate(input, state), unclassified(input))),
+      guard("constraint", () => evaluateConstraints(input, keys)),
+      guard("sink_gate", () => both(evaluateSinkGate(input, state, keys), unclassified(input))),
     ];
     return combine(outcomes, input, state);
   } catch (error) {

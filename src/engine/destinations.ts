@@ -7,7 +7,7 @@
 
 import { type DestinationRule, destinationRule, type SelectOptions } from "./destination-rule.ts";
 import { isJsonObject, member } from "./json-access.ts";
-import { collectParamValues } from "./param-paths.ts";
+import { type ArgumentKeys, collectParamValues, type ParamPath } from "./param-paths.ts";
 import { itemsOf, listedProperties } from "./schema-walk.ts";
 import type { JsonObject, JsonValue, RuleSource } from "./types.ts";
 
@@ -85,10 +85,17 @@ function extendPath(base: string, step: string): string {
  *
  * Source: SPEC §2.5, §4.4.
  * @param args - The call's arguments.
- * @param options - Tool name, pinned schema, declared sinks, whether heuristics apply.
+ * @param options - Tool name, pinned schema, declared sinks, whether heuristics apply; and, from the
+ *   call, the declared sinks' paths compiled with the rules and the call's folded argument keys.
  * @returns Every flattened destination string with its parameter and path.
  */
-export function selectDestinations(args: JsonObject, options: SelectOptions): DestinationValue[] {
+export function selectDestinations(
+  args: JsonObject,
+  options: SelectOptions & {
+    readonly paramPaths?: ReadonlyMap<string, ParamPath> | undefined;
+    readonly keys?: ArgumentKeys;
+  },
+): DestinationValue[] {
   const rule = destinationRule(options);
   const argNames = Object.keys(args);
   const declared = new Map<string, RuleSource>();
@@ -115,7 +122,11 @@ export function selectDestinations(args: JsonObject, options: SelectOptions): De
     }
   };
   for (const [param, source] of declared) {
-    const { values, mismatches } = collectParamValues(args, param);
+    const { values, mismatches } = collectParamValues(
+      args,
+      options.paramPaths?.get(param) ?? param,
+      options.keys,
+    );
     for (const reached of [...values, ...mismatches]) push(param, source, reached);
   }
   for (const [name, source] of direct) push(name, source, { path: name, value: member(args, name) ?? null });

@@ -9,6 +9,7 @@ export type { RememberedAnswer } from "./answers.ts";
 export { answerKey, applyAnswer, rememberedAnswer } from "./answers.ts";
 export { argumentLines } from "./argument-lines.ts";
 export { evaluateBudget } from "./budget.ts";
+export { compileCallRules } from "./call-rules.ts";
 export type { CanonicalOptions } from "./canonical.ts";
 export { canonicalize } from "./canonical.ts";
 export { canonicalJson } from "./canonical-json.ts";
@@ -29,8 +30,8 @@ export { removeInvisible } from "./invisible.ts";
 export { isJsonObject, member } from "./json-access.ts";
 export { isDestinationShapedKey, isSinkShapedName, splitWords } from "./key-shapes.ts";
 export { normalizePath } from "./normalize-path.ts";
-export type { ParamMismatch, ParamValue, ParamValues } from "./param-paths.ts";
-export { collectParamValues } from "./param-paths.ts";
+export type { ArgumentKeys, ParamMismatch, ParamPath, ParamValue, ParamValues } from "./param-paths.ts";
+export { collectParamValues, compileParamPath, createArgumentKeys } from "./param-paths.ts";
 export type { PathContext, PathResolver, RelativeBase } from "./path-context.ts";
 export type { PathCheck } from "./paths.ts";
 export { checkPathConfinement, normalizeRelativeBases } from "./paths.ts";
@@ -79,6 +80,7 @@ export type {
   ApprovalKey,
   AskAnswer,
   CallInput,
+  CompiledCallRules,
   Contract,
   ContractResult,
   Decision,

@@ -26,21 +26,24 @@ export interface ParamValues {
   readonly mismatches: readonly ParamMismatch[];
 }
 
+/** One dotted step of a parameter path: a key, then `[]` once per list it reaches into. */
 interface Segment {
   readonly key: string;
+  /** `key` case-folded ({@link foldKey}). */
+  readonly folded: string;
   readonly lists: number;
 }
 
-function parseSegments(paramPath: string): Segment[] {
-  return paramPath.split(".").map((raw) => {
-    let key = raw;
-    let lists = 0;
-    while (key.endsWith("[]")) {
-      key = key.slice(0, -2);
-      lists += 1;
-    }
-    return { key, lists };
-  });
+/**
+ * A parameter path compiled once, where the policy is compiled (`compileCallRules`): its segments
+ * with their keys case-folded, so that a call folds none of the rule's keys.
+ */
+export interface ParamPath {
+  /** The path as the policy writes it (`files[].path`). */
+  readonly text: string;
+  /** `text` case-folded: an argument whose own name is the whole dotted path is reached by it too. */
+  readonly folded: string;
+  readonly segments: readonly Segment[];
 }
 
 /**
@@ -52,26 +55,108 @@ function foldKey(key: string): string {
 }
 
 /**
+ * Compiles a parameter path: dots split it into segments, each key's trailing `[]`s count the lists
+ * it reaches into, and every key is case-folded.
+ *
+ * Source: SPEC §2.4 ("dotted paths reach into objects, `[]` into lists: `files[].path`"); STYLE #4.
+ * @param text - A policy parameter path such as `to`, `options.path` or `files[].path`.
+ * @returns The compiled path.
+ * @throws Never.
+ * @example compileParamPath("files[].path").segments // [{ key: "files", folded: "files", lists: 1 }, { key: "path", folded: "path", lists: 0 }]
+ */
+export function compileParamPath(text: string): ParamPath {
+  const segments = text.split(".").map((raw) => {
+    let key = raw;
+    let lists = 0;
+    while (key.endsWith("[]")) {
+      key = key.slice(0, -2);
+      lists += 1;
+    }
+    return { key, folded: foldKey(key), lists };
+  });
+  return { text, folded: foldKey(text), segments };
+}
+
+/**
+ * The case folding of one call's argument keys, each key folded at most once however many paths
+ * (`write_params`, `arg_patterns`, `sink_params`) and objects meet it: one per call (made by
+ * `decide`), never kept between calls. Keys of ASCII characters only are never folded at all (they
+ * are compared in place); only keys with other characters come here.
+ */
+export interface ArgumentKeys {
+  /**
+   * @param key - An argument key (hostile).
+   * @returns It case-folded, as {@link foldKey} folds it.
+   */
+  fold(key: string): string;
+}
+
+/**
+ * Creates the key folding of one call (see {@link ArgumentKeys}).
+ * @returns One that has folded nothing yet.
+ */
+export function createArgumentKeys(): ArgumentKeys {
+  let folded: Map<string, string> | undefined;
+  return {
+    fold(key) {
+      folded ??= new Map();
+      let found = folded.get(key);
+      if (found === undefined) {
+        found = foldKey(key);
+        folded.set(key, found);
+      }
+      return found;
+    },
+  };
+}
+
+/**
+ * Whether an argument key folds to a rule's folded key, without folding it when it is ASCII: up to
+ * its first character past ASCII, each character folds to its own lower case in the same place (so a
+ * difference there is final); from such a character on, the key is folded whole, since those may
+ * fold to ASCII (`ſ`, the Kelvin sign) or to several characters (`ß`).
+ * @param other - The argument key.
+ * @param folded - The rule's key, folded.
+ * @param keys - The call's key folding.
+ * @returns True when `foldKey(other) === folded`.
+ */
+function foldsTo(other: string, folded: string, keys: ArgumentKeys): boolean {
+  for (let i = 0; i < other.length; i += 1) {
+    const c = other.charCodeAt(i);
+    if (c >= 0x80) return keys.fold(other) === folded;
+    if ((c >= 0x41 && c <= 0x5a ? c + 0x20 : c) !== folded.charCodeAt(i)) return false;
+  }
+  return other.length === folded.length;
+}
+
+/**
  * The own keys of `object` an upstream may read as `key`: `key` itself first, then every other key
  * equal to it under case folding (a server that decodes names case-insensitively takes one of them,
  * often the last, for the argument — all are checked).
  */
-function spellingsOf(object: JsonObject, key: string): string[] {
-  const found = Object.hasOwn(object, key) ? [key] : [];
-  const folded = foldKey(key);
+function spellingsOf(
+  object: JsonObject,
+  key: { readonly key: string; readonly folded: string },
+  keys: ArgumentKeys,
+): string[] {
+  const found = Object.hasOwn(object, key.key) ? [key.key] : [];
   for (const other of Object.keys(object)) {
-    if (other !== key && foldKey(other) === folded) found.push(other);
+    if (other !== key.key && foldsTo(other, key.folded, keys)) found.push(other);
   }
   return found;
 }
 
 function walk(
   value: JsonValue,
-  segments: readonly Segment[],
   at: { readonly index: number; readonly path: string },
-  out: { values: ParamValue[]; mismatches: ParamMismatch[] },
+  walking: {
+    readonly segments: readonly Segment[];
+    readonly keys: ArgumentKeys;
+    readonly out: { values: ParamValue[]; mismatches: ParamMismatch[] };
+  },
 ): void {
-  const segment = segments[at.index];
+  const { out } = walking;
+  const segment = walking.segments[at.index];
   if (segment === undefined) {
     out.values.push({ path: at.path, value });
     return;
@@ -80,7 +165,7 @@ function walk(
     out.mismatches.push({ path: at.path, value, expected: "an object" });
     return;
   }
-  let reached: ParamValue[] = spellingsOf(value, segment.key).map((key) => ({
+  let reached: ParamValue[] = spellingsOf(value, segment, walking.keys).map((key) => ({
     path: at.path === "" ? key : `${at.path}.${key}`,
     value: value[key]!,
   }));
@@ -97,7 +182,7 @@ function walk(
     }
     reached = next;
   }
-  for (const item of reached) walk(item.value, segments, { index: at.index + 1, path: item.path }, out);
+  for (const item of reached) walk(item.value, { index: at.index + 1, path: item.path }, walking);
 }
 
 /**
@@ -110,16 +195,26 @@ function walk(
  *
  * Source: SPEC §2.4 ("dotted paths reach into objects, `[]` into lists: `files[].path`"), §2.5.
  * @param args - The call's arguments (hostile keys).
- * @param paramPath - A policy parameter path such as `to`, `options.path` or `files[].path`.
+ * @param paramPath - A policy parameter path such as `to`, `options.path` or `files[].path`, as
+ *   written or compiled ({@link compileParamPath}).
+ * @param keys - The call's folded argument keys, shared by the paths of one call (default: this
+ *   path's own).
  * @returns The values reached, with concrete paths, and any shape mismatches.
  * @throws Never for JSON arguments (a throwing getter on a hostile object propagates).
  * @example collectParamValues({ files: [{ path: "a" }] }, "files[].path").values // [{ path: "files[0].path", value: "a" }]
  */
-export function collectParamValues(args: JsonObject, paramPath: string): ParamValues {
+export function collectParamValues(
+  args: JsonObject,
+  paramPath: string | ParamPath,
+  keys: ArgumentKeys = createArgumentKeys(),
+): ParamValues {
+  const path = typeof paramPath === "string" ? compileParamPath(paramPath) : paramPath;
   const out: { values: ParamValue[]; mismatches: ParamMismatch[] } = { values: [], mismatches: [] };
-  if (paramPath.includes(".")) {
-    for (const key of spellingsOf(args, paramPath)) out.values.push({ path: key, value: args[key]! });
+  // A dotted path: an argument named by the whole text is reached too.
+  if (path.segments.length > 1) {
+    for (const key of spellingsOf(args, { key: path.text, folded: path.folded }, keys))
+      out.values.push({ path: key, value: args[key]! });
   }
-  walk(args, parseSegments(paramPath), { index: 0, path: "" }, out);
+  walk(args, { index: 0, path: "" }, { segments: path.segments, keys, out });
   return out;
 }

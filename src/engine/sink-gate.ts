@@ -12,6 +12,7 @@ import {
   selectDestinations,
 } from "./destinations.ts";
 import { type Identity, identify, type UrlIdentity } from "./identity.ts";
+import { type ArgumentKeys, createArgumentKeys } from "./param-paths.ts";
 import { type MessageSubject, renderDestination, sinkMessages } from "./sink-messages.ts";
 import { type EngineState, NO_OBJECTION, uniqueAsks } from "./state.ts";
 import { lookupToken, searchRecent } from "./taint-lookup.ts";
@@ -186,10 +187,15 @@ function classify(gate: Gate, target: Target): Finding {
  * Source: SPEC §2.5 "Sink gate — deny unless trusted", §2.6.
  * @param input - The call, its rules, pinned schema, one-time approvals and cross-process taint lookup.
  * @param state - The session state (approvals, taint store); only read (the work counter counts).
+ * @param keys - The call's folded argument keys, shared with the constraints (default: its own).
  * @returns Every deny and every ask of the gate; the caller combines them (deny beats ask).
  * @example evaluateSinkGate(input, state).denies[0]?.code // "sink_tainted"
  */
-export function evaluateSinkGate(input: CallInput, state: EngineState): ContractResult {
+export function evaluateSinkGate(
+  input: CallInput,
+  state: EngineState,
+  keys: ArgumentKeys = createArgumentKeys(),
+): ContractResult {
   const { rules } = input;
   if (rules.exfiltrating?.value !== true) return NO_OBJECTION;
   const values = selectDestinations(input.arguments, {
@@ -197,6 +203,8 @@ export function evaluateSinkGate(input: CallInput, state: EngineState): Contract
     schema: input.schema,
     sinkParams: rules.sinkParams,
     heuristics: rules.heuristics,
+    paramPaths: rules.compiled?.paramPaths,
+    keys,
   });
   const denies: Reason[] = [];
   const asks: { reason: Reason; question: Question }[] = [];

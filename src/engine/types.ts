@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { ParamPath } from "./param-paths.ts";
 import type { PathContext } from "./path-context.ts";
 
 /** A verdict of the decision table (SPEC §2.1). */
@@ -164,6 +165,17 @@ export interface ToolRules {
   readonly heuristics: boolean;
   /** Where `taintMinLength` and `heuristics` came from (for `check` and `explain`; absent: not known). */
   readonly settingSources?: { readonly taintMinLength: RuleSource; readonly heuristics: RuleSource };
+  /**
+   * What a call reads of these rules in a form made once, when they are built (`compileCallRules`,
+   * STYLE #4). Absent (rules written out by hand): each call makes it again, with the same result.
+   */
+  readonly compiled?: CompiledCallRules;
+}
+
+/** The parts of {@link ToolRules} a call reads, compiled once (see `compileCallRules`). */
+export interface CompiledCallRules {
+  /** Every parameter path of `writeParams`, `argPatterns` and `sinkParams`, compiled, by its text. */
+  readonly paramPaths: ReadonlyMap<string, ParamPath>;
 }
 
 /** An MCP tool definition as listed by `tools/list` (the fields pinning covers, SPEC §2.2). */

@@ -1,5 +1,86 @@
 import { describe, expect, test } from "bun:test";
-import { collectParamValues, type JsonObject, type ParamValues } from "../../src/engine/index.ts";
+import fc from "fast-check";
+import {
+  collectParamValues,
+  compileParamPath,
+  createArgumentKeys,
+  type JsonObject,
+  type JsonValue,
+  type ParamValues,
+} from "../../src/engine/index.ts";
+
+/**
+ * A reference model of {@link collectParamValues}: the path split and every key folded on the spot,
+ * as written in SPEC §2.4 and the function's doc, with no compiling and nothing shared.
+ */
+function modelValues(args: JsonObject, path: string): ParamValues {
+  const fold = (key: string): string => key.toUpperCase().toLowerCase();
+  const spellings = (object: JsonObject, key: string): string[] => [
+    ...(Object.hasOwn(object, key) ? [key] : []),
+    ...Object.keys(object).filter((other) => other !== key && fold(other) === fold(key)),
+  ];
+  const out: {
+    values: { path: string; value: JsonValue }[];
+    mismatches: ParamValues["mismatches"][number][];
+  } = { values: [], mismatches: [] };
+  if (path.includes("."))
+    for (const key of spellings(args, path)) out.values.push({ path: key, value: args[key] as JsonValue });
+  const visit = (value: JsonValue, at: string, rest: readonly string[]): void => {
+    const [raw, ...more] = rest;
+    if (raw === undefined) {
+      out.values.push({ path: at, value });
+      return;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      out.mismatches.push({ path: at, value, expected: "an object" });
+      return;
+    }
+    const key = raw.replace(/(\[\])+$/, "");
+    let reached = spellings(value, key).map((k) => ({
+      path: at === "" ? k : `${at}.${k}`,
+      value: value[k] as JsonValue,
+    }));
+    for (let lists = (raw.length - key.length) / 2; lists > 0; lists -= 1) {
+      reached = reached.flatMap((item) => {
+        if (Array.isArray(item.value))
+          return item.value.map((v, i) => ({ path: `${item.path}[${i}]`, value: v }));
+        out.mismatches.push({ path: item.path, value: item.value, expected: "a list" });
+        return [];
+      });
+    }
+    for (const item of reached) visit(item.value, item.path, more);
+  };
+  visit(args, "", path.split("."));
+  return out;
+}
+
+/**
+ * Argument keys that meet under case folding: cases; characters past ASCII that fold to ASCII (the
+ * long s, the Kelvin sign), to more characters (ß, ŉ) or by their context (a final sigma); ASCII
+ * keys that differ from another only after such a character; dotted keys.
+ */
+const FOLDING_KEYS = [
+  ...["to", "To", "TO", "\u212Ao", "path", "Path", "ſ", "s", "S", "a.b", "A.b", "a", "b", "B", "i", "İ"],
+  ...["ß", "ss", "SS", "Straße", "STRASSE", "strasse", "ŉ", "ʼn", "ΑΣ", "ας", "ασ", "aΣ", "aσ", "xſ", "tſ"],
+];
+
+/** Policy path segments some of {@link FOLDING_KEYS} fold to. */
+const FOLDING_SEGMENTS = [
+  "to",
+  "TO",
+  "path",
+  "s",
+  "a",
+  "b",
+  "i",
+  "ss",
+  "strasse",
+  "Straße",
+  "ʼn",
+  "ας",
+  "aς",
+  "ts",
+];
 
 describe("collectParamValues()", () => {
   test.each<[string, JsonObject, string, ParamValues]>([
@@ -105,6 +186,46 @@ describe("collectParamValues()", () => {
       expect(collectParamValues({ a: {} }, `a.${key}`)).toEqual({ values: [], mismatches: [] });
     },
   );
+
+  test("collectParamValues() reaches what the model does, with the path compiled and the argument keys shared by every path of one call", () => {
+    const key = fc.constantFrom(...FOLDING_KEYS);
+    const value: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        fc.constantFrom<JsonValue>("x", 1, null, true),
+        fc.array(tie("value"), { maxLength: 3 }),
+        fc.dictionary(key, tie("value"), { maxKeys: 4 }),
+      ),
+    })).value;
+    const args = fc.dictionary(key, value, { maxKeys: 6 }) as fc.Arbitrary<JsonObject>;
+    const segment = fc.tuple(fc.constantFrom(...FOLDING_SEGMENTS), fc.integer({ min: 0, max: 2 }));
+    const path = fc
+      .array(segment, { minLength: 1, maxLength: 3 })
+      .map((segments) => segments.map(([name, lists]) => `${name}${"[]".repeat(lists)}`).join("."));
+    fc.assert(
+      fc.property(args, fc.array(path, { minLength: 1, maxLength: 4 }), (call, paths) => {
+        const keys = createArgumentKeys();
+        for (const text of paths) {
+          const expected = modelValues(call, text);
+          expect(collectParamValues(call, text)).toEqual(expected);
+          expect(collectParamValues(call, compileParamPath(text), keys)).toEqual(expected);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test("compileParamPath() splits the path at dots, counts each key's [] and folds every key", () => {
+    expect(compileParamPath("Files[][].PATH")).toEqual({
+      text: "Files[][].PATH",
+      folded: "files[][].path",
+      segments: [
+        { key: "Files", folded: "files", lists: 2 },
+        { key: "PATH", folded: "path", lists: 0 },
+      ],
+    });
+    expect(compileParamPath("\u212Aey").segments).toEqual([{ key: "\u212Aey", folded: "key", lists: 0 }]);
+  });
 
   test("collectParamValues() reads an own __proto__ key", () => {
     const args = JSON.parse('{"__proto__": {"to": "x"}}') as JsonObject;
