@@ -4,8 +4,9 @@
  * @module
  */
 
+import { callBudgetKey } from "./call-rules.ts";
 import { renderUntrusted } from "./render.ts";
-import { budgetKey, type EngineState, NO_OBJECTION } from "./state.ts";
+import { type EngineState, NO_OBJECTION } from "./state.ts";
 import type { CallInput, ContractResult, RuleSource } from "./types.ts";
 
 /**
@@ -24,7 +25,8 @@ import type { CallInput, ContractResult, RuleSource } from "./types.ts";
  * @example evaluateBudget({ ...input, countAttempt: true }, state).denies.length // 0 for attempt 1 of 2
  */
 export function evaluateBudget(input: CallInput, state: EngineState): ContractResult {
-  const key = budgetKey(input.server, input.tool);
+  // The key compiled with the rules: no string is made per call.
+  const key = callBudgetKey(input);
   const used = state.budgets.get(key) ?? 0;
   const attempt = input.countAttempt ? used + 1 : used;
   if (input.countAttempt) state.budgets.set(key, attempt);

@@ -77,15 +77,8 @@ export function uniqueAsks<T extends { readonly question: { readonly key: Approv
  * @returns A collision-free string.
  */
 export function budgetKey(server: string, tool: string): string {
-  const last = lastBudgetKey;
-  if (last.tool === tool && last.server === server) return last.key;
-  const key = JSON.stringify([server, tool]);
-  lastBudgetKey = { server, tool, key };
-  return key;
+  return JSON.stringify([server, tool]);
 }
-
-/** The last {@link budgetKey} made: calls of one tool follow each other (a pure function's memo). */
-let lastBudgetKey = { server: "", tool: "", key: JSON.stringify(["", ""]) };
 
 /** What a session remembers of one server's calls, taken out of the state (see {@link takeServerState}). */
 export interface ServerMemory {

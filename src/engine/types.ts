@@ -174,6 +174,8 @@ export interface ToolRules {
 
 /** The parts of {@link ToolRules} a call reads, compiled once (see `compileCallRules`). */
 export interface CompiledCallRules {
+  /** The tool's budget counter key: `budgetKey(server, tool)` of the rules' server and tool. */
+  readonly budgetKey: string;
   /** Every parameter path of `writeParams`, `argPatterns` and `sinkParams`, compiled, by its text. */
   readonly paramPaths: ReadonlyMap<string, ParamPath>;
 }

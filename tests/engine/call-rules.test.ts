@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import {
+  budgetKey,
   type CallInput,
   compileCallRules,
   compileParamPath,
   createEngineState,
   decide,
+  evaluateBudget,
   type ToolRules,
   type Verdict,
 } from "../../src/engine/index.ts";
@@ -17,15 +19,16 @@ function compiled(rules: ToolRules): ToolRules {
 }
 
 describe("compileCallRules()", () => {
-  test("compileCallRules() compiles every parameter path of write_params, arg_patterns and sink_params once", () => {
+  test("compileCallRules() compiles every parameter path of write_params, arg_patterns and sink_params once, and the budget key", () => {
     const rules = makeRules({
       writeParams: sourced(["path", "files[].path"]),
       argPatterns: patterns({ path: "/w/.*", "opts.Mode": "r|w" }),
       sinkParams: [sourced("to"), sourced("to", "pack:mail"), sourced("message.cc[]")],
     });
-    const { paramPaths } = compileCallRules(rules);
+    const { paramPaths, budgetKey: key } = compileCallRules(rules);
     expect([...paramPaths.keys()]).toEqual(["path", "files[].path", "opts.Mode", "to", "message.cc[]"]);
     for (const [text, path] of paramPaths) expect(path).toEqual(compileParamPath(text));
+    expect(key).toBe(budgetKey("srv", "write_file"));
   });
 
   const writing = makeRules({
@@ -68,5 +71,14 @@ describe("compileCallRules()", () => {
       if (attempt === 0) expect(withCompiled.verdict).toBe(verdict);
     }
     expect([...ready.budgets]).toEqual([...plain.budgets]);
+  });
+
+  test("evaluateBudget() counts the call's own server and tool when its rules were compiled for others", () => {
+    const state = createEngineState();
+    const rules = compiled(makeRules({ server: "other", tool: "elsewhere", maxCalls: sourced(1) }));
+    const input = makeInput({ rules, server: "srv", tool: "write_file" });
+    expect(evaluateBudget(input, state).denies).toEqual([]);
+    expect(evaluateBudget(input, state).denies).toHaveLength(1);
+    expect([...state.budgets]).toEqual([[budgetKey("srv", "write_file"), 2]]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { compileParamPath, type ToolDefinition, type ToolRules } from "../../src/engine/index.ts";
+import { budgetKey, compileParamPath, type ToolDefinition, type ToolRules } from "../../src/engine/index.ts";
 import {
   createPolicy,
   type MatchedPack,
@@ -166,13 +166,14 @@ describe("resolveToolRules() layers and precedence (SPEC §4.1)", () => {
     expect(rules[row.key]).toEqual({ value: row.value, source: row.source, ...layer } as never);
   });
 
-  test("resolveToolRules() compiles what a call reads: every parameter path", () => {
+  test("resolveToolRules() compiles what a call reads: the budget key and every parameter path", () => {
     const text = `send_email:
   sink_params: [message.to]
   write_params: ["files[].path"]
   arg_patterns: { Subject: x }
 `;
     const rules = rulesFor([["a.yaml", text]], { packs: [MAIL_PACK] });
+    expect(rules.compiled?.budgetKey).toBe(budgetKey("mail", "send_email"));
     expect(rules.compiled?.paramPaths).toEqual(
       new Map(["files[].path", "Subject", "message.to", "to", "cc"].map((p) => [p, compileParamPath(p)])),
     );
