@@ -31,7 +31,7 @@ export { isJsonObject, member } from "./json-access.ts";
 export { isDestinationShapedKey, isSinkShapedName, splitWords } from "./key-shapes.ts";
 export { normalizePath } from "./normalize-path.ts";
 export type { ArgumentKeys, ParamMismatch, ParamPath, ParamValue, ParamValues } from "./param-paths.ts";
-export { collectParamValues, compileParamPath, createArgumentKeys } from "./param-paths.ts";
+export { collectParamValues, compileParamPath, createArgumentKeys, foldKey } from "./param-paths.ts";
 export type { PathContext, PathResolver, RelativeBase } from "./path-context.ts";
 export type { PathCheck } from "./paths.ts";
 export { checkPathConfinement, normalizeRelativeBases } from "./paths.ts";

@@ -48,10 +48,18 @@ export interface ParamPath {
 
 /**
  * A key folded as case-insensitive JSON decoders compare names (Go's `encoding/json`, .NET's web
- * defaults): upper-cased, then lower-cased, so `Path`, `PATH`, `ſ`/`s` and the Kelvin sign `K`/`k` meet.
+ * defaults): lower-cased, upper-cased and lower-cased again, so that `Path`, `PATH`, `ſ`/`s`, the
+ * Kelvin sign and `k`, and `ẞ`/`ß` (equal under Go's older simple folding) meet. Keys that meet here
+ * and not in a given decoder only make Bouncer stricter. The one fold of argument names (SPEC §2.4
+ * dotted paths), of policy warnings and of the proxy's checks of JSON-RPC members.
+ *
+ * Source: SPEC §2.4; the reviews of case-folded argument keys and JSON-RPC member names.
+ * @param key - An object key.
+ * @returns Its folded form.
+ * @example foldKey("Meth\u017Fod") // => "methsod"
  */
-function foldKey(key: string): string {
-  return key.toUpperCase().toLowerCase();
+export function foldKey(key: string): string {
+  return key.toLowerCase().toUpperCase().toLowerCase();
 }
 
 /**

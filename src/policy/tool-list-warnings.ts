@@ -13,6 +13,7 @@
 
 import {
   admitsUnlistedKeys,
+  foldKey,
   isJsonObject,
   itemsOf,
   type JsonObject,
@@ -171,15 +172,10 @@ function missingSegment(root: JsonObject, path: string): MissingSegment | undefi
   return undefined;
 }
 
-/** A key folded as the engine folds argument names (`param-paths.ts`). */
-function fold(key: string): string {
-  return key.toUpperCase().toLowerCase();
-}
-
 function foldedKey(listed: ReadonlyMap<string, JsonValue>, key: string): string | undefined {
   if (listed.has(key)) return key;
-  const folded = fold(key);
-  for (const name of listed.keys()) if (fold(name) === folded) return name;
+  const folded = foldKey(key);
+  for (const name of listed.keys()) if (foldKey(name) === folded) return name;
   return undefined;
 }
 

@@ -10,18 +10,7 @@
  * @module
  */
 
-/**
- * A key folded as case-insensitive decoders compare names, and a little more: lower-cased,
- * upper-cased and lower-cased again, so that `Path`, `PATH`, `ſ`/`s`, the Kelvin sign and `k`, and
- * `ẞ`/`ß` (equal under Go's older simple folding) meet. Keys that meet here and not in a given
- * decoder only make Bouncer stricter.
- * @param key - An object key.
- * @returns Its folded form.
- * @example foldKey("Meth\u017Fod") // => "methsod"
- */
-export function foldKey(key: string): string {
-  return key.toLowerCase().toUpperCase().toLowerCase();
-}
+import { foldKey } from "../engine/index.ts";
 
 /** JSON-RPC 2.0's own member names: what a message is, and which request it is or answers. */
 const RPC_MEMBERS: ReadonlyMap<string, string> = new Map(

@@ -14,7 +14,7 @@ import {
  * as written in SPEC §2.4 and the function's doc, with no compiling and nothing shared.
  */
 function modelValues(args: JsonObject, path: string): ParamValues {
-  const fold = (key: string): string => key.toUpperCase().toLowerCase();
+  const fold = (key: string): string => key.toLowerCase().toUpperCase().toLowerCase();
   const spellings = (object: JsonObject, key: string): string[] => [
     ...(Object.hasOwn(object, key) ? [key] : []),
     ...Object.keys(object).filter((other) => other !== key && fold(other) === fold(key)),
@@ -61,7 +61,25 @@ function modelValues(args: JsonObject, path: string): ParamValues {
  */
 const FOLDING_KEYS = [
   ...["to", "To", "TO", "\u212Ao", "path", "Path", "ſ", "s", "S", "a.b", "A.b", "a", "b", "B", "i", "İ"],
-  ...["ß", "ss", "SS", "Straße", "STRASSE", "strasse", "ŉ", "ʼn", "ΑΣ", "ας", "ασ", "aΣ", "aσ", "xſ", "tſ"],
+  ...[
+    "ß",
+    "ẞ",
+    "ss",
+    "SS",
+    "Straße",
+    "STRAẞE",
+    "STRASSE",
+    "strasse",
+    "ŉ",
+    "ʼn",
+    "ΑΣ",
+    "ας",
+    "ασ",
+    "aΣ",
+    "aσ",
+    "xſ",
+    "tſ",
+  ],
 ];
 
 /** Policy path segments some of {@link FOLDING_KEYS} fold to. */
@@ -177,6 +195,16 @@ describe("collectParamValues()", () => {
       { path: "Files[0].PATH", value: "p" },
     ]);
     expect(collectParamValues({ "A.b": 1 }, "a.b").values).toEqual([{ path: "A.b", value: 1 }]);
+  });
+
+  test("collectParamValues() reaches a key written with the capital sharp s (ẞ) by a path written with ß or ss", () => {
+    // Go's simple folding before 1.21 made ẞ (U+1E9E) and ß one letter; upper-then-lower alone kept them apart.
+    expect(collectParamValues({ "STRA\u1E9EE": "x" }, "straße").values).toEqual([
+      { path: "STRA\u1E9EE", value: "x" },
+    ]);
+    expect(collectParamValues({ "stra\u00dfe": "y" }, "STRA\u1E9EE").values).toEqual([
+      { path: "stra\u00dfe", value: "y" },
+    ]);
   });
 
   test.each(["toString", "constructor", "__proto__", "hasOwnProperty"])(
