@@ -5,7 +5,7 @@
  * answer to an upstream's `roots/list` given while the gate is still being built (SPEC §2.4).
  */
 
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   existsSync,
   mkdirSync,
@@ -13,7 +13,6 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
-  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +21,7 @@ import { pathToFileURL } from "node:url";
 import {
   BUN,
   bouncerCommand,
+  cleanedAfterEach,
   initializeRequest,
   type LineSession,
   ROOT,
@@ -32,16 +32,7 @@ import {
 const E2E_TIMEOUT = 120_000;
 const MAILBOX = join(ROOT, "tests/fixtures/servers/mailbox.ts");
 
-const sessions: LineSession[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  for (const session of sessions.splice(0)) {
-    session.child.stdin?.end();
-    await session.exited;
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}, E2E_TIMEOUT);
+const { sessions, dirs } = cleanedAfterEach(E2E_TIMEOUT);
 
 /** Starts `bouncer run` in front of the mailbox; returns the session and what was really sent. */
 async function mailbox(): Promise<{ session: LineSession; sent: () => string[] }> {

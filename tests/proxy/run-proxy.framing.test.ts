@@ -4,10 +4,11 @@
  * through the pass-through entry (the same `runProxy`), everything else through `src/cli.ts`.
  */
 
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   BUN,
   bouncerCommand,
+  cleanedAfterEach,
   type Entry,
   FRAMING_UPSTREAM,
   initializeRequest,
@@ -21,7 +22,7 @@ import {
 const E2E_TIMEOUT = 120_000;
 
 const home = tempHome();
-const sessions: LineSession[] = [];
+const { sessions } = cleanedAfterEach(E2E_TIMEOUT);
 
 function start(entry: Entry, upstreamFlags: readonly string[] = []): LineSession {
   const { command, args } = bouncerCommand(entry, [
@@ -54,13 +55,6 @@ const call = (
   method: "tools/call",
   params: { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) },
 });
-
-afterEach(async () => {
-  for (const session of sessions.splice(0)) {
-    session.child.stdin?.end();
-    await session.exited;
-  }
-}, E2E_TIMEOUT);
 
 describe("bouncer run framing (field cases)", () => {
   test(

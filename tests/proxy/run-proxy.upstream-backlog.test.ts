@@ -4,16 +4,16 @@
  * receives once it reads again (SPEC §3.3 fail closed, §7 memory). Through the real `bouncer run`.
  */
 
-import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BACKLOG_LIMIT_CHARS } from "../../src/proxy/upstream-backlog.ts";
 import {
   BUN,
   bouncerCommand,
+  cleanedAfterEach,
   initializeRequest,
-  type LineSession,
   ROOT,
   startLines,
   tempHome,
@@ -22,16 +22,7 @@ import {
 
 const E2E_TIMEOUT = 120_000;
 const DEAF_UPSTREAM = join(ROOT, "tests/fixtures/servers/deaf-upstream.ts");
-const sessions: LineSession[] = [];
-const dirs: string[] = [];
-
-afterEach(async () => {
-  for (const session of sessions.splice(0)) {
-    session.child.stdin?.end();
-    await session.exited;
-  }
-  for (const dir of dirs.splice(0)) if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
-}, E2E_TIMEOUT);
+const { sessions, dirs } = cleanedAfterEach(E2E_TIMEOUT);
 
 describe("bouncer run and an upstream that does not read its input", () => {
   test(

@@ -5,8 +5,9 @@
  * assertions).
  */
 
+import { afterEach } from "bun:test";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -239,4 +240,31 @@ export function initializeRequest(
       clientInfo: { name: "line-client", version: "1" },
     },
   };
+}
+
+/** What a test file started and made, cleaned up after each of its tests by {@link cleanedAfterEach}. */
+export interface Started {
+  /** Sessions to end (stdin closed, exit awaited). */
+  readonly sessions: LineSession[];
+  /** Folders to remove. */
+  readonly dirs: string[];
+}
+
+/**
+ * Registers, for the calling test file, an `afterEach` that ends every session pushed to
+ * `sessions` (closes its stdin and waits for its exit) and removes every folder pushed to `dirs`.
+ * Call it once at the top level of a test file.
+ * @param timeoutMs - The hook's hang guard.
+ * @returns The lists to push to.
+ */
+export function cleanedAfterEach(timeoutMs: number): Started {
+  const started: Started = { sessions: [], dirs: [] };
+  afterEach(async () => {
+    for (const session of started.sessions.splice(0)) {
+      session.child.stdin?.end();
+      await session.exited;
+    }
+    for (const dir of started.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  }, timeoutMs);
+  return started;
 }
