@@ -228,7 +228,8 @@ export function backupPath(file: string, now: Date, attempt = 0): string {
 
 /**
  * Writes the bytes read next to the file, never over an existing file, with the original's
- * permission bits. The bytes are the ones read (and checked to be on disk still), not a copy made
+ * permission bits and (where the process may set it: `sudo bouncer init` on a user's config) owner,
+ * so whoever owns the config can read its backup. The bytes are the ones read (and checked to be on disk still), not a copy made
  * now. A backup that cannot be written in full is removed, and the error names it.
  * @param read - The file as read.
  * @param options - The clock value and the write call.
@@ -244,6 +245,7 @@ async function writeBackup(
     try {
       await writeNewFile(target, read.bytes, {
         mode: read.mode,
+        owner: read.owner,
         ...(options.write === undefined ? {} : { write: options.write }),
       });
       return target;

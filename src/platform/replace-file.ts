@@ -137,25 +137,33 @@ export async function replaceFile(target: string, bytes: Uint8Array, options: Re
 }
 
 /**
- * Creates `target` (never over an existing file: `O_EXCL`) holding `bytes`, with the mode given, and
- * syncs it. On a failure after the file was created (a full disk), the partial file is removed.
+ * Creates `target` (never over an existing file: `O_EXCL`) holding `bytes`, with the mode (and, where
+ * the process may set it, the owner) given, and syncs it. On a failure after the file was created (a
+ * full disk), the partial file is removed.
  *
  * Source: SPEC §5.2 ("timestamped backup beside the file"); the brief ("never a half-written file").
  * @param target - The new file.
  * @param bytes - Its content.
- * @param options - Its mode and the write call (a test seam).
+ * @param options - Its mode, its owner (ignored where the process may not set it: not root,
+ *   Windows) and the write call (a test seam).
  * @throws {Error} The file system's error (`EEXIST` when the name is taken: nothing is removed then).
  */
 export async function writeNewFile(
   target: string,
   bytes: Uint8Array,
-  options: { readonly mode: number; readonly write?: WriteChunk },
+  options: {
+    readonly mode: number;
+    readonly owner?: { readonly uid: number; readonly gid: number };
+    readonly write?: WriteChunk;
+  },
 ): Promise<void> {
   const handle = await open(target, "wx", 0o600);
   let closed = false;
   try {
     await writeWhole(handle, bytes, options.write);
     await handle.chmod(options.mode);
+    if (options.owner !== undefined)
+      await handle.chown(options.owner.uid, options.owner.gid).catch(ignoreOwnerError);
     await handle.sync();
     closed = true;
     await handle.close();

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  chownSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -83,6 +84,22 @@ describe("writeConfigFile()", () => {
     expect(statSync(file).mode & 0o777).toBe(0o640);
     expect(readdirSync(root).filter((name) => name.startsWith(path.basename(file)))).toHaveLength(2);
   });
+
+  // `sudo bouncer init` on a user's config: the config keeps its owner, and so does its backup (it
+  // was root's, mode 0600: the user could not read it).
+  test.skipIf(process.platform === "win32" || process.getuid?.() !== 0)(
+    "writeConfigFile() run as root gives the backup the config's owner, as the new config keeps it",
+    async () => {
+      const file = config('{"env": {"API_KEY": "k-123"}}', 0o600);
+      const owner = { uid: 65534, gid: 65534 };
+      chownSync(file, owner.uid, owner.gid);
+      const { backup } = await writeConfigFile(await readConfigFile(file), "{}", { now: NOW });
+      for (const written of [file, backup]) {
+        expect(statSync(written)).toMatchObject(owner);
+        expect(statSync(written).mode & 0o777).toBe(0o600);
+      }
+    },
+  );
 
   test("writeConfigFile() never overwrites an earlier backup of the same instant", async () => {
     const file = config("1");
