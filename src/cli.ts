@@ -21,6 +21,8 @@ import type { ArgsDef, CommandMeta } from "citty";
 import packageJson from "../package.json" with { type: "json" };
 import { type CommandIo, processIo } from "./commands/io.ts";
 import { type AnyCommand, isStandIn, lazyCommand } from "./commands/lazy-command.ts";
+// A deep import on purpose (STYLE #9 otherwise): loaded by every command at start-up: not the whole engine.
+import { errorText } from "./engine/error-text.ts";
 import { assertKnownArgs } from "./platform/args.ts";
 import { BouncerError, errorCode, errorLine, exitCodeFor, isBouncerError } from "./platform/errors.ts";
 
@@ -254,7 +256,7 @@ function report(error: unknown, options: { readonly io: CommandIo; readonly comm
     options.io.err(errorLine(`Cannot run "${options.command}": ${message}`));
     return 2;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   options.io.err(errorLine(`Unexpected failure: ${message}`));
   if (process.env.BOUNCER_DEBUG === "1" && error instanceof Error && error.stack !== undefined) {
     options.io.err(`${error.stack}\n`);

@@ -8,6 +8,8 @@
  */
 
 import type { CommandDef } from "citty";
+// A deep import on purpose (STYLE #9 otherwise): loaded by every command at start-up: not the whole engine.
+import { errorText } from "../engine/error-text.ts";
 import { BouncerError } from "../platform/errors.ts";
 
 /** Any citty command (the argument types differ per command). */
@@ -48,7 +50,7 @@ export function lazyCommand(
     try {
       module = await load();
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorText(error);
       return unavailable(
         name,
         isModuleNotFound(error) ? "its command file is missing" : `it failed to load: ${detail}`,

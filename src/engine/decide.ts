@@ -7,6 +7,7 @@
 import { rememberedAnswer } from "./answers.ts";
 import { evaluateBudget } from "./budget.ts";
 import { evaluateConstraints } from "./constraints.ts";
+import { errorText } from "./error-text.ts";
 import { createArgumentKeys } from "./param-paths.ts";
 import { evaluatePinning } from "./pinning.ts";
 import { renderUntrusted } from "./render.ts";
@@ -23,7 +24,7 @@ interface Outcome {
 }
 
 function internalError(contract: Contract, error: unknown): Reason {
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorText(error);
   const message = `Bouncer could not evaluate the ${contract} contract: ${renderUntrusted(detail)}`;
   return { code: "internal_error", message, source: "default" };
 }

@@ -24,6 +24,7 @@ export type { DestinationRule, SelectOptions } from "./destination-rule.ts";
 export { destinationRule } from "./destination-rule.ts";
 export type { DestinationPiece, DestinationValue, PieceOptions } from "./destinations.ts";
 export { destinationPieces, flattenValue, selectDestinations } from "./destinations.ts";
+export { errorText } from "./error-text.ts";
 export type { EmailIdentity, Identity, ScalarIdentity, UrlIdentity } from "./identity.ts";
 export { identify, isUrlShaped } from "./identity.ts";
 export { removeInvisible } from "./invisible.ts";

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { errorText } from "./error-text.ts";
 import {
   deviceComponent,
   isProblem,
@@ -59,7 +60,7 @@ function resolveSteps(value: string, ctx: PathContext): ParsedPath[] | { problem
     try {
       walked = resolver(form);
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorText(error);
       return { problem: `could not be resolved: ${JSON.stringify(detail.slice(0, 200))}` };
     }
     for (const step of walked) {

@@ -9,6 +9,7 @@
  */
 
 // A deep import on purpose (STYLE #9 otherwise): loaded by every command at start-up: not the whole engine.
+import { errorText } from "../engine/error-text.ts";
 import { escapeControls } from "../engine/render.ts";
 
 /**
@@ -104,7 +105,7 @@ export function errorCode(error: unknown): string | undefined {
  * @returns e.g. `Unexpected EOF`.
  */
 export function jsonParseDetail(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   // The runtime quotes the offending token from the text: untrusted, so escaped.
   return escapeControls(message.replace(/^JSON Parse error:\s*/i, ""));
 }

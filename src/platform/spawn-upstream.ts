@@ -11,6 +11,8 @@
 import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
+// A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
+import { errorText } from "../engine/error-text.ts";
 import { BouncerError } from "./errors.ts";
 import { type ResolveCommandOptions, resolveCommand } from "./resolve-command.ts";
 import { drainStderr } from "./stderr-drain.ts";
@@ -141,7 +143,7 @@ export function spawnUpstream(spec: UpstreamSpec, options: SpawnUpstreamOptions)
   } catch (error) {
     throw new BouncerError(
       "UPSTREAM_SPAWN_FAILED",
-      `Cannot start upstream "${spec.command}": ${error instanceof Error ? error.message : String(error)}`,
+      `Cannot start upstream "${spec.command}": ${errorText(error)}`,
       { cause: error },
     );
   }

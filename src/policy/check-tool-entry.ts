@@ -190,6 +190,8 @@ export function compilePattern(text: string): RegExp | string {
     new RegExp(text, "u");
     return new RegExp(`^(?:${text})$`, "u");
   } catch (error) {
+    // Inline, not the engine's errorText(): the fast path (`check-parsed.ts`) loads no engine, and
+    // src/policy imports only the engine's index (tests/policy/index.test.ts).
     const message = error instanceof Error ? error.message : String(error);
     return message.replace(/^Invalid regular expression: (?:\/.*\/[a-z]*: )?/su, "").replace(/\.$/u, "");
   }

@@ -15,7 +15,13 @@
  * @module
  */
 
-import { confirmsOneCall, type JsonObject, type JsonValue, type Question } from "../engine/index.ts";
+import {
+  confirmsOneCall,
+  errorText,
+  type JsonObject,
+  type JsonValue,
+  type Question,
+} from "../engine/index.ts";
 import { askReasons, type RemedyContext } from "./ask-reasons.ts";
 import { askSchema, readAskAnswer, renderAskMessage } from "./asker-render.ts";
 import type { Asker, AskerOptions, AskOutcome, AskRequest } from "./asker-types.ts";
@@ -169,7 +175,7 @@ export function createAsker(options: AskerOptions): Asker {
       } else if (entry.controller.signal.aborted) {
         outcome = { kind: "cancelled", reason: askReasons.cancelled() };
       } else {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorText(error);
         options.log(`The client answered an ask with an error: ${JSON.stringify(message)}`);
         outcome = { kind: "no_channel", reason: askReasons.clientError(message, entry.remedy) };
       }

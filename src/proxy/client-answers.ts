@@ -13,6 +13,7 @@
  */
 
 import type { JsonObject } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import { describePair, holdsFoldedPair } from "./case-variants.ts";
 import { findIdSpan, spliceSpan } from "./json-scan.ts";
 import {
@@ -154,7 +155,7 @@ export function clientResponse(
     core.hooks.onClientAnswer({ method: relayed.method }, outcome);
   } catch (error) {
     // What the upstream is told (roots it resolves paths against) must be what the gate knows.
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorText(error);
     core.log(`Answered the upstream with an error: the client's answer could not be recorded (${detail})`);
     const failed = { code: RPC_ERROR.internalError, message: "Bouncer could not record this answer" };
     core.sendUpstream(errorResponseText(relayed.idText, failed));

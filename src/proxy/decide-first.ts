@@ -9,6 +9,7 @@
  */
 
 import type { Decision } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import type { CallGate } from "./gated-call.ts";
 import { proxyDeny } from "./proxy-denies.ts";
 import type { ToolCallRequest } from "./relay-hooks.ts";
@@ -45,7 +46,7 @@ export async function decideFirst(gated: CallGate, call: ToolCallRequest): Promi
     if (failed === undefined) return first;
     return walkFailedDeny(failed, seq);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     gated.log(`Cannot decide a call of ${JSON.stringify(tool)}: ${message}`);
     // Denied before it was decided (the pins could not be read): its own seq, not the last call's.
     seq ??= gate.nextSeq();

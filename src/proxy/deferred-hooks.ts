@@ -13,6 +13,7 @@
  * @module
  */
 
+import { errorText } from "../engine/index.ts";
 import type { RelayContext, RelayHooks } from "./relay-hooks.ts";
 
 /** Builds the real hooks (the gate) for a relay; may take a while. */
@@ -58,7 +59,7 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
       loaded = hooks;
       return hooks;
     } catch (error) {
-      context.log(`Cannot start the gate: ${error instanceof Error ? error.message : String(error)}`);
+      context.log(`Cannot start the gate: ${errorText(error)}`);
       context.endSession(1);
       throw error;
     }
@@ -91,7 +92,7 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
             // failed cannot be trusted to gate: end it too (never run ungated).
             (error: unknown) => {
               if (loaded === undefined) return;
-              context.log(`Cannot start the gate: ${error instanceof Error ? error.message : String(error)}`);
+              context.log(`Cannot start the gate: ${errorText(error)}`);
               context.endSession(1);
             },
           );
@@ -137,7 +138,7 @@ function replayAnswer(method: string, run: () => void): Error | undefined {
     run();
     return undefined;
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorText(error);
     return new Error(`the client's answer to ${JSON.stringify(method)} could not be recorded: ${detail}`);
   }
 }
@@ -151,6 +152,6 @@ function safely(context: RelayContext, run: () => void): void {
   try {
     run();
   } catch (error) {
-    context.log(`Hook failed: ${error instanceof Error ? error.message : String(error)}`);
+    context.log(`Hook failed: ${errorText(error)}`);
   }
 }

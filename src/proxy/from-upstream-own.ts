@@ -9,6 +9,7 @@
  */
 
 import type { JsonObject } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import { findIdSpan, spliceSpan } from "./json-scan.ts";
 import { type Classified, errorResponseText, idKey, member, RPC_ERROR, requestText } from "./jsonrpc.ts";
 import { isKnownMethod } from "./known-methods.ts";
@@ -179,9 +180,7 @@ function observed(core: RelayCore, what: string, run: () => void): boolean {
     run();
     return true;
   } catch (error) {
-    core.log(
-      `Dropped an upstream ${what}: it could not be recorded (${error instanceof Error ? error.message : String(error)})`,
-    );
+    core.log(`Dropped an upstream ${what}: it could not be recorded (${errorText(error)})`);
     return false;
   }
 }

@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import {
   canonicalToolJson,
   comparePins,
+  errorText,
   type PinComparison,
   type Question,
   type ToolDefinition,
@@ -169,7 +170,7 @@ export async function repinApproved(
     try {
       await pins.pin(entry.context, [result.current]);
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorText(error);
       throw new BouncerError(
         isBouncerError(error) ? error.code : "PINS_UNWRITABLE",
         `Cannot keep the approval of tool ${JSON.stringify(question.key.tool)}, so its next call asks again: ${detail}`,

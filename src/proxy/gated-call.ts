@@ -14,6 +14,7 @@
 
 import type { AmbiguousJson, AskOutcome as AuditAskOutcome, LiveBlocked } from "../audit/index.ts";
 import type { AskAnswer, Decision, JsonObject } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import { askedPhrase } from "./ask-reasons.ts";
 import type { Asker, AskOutcome } from "./asker.ts";
 import { decideAfterWalk } from "./decide-after-walk.ts";
@@ -80,7 +81,7 @@ function auditDecision(
     gated.audit.decision(entry.decision, { seq: entry.seq, tool: entry.tool, args: entry.args });
     return undefined;
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorText(error);
     gated.log(`${detail}: the call is blocked (fail closed)`);
     return { kind: "result", result: blockedResult(`${detail}: Bouncer blocks calls it cannot audit`) };
   }
@@ -204,7 +205,7 @@ async function askAndDecide(
       outcome.kind === "approved" ? undefined : outcome.reason,
     );
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorText(error);
     gated.log(`${detail}: the call is blocked (fail closed)`);
     // Nothing of the answer is applied: recorded without it.
     return {
@@ -220,7 +221,7 @@ async function askAndDecide(
     } catch (error) {
       // Blocked as declined all the same. Recorded with the decline, which replay applies whole:
       // stricter than live, which kept it in part or not at all, never laxer.
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       gated.log(`Cannot remember the decline of a call of ${JSON.stringify(tool)}: ${message}`);
       return blocked(`${reason}; the decline cannot be remembered: ${message}`);
     }
@@ -268,7 +269,7 @@ async function askAndDecide(
     if (final.verdict === "allow") return { decision: { kind: "forward", arguments: args }, record };
     return blocked(final.reasons[0].message);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     gated.log(`Cannot decide an approved call of ${JSON.stringify(tool)}: ${message}`);
     return blocked(`Bouncer could not decide the approved call: ${message}`, "gate_error");
   }

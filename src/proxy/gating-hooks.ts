@@ -15,6 +15,7 @@
  */
 
 import type { JsonObject, JsonValue } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import { flagMarkedElicitation } from "./bouncer-marker.ts";
 import { clientRootDirs } from "./client-roots.ts";
 import type { ServerContext } from "./gate.ts";
@@ -74,7 +75,7 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       return settled;
     },
     (error: unknown): Refused => {
-      const message = `Cannot start the gate: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `Cannot start the gate: ${errorText(error)}`;
       log(message);
       settled = refuse({ message, data: {} }, 1);
       return settled;
@@ -187,7 +188,7 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       // A failed walk is walked again once, as for a call (SPEC §2.2): an upstream not ready at
       // first is listed on the client's next try, instead of its error being served for ever.
       if (tools.failure !== undefined) await tools.walk();
-      await tools.noticePinChanges().catch((error: unknown) => log(describe(error)));
+      await tools.noticePinChanges().catch((error: unknown) => log(errorText(error)));
       return tools.toolsList();
     },
     onToolCall: async (call) => {
@@ -280,15 +281,7 @@ function withEarlyRoots(session: Live, roots: readonly (readonly string[])[]): L
     for (const dirs of roots) session.calls.gate.noteClientRoots(session.calls.server, dirs);
     return session;
   } catch (error) {
-    const message = `Cannot note the roots the client gave the upstream: ${describe(error)}`;
+    const message = `Cannot note the roots the client gave the upstream: ${errorText(error)}`;
     return refuse({ message, data: {} }, 1);
   }
-}
-
-/**
- * @param error - Anything caught.
- * @returns Its message.
- */
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,6 +12,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { createAuditWriter, createSessionRecorder, type SessionRecorder } from "../audit/index.ts";
 import type { JsonObject } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import { userHome } from "../platform/home-dir.ts";
 import { builtinPacks } from "../platform/packs.ts";
 import { resolvePathSteps } from "../platform/path-walk.ts";
@@ -143,14 +144,14 @@ export async function startGatingSession(
   try {
     writer.open();
   } catch (error) {
-    log(`${error instanceof Error ? error.message : String(error)}: every tools/call will be blocked`);
+    log(`${errorText(error)}: every tools/call will be blocked`);
   }
   let recorder = setup.recorder;
   if (recorder === undefined && run.record !== undefined) {
     try {
       recorder = createSessionRecorder(resolve(process.cwd(), run.record));
     } catch (error) {
-      return refuse({ message: error instanceof Error ? error.message : String(error), data: {} }, 1);
+      return refuse({ message: errorText(error), data: {} }, 1);
     }
   }
   const audit = new SessionAudit({

@@ -9,6 +9,7 @@
  */
 
 import type { ToolRules } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import { type Policy, schemaArgumentWarnings, unlistedEntryWarnings } from "../policy/index.ts";
 import { makeRoom } from "./make-room.ts";
 import type { ListedTools } from "./tool-list-state.ts";
@@ -72,9 +73,7 @@ export function listedToolWarnings(options: ListedWarningOptions): (listed: List
         log(line);
       }
     } catch (error) {
-      log(
-        `Cannot check the policy against the listed tools: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      log(`Cannot check the policy against the listed tools: ${errorText(error)}`);
     }
   };
 }

@@ -12,7 +12,7 @@
 import { readdirSync, unlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { CommandIo } from "../commands/io.ts";
-import { renderUntrusted, safeName, shellWord } from "../engine/index.ts";
+import { errorText, renderUntrusted, safeName, shellWord } from "../engine/index.ts";
 import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
@@ -90,7 +90,7 @@ export function listPins(home: string, server?: string): PinListing {
         servers.push({ path, file: read.file });
       }
     } catch (error) {
-      const problem = error instanceof Error ? error.message : String(error);
+      const problem = errorText(error);
       const named = serverNamedBy(path);
       unreadable.push(named === undefined ? { path, problem } : { path, problem, server: named });
     }

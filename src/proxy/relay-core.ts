@@ -10,6 +10,7 @@
  */
 
 import type { JsonObject } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import { heldChars } from "./from-upstream-own.ts";
 import {
   errorResponseText,
@@ -58,7 +59,7 @@ export class RelayCore {
   /** Client notifications dropped while refusing. */
   droppedWhileRefusing = 0;
   readonly #work = new WorkQueue((error) => {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorText(error);
     this.log(`Internal error while relaying an upstream message: ${detail}`);
   });
   /** Bouncer's answers to the upstream's own messages dropped while refusing. */
@@ -299,7 +300,7 @@ export class RelayCore {
     try {
       run();
     } catch (error) {
-      this.log(`Hook ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.log(`Hook ${name} failed: ${errorText(error)}`);
     }
   }
 

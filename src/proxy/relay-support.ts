@@ -8,6 +8,7 @@
  */
 
 import type { JsonObject, JsonValue } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import { scanTopLevel } from "./json-scan.ts";
 import { isJsonObject, member, type RequestId, RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
 import { DEFAULT_MAX_LINE_BYTES, type OversizedLine } from "./line-framer.ts";
@@ -102,7 +103,7 @@ export function oversizeError(
  * @returns The JSON-RPC error.
  */
 export function internalError(what: string, error: unknown): RpcErrorObject {
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorText(error);
   return { code: RPC_ERROR.internalError, message: `Bouncer internal error: ${what}: ${detail}` };
 }
 

@@ -22,6 +22,7 @@ import type {
   RuleSource,
   Verdict,
 } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import type { Gate } from "./gate.ts";
 import { ambiguousJsonDeny, proxyDeny } from "./proxy-denies.ts";
 import { decisionOrder } from "./replay-order.ts";
@@ -111,7 +112,7 @@ async function walkAsLive(gate: Gate, event: ToolsEvent): Promise<string | undef
     await gate.walkTools(event.server, event.tools);
     return undefined;
   } catch (error) {
-    return `Cannot walk the upstream's tools: ${error instanceof Error ? error.message : String(error)}`;
+    return `Cannot walk the upstream's tools: ${errorText(error)}`;
   }
 }
 
@@ -135,7 +136,7 @@ async function decideFirst(
     const message = `${walkFailure}, so the call cannot be checked`;
     return { decision: proxyDeny({ code: "walk_failed", message }), seq: decided.seq };
   } catch (error) {
-    const message = `Bouncer could not decide the call: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `Bouncer could not decide the call: ${errorText(error)}`;
     return { decision: proxyDeny({ code: "gate_error", message }), seq: gate.seq };
   }
 }

@@ -21,6 +21,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { SessionRecorder } from "../audit/index.ts";
+// A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
+import { errorText } from "../engine/error-text.ts";
 import { errorCode } from "../platform/errors.ts";
 import { readPolicyTexts } from "../platform/policy-texts.ts";
 import { notRegularReason } from "../platform/regular-file.ts";
@@ -121,7 +123,7 @@ export async function checkRunPolicy(files: readonly string[], cwd: string): Pro
  * @returns The failed check.
  */
 function unreadable(error: unknown): RunPolicyCheck {
-  return refusal(error instanceof Error ? error.message : String(error), { code: "POLICY_UNREADABLE" });
+  return refusal(errorText(error), { code: "POLICY_UNREADABLE" });
 }
 
 /**
@@ -193,7 +195,7 @@ export async function openRecorder(
   try {
     return { ok: true, recorder: createSessionRecorder(resolve(cwd, run.record)) };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     const code = errorCode(error);
     const data = code === undefined ? {} : { code };
     return { ok: false, error: { code: SESSION_REFUSED_CODE, message, data } };

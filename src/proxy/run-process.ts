@@ -7,6 +7,8 @@
  * @module
  */
 
+// A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
+import { errorText } from "../engine/error-text.ts";
 import { watchParent } from "../platform/parent-watch.ts";
 import type { UpstreamProcess } from "../platform/spawn-upstream.ts";
 import { stopSignals } from "../platform/stop-signals.ts";
@@ -53,9 +55,7 @@ export function installProcessHandlers(hooks: {
   };
   process.on("exit", onExit);
   const onRejection = (reason: unknown): void => {
-    hooks.log(
-      `Internal error (unhandled rejection): ${reason instanceof Error ? reason.message : String(reason)}`,
-    );
+    hooks.log(`Internal error (unhandled rejection): ${errorText(reason)}`);
   };
   const onException = (error: Error): void => {
     hooks.log(`Internal error: ${error.message}`);

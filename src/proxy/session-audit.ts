@@ -26,7 +26,13 @@ import {
   type SessionRecorder,
   upstreamExitEntry,
 } from "../audit/index.ts";
-import { type Decision, type JsonObject, type JsonValue, renderUntrusted } from "../engine/index.ts";
+import {
+  type Decision,
+  errorText,
+  type JsonObject,
+  type JsonValue,
+  renderUntrusted,
+} from "../engine/index.ts";
 import { BOUNCER_MARKER } from "./bouncer-marker.ts";
 import type { PinEvent } from "./gate-types.ts";
 import type { NoiseReport, UpstreamFailure } from "./relay-hooks.ts";
@@ -251,7 +257,7 @@ export class SessionAudit {
       try {
         target?.flush();
       } catch (error) {
-        this.#options.log(describe(error));
+        this.#options.log(errorText(error));
       }
     }
   }
@@ -260,7 +266,7 @@ export class SessionAudit {
     try {
       this.#options.writer.write(entry);
     } catch (error) {
-      this.#options.log(describe(error));
+      this.#options.log(errorText(error));
     }
   }
 
@@ -281,16 +287,8 @@ export class SessionAudit {
     } catch (error) {
       this.#recordStopped = true;
       this.#options.log(
-        `${describe(error)}: recording stopped, the file holds this run's events up to the one that failed, none after it`,
+        `${errorText(error)}: recording stopped, the file holds this run's events up to the one that failed, none after it`,
       );
     }
   }
-}
-
-/**
- * @param error - Anything caught.
- * @returns Its message.
- */
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

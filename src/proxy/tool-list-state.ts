@@ -12,6 +12,7 @@
  */
 
 import type { JsonObject, ToolDefinition } from "../engine/index.ts";
+import { errorText } from "../engine/index.ts";
 import { isBouncerError } from "../platform/errors.ts";
 import { withoutShadowMembers } from "./case-variants.ts";
 import type { FilePinStore } from "./file-pin-store.ts";
@@ -185,7 +186,7 @@ export class ToolListState {
       this.#complete = walk.truncated === undefined;
       listed = { listed: walk.tools, visible: result.visible, complete: this.#complete };
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       log(`Cannot walk the upstream's tools: ${message}`);
       // The upstream's own error reaches the model (the client's tools/list, the denies of calls):
       // recorded as untrusted output, or, when that fails, not shown (SPEC §2.5).
@@ -216,7 +217,7 @@ export class ToolListState {
     try {
       this.#options.gate.recordUntrusted(this.#options.server.name, "tools/list", shown);
     } catch (error) {
-      const why = `the upstream's error cannot be recorded as untrusted output: ${error instanceof Error ? error.message : String(error)}`;
+      const why = `the upstream's error cannot be recorded as untrusted output: ${errorText(error)}`;
       this.#options.log(`Cannot walk the upstream's tools: ${why}`);
       return {
         message: `${WALK_FAILED}${why}`,
@@ -239,7 +240,7 @@ export class ToolListState {
     try {
       await store.setPending(this.#options.server, result.pending);
     } catch (error) {
-      this.#options.log(error instanceof Error ? error.message : String(error));
+      this.#options.log(errorText(error));
     }
   }
 
