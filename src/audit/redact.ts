@@ -17,6 +17,7 @@ import {
   TOKEN_SHAPES,
   URL_PASSWORD,
 } from "../platform/secret-shapes.ts";
+import { redactSecretFields } from "./redact-fields.ts";
 
 export { isSecretName };
 
@@ -72,7 +73,8 @@ export function cutLongString(text: string): string {
 /**
  * Replaces every token-shaped substring (`secret-shapes.ts`: GitHub, OpenAI/Anthropic, Slack, AWS,
  * JWT, `Bearer …`, Google, Stripe, GitLab, npm, Hugging Face, PEM private keys...), each URL
- * password and the value of each secret-named query parameter by `"[redacted]"`.
+ * password, and the value of each secret-named field written in the string (a query parameter, a
+ * JSON member, an assignment, a header or YAML line, a long flag: `redact-fields.ts`) by `"[redacted]"`.
  *
  * Source: SPEC §3.5 ("strings shaped like known tokens").
  * @param text - Any string.
@@ -86,36 +88,7 @@ export function redactTokens(text: string): string {
       out = out.replace(pattern, REDACTED);
     }
   }
-  return out.includes("=") ? redactSecretQuery(out) : out;
-}
-
-/**
- * A query parameter (after `?`, `&` or `;`): its name (up to 64 characters, percent-escapes
- * allowed) and its value up to the next `&`, `#`, white space or quote.
- */
-const QUERY_PARAMETER = /(?<=[?&;])([A-Za-z0-9_.~%+-]{1,64})=([^&#;\s"'<>]+)/g;
-
-/**
- * Replaces the value of every secret-named query parameter (`?access_token=…`, `&api_key=…`, by the
- * rule argument names follow, {@link isSecretName}) by `"[redacted]"`: a URL argument carries its
- * credentials there as often as in its user info.
- *
- * Source: SPEC §3.5 (values of secret-named arguments are redacted; a query parameter is one).
- * @param text - A string that holds `=`.
- * @returns The text with those values replaced.
- */
-function redactSecretQuery(text: string): string {
-  QUERY_PARAMETER.lastIndex = 0;
-  return text.replace(QUERY_PARAMETER, (whole: string, name: string, value: string) => {
-    if (value === REDACTED) return whole;
-    let decoded = name;
-    try {
-      decoded = decodeURIComponent(name.replaceAll("+", " "));
-    } catch {
-      // A malformed escape: judged as written.
-    }
-    return isSecretName(decoded) ? `${name}=${REDACTED}` : whole;
-  });
+  return redactSecretFields(out);
 }
 
 /**

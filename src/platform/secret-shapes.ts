@@ -128,7 +128,7 @@ export const TOKEN_SHAPES: readonly RegExp[] = [
   /(?<![A-Za-z0-9_])ya29\.[A-Za-z0-9_-]{20,}/g, // Google OAuth access tokens
   /(?<![A-Za-z0-9_])lin_api_[A-Za-z0-9]{20,}/g, // Linear
   /(?<![A-Za-z0-9_-])pplx-[A-Za-z0-9]{20,}/g, // Perplexity
-  /-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)/gi, // PEM keys
+  /-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)/gi, // PEM keys
 ];
 
 /**

@@ -12,6 +12,7 @@ import {
   redactTokens,
   TOKEN_PATTERNS,
 } from "../../src/audit/redact.ts";
+import { redactSecretFields } from "../../src/audit/redact-fields.ts";
 
 /** Builds a fake token from parts (so no scanner mistakes this file for a leak). */
 function fake(...parts: string[]): string {
@@ -248,11 +249,16 @@ describe("redactJson()", () => {
 });
 
 describe("redactTokens() quick search", () => {
-  /** Replacing with each pattern in turn, as redactTokens does when its quick search finds a token. */
+  /**
+   * Replacing with each pattern in turn, as redactTokens does when its quick search finds a token,
+   * then hiding secret-named fields (done whatever the quick search finds).
+   */
   const everyPattern = (text: string): string =>
-    TOKEN_PATTERNS.reduce(
-      (out, pattern) => out.replace(new RegExp(pattern.source, pattern.flags), REDACTED),
-      text,
+    redactSecretFields(
+      TOKEN_PATTERNS.reduce(
+        (out, pattern) => out.replace(new RegExp(pattern.source, pattern.flags), REDACTED),
+        text,
+      ),
     );
   const pieces = [
     "ghp_",

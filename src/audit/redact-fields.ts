@@ -1,0 +1,205 @@
+/**
+ * Secret-named fields written inside a string: the value after a secret name in JSON text
+ * (`'{"password": "…"}'`, JSON inside a JSON string, a Python dict), in an assignment (a query
+ * or fragment parameter, a form body, `API_KEY=…`, `--token=…`), in a header, YAML or INI line
+ * (`Authorization: token …`, `password: …`, `aws_secret_access_key = …`) and after a long flag
+ * (`--api-key …`). A tool takes its request body, headers or shell command as one string, so the
+ * names that redact an argument's value must redact these values too. Edge (pure string work).
+ *
+ * Source: SPEC §3.5 ("values of arguments named like secrets … become `[redacted]`").
+ * @module
+ */
+
+import { isSecretName } from "../platform/secret-shapes.ts";
+
+/** What a hidden value becomes (the same text as `REDACTED` of `redact.ts`, which imports this file). */
+const HIDDEN = "[redacted]";
+
+/** A quoted name (JSON, a Python dict, JSON inside a JSON string: `\"name\"`) and its `:` or `=`. */
+const QUOTED_NAME = /(\\*)(["'])([^"'\\\r\n]{1,64})\1\2[ \t]*[:=][ \t]*/g;
+
+/**
+ * `name=value` where a name starts: at the start, after white space or `? & ; # , ( | ' " { [` (a
+ * query, a fragment, a form body, a shell assignment, `--name=value`).
+ */
+const ASSIGNMENT = /(?<=^|[\s?&;#,(|'"{[])([A-Za-z0-9_.~%+-]{1,64})=(?!=)/g;
+/** A bare assigned value: up to `& # ;`, white space, a quote or `<>`. */
+const ASSIGNED_VALUE = /[^&#;\s"'<>]+/y;
+
+/**
+ * An unquoted name and its `:` (or an `=` with white space beside it: `name=value` is an
+ * {@link ASSIGNMENT}) at the start of a line (after an optional `- `) or after `{ , ; ' " ( [`: a
+ * header, a YAML or INI line, a JavaScript object.
+ */
+const BARE_NAME =
+  /(?<=(?:^|[\r\n])[ \t]*(?:-[ \t]+)?|[{,;'"([][ \t]*)([A-Za-z_][A-Za-z0-9_.-]{0,63})(?:[ \t]*:(?![:=/])|[ \t]+=(?!=)|=(?=[ \t]))[ \t]*/g;
+
+/** A long flag and the value after it (`--api-key VALUE`). */
+const FLAG = /(?<=^|\s)(--[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+(?!-)/g;
+/** A bare flag value: up to white space, a quote or `<>`. */
+const FLAG_VALUE = /[^\s"'<>]+/y;
+
+/** A value that is no secret: a flag's word, a short number, a placeholder, a mask. */
+const NOT_A_SECRET =
+  /^(?:true|false|yes|no|on|off|none|null|undefined|\d{1,6}|\$\{[^}]*\}|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|\{env:\w+\}|<[^<>]*>|\*+)$/i;
+
+/** An address: its domain stays in view. */
+const ADDRESS = /^[^@\s]+(@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)$/;
+/** A URL: its scheme and host stay in view. */
+const URL_VALUE = /^([a-z][a-z0-9+.-]*:\/\/[^/?#\s]*)(.*)$/is;
+
+/**
+ * What a secret-named value is shown as: `[redacted]`, except that an address keeps its domain
+ * and a URL its scheme and host (`token=attacker@evil.example` must not hide where mail goes).
+ * @param value - The value as written (without its quotes).
+ * @returns The value to write; the value itself when it is no secret.
+ */
+function shownAs(value: string): string {
+  const bare = value.trim();
+  if (bare === "" || NOT_A_SECRET.test(bare)) return value;
+  const address = ADDRESS.exec(bare);
+  if (address !== null) return `${HIDDEN}${address[1]}`;
+  const url = URL_VALUE.exec(bare);
+  if (url !== null) {
+    const rest = url[2] ?? "";
+    return rest === "" || rest === "/" ? value : `${url[1]}${rest.startsWith("/") ? "/" : ""}${HIDDEN}`;
+  }
+  return HIDDEN;
+}
+
+/**
+ * Where a quoted string that starts at an offset ends (after its closing quote), or the text's end.
+ * @param text - The text.
+ * @param from - The offset after the opening quote.
+ * @param close - The closing quote with the backslashes before it (`"`, `\"`).
+ * @returns The offset after the closing quote, and whether there was one.
+ */
+function stringEnd(text: string, from: number, close: string): { end: number; closed: boolean } {
+  if (close.length === 1) {
+    for (let at = from; at < text.length; at++) {
+      if (text[at] === "\\") at++;
+      else if (text[at] === close) return { end: at + 1, closed: true };
+    }
+    return { end: text.length, closed: false };
+  }
+  for (let at = text.indexOf(close, from); at !== -1; at = text.indexOf(close, at + 1)) {
+    if (text[at - 1] !== "\\") return { end: at + close.length, closed: true };
+  }
+  return { end: text.length, closed: false };
+}
+
+/**
+ * Where an object or list that starts at an offset ends (strings of the same quoting skipped), or
+ * the text's end.
+ * @param text - The text.
+ * @param from - The offset of its `{` or `[`.
+ * @param quote - The strings' quote with its backslashes (`"`, `\"`).
+ * @returns The offset after its closing bracket.
+ */
+function nestedEnd(text: string, from: number, quote: string): number {
+  let depth = 0;
+  for (let at = from; at < text.length; at++) {
+    const ch = text[at];
+    if (text.startsWith(quote, at)) at = stringEnd(text, at + quote.length, quote).end - 1;
+    else if (ch === "{" || ch === "[") depth++;
+    else if ((ch === "}" || ch === "]") && --depth === 0) return at + 1;
+  }
+  return text.length;
+}
+
+/** A bare JSON or JavaScript value (a number, `true`, an unquoted word). */
+const BARE_VALUE = /[^\s,}\]"'\\]+/y;
+/** A bare header or YAML value: up to the end of the line, a quote, `, } ; &` (a `${…}` kept whole). */
+const LINE_VALUE =
+  /(?:\$\{[^}\r\n]*\}|(?!\\[nrt"'])[^\r\n"'},;&])*(?:\$\{[^}\r\n]*\}|(?!\\[nrt"'])[^\s"'},;&])/y;
+
+/** An opening quote and the backslashes before it (a string inside a JSON string: `\\"`). */
+const OPENING = /\\*["']/y;
+
+/**
+ * Whether a name is secret-like, a percent-escaped one read unescaped (`api%5Fkey`).
+ * @param name - A name as written.
+ * @returns True when a value under it is a secret.
+ */
+function isSecretField(name: string): boolean {
+  if (isSecretName(name)) return true;
+  if (!name.includes("%") && !name.includes("+")) return false;
+  try {
+    return isSecretName(decodeURIComponent(name.replaceAll("+", " ")));
+  } catch {
+    return false; // a malformed escape: judged as written
+  }
+}
+
+/**
+ * Replaces the value after each secret-named name that a pattern finds (the name and what follows
+ * it in group 0, the name in the last group), scanning on after each value (what a hidden object
+ * holds is gone with it). A value is a string (quoted as the name is, or with `"`/`'`; a missing
+ * closing quote: to the end), an object or a list (hidden whole), or what `bare` finds.
+ * @param text - The text.
+ * @param names - A global pattern as above.
+ * @param bare - How a value that is no string, object or list is found (sticky).
+ * @returns The text with those values hidden.
+ */
+function hideAfterNames(text: string, names: RegExp, bare: RegExp): string {
+  let out = "";
+  let from = 0;
+  names.lastIndex = 0;
+  for (let match = names.exec(text); match !== null; match = names.exec(text)) {
+    if (!isSecretField(match.at(-1) ?? "")) continue;
+    const start = match.index + match[0].length;
+    OPENING.lastIndex = start;
+    const opening = OPENING.exec(text)?.[0];
+    let end: number;
+    let value: string;
+    if (opening !== undefined) {
+      const found = stringEnd(text, start + opening.length, opening);
+      end = found.end;
+      const inner = text.slice(start + opening.length, found.closed ? end - opening.length : end);
+      const shown = shownAs(inner);
+      value = shown === inner ? text.slice(start, end) : `${opening}${shown}${found.closed ? opening : ""}`;
+    } else if (text[start] === "{" || text[start] === "[") {
+      end = nestedEnd(text, start, `${match.length > 2 ? (match[1] ?? "") : ""}"`);
+      value = HIDDEN;
+    } else {
+      bare.lastIndex = start;
+      const found = bare.exec(text);
+      if (found === null) continue;
+      end = start + found[0].length;
+      value = shownAs(found[0]);
+    }
+    out += `${text.slice(from, start)}${value}`;
+    from = end;
+    names.lastIndex = Math.max(end, names.lastIndex);
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
+ * What every secret-like name holds in some case (`isSecretName`: its secret words and endings,
+ * `pass`), or a `%` (a percent-escaped name): a text with neither names no secret field.
+ */
+const SECRET_PART = /token|pass|pwd|secret|key|auth|cookie|credential|pat|%/i;
+
+/**
+ * Hides the value of each secret-named field written in a text (see the module doc): JSON members
+ * (a value that is an object or list hidden whole), assignments, header, YAML and INI lines, long
+ * flags. A value that is no secret (`true`, a number of up to six digits, a placeholder such as
+ * `${API_KEY}`) stays; an address keeps its domain and a URL its scheme and host.
+ *
+ * Source: SPEC §3.5 (secret-named values are redacted; a field in a string is one).
+ * @param text - Any string.
+ * @returns The text with those values replaced by `"[redacted]"`.
+ * @example redactSecretFields('{"password":"hunter2"}') // => '{"password":"[redacted]"}'
+ */
+export function redactSecretFields(text: string): string {
+  if (!SECRET_PART.test(text)) return text;
+  let out = text;
+  const separated = out.includes("=") || out.includes(":");
+  if (separated && (out.includes('"') || out.includes("'")))
+    out = hideAfterNames(out, QUOTED_NAME, BARE_VALUE);
+  if (out.includes("=")) out = hideAfterNames(out, ASSIGNMENT, ASSIGNED_VALUE);
+  if (separated) out = hideAfterNames(out, BARE_NAME, LINE_VALUE);
+  if (out.includes("--")) out = hideAfterNames(out, FLAG, FLAG_VALUE);
+  return out;
+}

@@ -1,0 +1,161 @@
+import { describe, expect, test } from "bun:test";
+import { toRecord } from "../../src/audit/audit-line.ts";
+import { REDACTED, redactText } from "../../src/audit/redact.ts";
+import { redactSecretFields } from "../../src/audit/redact-fields.ts";
+
+/** Builds a fake secret from parts (so no scanner mistakes this file for a leak). */
+function fake(...parts: string[]): string {
+  return parts.join("");
+}
+
+const SECRET = fake("q8w7e6", "r5t4y3u2");
+
+describe("redactSecretFields()", () => {
+  test.each<[string, string, string]>([
+    [
+      "a JSON body's member",
+      `{"password":"${SECRET}","user":"bob"}`,
+      `{"password":"${REDACTED}","user":"bob"}`,
+    ],
+    ["a JSON member with spaces", `{ "api_key" : "${SECRET}" }`, `{ "api_key" : "${REDACTED}" }`],
+    ["a JSON member with an escaped quote", `{"token":"a\\"${SECRET}"}`, `{"token":"${REDACTED}"}`],
+    [
+      "JSON inside a JSON string",
+      `{\\"client_secret\\":\\"${SECRET}\\"}`,
+      `{\\"client_secret\\":\\"${REDACTED}\\"}`,
+    ],
+    [
+      "a JSON member holding an object",
+      `{"credentials":{"id":"${SECRET}"},"n":1}`,
+      `{"credentials":${REDACTED},"n":1}`,
+    ],
+    [
+      "a JSON member holding a number",
+      `{"pin_code":1,"secret":123456789012}`,
+      `{"pin_code":1,"secret":${REDACTED}}`,
+    ],
+    ["a Python dict", `{'password': '${SECRET}'}`, `{'password': '${REDACTED}'}`],
+    [
+      "a form body that starts with the secret",
+      `client_secret=${SECRET}&client_id=x`,
+      `client_secret=${REDACTED}&client_id=x`,
+    ],
+    [
+      "an OAuth fragment",
+      `https://app.example/cb#access_token=${SECRET}&x=1`,
+      `https://app.example/cb#access_token=${REDACTED}&x=1`,
+    ],
+    [
+      "an environment assignment",
+      `GITHUB_TOKEN=${SECRET} gh repo list`,
+      `GITHUB_TOKEN=${REDACTED} gh repo list`,
+    ],
+    [
+      "a quoted environment assignment",
+      `export API_KEY="${SECRET}"; curl x`,
+      `export API_KEY="${REDACTED}"; curl x`,
+    ],
+    ["a flag with =", `tool --password=${SECRET} run`, `tool --password=${REDACTED} run`],
+    ["a flag with its value after it", `tool --api-key ${SECRET} run`, `tool --api-key ${REDACTED} run`],
+    [
+      "a header in a command",
+      `curl -H 'X-Api-Key: ${SECRET}' https://a.example`,
+      `curl -H 'X-Api-Key: ${REDACTED}' https://a.example`,
+    ],
+    [
+      "an Authorization header of any scheme",
+      `-H "Authorization: token ${SECRET}"`,
+      `-H "Authorization: ${REDACTED}"`,
+    ],
+    ["a YAML line", `user: bob\npassword: ${SECRET}\nhost: db`, `user: bob\npassword: ${REDACTED}\nhost: db`],
+    ["a quoted YAML value", `password: "${SECRET}"`, `password: "${REDACTED}"`],
+    [
+      "an INI line",
+      `[default]\naws_secret_access_key = ${SECRET}`,
+      `[default]\naws_secret_access_key = ${REDACTED}`,
+    ],
+    ["a JavaScript object", `{password: ${SECRET}, user: bob}`, `{password: ${REDACTED}, user: bob}`],
+  ])("redactSecretFields() hides the value of %s", (_kind, input, expected) => {
+    expect(redactSecretFields(input)).toBe(expected);
+  });
+
+  test.each<[string, string]>([
+    ["an equation", "x=1 and key_count=3"],
+    ["a flag's boolean", "auth=false; token=null"],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a placeholder the shell fills in, not a template
+    ["a placeholder", 'API_KEY=${API_KEY} run; {"token":"${TOKEN}"}'],
+    ["an ordinary JSON body", '{"to":"bob@example.com","subject":"hi"}'],
+    ["a URL", "https://api.example/v1/items?page=2"],
+    ["prose with a colon", "Note: the key ring is on the desk"],
+    ["a time", "at 12:30:45"],
+  ])("redactSecretFields() keeps %s", (_kind, input) => {
+    expect(redactSecretFields(input)).toBe(input);
+  });
+
+  test.each([
+    "token",
+    "access_token",
+    "accessToken",
+    "PGPASSWORD",
+    "MYSQL_PWD",
+    "DB_PASS",
+    "client_secret",
+    "api_key",
+    "APIKey",
+    "X-Api-Key",
+    "Authorization",
+    "oauth",
+    "Set-Cookie",
+    "credentials",
+    "github_pat",
+    "privatekey",
+    "api%5Fkey",
+  ])("redactSecretFields() hides the value assigned to %p", (name) => {
+    expect(redactSecretFields(`${name}=${SECRET}`)).toBe(`${name}=${REDACTED}`);
+  });
+
+  test("redactSecretFields() keeps the host of an address or URL it hides a value of", () => {
+    expect(redactSecretFields("token=attacker@evil.example")).toBe(`token=${REDACTED}@evil.example`);
+    expect(redactSecretFields("password: https://evil.example/x/y?z=1")).toBe(
+      `password: https://evil.example/${REDACTED}`,
+    );
+    expect(redactSecretFields("secret=https://evil.example")).toBe("secret=https://evil.example");
+  });
+
+  test("redactSecretFields() hides a JSON value that a cut ended before its closing quote", () => {
+    expect(redactSecretFields(`{"password":"${SECRET}…`)).toBe(`{"password":"${REDACTED}`);
+  });
+});
+
+describe("redactText() with secret-named fields", () => {
+  test("redactText() redacts a PGP private key block", () => {
+    const block = fake(
+      "-----BEGIN PGP ",
+      "PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP ",
+      "PRIVATE KEY BLOCK-----",
+    );
+    expect(redactText(`k ${block} !`)).toBe(`k ${REDACTED} !`);
+  });
+
+  test("toRecord() hides a secret inside a JSON-valued string argument, in args and in the reason", () => {
+    const body = JSON.stringify({
+      url: "https://api.example/x",
+      headers: { Authorization: `token ${SECRET}` },
+    });
+    const record = toRecord(
+      {
+        event: "decision",
+        session: "s",
+        server: "http",
+        tool: "fetch",
+        args: { body, command: `curl -d 'client_secret=${SECRET}' https://a.example` },
+        reason: `Argument "body" = ${JSON.stringify(body)} was seen`,
+      },
+      { ts: "2026-01-01T00:00:00.000Z", bouncer: "0" },
+    );
+    const line = JSON.stringify(record);
+    expect(line).not.toContain(SECRET);
+    expect(line).toContain("https://api.example/x");
+    expect(line).toContain("https://a.example");
+  });
+});
