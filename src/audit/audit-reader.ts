@@ -1,8 +1,9 @@
 /**
  * The audit log reader: the rotated files oldest first (`audit.jsonl.5` … `audit.jsonl.1`), then the
- * log itself, one record per line. A line that is not a JSON object with string `ts` and `event` is
- * skipped and reported with its file and line number, never fatal; so is a rotated file that is not a
- * regular file (a FIFO, a folder: never waited on). Edge (file system).
+ * log itself, one record per line. A line that is not a JSON object with string `ts` and `event`, or
+ * that nests deeper than any record Bouncer writes, is skipped and reported with its file and line
+ * number, never fatal; so is a rotated file that is not a regular file (a FIFO, a folder: never
+ * waited on). Edge (file system).
  *
  * Source: SPEC §3.5 ("readers skip a bad line and report it"), §5.6 ("rotated files included").
  * @module
@@ -110,9 +111,39 @@ function fieldProblem(name: string, value: unknown): string {
 }
 
 /**
+ * Nesting deeper than this is no record Bouncer wrote (its values stop at 64 levels, `redact.ts`): a
+ * deeper line is reported, never read — printing it (`--json`, a table cell) would run out of stack.
+ */
+export const MAX_RECORD_DEPTH = 100;
+
+/**
+ * Whether a line's JSON nests deeper than {@link MAX_RECORD_DEPTH} (brackets inside strings not
+ * counted). One pass over the text, no recursion.
+ * @param text - One line.
+ * @returns True when it does.
+ */
+function nestsTooDeep(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (inString) {
+      if (code === 0x5c)
+        at++; // `\`: the next character is escaped
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x7b || code === 0x5b) {
+      if (++depth > MAX_RECORD_DEPTH) return true;
+    } else if (code === 0x7d || code === 0x5d) depth--;
+  }
+  return false;
+}
+
+/**
  * Parses one line of the audit log.
  * @param text - The line without its newline (a CRLF line's `\r` may stay: it is JSON white space).
- * @returns The record, or a message saying why the line is bad.
+ * @returns The record, or a message saying why the line is bad (not JSON, not an object, nested
+ *   deeper than {@link MAX_RECORD_DEPTH} levels, a missing or wrong `ts` or `event`).
  */
 export function parseAuditLine(
   text: string,
@@ -126,6 +157,7 @@ export function parseAuditLine(
   }
   if (typeof value !== "object" || value === null || Array.isArray(value))
     return { ok: false, error: "not a JSON object" };
+  if (nestsTooDeep(text)) return { ok: false, error: `nests deeper than ${MAX_RECORD_DEPTH} levels` };
   const ts: unknown = Object.hasOwn(value, "ts") ? Reflect.get(value, "ts") : undefined;
   const event: unknown = Object.hasOwn(value, "event") ? Reflect.get(value, "event") : undefined;
   if (typeof event !== "string") return { ok: false, error: fieldProblem("event", event) };

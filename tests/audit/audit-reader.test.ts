@@ -73,6 +73,16 @@ describe("parseAuditLine()", () => {
     expect(parseAuditLine("\r")).toEqual({ ok: false, error: "empty line" });
   });
 
+  test("parseAuditLine() reports a record nested deeper than any the writer writes, and reads one as deep as it writes", () => {
+    const nested = (depth: number): string => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    expect(parseAuditLine(`{"ts":"t","event":"decision","args":${nested(200_000)}}`)).toEqual({
+      ok: false,
+      error: "nests deeper than 100 levels",
+    });
+    expect(parseAuditLine(`{"ts":"t","event":"decision","reason":"${"[".repeat(500)}"}`).ok).toBe(true);
+    expect(parseAuditLine(`{"ts":"t","event":"decision","args":${nested(70)}}`).ok).toBe(true);
+  });
+
   test("parseAuditLine() keeps unknown fields of a valid record", () => {
     const parsed = parseAuditLine('{"ts":"t","event":"future_event","extra":1}');
     expect(parsed).toEqual({ ok: true, record: { ts: "t", event: "future_event", extra: 1 } as never });

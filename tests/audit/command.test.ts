@@ -209,6 +209,27 @@ describe("auditCommand", () => {
     expect(result.stderr).toStartWith("bouncer: ");
   });
 
+  test.each([[[]], [["--json"]], [["--summary"]]])(
+    "bouncer audit %p skips a line nested 200,000 levels deep and shows the records around it",
+    async (flags) => {
+      seed();
+      appendFileSync(
+        log,
+        `{"ts":"t","event":"decision","reason":${"[".repeat(200_000)}${"]".repeat(200_000)}}\n`,
+      );
+      const writer = createAuditWriter(log, { now: () => Date.UTC(2026, 0, 2), version: "0.0.0" });
+      writer.write({ event: "decision", session: "s", server: "mail", tool: "after", verdict: "allow" });
+      writer.close();
+      const result = await runCli(["audit", "--audit-log", log, ...flags], { cwd: dir });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe(
+        `bouncer: Skipped line 5 of audit log "${log}": nests deeper than 100 levels\n`,
+      );
+      expect(result.stderr).not.toContain("Unexpected failure");
+      expect(result.stdout).toContain(flags.includes("--summary") ? "5 records" : "after");
+    },
+  );
+
   test("auditCommand reads $BOUNCER_HOME/audit.jsonl by default and exits 0 when it is absent", async () => {
     const saved = process.env.BOUNCER_HOME;
     process.env.BOUNCER_HOME = dir;
