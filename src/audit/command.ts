@@ -49,6 +49,25 @@ function reportIssue(io: CommandIo, issue: AuditIssue): void {
   else io.err(errorLine(`Skipped line ${issue.line} of audit log "${issue.file}": ${issue.message}`));
 }
 
+/** Skipped lines named one by one at most, when the log is read (a binary file has thousands). */
+export const MAX_SKIPPED_SHOWN = 20;
+
+/**
+ * Reports the issues of reading the log: every file-level one, and the first
+ * {@link MAX_SKIPPED_SHOWN} skipped lines, then how many more were skipped.
+ * @param io - Where output goes.
+ * @param issues - The issues, in file and line order.
+ */
+function reportIssues(io: CommandIo, issues: readonly AuditIssue[]): void {
+  let skipped = 0;
+  for (const issue of issues) {
+    if (issue.line !== 0 && ++skipped > MAX_SKIPPED_SHOWN) continue;
+    reportIssue(io, issue);
+  }
+  const more = skipped - MAX_SKIPPED_SHOWN;
+  if (more > 0) io.err(errorLine(`Skipped ${more} more bad line${more === 1 ? "" : "s"} of the audit log`));
+}
+
 /**
  * Reads the log before showing or following it. A log the user named (`--audit-log`) that cannot be
  * read is a usage error, as every file named on the command line is; the log at the default path is
@@ -89,7 +108,7 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
     );
   }
   const read = readNamedLog(options);
-  for (const issue of read.issues) reportIssue(io, issue);
+  reportIssues(io, read.issues);
   if (read.files.length === 0 && options.follow !== true && options.explicit === true) {
     throw new BouncerError("AUDIT_NAMED_UNREADABLE", `No audit log at "${options.auditLog}"`);
   }

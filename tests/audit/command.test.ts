@@ -174,6 +174,19 @@ describe("auditCommand", () => {
     expect(stderr).toBe(`bouncer: Skipped line 5 of audit log "${log}": not JSON\n`);
   });
 
+  test("auditCommand names the first 20 bad lines and counts the rest (a binary file has thousands)", async () => {
+    seed();
+    appendFileSync(log, "{broken\n".repeat(25));
+    const { code, stdout, stderr } = await run(["--audit-log", log, "--json"]);
+    expect(code).toBe(0);
+    expect(stdout.trimEnd().split("\n")).toHaveLength(4);
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(21);
+    expect(lines[0]).toBe(`bouncer: Skipped line 5 of audit log "${log}": not JSON`);
+    expect(lines[19]).toBe(`bouncer: Skipped line 24 of audit log "${log}": not JSON`);
+    expect(lines[20]).toBe("bouncer: Skipped 5 more bad lines of the audit log");
+  });
+
   test("auditCommand refuses a named log that does not exist with AUDIT_NAMED_UNREADABLE (a usage error, exit 2)", async () => {
     await expect(run(["--audit-log", "missing.jsonl"])).rejects.toMatchObject({
       code: "AUDIT_NAMED_UNREADABLE",
