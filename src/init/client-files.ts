@@ -31,7 +31,10 @@ import { pathFor } from "./launcher.ts";
 export interface ClientFile {
   readonly client: ClientInfo;
   readonly path: string;
-  /** `project` files live under the working directory, `user` files under the home directory. */
+  /**
+   * `project` files live under the working directory, `user` files under the home directory (or
+   * where the environment points); a file that is both (the working directory is home) is `user`.
+   */
   readonly scope: "project" | "user";
 }
 
@@ -132,13 +135,20 @@ export function candidateFiles(
       ),
     ]),
   };
-  const seen = new Set<string>();
+  // Index of each path in `files`: a path listed twice (the working directory is the home
+  // directory) is listed once, where it came first, and is a user file if either place is.
+  const seen = new Map<string, number>();
   const files: ClientFile[] = [];
   for (const client of clients) {
     const places = Object.hasOwn(byClient, client.kind) ? (byClient[client.kind] ?? []) : [];
     for (const [scope, file] of places) {
-      if (seen.has(file)) continue;
-      seen.add(file);
+      const at = seen.get(file);
+      const earlier = at === undefined ? undefined : files[at];
+      if (at !== undefined && earlier !== undefined) {
+        if (scope === "user") files[at] = { ...earlier, scope };
+        continue;
+      }
+      seen.set(file, files.length);
       files.push({ client, path: file, scope });
     }
   }

@@ -72,6 +72,16 @@ describe("candidateFiles()", () => {
     );
     expect(paths).toEqual(["/h/.cursor/mcp.json"]);
   });
+
+  test("candidateFiles() counts a file that is both a project and a user file as the user's (the working directory is home)", () => {
+    const files = candidateFiles({ home: "/h", platform: "linux", env: {}, cwd: "/h" });
+    const scopes = Object.fromEntries(files.map((file) => [file.path, file.scope]));
+    expect(scopes["/h/.cursor/mcp.json"]).toBe("user");
+    expect(scopes["/h/.gemini/settings.json"]).toBe("user");
+    expect(scopes["/h/.codex/config.toml"]).toBe("user");
+    // Claude Code has no user file at ~/.mcp.json: it is a project file wherever it is.
+    expect(scopes["/h/.mcp.json"]).toBe("project");
+  });
 });
 
 describe("findClientFiles()", () => {
