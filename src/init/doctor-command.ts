@@ -1,6 +1,7 @@
 /**
  * `bouncer doctor [--config FILE | --client NAME] [--json]`: starts every configured server as its
- * client would and reports on it. The command returns its exit status; `src/cli.ts` imports it lazily
+ * client would (a project file of the working directory only when named with `--config`) and reports
+ * on it. The command returns its exit status; `src/cli.ts` imports it lazily
  * (`doctorCommand`, also the default export). Edge.
  *
  * Source: SPEC §5.3, STYLE #15.
@@ -25,7 +26,8 @@ const doctorArgs = {
 export const doctorCommand = defineCommand({
   meta: {
     name: "doctor",
-    description: "Start every configured MCP server as its client would and report what Bouncer sees",
+    description:
+      "Start every configured MCP server as its client would and report what Bouncer sees (a project file of the current folder only when named with --config)",
   },
   args: doctorArgs,
   run: async (context): Promise<number> => await runDoctorCommand(context.rawArgs, context.data),

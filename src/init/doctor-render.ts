@@ -17,9 +17,13 @@ export interface DoctorRow {
   /** The entry's label (name, and project for `~/.claude.json`). */
   readonly server: string;
   readonly wrapped: boolean;
-  /** `disabled`: its client does not start it (`"disabled": true`, `enabled = false`), nor does doctor. */
-  readonly status: "started" | "error" | "skipped" | "disabled";
-  /** The error, or why the entry was skipped or is disabled (masked). */
+  /**
+   * `disabled`: its client does not start it (`"disabled": true`, `enabled = false`), nor does doctor;
+   * `not-started`: a stdio entry of a project file in the working directory, which doctor starts only
+   * when the file is named with `--config`.
+   */
+  readonly status: "started" | "error" | "skipped" | "disabled" | "not-started";
+  /** The error, or why the entry was skipped, is disabled or was not started (masked). */
   readonly detail?: string;
   /** The end of the server's stderr (masked). */
   readonly stderrTail?: string;
@@ -63,7 +67,8 @@ export function renderDoctorJson(
 }
 
 /**
- * The report as a table, followed by the details of failed and skipped entries.
+ * The report as a table, followed by the details of failed and skipped entries, then one note per
+ * project file whose servers were not started (the `detail` of its rows, which they share).
  *
  * Source: SPEC §5.3.
  * @param rows - The rows.
@@ -92,7 +97,9 @@ export function renderDoctorTable(rows: readonly DoctorRow[]): string {
     row.tools === undefined ? "-" : String(row.tools),
     ...analysisCells(row),
     // Asks come through Bouncer: a skipped entry (remote, not wrapped) never has any.
-    row.status === "skipped" || row.status === "disabled" ? "-" : row.clientAsks,
+    row.status === "skipped" || row.status === "disabled" || row.status === "not-started"
+      ? "-"
+      : row.clientAsks,
   ]);
   const table = [header, ...cells];
   const widths = header.map((_, column) => Math.max(...table.map((line) => (line[column] ?? "").length)));
@@ -105,7 +112,12 @@ export function renderDoctorTable(rows: readonly DoctorRow[]): string {
           .trimEnd()}\n`,
     )
     .join("");
+  const notes = new Set<string>();
   for (const row of rows) {
+    if (row.status === "not-started") {
+      notes.add(escapeControls(row.detail ?? ""));
+      continue;
+    }
     if (row.defect !== undefined)
       out += `\n${safeName(row.server)} (${safeName(row.file)}): server defect: ${escapeControls(row.defect)}\n`;
     if (row.status === "started" && row.analysisError === undefined) continue;
@@ -118,6 +130,7 @@ export function renderDoctorTable(rows: readonly DoctorRow[]): string {
         .join("");
     }
   }
+  if (notes.size > 0) out += `\n${[...notes].map((note) => `${note}\n`).join("")}`;
   return out;
 }
 

@@ -1,7 +1,8 @@
 /**
  * `bouncer doctor`: for every server entry of the selected client configs — wrapped or not — start
- * it exactly as the client would (through Bouncer when wrapped), and report whether it started (or
- * the error with its stderr tail), the time to `initialize`, its tools, the matched pack, its
+ * it exactly as the client would (through Bouncer when wrapped; a project file found in the working
+ * directory only when named with `--config`, as a client asks before starting a project's servers),
+ * and report whether it started (or the error with its stderr tail), the time to `initialize`, its tools, the matched pack, its
  * exfiltrating tools and sink arguments, its tools with unconfined paths, and whether the client can
  * answer asks. A progress line goes to stderr while servers start; the report is a table or, with
  * `--json`, one JSON document. Edge.
@@ -15,6 +16,7 @@ import { safeName } from "../engine/index.ts";
 import { errorLine } from "../platform/errors.ts";
 import type { Interrupted } from "../platform/stop-signals.ts";
 import { analyzeServer } from "./doctor-analysis.ts";
+import { unnamedProjectFiles } from "./doctor-consent.ts";
 import { disabledEntries } from "./doctor-disabled.ts";
 import { launchServer } from "./doctor-launch.ts";
 import { type DoctorRow, renderDoctorJson, renderDoctorTable } from "./doctor-render.ts";
@@ -49,6 +51,8 @@ interface Job {
   readonly entry: ConfigEntry;
   /** The key that turns the entry off (`"disabled": true`), when its client would not start it. */
   readonly disabled?: string | undefined;
+  /** Why doctor does not start the entry: its file is a project file not named with `--config`. */
+  readonly notStarted?: string | undefined;
 }
 
 /** What every check is given. */
@@ -65,7 +69,8 @@ interface CheckContext {
  * @param request - `--config` / `--client` and `--json`.
  * @param environment - Streams, environment, home, platform.
  * @param options - Deadline and concurrency.
- * @returns 0 when every stdio server started, 1 when one did not, 2 when no config is found or one
+ * @returns 0 when every stdio server started (a project file's not started is no failure), 1 when
+ *   one did not, 2 when no config is found or one
  *   cannot be read; 130, 143 or 129 after SIGINT, SIGTERM or SIGHUP (the servers stopped, no report).
  */
 export async function runDoctor(
@@ -87,12 +92,14 @@ export async function runDoctor(
     io.err(line);
     if (failure) unreadable.push(line);
   };
+  const unnamed = unnamedProjectFiles(set.targets, io.cwd);
   // Two paths to one file (`.cursor/mcp.json` a symlink to `.mcp.json`): its servers start once.
   for await (const target of distinctTargets(set.targets, onTarget)) {
     try {
       const config = readConfig(target.read.text, target.client);
       const disabled = disabledEntries(config);
-      for (const entry of config.entries) jobs.push({ target, entry, disabled: disabled(entry) });
+      const notStarted = unnamed(target);
+      for (const entry of config.entries) jobs.push({ target, entry, disabled: disabled(entry), notStarted });
     } catch (error) {
       // The path is the user's, or a client's file name: its control characters are escaped.
       const line = errorLine(loadFailureMessage(error, target.path));
@@ -138,7 +145,7 @@ async function checkAll(jobs: readonly Job[], context: CheckContext): Promise<Do
   let done = 0;
   const progress = (row: DoctorRow): void => {
     // After a signal, the "stopped by" line is the last one doctor prints.
-    if (row.status === "skipped" || row.status === "disabled" || context.servers.stopped) return;
+    if (!isStartedStatus(row) || context.servers.stopped) return;
     done++;
     // A server's name is the config's: control characters (an ESC sequence, a line break) shown, as in the table.
     const line = `doctor: [${done}/${launchable}] ${safeName(row.server)}: ${row.status}`;
@@ -183,6 +190,7 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
   if (entry.kind !== "stdio" && entry.kind !== "wrapped") {
     return { ...base, status: "skipped", detail: entry.reason ?? "not a stdio server" };
   }
+  if (job.notStarted !== undefined) return { ...base, status: "not-started", detail: job.notStarted };
   const workspace = workspaceFolder(target.path, environment.io.cwd);
   const expand = (value: string): string => {
     const result = expandPlaceholders(value, {
@@ -270,12 +278,23 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
 }
 
 /**
- * Whether doctor starts a job's server: a stdio or wrapped entry its client does not leave off.
+ * Whether doctor starts a job's server: a stdio or wrapped entry its client does not leave off, of a
+ * file it may start (not a project file left unnamed).
  * @param job - The job.
  * @returns True when it is launched.
  */
 function isLaunched(job: Job): boolean {
-  return job.disabled === undefined && (job.entry.kind === "stdio" || job.entry.kind === "wrapped");
+  const stdio = job.entry.kind === "stdio" || job.entry.kind === "wrapped";
+  return stdio && job.disabled === undefined && job.notStarted === undefined;
+}
+
+/**
+ * Whether a row is of a server doctor tried to start (counted in the progress line).
+ * @param row - A row.
+ * @returns False for `skipped`, `disabled` and `not-started`.
+ */
+function isStartedStatus(row: DoctorRow): boolean {
+  return row.status !== "skipped" && row.status !== "disabled" && row.status !== "not-started";
 }
 
 /**

@@ -23,6 +23,8 @@ import { type ConfigFileRead, readConfigFile } from "./write-config.ts";
 export interface Target {
   readonly path: string;
   readonly client?: ClientInfo;
+  /** Where discovery found it (`project`: the working directory); undefined for `--config FILE`. */
+  readonly scope?: "project" | "user";
 }
 
 /** The targets of a run and whether the user named the file. */
@@ -49,6 +51,8 @@ export interface LoadedTarget {
   readonly path: string;
   readonly client: ClientInfo;
   readonly read: ConfigFileRead;
+  /** As {@link Target.scope}. */
+  readonly scope?: "project" | "user";
 }
 
 /**
@@ -86,7 +90,7 @@ export function resolveTargets(
     cwd: environment.io.cwd,
   };
   const files = findClientFiles(context, { clients, ...environment.probes });
-  const targets = files.map((file) => ({ path: file.path, client: file.client }));
+  const targets = files.map((file) => ({ path: file.path, client: file.client, scope: file.scope }));
   if (targets.length > 0) return { targets, explicit: false };
   const searched = {
     ...(request.client === undefined ? {} : { client: request.client }),
@@ -152,7 +156,8 @@ function underHome(file: string, home: string, p: ReturnType<typeof pathFor>): s
  */
 async function loadTarget(target: Target): Promise<LoadedTarget> {
   const read = await readConfigFile(target.path);
-  return { path: target.path, client: target.client ?? detectClient(target.path, read.text), read };
+  const client = target.client ?? detectClient(target.path, read.text);
+  return { path: target.path, client, read, ...(target.scope === undefined ? {} : { scope: target.scope }) };
 }
 
 /**
