@@ -93,11 +93,19 @@ export async function runInitCommand(rawArgs: readonly string[], data: unknown):
       ...(client === undefined ? {} : { client }),
     };
     if (flag("check")) {
-      const given = [...(flag("undo") ? ["--undo"] : []), ...(policies.length > 0 ? ["--policy"] : [])];
+      // `--check` writes nothing: a flag about wrapping or writing would be silently ignored.
+      const given = [
+        ...(flag("undo") ? ["--undo"] : []),
+        ...(policies.length > 0 ? ["--policy"] : []),
+        ...(flag("dry-run") ? ["--dry-run"] : []),
+        ...(flag("yes") ? ["--yes"] : []),
+      ];
       if (given.length > 0) {
+        const named =
+          given.length === 1 ? given.join("") : `${given.slice(0, -1).join(", ")} and ${given.at(-1)}`;
         throw new BouncerError(
           "USAGE",
-          `Cannot run "bouncer init --check": ${given.join(" and ")} ${given.length === 1 ? "does" : "do"} not apply`,
+          `Cannot run "bouncer init --check": ${named} ${given.length === 1 ? "does" : "do"} not apply`,
         );
       }
       return await runCheck({ ...where, servers }, environment);
