@@ -145,7 +145,8 @@ async function checkAll(jobs: readonly Job[], context: CheckContext): Promise<Do
   let done = 0;
   const progress = (row: DoctorRow): void => {
     // After a signal, the "stopped by" line is the last one doctor prints.
-    if (!isStartedStatus(row) || context.servers.stopped) return;
+    const notTried = row.status === "skipped" || row.status === "disabled" || row.status === "not-started";
+    if (notTried || context.servers.stopped) return;
     done++;
     // A server's name is the config's: control characters (an ESC sequence, a line break) shown, as in the table.
     const line = `doctor: [${done}/${launchable}] ${safeName(row.server)}: ${row.status}`;
@@ -286,15 +287,6 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
 function isLaunched(job: Job): boolean {
   const stdio = job.entry.kind === "stdio" || job.entry.kind === "wrapped";
   return stdio && job.disabled === undefined && job.notStarted === undefined;
-}
-
-/**
- * Whether a row is of a server doctor tried to start (counted in the progress line).
- * @param row - A row.
- * @returns False for `skipped`, `disabled` and `not-started`.
- */
-function isStartedStatus(row: DoctorRow): boolean {
-  return row.status !== "skipped" && row.status !== "disabled" && row.status !== "not-started";
 }
 
 /**
