@@ -12,6 +12,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { errorText } from "../engine/index.ts";
 import { GroupStdioTransport } from "./group-transport.ts";
 
 /** How to start a server. */
@@ -177,8 +178,7 @@ function quoteCursor(cursor: string): string {
 function launchErrorMessage(error: unknown, stage: string): string {
   const issues: unknown = error instanceof Error ? Reflect.get(error, "issues") : undefined;
   const [first, ...rest] = Array.isArray(issues) ? issues : [];
-  if (typeof first !== "object" || first === null)
-    return error instanceof Error ? error.message : String(error);
+  if (typeof first !== "object" || first === null) return errorText(error);
   const where: unknown = Reflect.get(first, "path");
   const path = (Array.isArray(where) ? where : [])
     .map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`))

@@ -12,7 +12,7 @@
  */
 
 import path from "node:path";
-import { safeName } from "../engine/index.ts";
+import { errorText, safeName } from "../engine/index.ts";
 import { errorLine } from "../platform/errors.ts";
 import type { Interrupted } from "../platform/stop-signals.ts";
 import { analyzeServer } from "./doctor-analysis.ts";
@@ -274,7 +274,7 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
     };
     return { ...started, analysis: await analyzeServer(entry, facts) };
   } catch (error) {
-    return { ...started, analysisError: error instanceof Error ? error.message : String(error) };
+    return { ...started, analysisError: errorText(error) };
   }
 }
 
