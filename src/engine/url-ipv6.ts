@@ -61,8 +61,8 @@ export function mappedIpv4(host: string): string | undefined {
 
 /**
  * Reports each IPv6 address of the text (a run of hex digits, colons and dots holding at least two
- * colons, not glued to a longer word, that the WHATWG parser reads as an IPv6 address; in brackets
- * or not, a zone id after it ignored) as the parser writes a URL's IPv6 host, and an IPv4-mapped one
+ * colons, not glued to a longer word — a word and one colon before it are a label, `ip:2001:db8::1`
+ * — that the WHATWG parser reads as an IPv6 address; in brackets or not, a zone id after it ignored) as the parser writes a URL's IPv6 host, and an IPv4-mapped one
  * also as its dotted quad, with the span of the address as written. Linear: each run of such
  * characters is read once, from the first colon in it.
  *
@@ -87,8 +87,15 @@ export function scanIpv6Hosts(
     // after a group (`2001:db8::1: refused`); a leading `::` is part of it (`::1`).
     while (start < end && text.charCodeAt(start) === DOT) start += 1;
     while (end > start && text.charCodeAt(end - 1) === DOT) end -= 1;
+    if (isWordGlue(text.charCodeAt(end))) continue;
+    if (isWordGlue(text.charCodeAt(start - 1))) {
+      // A label and one colon before the address (`ip:2001:db8::1`, `host:fe80::1`): the address
+      // starts after that colon. A label before `::` is code (`mod::fn`), not an address.
+      const first = text.indexOf(":", start);
+      if (text.charCodeAt(first + 1) === COLON) continue;
+      start = first + 1;
+    }
     if (end - start > MAX_ADDRESS_LENGTH + 1) continue;
-    if (isWordGlue(text.charCodeAt(start - 1)) || isWordGlue(text.charCodeAt(end))) continue;
     // No address ends in one colon: such a colon is punctuation.
     if (text.charCodeAt(end - 1) === COLON && text.charCodeAt(end - 2) !== COLON) end -= 1;
     const address = text.slice(start, end);

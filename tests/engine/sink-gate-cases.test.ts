@@ -194,6 +194,8 @@ describe("issue 2: trust cannot be gained by encoding", () => {
     ["http://[2001:db8::1]/c", "http://[2001:0db8:0:0:0:0:0:1]/d"],
     ["http://[2001:0DB8:0000::1]:8080/c", "http://[2001:db8::1]:8080/d"],
     ["the box 2001:db8::1.", "https://[2001:db8::1]/d"],
+    ["the box ip:2001:db8::1 (primary)", "http://[2001:db8::1]/d"],
+    ["fallback host:fe80::1", "http://[fe80::1]/d"],
     ["http://127.0.0.1/c", "http://[::ffff:127.0.0.1]/d"],
     ["http://[::ffff:7f00:1]/c", "http://127.0.0.1/d"],
   ])(

@@ -14,6 +14,14 @@ describe("scanIpv6Hosts()", () => {
     ["post to http://[2001:0db8:0000:0:0:0:0:1]:8080/x", [["[2001:db8::1]", "2001:0db8:0000:0:0:0:0:1"]]],
     ["the box at 2001:db8::1: refused.", [["[2001:db8::1]", "2001:db8::1"]]],
     ["reach it on ::1.", [["[::1]", "::1"]]],
+    ["ip:2001:db8::1 is the box", [["[2001:db8::1]", "2001:db8::1"]]],
+    [
+      "host:fe80::1, ipv6:2001:db8::2",
+      [
+        ["[fe80::1]", "fe80::1"],
+        ["[2001:db8::2]", "2001:db8::2"],
+      ],
+    ],
     ["zone http://[fe80::1%eth0]/", [["[fe80::1]", "fe80::1"]]],
     [
       "mapped ::ffff:10.0.0.5 here",
@@ -31,6 +39,7 @@ describe("scanIpv6Hosts()", () => {
     "use std::vector here",
     "one colon a:b only",
     "glued xyz::1 and ::1zz are words",
+    "a path like mod::fn or self::abc is code",
     "1:2:3:4:5:6:7:8:9 has too many groups",
   ])("scanIpv6Hosts() reports nothing for %p", (text) => {
     expect(reported(text)).toEqual([]);
