@@ -7,34 +7,29 @@
  * @module
  */
 
-/** A decimal digit of any script in the BMP, a dash, or the minus sign. */
-const FOLDABLE = /[\p{Nd}\p{Pd}\u2212]/gu;
+/**
+ * A decimal digit of another script than ASCII, a dash other than `-`, or the minus sign: ASCII
+ * digits and `-` are left out, so text in ASCII digits calls back only for what it folds.
+ */
+const FOLDABLE = /(?![\0-\x7f])[\p{Nd}\p{Pd}\u2212]/gu;
 const DECIMAL = /\p{Nd}/u;
 /** Characters above U+007F that phone text may hold: only such text is folded. */
 const NON_ASCII = /[\u0080-\u{10ffff}]/u;
 
-/** ASCII digits of the decimal digits seen so far (a few hundred code points at most). */
-const DIGIT_VALUES = new Map<string, string>();
-
 /**
- * The ASCII digit of a decimal digit (Unicode encodes every script's digits 0 to 9 in order, in
- * runs of ten): its distance from the start of its run of decimal digits, modulo ten.
+ * The ASCII digit of a decimal digit of the BMP (Unicode encodes every script's digits 0 to 9 in
+ * order, in runs of ten): its distance from the start of its run of decimal digits, modulo ten.
  */
-function digitValue(ch: string): string {
-  const known = DIGIT_VALUES.get(ch);
-  if (known !== undefined) return known;
-  const code = ch.codePointAt(0) ?? 0;
+function digitValue(code: number): string {
   let start = code;
-  while (start > 0 && code - start < 100 && DECIMAL.test(String.fromCodePoint(start - 1))) start -= 1;
-  const value = String((code - start) % 10);
-  DIGIT_VALUES.set(ch, value);
-  return value;
+  while (start > 0 && code - start < 100 && DECIMAL.test(String.fromCharCode(start - 1))) start -= 1;
+  return String((code - start) % 10);
 }
 
 /**
  * Text with every decimal digit of another script as its ASCII digit and every dash (and the minus
  * sign) as `-`, each in place, so offsets into it are offsets into the text (a digit outside the BMP
- * takes two code units: it is left as it is).
+ * takes two code units: it is left as it is). The digits' values are kept for this text only.
  *
  * Source: SPEC §2.5 "Identity" (phone-shaped values), "Canonical form" (widening taint only).
  * @param text - Canonical text or a canonical destination.
@@ -43,8 +38,16 @@ function digitValue(ch: string): string {
  */
 export function asciiPhoneText(text: string): string {
   if (!NON_ASCII.test(text)) return text;
+  let values: Map<string, string> | undefined;
   return text.replace(FOLDABLE, (ch) => {
-    if (ch.length !== 1 || ch < "\x80") return ch;
-    return DECIMAL.test(ch) ? digitValue(ch) : "-";
+    if (ch.length !== 1) return ch;
+    if (!DECIMAL.test(ch)) return "-";
+    values ??= new Map();
+    let value = values.get(ch);
+    if (value === undefined) {
+      value = digitValue(ch.charCodeAt(0));
+      values.set(ch, value);
+    }
+    return value;
   });
 }
