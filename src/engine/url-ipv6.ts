@@ -30,6 +30,18 @@ function isWordGlue(c: number): boolean {
 }
 
 /**
+ * Whether a run of address characters can be an IPv6 address at all, before the parser is asked
+ * (it throws on most runs: times `12:30:45`, MAC addresses): one `::`, or else eight groups — seven
+ * colons, or six and an IPv4 address at the end.
+ */
+function mayBeAddress(run: string): boolean {
+  if (run.includes("::")) return true;
+  let colons = 0;
+  for (let i = 0; i < run.length; i += 1) if (run.charCodeAt(i) === COLON) colons += 1;
+  return colons === 7 || (colons === 6 && run.includes("."));
+}
+
+/**
  * The IPv6 host of a URL as the WHATWG parser writes it, if `address` is an IPv6 address.
  * @param address - The address as written, without brackets or zone.
  * @returns `[…]` compressed, or undefined when the parser refuses it.
@@ -99,7 +111,7 @@ export function scanIpv6Hosts(
     // No address ends in one colon: such a colon is punctuation.
     if (text.charCodeAt(end - 1) === COLON && text.charCodeAt(end - 2) !== COLON) end -= 1;
     const address = text.slice(start, end);
-    if (address.indexOf(":") === address.lastIndexOf(":")) continue;
+    if (!mayBeAddress(address)) continue;
     const host = ipv6Host(address);
     if (host === undefined) continue;
     const span = { start, length: address.length };
