@@ -1,8 +1,9 @@
 /**
  * Hosts of destinations that are no URL to the WHATWG parser, yet name a host that other tools
  * connect to (SPEC §2.5 "Identity": what the data would reach): a scheme-relative `//host/path`, a
- * Windows UNC path `\\host\share`, an scp-style `user@host:path` (a git remote), and `host\path`.
- * Read for taint only: such a value is never a URL, so it is never trusted or approved as one.
+ * Windows UNC path `\\host\share` and an scp-style `user@host:path` (a git remote). A single
+ * backslash (`notes.md\archive`) or a colon followed by a space (`bob@corp.example: see below`) names
+ * no host: file names and prose are read as written. Read for taint only: such a value is never a URL, so it is never trusted or approved as one.
  * Pure.
  * @module
  */
@@ -10,14 +11,13 @@
 import { hostKey, isHostShaped } from "./token-shapes.ts";
 
 /**
- * The written forms, each capturing the host: `//host`, `\\host`, `user@host:` (not `host:port`),
- * and `host\`. A host here is a run of label characters and dots (its shape is checked after).
+ * The written forms, each capturing the host: `//host`, `\\host`, and `user@host:` followed by a
+ * path or port (not `host:port`, nor a colon ending a sentence). A host here is a run of label characters and dots (its shape is checked after).
  */
 const SCHEME_LESS_HOST = [
   /^\/\/(?:[^/?#@\\\s]*@)?([\p{L}\p{M}\p{N}_.-]+)(?=$|[/?#:\\])/u,
   /^\\\\(?:[^\\/@\s]*@)?([\p{L}\p{M}\p{N}_.-]+)(?=$|[\\/@])/u,
-  /^[^@/\\:\s]+@([\p{L}\p{M}\p{N}_.-]+):/u,
-  /^([\p{L}\p{M}\p{N}_.-]+)\\/u,
+  /^[^@/\\:\s]+@([\p{L}\p{M}\p{N}_.-]+):(?=\S)/u,
 ];
 
 /**
