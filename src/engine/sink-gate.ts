@@ -79,9 +79,10 @@ function occurrences(gate: Gate, identity: Identity): Occurrences {
  * The approval key of a destination (SPEC §2.5 "Approvals"): for a URL, the exact canonical URL with
  * its query (the origin is offered as "whole site"); for a value that was already canonical, its
  * identity; for any other value — a URL that is never trusted (backslash, userinfo, or only its
- * canonical form parses) included — the raw value as written (trimmed; lower-cased unless it is a
- * URL, whose path and query may tell case apart), so that approving it never covers a different
- * spelling that canonicalises to the same identity, nor `https://u@h.example/a` when `/A` was approved.
+ * canonical form parses) included — the raw value as written (trimmed and lower-cased; a URL's path,
+ * query and fragment keep their case, {@link urlAsWritten}), so that approving it never covers a
+ * different spelling that canonicalises to the same identity, nor `https://u@h.example/a` when `/A`
+ * was approved, while a decline still covers `HTTPS://u@H.example/A`.
  */
 function approvalKey(input: CallInput, target: Target): ApprovalKey {
   const { identity, piece } = target;
@@ -89,11 +90,26 @@ function approvalKey(input: CallInput, target: Target): ApprovalKey {
   const id = approvableUrl(identity)
     ? identity.href
     : isUrl
-      ? piece.raw
+      ? urlAsWritten(piece.raw)
       : piece.eligible
         ? identity.id
         : piece.raw.toLowerCase();
   return { server: input.server, tool: input.tool, param: target.dest.param, identity: id };
+}
+
+/** A scheme and `//` authority as written, up to the path, query or fragment. */
+const SCHEME_AND_AUTHORITY = /^[^:/?#]+:\/\/[^/?#]*/;
+
+/**
+ * A URL's text as written with its scheme and authority lower-cased (case-insensitive there), its
+ * path, query and fragment as written (servers tell `/A` from `/a`).
+ * @param raw - The trimmed raw value.
+ * @returns The key text; a value without `scheme://` is returned as written.
+ * @example urlAsWritten("HTTPS://u@H.example/A?q=B") // => "https://u@h.example/A?q=B"
+ */
+function urlAsWritten(raw: string): string {
+  const head = SCHEME_AND_AUTHORITY.exec(raw)?.[0];
+  return head === undefined ? raw : `${head.toLowerCase()}${raw.slice(head.length)}`;
 }
 
 /**

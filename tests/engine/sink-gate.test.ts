@@ -584,6 +584,21 @@ describe("evaluateSinkGate() approvals and declines", () => {
     expect(gate(state, rules, { url: "https://user@hooks.other.example/a" }, { schema }).verdict).toBe("ask");
   });
 
+  test("evaluateSinkGate() keeps the decline of a URL parsers disagree on for its scheme and host in any case", () => {
+    const state = session();
+    const asked = gate(state, rules, { url: "https://user@hooks.other.example/A" }, { schema }).result
+      .asks[0];
+    if (asked === undefined) throw new Error("the first call was not asked");
+    state.approvals.set(approvalKeyString(asked.question.key), "declined");
+    for (const url of ["HTTPS://user@HOOKS.other.example/A", "https://user@hooks.OTHER.example/A"]) {
+      expect({ url, verdict: gate(state, rules, { url }, { schema }).verdict }).toEqual({
+        url,
+        verdict: "deny",
+      });
+    }
+    expect(gate(state, rules, { url: "https://user@hooks.other.example/B" }, { schema }).verdict).toBe("ask");
+  });
+
   test("evaluateSinkGate() denies a URL whose host to other parsers (after a backslash) was seen in free text", () => {
     // WHATWG reads hooks.other.example; Python's urlsplit reads the host the page named.
     const url = "https://hooks.other.example\\@www.collect.evil.example/in";
