@@ -119,13 +119,9 @@ export interface StaleLockRemoval {
  */
 export function removeStaleLock(lockPath: string, removal: StaleLockRemoval): boolean {
   const marker = breakMarkerPath(lockPath, removal.stale);
+  let fd: number;
   try {
-    const fd = openSync(marker, "wx", 0o600);
-    try {
-      writeSync(fd, `${removal.own}\n`);
-    } finally {
-      closeSync(fd);
-    }
+    fd = openSync(marker, "wx", 0o600);
   } catch (error) {
     if (errorCode(error) !== "EEXIST") throw error;
     const left = readLockSnapshot(marker);
@@ -133,9 +129,29 @@ export function removeStaleLock(lockPath: string, removal: StaleLockRemoval): bo
     return false;
   }
   try {
+    writeHolder(fd, removal.own);
     return moveAsideAndDelete(lockPath, removal);
   } finally {
     unlinkIfThere(marker);
+  }
+}
+
+/**
+ * Writes who holds a break marker into it, for a person who finds one left behind. The marker
+ * excludes by existing alone (its age, not its content, is read), so a disk too full for these bytes
+ * stops nothing: a release on a full disk still removes its lock.
+ * @param fd - The marker, just created (closed here).
+ * @param own - This process's token.
+ * @throws {Error} File-system errors other than a full disk or quota (`ENOSPC`, `EDQUOT`).
+ */
+function writeHolder(fd: number, own: string): void {
+  try {
+    writeSync(fd, `${own}\n`);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== "ENOSPC" && code !== "EDQUOT") throw error;
+  } finally {
+    closeSync(fd);
   }
 }
 

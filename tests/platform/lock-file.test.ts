@@ -18,6 +18,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { acquireLockWaiting, LOCK_STALE_MS, tryAcquireLock } from "../../src/platform/lock-file.ts";
 import { breakMarkerPath, readLockSnapshot } from "../../src/platform/stale-lock.ts";
+import { smallTmpfsAvailable } from "../init/small-tmpfs.ts";
 import { REPO } from "../run-cli.ts";
 
 let dir = "";
@@ -181,3 +182,39 @@ test("tryAcquireLock() leaves alone a fresh lock taken in place of the stale one
   expect(readFileSync(lock, "utf8")).toBe("");
   expect(readdirSync(dir)).toEqual(["audit.jsonl.lock"]);
 });
+
+test.skipIf(!smallTmpfsAvailable)(
+  "release() on a full disk removes the lock, throws nothing and leaves no break marker behind",
+  () => {
+    // In a 32 KiB tmpfs of a throw-away namespace: take the lock, fill the disk to the last byte, release.
+    const script = [
+      `import { openSync, readdirSync, writeSync } from "node:fs";`,
+      `import { tryAcquireLock } from ${JSON.stringify(join(REPO, "src/platform/lock-file.ts"))};`,
+      `const dir = process.argv[2];`,
+      `const held = tryAcquireLock(dir + "/audit.jsonl.lock");`,
+      `const fd = openSync(dir + "/filler", "w");`,
+      `let full = "";`,
+      `try { for (;;) writeSync(fd, new Uint8Array(512)); } catch (error) { full = error.code; }`,
+      `let thrown = "";`,
+      `try { held.release(); } catch (error) { thrown = error.code ?? String(error); }`,
+      `console.log(JSON.stringify({ full, thrown, files: readdirSync(dir).sort() }));`,
+    ].join("\n");
+    writeFileSync(join(dir, "full-disk.ts"), script);
+    const mount = join(dir, "m");
+    const result = spawnSync(
+      "unshare",
+      [
+        "-rm",
+        "sh",
+        "-c",
+        'mkdir "$1" && mount -t tmpfs -o size=32k tmpfs "$1" && "$0" "$2" "$1"',
+        process.execPath,
+        mount,
+        join(dir, "full-disk.ts"),
+      ],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual({ full: "ENOSPC", thrown: "", files: ["filler"] });
+  },
+);
