@@ -39,6 +39,8 @@ export function rpcMemberVariant(
 
 /**
  * Two keys of a list that fold together (see {@link foldKey}), the first pair found.
+ *
+ * Source: SPEC §3.1 ("Decide on exactly what is forwarded").
  * @param keys - Distinct keys (an object's own keys).
  * @returns The earlier and the later key, or undefined when no two fold together.
  * @example foldedPair(["name", "arguments", "Name"]) // => ["name", "Name"]
@@ -85,6 +87,8 @@ export function holdsFoldedPair(value: unknown): readonly [string, string] | und
 
 /**
  * How a pair of keys is named in an error or a log line.
+ *
+ * Source: STYLE #12 (details after a colon).
  * @param pair - The two keys.
  * @returns E.g. `the keys "name" and "Name" differ only in letter case`.
  */

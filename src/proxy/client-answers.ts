@@ -39,6 +39,8 @@ const AMBIGUOUS_ANSWER = {
  * Settles what an unusable client answer names with an error in its place: Bouncer's own request
  * is rejected (an ask is not approved, and no later answer counts: the id is spent), a relayed
  * upstream request gets the error. Nothing is written to the client.
+ *
+ * Source: SPEC §3.1 (an answer is matched to exactly one request), §3.3 (fail closed).
  * @param core - The relay.
  * @param id - The answer's id (Bouncer's id on the client leg).
  * @param error - The error it stands for.
