@@ -49,8 +49,10 @@ export interface ParamPath {
 /**
  * A key folded as case-insensitive JSON decoders compare names (Go's `encoding/json`, .NET's web
  * defaults): lower-cased, upper-cased and lower-cased again, so that `Path`, `PATH`, `ſ`/`s`, the
- * Kelvin sign and `k`, and `ẞ`/`ß` (equal under Go's older simple folding) meet. Keys that meet here
- * and not in a given decoder only make Bouncer stricter. The one fold of argument names (SPEC §2.4
+ * Kelvin sign and `k`, and `ẞ`/`ß` (equal under Go's older simple folding) meet; and without NUL
+ * characters, which the decoder of the go-sdk 1.3.1–1.4.0 (GHSA-q382-vc8q-7jhj) ignored at the end of a
+ * key (`name\u0000` read as `name`). Keys that meet here and not in a given decoder only make Bouncer
+ * stricter. The one fold of argument names (SPEC §2.4
  * dotted paths), of policy warnings and of the proxy's checks of JSON-RPC members.
  *
  * Source: SPEC §2.4; the reviews of case-folded argument keys and JSON-RPC member names.
@@ -59,7 +61,8 @@ export interface ParamPath {
  * @example foldKey("Meth\u017Fod") // => "methsod"
  */
 export function foldKey(key: string): string {
-  return key.toLowerCase().toUpperCase().toLowerCase();
+  const folded = key.toLowerCase().toUpperCase().toLowerCase();
+  return folded.includes("\u0000") ? folded.replaceAll("\u0000", "") : folded;
 }
 
 /**
@@ -120,9 +123,9 @@ export function createArgumentKeys(): ArgumentKeys {
 
 /**
  * Whether an argument key folds to a rule's folded key, without folding it when it is ASCII: up to
- * its first character past ASCII, each character folds to its own lower case in the same place (so a
- * difference there is final); from such a character on, the key is folded whole, since those may
- * fold to ASCII (`ſ`, the Kelvin sign) or to several characters (`ß`).
+ * its first character past ASCII (or NUL), each character folds to its own lower case in the same
+ * place (so a difference there is final); from such a character on, the key is folded whole, since
+ * those may fold to ASCII (`ſ`, the Kelvin sign), to several characters (`ß`) or to none (NUL).
  * @param other - The argument key.
  * @param folded - The rule's key, folded.
  * @param keys - The call's key folding.
@@ -131,7 +134,7 @@ export function createArgumentKeys(): ArgumentKeys {
 function foldsTo(other: string, folded: string, keys: ArgumentKeys): boolean {
   for (let i = 0; i < other.length; i += 1) {
     const c = other.charCodeAt(i);
-    if (c >= 0x80) return keys.fold(other) === folded;
+    if (c >= 0x80 || c === 0) return keys.fold(other) === folded;
     if ((c >= 0x41 && c <= 0x5a ? c + 0x20 : c) !== folded.charCodeAt(i)) return false;
   }
   return other.length === folded.length;

@@ -14,7 +14,8 @@ import {
  * as written in SPEC §2.4 and the function's doc, with no compiling and nothing shared.
  */
 function modelValues(args: JsonObject, path: string): ParamValues {
-  const fold = (key: string): string => key.toLowerCase().toUpperCase().toLowerCase();
+  const fold = (key: string): string =>
+    key.toLowerCase().toUpperCase().toLowerCase().replaceAll("\u0000", "");
   const spellings = (object: JsonObject, key: string): string[] => [
     ...(Object.hasOwn(object, key) ? [key] : []),
     ...Object.keys(object).filter((other) => other !== key && fold(other) === fold(key)),
@@ -195,6 +196,14 @@ describe("collectParamValues()", () => {
       { path: "Files[0].PATH", value: "p" },
     ]);
     expect(collectParamValues({ "A.b": 1 }, "a.b").values).toEqual([{ path: "A.b", value: 1 }]);
+  });
+
+  test("collectParamValues() reaches a key with NUL characters in it (a decoder of the go-sdk 1.3.1–1.4.0 read to\\u0000 as to)", () => {
+    expect(collectParamValues({ to: "a", "to\u0000": "b" }, "to").values).toEqual([
+      { path: "to", value: "a" },
+      { path: "to\u0000", value: "b" },
+    ]);
+    expect(collectParamValues({ "T\u0000o": "c" }, "to").values).toEqual([{ path: "T\u0000o", value: "c" }]);
   });
 
   test("collectParamValues() reaches a key written with the capital sharp s (ẞ) by a path written with ß or ss", () => {
