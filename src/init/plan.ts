@@ -166,7 +166,11 @@ function planWrap(
       const spec = { launcher: options.launcher, policies: options.policies ?? [], stash };
       const note =
         options.client.stash && secretArgs ? " (no x-bouncer-upstream: its arguments hold a secret)" : "";
-      const action: EntryAction = { entry, action: "wrap", message: `wrap ${name}${note}` };
+      const action: EntryAction = {
+        entry,
+        action: "wrap",
+        message: `wrap ${name}${note}${commandLineNote(entry)}`,
+      };
       return { action, edits: config.wrapEdits(entry, spec) };
     }
     case "wrapped": {
@@ -203,6 +207,24 @@ function planWrap(
         },
       };
   }
+}
+
+/**
+ * A note for an entry whose `command` reads as a whole command line (`"npx -y @x/y"`, no `args`):
+ * MCP clients that start a server directly, and `bouncer run` after it, take the whole text for
+ * one program's name, so such a server does not start. Wrapped as written all the same (a client
+ * that runs it through a shell might start it); an absolute path with spaces (`C:\Program
+ * Files\…\node.exe`) is a program's name and gets no note.
+ *
+ * Source: SPEC §5.2 (say what is done); the review of init on odd entries.
+ * @param entry - A stdio entry.
+ * @returns The note, starting with a space, or `""`.
+ */
+function commandLineNote(entry: ConfigEntry): string {
+  const command = entry.command ?? "";
+  const [first = ""] = command.trim().split(/\s/);
+  if ((entry.args ?? []).length > 0 || !/\S\s+\S/.test(command.trim()) || /[\\/]/.test(first)) return "";
+  return ` (its command ${JSON.stringify(command)} holds spaces and it has no args: started as one program's name, it will not start; split it into "command" and "args" if the server does not start)`;
 }
 
 /**

@@ -170,6 +170,27 @@ describe("planInit() on single cases", () => {
     );
   });
 
+  test("planInit() notes an entry whose command is a whole command line without args, and not an absolute path with spaces", () => {
+    const before = JSON.stringify({
+      mcpServers: {
+        line: { command: "npx -y @modelcontextprotocol/server-memory" },
+        path: { command: "C:\\Program Files\\nodejs\\node.exe" },
+        split: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },
+      },
+    });
+    const plan = planInit(before, {
+      client: sampleClient({ file: "", kind: "claude-code" }),
+      mode: "wrap",
+      launcher: BREW_LAUNCHER,
+    });
+    const messages = Object.fromEntries(plan.actions.map((action) => [action.entry.name, action.message]));
+    expect(messages.line).toBe(
+      'wrap "line" (its command "npx -y @modelcontextprotocol/server-memory" holds spaces and it has no args: started as one program\'s name, it will not start; split it into "command" and "args" if the server does not start)',
+    );
+    expect(messages.path).toBe('wrap "path"');
+    expect(messages.split).toBe('wrap "split"');
+  });
+
   test("planInit() leaves a remote-only file untouched and reports the remote entry", () => {
     const before = sampleText("edge/cursor-remote-url-only.mcp.json");
     const plan = planInit(before, {
