@@ -16,6 +16,7 @@ import {
   classify,
   errorResponseText,
   isJsonObject,
+  type RequestId,
   RPC_ERROR,
   type RpcErrorObject,
 } from "./jsonrpc.ts";
@@ -225,21 +226,14 @@ function upstreamRepeat(
   raw: { readonly line: string; readonly repeat: TopLevelRepeat; readonly reason?: string },
 ): void | Promise<void> {
   const { line, repeat } = raw;
-  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
   const reason = raw.reason ?? `the top-level key ${JSON.stringify(repeat.key)} is repeated`;
-  const id = message.kind === "notification" || repeat.idAmbiguous ? null : message.id;
-  if (id === null) {
-    const what =
-      raw.reason === undefined ? `repeats a top-level key (${repeat.key})` : "repeats a nested key";
-    core.log(`Dropped an upstream message that ${what}: no single id to answer`);
-    return;
-  }
-  if (message.kind === "request" || (message.kind === "invalid" && !message.response)) {
-    const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${reason}` };
-    core.replyUpstream(errorResponseText(JSON.stringify(id), error));
-    return;
-  }
-  return upstreamInvalidAnswer(core, id, reason);
+  const what = raw.reason === undefined ? `repeats a top-level key (${repeat.key})` : "repeats a nested key";
+  return refuseUpstreamMessage(core, message, {
+    line,
+    reason,
+    id: message.kind === "notification" || repeat.idAmbiguous ? null : message.id,
+    dropped: `Dropped an upstream message that ${what}: no single id to answer`,
+  });
 }
 
 /**
@@ -262,11 +256,38 @@ function upstreamCaseVariant(
   raw: { readonly line: string; readonly variant: { readonly key: string; readonly member: string } },
 ): void | Promise<void> {
   const { line, variant } = raw;
-  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
   const reason = `the top-level key ${JSON.stringify(variant.key)} is ${JSON.stringify(variant.member)} in other letter case`;
-  const id = message.kind === "notification" ? null : message.id;
+  return refuseUpstreamMessage(core, message, {
+    line,
+    reason,
+    id: message.kind === "notification" ? null : message.id,
+    dropped: `Dropped an upstream message: ${reason}`,
+  });
+}
+
+/**
+ * Refuses a malformed upstream message (SPEC §3.3): reported as noise and never relayed; without an
+ * id to answer it is dropped (with a log line), a request is answered `-32600`, an answer settles
+ * the request it answers as unusable (`-32000`).
+ * @param core - The relay.
+ * @param message - The message as classified.
+ * @param refusal - Its text, why it is refused, the id to answer (`null`: none), the log line of a drop.
+ * @returns A promise while a hook records the error.
+ */
+function refuseUpstreamMessage(
+  core: RelayCore,
+  message: Classified,
+  refusal: {
+    readonly line: string;
+    readonly reason: string;
+    readonly id: RequestId | null;
+    readonly dropped: string;
+  },
+): void | Promise<void> {
+  const { line, reason, id } = refusal;
+  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
   if (id === null) {
-    core.log(`Dropped an upstream message: ${reason}`);
+    core.log(refusal.dropped);
     return;
   }
   if (message.kind === "request" || (message.kind === "invalid" && !message.response)) {
