@@ -67,19 +67,20 @@ function firstPathDenial(input: CallInput, keys: ArgumentKeys): Reason | undefin
           return { code: "path_wrong_type", message, path: at, source };
         }
         const check = checkPathConfinement(item, prefixes.value, input.paths);
+        const reading = check.kind !== "inside" && check.asPath === true ? " read as a relative path" : "";
         if (check.kind === "invalid") {
           const against = check.base === undefined ? "" : ` (${baseText(check.base)})`;
-          const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(item)} ${check.problem}${against}, so ${rule} cannot be checked`;
+          const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(item)}${reading} ${check.problem}${against}, so ${rule} cannot be checked`;
           return { code: "path_invalid", message, path: at, source };
         }
         if (check.kind === "outside") {
           const via =
             check.base !== undefined
               ? ` resolved against ${baseText(check.base)} (it resolves to ${renderUntrusted(check.step)})`
-              : check.step === check.steps[0]
+              : check.step === check.steps[0] && reading === ""
                 ? ""
                 : ` (it resolves to ${renderUntrusted(check.step)})`;
-          const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(item)} is outside ${rule}${via}`;
+          const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(item)}${reading} is outside ${rule}${via}`;
           return { code: "path_outside_prefixes", message, path: at, source };
         }
       }

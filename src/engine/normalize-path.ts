@@ -176,13 +176,23 @@ function parserDisagreement(
   return undefined;
 }
 
+/**
+ * Whether a value is read as a `file:` URI (step 1 of SPEC §2.4): it starts with `file:` in any
+ * case, once the tabs and line breaks and the outer C0 controls and spaces URL parsers drop are gone.
+ * @param value - A path value.
+ * @returns True when {@link toAbsolute} decodes it (or refuses it) as a URI.
+ */
+export function isFileUri(value: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: URL parsers drop tabs and line breaks, and outer C0 controls and spaces
+  return /^file:/i.test(value.replace(/[\t\n\r]/g, "").replace(/^[\x00-\x20]+/, ""));
+}
+
 /** Steps 1–2 of SPEC §2.4: a `file:` URI decoded, `~` expanded (`~user` refused), NUL refused. */
 function expand(value: string, ctx: PathContext): string | { problem: string } {
   const { platform } = ctx;
   if (value.includes("\0")) return { problem: "contains a NUL character" };
   let v = value;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: URL parsers drop tabs and line breaks, and outer C0 controls and spaces
-  if (/^file:/i.test(v.replace(/[\t\n\r]/g, "").replace(/^[\x00-\x20]+/, ""))) {
+  if (isFileUri(v)) {
     const decoded = decodeFileUri(v, platform);
     if (typeof decoded !== "string") return decoded;
     v = decoded;

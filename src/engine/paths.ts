@@ -9,6 +9,7 @@
 import { errorText } from "./error-text.ts";
 import {
   deviceComponent,
+  isFileUri,
   isProblem,
   isRelative,
   normalizePath,
@@ -21,7 +22,8 @@ import type { NormalizedBase, PathContext, PathResolver, RelativeBase } from "./
 
 /**
  * The outcome of {@link checkPathConfinement}. `base` is set when the value is relative and the
- * check failed resolved against that base (not the working directory).
+ * check failed resolved against that base (not the working directory); `asPath` when the value is a
+ * `file:` URI and the check failed on its reading as a relative path.
  */
 export type PathCheck =
   | { readonly kind: "inside"; readonly steps: readonly string[] }
@@ -30,8 +32,15 @@ export type PathCheck =
       readonly step: string;
       readonly steps: readonly string[];
       readonly base?: RelativeBase;
+      /** Set when the step is the `file:` value's reading as a relative path, not as a URI. */
+      readonly asPath?: true;
     }
-  | { readonly kind: "invalid"; readonly problem: string; readonly base?: RelativeBase };
+  | {
+      readonly kind: "invalid";
+      readonly problem: string;
+      readonly base?: RelativeBase;
+      readonly asPath?: true;
+    };
 
 const lexicalResolver: PathResolver = (absolutePath) => [absolutePath];
 
@@ -136,14 +145,17 @@ function within(path: ParsedPath, prefix: ParsedPath, platform: PathContext["pla
  * NTFS does (letters outside the scripts every Windows version folds are compared as written). A relative value is
  * checked resolved against the working directory and against each of `ctx.relativeBases` (stricter
  * than SPEC §2.4's single base: an upstream may resolve it against any of its directories); the
- * prefixes resolve against the working directory only.
+ * prefixes resolve against the working directory only. A `file:` value is checked both decoded as
+ * a URI (SPEC §2.4) and as the relative path its text is (stricter than SPEC §2.4: a server that
+ * takes paths, such as the reference filesystem server, never decodes it).
  *
  * Source: SPEC §2.4 "Path confinement".
  * @param value - The path argument's value.
  * @param prefixes - `allowed_path_prefixes`, resolved the same way (prefixes that cannot be resolved count for nothing).
  * @param ctx - The path context, including the resolver (default: lexical) and the other bases.
  * @returns `inside`; `outside` with the first step that left every prefix; or `invalid` with the
- *   problem — each with the base it was resolved against when that was not the working directory.
+ *   problem — each with the base it was resolved against when that was not the working directory,
+ *   and `asPath` when it was a `file:` value's reading as a relative path.
  * @throws Never for bad input; a throwing resolver yields `invalid`.
  * @example checkPathConfinement("./outside/x", ["./out"], { cwd: "/w", home: "/h", platform: "posix" }).kind // "outside"
  */
@@ -157,6 +169,17 @@ export function checkPathConfinement(
     const forms = resolveSteps(prefix, ctx);
     if (Array.isArray(forms)) allowed.push(...forms);
   }
+  const check = checkReading(value, allowed, ctx);
+  if (check.kind !== "inside" || !isFileUri(value)) return check;
+  // An upstream that takes its argument as a path, as the reference filesystem server does, reads
+  // `file:///data/x` as the relative `file:/data/x` below its directory: that reading must stay
+  // inside too.
+  const asPath = checkReading(`./${value}`, allowed, ctx);
+  return asPath.kind === "inside" ? check : { ...asPath, asPath: true };
+}
+
+/** One reading of a value checked against the resolved prefixes: under the working directory, then every other base. */
+function checkReading(value: string, allowed: readonly ParsedPath[], ctx: PathContext): PathCheck {
   const first = checkSteps(value, allowed, ctx);
   const bases = ctx.relativeBases ?? [];
   if (first.kind !== "inside" || bases.length === 0 || !isRelative(value, ctx)) return first;

@@ -220,6 +220,30 @@ describe("evaluateConstraints() path confinement", () => {
     expect(denial("/work/out/x")).toBeUndefined();
   });
 
+  test("evaluateConstraints() names a file: value's reading as a relative path when that reading leaves the prefixes", () => {
+    const paths = { cwd: "/work", home: "/home/u", platform: "posix" as const };
+    const denial = (path: string): string | undefined =>
+      evaluateConstraints(makeInput({ rules: confined, arguments: { path }, paths })).denies[0]?.message;
+    expect(denial("file:///work/out/x")).toBe(
+      'Argument "path" = "file:///work/out/x" read as a relative path is outside allowed_path_prefixes ["./out"] (it resolves to "/work/file:/work/out/x")',
+    );
+    const absolute = makeRules({
+      writeParams: sourced(["path"]),
+      allowedPathPrefixes: sourced(["/work/out"]),
+    });
+    const under = {
+      ...paths,
+      cwd: "/work/out",
+      relativeBases: [{ dir: "/data", from: "command_line" as const }],
+    };
+    const reason = evaluateConstraints(
+      makeInput({ rules: absolute, arguments: { path: "file:///work/out/x" }, paths: under }),
+    ).denies[0];
+    expect(reason?.message).toBe(
+      'Argument "path" = "file:///work/out/x" read as a relative path is outside allowed_path_prefixes ["/work/out"] resolved against the directory "/data" on the upstream\'s command line (it resolves to "/data/file:/work/out/x")',
+    );
+  });
+
   test("evaluateConstraints() denies when the resolver throws", () => {
     const resolve = (): readonly string[] => {
       throw new Error("ELOOP");

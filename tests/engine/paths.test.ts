@@ -238,10 +238,41 @@ describe("checkPathConfinement() with other bases of relative values", () => {
     expect(check).toMatchObject({ kind: "inside", steps: ["/w/proj/x.txt", "/w/proj/x.txt"] });
   });
 
-  test("checkPathConfinement() leaves absolute, ~ and file: values to their own resolution", () => {
-    for (const value of ["/w/proj/x", "~/x", "file:///w/proj/x"]) {
+  test("checkPathConfinement() leaves absolute and ~ values to their own resolution", () => {
+    for (const value of ["/w/proj/x", "~/x"]) {
       expect(checkPathConfinement(value, ["/w/proj", "~"], withBases).kind).toBe("inside");
     }
+  });
+
+  test("checkPathConfinement() checks a file: value as a URI and as the relative path its text is, under every base", () => {
+    const check = checkPathConfinement("file:///w/proj/x", ["/w/proj", "~"], withBases);
+    expect(check).toMatchObject({
+      kind: "outside",
+      step: "/w/file:/w/proj/x",
+      base: { dir: "/w", from: "command_line" },
+      asPath: true,
+    });
+    const inside = checkPathConfinement("file:///w/proj/x", ["/w/proj"], { ...posix, cwd: "/w/proj" });
+    expect(inside).toEqual({ kind: "inside", steps: ["/w/proj/x", "/w/proj/x"] });
+  });
+
+  test("checkPathConfinement() denies a file: value whose reading as a path leaves the prefix though its URI stays inside", () => {
+    const ctx: PathContext = { ...posix, cwd: "/w" };
+    expect(checkPathConfinement("file:///w/out/d", ["/w/out"], ctx)).toMatchObject({
+      kind: "outside",
+      step: "/w/file:/w/out/d",
+      asPath: true,
+    });
+    expect(checkPathConfinement("FILE:/w/out/d", ["/w/out"], ctx)).toMatchObject({
+      kind: "outside",
+      asPath: true,
+    });
+    const win: PathContext = { cwd: "C:\\w", home: "C:\\Users\\u", platform: "win32" };
+    expect(checkPathConfinement("file:///C:/w/out/d", ["C:\\w\\out"], win)).toMatchObject({
+      kind: "outside",
+      step: "C:\\w\\file:\\C:\\w\\out\\d",
+      asPath: true,
+    });
   });
 
   test("checkPathConfinement() resolves a relative base against the working directory and skips one equal to it", () => {
