@@ -8,7 +8,14 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, bouncerCommand, initializeRequest, startLines, tempHome } from "./support/harness.ts";
+import {
+  BUN,
+  bouncerCommand,
+  initializeRequest,
+  type LineSession,
+  startLines,
+  tempHome,
+} from "./support/harness.ts";
 import { MAILBOX, replayJson } from "./support/record-mailbox.ts";
 
 const E2E_TIMEOUT = 120_000;
@@ -41,22 +48,38 @@ function isBlocked(answer: Record<string, unknown>): boolean {
   return JSON.stringify(answer.result).includes("[bouncer blocked]");
 }
 
+/**
+ * Starts `bouncer run --record` before the mailbox fixture in a fresh home, past the handshake.
+ * @param flags - More `run` flags.
+ * @param capabilities - The client's capabilities.
+ * @returns The home, policy and session file paths, and the live session.
+ */
+async function recordedMailbox(
+  flags: readonly string[] = [],
+  capabilities: Record<string, unknown> = {},
+): Promise<{ home: string; policy: string; session: string; live: LineSession }> {
+  const home = tempHome();
+  const policy = join(home, "bouncer.yaml");
+  const session = join(home, "session.jsonl");
+  writeFileSync(policy, POLICY);
+  const { command, args } = bouncerCommand("cli", [
+    ...["--upstream-name", "mail", "--policy", policy, "--record", session, ...flags],
+    ...["--", BUN, MAILBOX],
+  ]);
+  const live = startLines(command, args, { BOUNCER_HOME: home });
+  live.send(initializeRequest(0, capabilities));
+  await live.next((m) => m.id === 0, "initialize answered");
+  live.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return { home, policy, session, live };
+}
+
 describe("bouncer run --record then bouncer replay (calls blocked live)", () => {
   test(
     "bouncer replay blocks an approval that was stale when it came, and remembers nothing of it",
     async () => {
-      const home = tempHome();
-      const policy = join(home, "bouncer.yaml");
-      const session = join(home, "session.jsonl");
-      writeFileSync(policy, POLICY);
-      const { command, args } = bouncerCommand("cli", [
-        ...["--upstream-name", "mail", "--policy", policy, "--record", session, "--human-min-ms", "0"],
-        ...["--", BUN, MAILBOX],
-      ]);
-      const live = startLines(command, args, { BOUNCER_HOME: home });
-      live.send(initializeRequest(0, { elicitation: {} }));
-      await live.next((m) => m.id === 0, "initialize answered");
-      live.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      const { home, policy, session, live } = await recordedMailbox(["--human-min-ms", "0"], {
+        elicitation: {},
+      });
       const mail = { to: PLANTED, subject: "Invoice", body: "Attached." };
       live.send(call(1, "send_email", mail));
       const question = await live.next((m) => m.method === "elicitation/create", "the question");
@@ -101,18 +124,7 @@ describe("bouncer run --record then bouncer replay (calls blocked live)", () => 
   test(
     "bouncer replay blocks a call the live proxy blocked because the audit log could not be written",
     async () => {
-      const home = tempHome();
-      const policy = join(home, "bouncer.yaml");
-      const session = join(home, "session.jsonl");
-      writeFileSync(policy, POLICY);
-      const { command, args } = bouncerCommand("cli", [
-        ...["--upstream-name", "mail", "--policy", policy, "--record", session],
-        ...["--", BUN, MAILBOX],
-      ]);
-      const live = startLines(command, args, { BOUNCER_HOME: home });
-      live.send(initializeRequest(0));
-      await live.next((m) => m.id === 0, "initialize answered");
-      live.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      const { home, policy, session, live } = await recordedMailbox();
       live.send(call(1, "read_inbox", {}));
       expect(isBlocked(await live.next((m) => m.id === 1, "read_inbox answered"))).toBe(false);
       // The log is removed and a folder takes its name: the next record cannot be written (EISDIR).
@@ -139,18 +151,7 @@ describe("bouncer run --record then bouncer replay (calls blocked live)", () => 
   test(
     "bouncer replay blocks a call the live proxy could not decide (the pin file unreadable), under its own seq",
     async () => {
-      const home = tempHome();
-      const policy = join(home, "bouncer.yaml");
-      const session = join(home, "session.jsonl");
-      writeFileSync(policy, POLICY);
-      const { command, args } = bouncerCommand("cli", [
-        ...["--upstream-name", "mail", "--policy", policy, "--record", session],
-        ...["--", BUN, MAILBOX],
-      ]);
-      const live = startLines(command, args, { BOUNCER_HOME: home });
-      live.send(initializeRequest(0));
-      await live.next((m) => m.id === 0, "initialize answered");
-      live.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      const { home, policy, session, live } = await recordedMailbox();
       live.send(call(1, "read_inbox", {}));
       expect(isBlocked(await live.next((m) => m.id === 1, "read_inbox answered"))).toBe(false);
       // No walk follows: the call reads the pins itself, and cannot.
