@@ -76,7 +76,8 @@ interface Walk {
 /**
  * Walks an absolute path the way the file system would resolve it and returns every absolute path the
  * walk lands on: after each symbolic link, the link's target joined with the components still to
- * walk; the fully walked path last. A path without links gives `[path]`. Components past a missing
+ * walk (when neither holds a `..`: joined lexically, it would not be where the path leads); the fully
+ * walked path last. A path without links gives `[path]`. Components past a missing
  * one are taken lexically (a file about to be created, or the target of a dangling link) — but first,
  * a missing component's folder is searched for entries of the same name under Unicode normalisation
  * (NFC equal: `linke\u0301` and `linké`), which a server may open in its place, and the walk goes on
@@ -148,11 +149,14 @@ function walkFrom(start: string, components: readonly string[], walk: Walk): str
     if (walk.links > MAX_LINKS)
       throw new Error(`Cannot walk path "${walk.absolutePath}": too many symbolic links`);
     const target = walk.readLink(candidate);
-    const base = p.isAbsolute(target) ? p.parse(target).root : current;
-    const joined = p.resolve(base, target, ...rest);
-    steps.push(joined);
     current = p.isAbsolute(target) ? p.parse(target).root : current;
-    rest = [...splitComponents(p.isAbsolute(target) ? target.slice(current.length) : target, p), ...rest];
+    const targetParts = splitComponents(p.isAbsolute(target) ? target.slice(current.length) : target, p);
+    // The link's target joined with the rest is a spelling of where the path leads only when no
+    // `..` is in it: joined lexically, a `..` after a further link would name a folder the walk never
+    // reaches — and a prefix's steps are allowed places, so such a step would widen the prefix.
+    if (!targetParts.includes("..") && !rest.includes(".."))
+      steps.push(p.join(current, ...targetParts, ...rest));
+    rest = [...targetParts, ...rest];
   }
   steps.push(current);
   return steps;

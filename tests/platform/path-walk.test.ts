@@ -191,6 +191,24 @@ describe("checkPathConfinement() with the real walk", () => {
     }
   });
 
+  test("checkPathConfinement() does not widen a prefix whose .. follows a chain of links to a folder it never reaches", () => {
+    const { root, inside, outside } = tree();
+    // prefix p/../v: p -> q/r, and q/r -> s/u; the kernel goes s/u, .., v = s/v. Joining q/r with
+    // the rest lexically would give q/v, a folder the prefix never leads to.
+    mkdirSync(path.join(root, "q"));
+    mkdirSync(path.join(root, "q", "v"));
+    mkdirSync(path.join(root, "s", "u"), { recursive: true });
+    mkdirSync(path.join(root, "s", "v"));
+    symlinkSync(path.join(root, "s", "u"), path.join(root, "q", "r"));
+    symlinkSync(path.join(root, "q", "r"), path.join(inside, "p"));
+    const ctx = { cwd: root, home: root, platform: "posix" as const, resolve: resolvePathSteps };
+    const prefix = `${inside}/p/../v`;
+    expect(walkPath(prefix)).not.toContain(path.join(root, "q", "v"));
+    expect(checkPathConfinement(path.join(root, "q", "v", "x.txt"), [prefix], ctx).kind).toBe("outside");
+    expect(checkPathConfinement(path.join(root, "s", "v", "x.txt"), [prefix], ctx).kind).toBe("inside");
+    expect(checkPathConfinement(path.join(outside, "x.txt"), [prefix], ctx).kind).toBe("outside");
+  });
+
   test("checkPathConfinement() keeps a .. that does not follow a link inside the prefix", () => {
     const { root, inside } = tree();
     mkdirSync(path.join(inside, "sub"));
