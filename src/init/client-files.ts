@@ -50,6 +50,28 @@ export interface DiscoveryContext {
 const CLAUDE_MSIX_PACKAGE = "Claude_pzs8sxrjxfjjc";
 
 /**
+ * A folder an environment variable sets, or undefined when it sets none: unset or empty (read as
+ * set, an empty `CODEX_HOME` would make `./config.toml` of the current folder the user's Codex
+ * config, and `--check` would judge that file instead of the real one). A relative value is
+ * resolved against the working directory, as a client started there reads it — except for the
+ * XDG variables, whose specification calls a relative value invalid ("If `$XDG_CONFIG_HOME` is
+ * either not set or empty, a default … should be used"; relative paths "should" be ignored).
+ *
+ * Source: SPEC §5.2 (discovery); the XDG Base Directory Specification.
+ * @param context - The environment, platform and working directory.
+ * @param name - The variable's name.
+ * @returns The absolute folder, or undefined.
+ */
+function configuredDir(context: DiscoveryContext, name: string): string | undefined {
+  const { env } = context;
+  const p = pathFor(context.platform);
+  const value = Object.hasOwn(env, name) ? env[name] : undefined;
+  if (value === undefined || value.trim() === "") return undefined;
+  if (p.isAbsolute(value)) return value;
+  return name.startsWith("XDG_") ? undefined : p.resolve(context.cwd, value);
+}
+
+/**
  * Every place a client's config may be, project files first.
  *
  * Source: SPEC §5.2.
@@ -62,10 +84,11 @@ export function candidateFiles(
   clients: readonly ClientInfo[] = CLIENTS,
 ): ClientFile[] {
   const p = pathFor(context.platform);
-  const { home, env, cwd } = context;
-  const appData = env.APPDATA ?? p.join(home, "AppData", "Roaming");
-  const localAppData = env.LOCALAPPDATA ?? p.join(home, "AppData", "Local");
-  const xdg = env.XDG_CONFIG_HOME ?? p.join(home, ".config");
+  const { home, cwd } = context;
+  const fromEnv = (name: string): string | undefined => configuredDir(context, name);
+  const appData = fromEnv("APPDATA") ?? p.join(home, "AppData", "Roaming");
+  const localAppData = fromEnv("LOCALAPPDATA") ?? p.join(home, "AppData", "Local");
+  const xdg = fromEnv("XDG_CONFIG_HOME") ?? p.join(home, ".config");
   const appConfig =
     context.platform === "darwin"
       ? p.join(home, "Library", "Application Support")
@@ -93,7 +116,7 @@ export function candidateFiles(
         : [["user", p.join(appConfig, "Claude", "claude_desktop_config.json")]],
     "claude-code": [
       ["project", p.join(cwd, ".mcp.json")],
-      ["user", p.join(env.CLAUDE_CONFIG_DIR ?? home, ".claude.json")],
+      ["user", p.join(fromEnv("CLAUDE_CONFIG_DIR") ?? home, ".claude.json")],
     ],
     cursor: [
       ["project", p.join(cwd, ".cursor", "mcp.json")],
@@ -116,7 +139,7 @@ export function candidateFiles(
     ],
     codex: [
       ["project", p.join(cwd, ".codex", "config.toml")],
-      ["user", p.join(env.CODEX_HOME ?? p.join(home, ".codex"), "config.toml")],
+      ["user", p.join(fromEnv("CODEX_HOME") ?? p.join(home, ".codex"), "config.toml")],
     ],
     gemini: [
       ["project", p.join(cwd, ".gemini", "settings.json")],
@@ -180,7 +203,10 @@ export function findClientFiles(
   const files = candidateFiles(context, clients);
   if (context.platform === "win32" && clients.some((client) => client.kind === "claude-desktop")) {
     const p = pathFor("win32");
-    const packages = p.join(context.env.LOCALAPPDATA ?? p.join(context.home, "AppData", "Local"), "Packages");
+    const packages = p.join(
+      configuredDir(context, "LOCALAPPDATA") ?? p.join(context.home, "AppData", "Local"),
+      "Packages",
+    );
     for (const name of listDir(packages)) {
       if (!name.startsWith("Claude_") || name === CLAUDE_MSIX_PACKAGE) continue;
       const file = p.join(packages, name, "LocalCache", "Roaming", "Claude", "claude_desktop_config.json");

@@ -66,6 +66,30 @@ describe("candidateFiles()", () => {
     expect(paths).toContain("/x/Claude/claude_desktop_config.json");
   });
 
+  test("candidateFiles() reads an empty CODEX_HOME, CLAUDE_CONFIG_DIR or XDG_CONFIG_HOME as unset, not as the current folder", () => {
+    const env = { CODEX_HOME: "", CLAUDE_CONFIG_DIR: " ", XDG_CONFIG_HOME: "", APPDATA: "" };
+    const paths = candidateFiles({ home: "/home/me", platform: "linux", env, cwd: "/p" }).map((f) => f.path);
+    expect(paths).toContain("/home/me/.codex/config.toml");
+    expect(paths).toContain("/home/me/.claude.json");
+    expect(paths).toContain("/home/me/.config/zed/settings.json");
+    expect(paths).toContain("/home/me/.config/Claude/claude_desktop_config.json");
+    expect(paths.filter((file) => !file.startsWith("/home/me/") && !file.startsWith("/p/"))).toEqual([]);
+    expect(paths).not.toContain("/p/config.toml");
+    const windows = candidateFiles(
+      { home: "C:\\Users\\me", platform: "win32", env: { APPDATA: "" }, cwd: "C:\\p" },
+      only("zed"),
+    ).map((f) => f.path);
+    expect(windows).toContain("C:\\Users\\me\\AppData\\Roaming\\Zed\\settings.json");
+  });
+
+  test("candidateFiles() ignores a relative XDG_CONFIG_HOME (the XDG rule) and resolves a relative CODEX_HOME against the working directory", () => {
+    const env = { XDG_CONFIG_HOME: "cfg", CODEX_HOME: "codex-home" };
+    const paths = candidateFiles({ home: "/home/me", platform: "linux", env, cwd: "/p" }).map((f) => f.path);
+    expect(paths).toContain("/home/me/.config/zed/settings.json");
+    expect(paths.some((file) => file.includes("cfg"))).toBe(false);
+    expect(paths).toContain("/p/codex-home/config.toml");
+  });
+
   test("candidateFiles() lists a file once when the working directory is the home directory", () => {
     const paths = candidateFiles({ home: "/h", platform: "linux", env: {}, cwd: "/h" }, only("cursor")).map(
       (f) => f.path,
