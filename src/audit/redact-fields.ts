@@ -48,23 +48,65 @@ const ADDRESS = /^[^@\s]+(@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)$/;
 /** A URL: its scheme and host stay in view. */
 const URL_VALUE = /^([a-z][a-z0-9+.-]*:\/\/[^/?#\s]*)(.*)$/is;
 
+/** A secret-named value that names a destination: the part that stays in view, and the part hidden. */
+export interface DestinationParts {
+  /** An address's `@domain`, a URL's scheme and authority (`https://evil.example/`). */
+  readonly shown: string;
+  /** An address's local part, a URL's path (after its `/`), query and fragment (empty when none). */
+  readonly hidden: string;
+  /** The value as written with {@link hidden} replaced by `[redacted]` (the value itself when empty). */
+  readonly text: string;
+}
+
+/**
+ * The parts of a secret-named value that is an address or a URL: its domain, or its scheme and
+ * host, stay in view (`token=attacker@evil.example` or `redirect_uri: https://evil.example/cb`
+ * must not hide where data goes — an upstream names its own parameters).
+ *
+ * Source: SPEC §3.5 (redaction), §2.5 (destinations are what the audit shows).
+ * @param value - The value as written (trimmed).
+ * @returns The parts, or undefined when the value is neither.
+ * @example destinationParts("bob@evil.example")?.text // => "[redacted]@evil.example"
+ */
+export function destinationParts(value: string): DestinationParts | undefined {
+  const address = ADDRESS.exec(value);
+  if (address !== null) {
+    const shown = address[1] ?? "";
+    return { shown, hidden: value.slice(0, value.length - shown.length), text: `${HIDDEN}${shown}` };
+  }
+  const url = URL_VALUE.exec(value);
+  if (url === null) return undefined;
+  const shown = url[1] ?? "";
+  const rest = url[2] ?? "";
+  if (rest === "" || rest === "/") return { shown, hidden: "", text: value };
+  const slash = rest.startsWith("/") ? "/" : "";
+  return { shown: `${shown}${slash}`, hidden: rest.slice(slash.length), text: `${shown}${slash}${HIDDEN}` };
+}
+
 /**
  * What a secret-named value is shown as: `[redacted]`, except that an address keeps its domain
- * and a URL its scheme and host (`token=attacker@evil.example` must not hide where mail goes).
+ * and a URL its scheme and host ({@link destinationParts}).
  * @param value - The value as written (without its quotes).
  * @returns The value to write; the value itself when it is no secret.
  */
 function shownAs(value: string): string {
   const bare = value.trim();
   if (bare === "" || NOT_A_SECRET.test(bare)) return value;
-  const address = ADDRESS.exec(bare);
-  if (address !== null) return `${HIDDEN}${address[1]}`;
-  const url = URL_VALUE.exec(bare);
-  if (url !== null) {
-    const rest = url[2] ?? "";
-    return rest === "" || rest === "/" ? value : `${url[1]}${rest.startsWith("/") ? "/" : ""}${HIDDEN}`;
-  }
-  return HIDDEN;
+  const parts = destinationParts(bare);
+  if (parts === undefined) return HIDDEN;
+  return parts.hidden === "" ? value : parts.text;
+}
+
+/**
+ * Whether a number under a secret-like name is no secret: a count or limit of up to six digits
+ * (`max_tokens: 1000`), as the same value written in a string is (`max_tokens=1000`).
+ *
+ * Source: SPEC §3.5.
+ * @param value - A JSON number.
+ * @returns True when it stays in view.
+ */
+export function isPlainNumber(value: number): boolean {
+  return NOT_A_SECRET.test(String(value));
 }
 
 /**

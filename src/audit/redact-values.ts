@@ -12,6 +12,7 @@
 
 import { canonicalize, renderUntrusted, renderUntrustedEnd } from "../engine/index.ts";
 import { isSecretName, MAX_DEPTH, redactText } from "./redact.ts";
+import { destinationParts, isPlainNumber } from "./redact-fields.ts";
 import {
   addPieces,
   hideForms,
@@ -56,7 +57,14 @@ export function argumentSecrets(value: unknown): ArgumentSecrets {
     const { item, under, depth } = next;
     if (typeof item === "string" || typeof item === "number") {
       const text = String(item);
-      if (under) {
+      // What `redactJson` shows of a secret-named value is shown here too: a small number, an
+      // address's domain, a URL's scheme and host; only the rest is a secret.
+      const parts = under && typeof item === "string" ? destinationParts(redactText(text).trim()) : undefined;
+      if (under && typeof item === "number" && isPlainNumber(item)) others.push(text);
+      else if (parts !== undefined) {
+        others.push(parts.shown);
+        if (parts.hidden.length >= MIN_SECRET_VALUE) found.add(parts.hidden);
+      } else if (under) {
         if (text.length >= MIN_SECRET_VALUE) found.add(text);
       } else if (depth <= MAX_DEPTH) others.push(text); // deeper, `redactJson` shows only a marker
       continue;

@@ -17,7 +17,7 @@ import {
   TOKEN_SHAPES,
   URL_PASSWORD,
 } from "../platform/secret-shapes.ts";
-import { redactSecretFields } from "./redact-fields.ts";
+import { destinationParts, isPlainNumber, redactSecretFields } from "./redact-fields.ts";
 
 export { isSecretName };
 
@@ -173,7 +173,9 @@ function redactAt(
   const out: { [key: string]: JsonValue } = Object.create(null);
   for (const key of Object.keys(value)) {
     const item: unknown = Reflect.get(value, key);
-    const redacted = isSecretName(key) ? REDACTED : redactAt(item, depth + 1, redactString);
+    const redacted = isSecretName(key)
+      ? secretValue(item, redactString)
+      : redactAt(item, depth + 1, redactString);
     if (redacted === undefined) continue;
     const clean = redactKey(key);
     let outKey = clean;
@@ -181,6 +183,26 @@ function redactAt(
     out[outKey] = redacted;
   }
   return out;
+}
+
+/**
+ * What the value of a secret-named key becomes: `"[redacted]"`, except a boolean or null (no
+ * secret), a number of up to six digits (a count or limit: `max_tokens: 1000`), and an address or
+ * URL, which keeps its domain or its scheme and host (`redactSecretFields` shows them so inside a
+ * string too): an upstream that names its sink `auth_email` or `token_endpoint` must not keep
+ * where data went out of the log.
+ *
+ * Source: SPEC §3.5.
+ * @param value - The value under the key.
+ * @param redactString - How the shown part's string is redacted (token shapes, URL passwords).
+ * @returns What the audit log stores.
+ */
+function secretValue(value: unknown, redactString: (text: string) => string): JsonValue {
+  if (value === null || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) && isPlainNumber(value) ? value : REDACTED;
+  if (typeof value !== "string") return REDACTED;
+  const parts = destinationParts(redactString(value).trim());
+  return parts === undefined ? REDACTED : parts.text;
 }
 
 /**

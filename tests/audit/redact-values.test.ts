@@ -109,10 +109,18 @@ describe("secretHider()", () => {
   });
 
   test("secretHider() replaces an internationalised host shown in punycode", () => {
-    const secret = "https://geheim-bücher.example/x";
-    const reason = reasonFor(secret, "webhook_secret");
+    const secret = "geheim-bücher.example";
+    const reason = reasonFor(`https://${secret}/x`, "url");
     expect(reason).toContain("xn--");
-    expect(recordText(reason, { webhook_secret: secret })).not.toContain("xn--");
+    expect(recordText(reason, { api_key: secret })).not.toContain("xn--");
+  });
+
+  test("secretHider() keeps the host of a URL under a secret-like name in view and hides its path", () => {
+    const secret = "https://geheim-bücher.example/T0AAA/B0BBB/XyZsecretPath";
+    const reason = reasonFor(secret, "webhook_secret");
+    const shown = recordText(reason, { webhook_secret: secret });
+    expect(shown).toContain("xn--geheim-bcher-klb.example");
+    expect(shown).not.toContain("XyZsecretPath");
   });
 
   test("secretHider() replaces a short secret only where it does not continue a word", () => {

@@ -201,7 +201,7 @@ describe("cutLongString()", () => {
 describe("redactJson()", () => {
   test("redactJson() redacts secret-named values at any depth, whatever their type", () => {
     const out = redactJson({
-      headers: { Authorization: "x", "X-Api-Key": 123, accept: "json" },
+      headers: { Authorization: "x", "X-Api-Key": 1234567, accept: "json" },
       auth: { user: "u", password: "p" },
       items: [{ token: ["a", "b"] }, { name: "n" }],
     });
@@ -209,6 +209,44 @@ describe("redactJson()", () => {
       headers: { Authorization: REDACTED, "X-Api-Key": REDACTED, accept: "json" },
       auth: REDACTED,
       items: [{ token: REDACTED }, { name: "n" }],
+    });
+  });
+
+  test("redactJson() keeps booleans, null and numbers of up to six digits under secret-like names (counts and switches)", () => {
+    expect(
+      redactJson({
+        max_tokens: 1000,
+        token_count: 12,
+        use_auth: true,
+        auth: null,
+        password: 1234567,
+        key: 0.5,
+      }),
+    ).toEqual({
+      max_tokens: 1000,
+      token_count: 12,
+      use_auth: true,
+      auth: null,
+      password: REDACTED,
+      key: REDACTED,
+    });
+  });
+
+  test("redactJson() keeps where a secret-named address or URL leads: its domain, its scheme and host", () => {
+    expect(
+      redactJson({
+        auth_email: "attacker@evil.example",
+        oauth_redirect_uri: "https://attacker.example/cb?x=1",
+        token_endpoint: "https://evil.example",
+        password: "hunter2-long",
+        api_key: "https://u:pw0rd@evil.example/x",
+      }),
+    ).toEqual({
+      auth_email: "[redacted]@evil.example",
+      oauth_redirect_uri: "https://attacker.example/[redacted]",
+      token_endpoint: "https://evil.example",
+      password: REDACTED,
+      api_key: "https://u:[redacted]@evil.example/[redacted]",
     });
   });
 
