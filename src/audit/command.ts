@@ -13,6 +13,7 @@ import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
 import { BouncerError, errorCode, errorLine } from "../platform/errors.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
+import { terminalJson } from "../platform/terminal-json.ts";
 import { type AuditIssue, type AuditReadResult, readAuditLog } from "./audit-reader.ts";
 import type { AuditRecord } from "./audit-record.ts";
 import { followAuditLog } from "./follow-audit-log.ts";
@@ -121,7 +122,7 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
   }
   if (options.summary === true) {
     const summary = summarizeAudit(read.records);
-    io.out(options.json === true ? `${JSON.stringify(summary, null, 2)}\n` : formatAuditSummary(summary));
+    io.out(options.json === true ? `${terminalJson(summary, 2)}\n` : formatAuditSummary(summary));
     return 0;
   }
   const tail = options.tail ?? (options.follow === true ? FOLLOW_TAIL : undefined);
@@ -131,7 +132,7 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
   let header = true;
   const print = (records: readonly AuditRecord[]): void => {
     if (options.json === true) {
-      for (const record of records) io.out(`${JSON.stringify(record)}\n`);
+      for (const record of records) io.out(`${terminalJson(record)}\n`);
     } else if (records.length > 0) {
       io.out(formatAuditTable(records, { color: io.color, header }));
       header = false;

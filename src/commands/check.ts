@@ -12,6 +12,7 @@ import { defineCommand } from "citty";
 import type { JsonObject, ToolRules } from "../engine/index.ts";
 import { safeName } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
+import { terminalJson } from "../platform/terminal-json.ts";
 import {
   type ConfinementWarning,
   confinementWarnings,
@@ -205,10 +206,10 @@ export async function runCheck(options: CheckOptions, io: CommandIo): Promise<nu
   if (options.json === true) {
     const result = checkEveryPolicyPath(options.policies, { cwd: io.cwd });
     if (!result.ok) {
-      io.out(`${JSON.stringify({ ok: false, issues: result.issues })}\n`);
+      io.out(`${terminalJson({ ok: false, issues: result.issues })}\n`);
       return 2;
     }
-    io.out(`${JSON.stringify(mergedJson(result.policy, mergedPolicy(result.policy)))}\n`);
+    io.out(`${terminalJson(mergedJson(result.policy, mergedPolicy(result.policy)))}\n`);
     return 0;
   }
   const result = await checkPolicyPaths(options.policies, { cwd: io.cwd });

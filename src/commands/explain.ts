@@ -18,6 +18,7 @@ import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
+import { terminalJson } from "../platform/terminal-json.ts";
 import { confinementWarnings, explainToolRules, resolveToolRules } from "../policy/index.ts";
 import { destinationsLine, destinationsView } from "./explain-destinations.ts";
 import { explainPacks, type PackFacts, packLines, packsMembers } from "./explain-packs.ts";
@@ -167,7 +168,7 @@ export async function runExplain(options: ExplainOptions, io: CommandIo): Promis
       ...settingSourceMembers(rules),
       warnings: warnings.map((warning) => warningJson({ warning })),
     };
-    io.out(`${JSON.stringify(document)}\n`);
+    io.out(`${terminalJson(document)}\n`);
     return 0;
   }
   const where = options.server === undefined ? "" : ` on server ${safeName(options.server)}`;

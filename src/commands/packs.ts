@@ -10,6 +10,7 @@ import { defineCommand } from "citty";
 import { safeName } from "../engine/index.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { builtinPacks, builtinPackTexts } from "../platform/packs.ts";
+import { terminalJson } from "../platform/terminal-json.ts";
 import { packJson } from "../policy/index.ts";
 import { type CommandIo, commandIo } from "./io.ts";
 
@@ -28,7 +29,7 @@ export function runPacksList(options: { readonly json?: boolean }, io: CommandIo
       const { name, header, match } = packJson(pack);
       return { name, header, match, tools: pack.tools.size };
     });
-    io.out(`${JSON.stringify(list)}\n`);
+    io.out(`${terminalJson(list)}\n`);
     return 0;
   }
   const width = Math.max(4, ...packs.map((pack) => pack.name.length));
@@ -67,7 +68,7 @@ export function runPacksShow(
   }
   const json = packJson(pack);
   if (options.json === true) {
-    options.io.out(`${JSON.stringify(json)}\n`);
+    options.io.out(`${terminalJson(json)}\n`);
     return 0;
   }
   const text = builtinPackTexts().find(([packName]) => packName === pack.name)?.[1] ?? "";

@@ -19,6 +19,7 @@ import { BouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { resolvePathSteps } from "../platform/path-walk.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
+import { terminalJson } from "../platform/terminal-json.ts";
 import { Gate } from "../proxy/gate.ts";
 import { type ReplayRow, type ReplaySummary, replaySession } from "../proxy/replay.ts";
 import { parseSession } from "../proxy/replay-session.ts";
@@ -44,7 +45,7 @@ export interface ReplayCommandOptions {
  * @returns The JSON text (no newline).
  */
 export function rowJson(row: ReplayRow): string {
-  return JSON.stringify({
+  return terminalJson({
     seq: row.seq,
     server: row.server,
     tool: row.tool,
@@ -154,7 +155,7 @@ export async function runReplay(options: ReplayCommandOptions, io: CommandIo): P
     resolvePath: resolvePathSteps,
     ...(json ? { onRow: (row: ReplayRow): void => io.out(`${rowJson(row)}\n`) } : {}),
   });
-  io.out(json ? `${JSON.stringify({ summary })}\n` : rowsTable(rows, { summary, color: io.color }));
+  io.out(json ? `${terminalJson({ summary })}\n` : rowsTable(rows, { summary, color: io.color }));
   return 0;
 }
 

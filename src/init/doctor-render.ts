@@ -7,6 +7,7 @@
  */
 
 import { escapeControls, safeName } from "../engine/index.ts";
+import { terminalJson } from "../platform/terminal-json.ts";
 import type { ServerAnalysis } from "./doctor-analysis.ts";
 
 /** One server entry's result. */
@@ -63,7 +64,7 @@ export function renderDoctorJson(
     ...(error === undefined ? {} : { error }),
     ...(errors.length === 0 ? {} : { errors }),
   };
-  return `${JSON.stringify(document, null, 2)}\n`;
+  return `${terminalJson(document, 2)}\n`;
 }
 
 /**

@@ -16,6 +16,7 @@ import { errorText, renderUntrusted, safeName, shellWord } from "../engine/index
 import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
+import { terminalJson } from "../platform/terminal-json.ts";
 import { pinsDir, readPinFile } from "./file-pin-store.ts";
 import type { PinFile, PinRecord } from "./pin-file.ts";
 import { withPinLock } from "./pin-lock.ts";
@@ -288,7 +289,7 @@ export async function runPinsForget(
   // An empty SERVER (an unset shell variable) is a usage error, as for pins accept (SPEC §5).
   if (options.server === "") throw new BouncerError("USAGE", "Cannot forget pins: SERVER is empty");
   const removed = await forgetServer(options.home, options.server, options);
-  if (options.json === true) io.out(`${JSON.stringify({ forgotten: options.server, files: removed })}\n`);
+  if (options.json === true) io.out(`${terminalJson({ forgotten: options.server, files: removed })}\n`);
   else {
     io.out(
       `Forgot the pins of server ${safeName(options.server)} (${removed.length} file${removed.length === 1 ? "" : "s"}); its next session pins it again on first sight (running sessions keep the pins they had until they restart)\n`,

@@ -17,6 +17,7 @@ import type { CommandIo } from "../commands/io.ts";
 import { diffToolDefinitions, listCommand, safeName, summarizePinDiff } from "../engine/index.ts";
 import { type ConfirmTerminal, confirmOn } from "../platform/controlling-terminal.ts";
 import { BouncerError } from "../platform/errors.ts";
+import { terminalJson } from "../platform/terminal-json.ts";
 import { updatePinFile } from "./file-pin-store.ts";
 import { chooseIdentity, identityLabel, type PinListing, replacing } from "./pin-admin.ts";
 import type { PinFile, PinRecord } from "./pin-file.ts";
@@ -89,7 +90,7 @@ export async function runPinsAccept(options: PinsAcceptOptions, io: CommandIo): 
   }
   const what = chosen.length === 1 ? "this definition" : `these ${chosen.length} definitions`;
   if (!(await confirmOn(terminal, `Accept ${what} of server ${safeName(options.server)}? [y/N] `))) {
-    if (options.json === true) io.out(`${JSON.stringify({ accepted: [] })}\n`);
+    if (options.json === true) io.out(`${terminalJson({ accepted: [] })}\n`);
     else io.out("Nothing accepted\n");
     return 0;
   }
@@ -112,7 +113,7 @@ export async function runPinsAccept(options: PinsAcceptOptions, io: CommandIo): 
             change: summarizePinDiff(diffToolDefinitions(replaced.definition, record.definition)),
           }),
     }));
-    io.out(`${JSON.stringify({ accepted: list })}\n`);
+    io.out(`${terminalJson({ accepted: list })}\n`);
     return changed.length > 0 ? 1 : 0;
   }
   for (const { path, record, replaced } of accepted) {

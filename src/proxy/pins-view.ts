@@ -19,6 +19,7 @@ import {
   listCommand,
   safeName,
 } from "../engine/index.ts";
+import { terminalJson } from "../platform/terminal-json.ts";
 import { identityId, identityLabel, listPins, replacing, type UnreadablePins } from "./pin-admin.ts";
 import type { PinRecord } from "./pin-file.ts";
 
@@ -136,7 +137,7 @@ export function runPinsList(
         definition: record.definition,
       })),
     }));
-    io.out(`${JSON.stringify(list)}\n`);
+    io.out(`${terminalJson(list)}\n`);
     return failed ? 1 : 0;
   }
   // A name pinned under several identities (another command or cwd) gets the identity's file id.

@@ -131,6 +131,25 @@ describe("auditCommand", () => {
     expect(records[1]).toMatchObject({ event: "decision", verdict: "deny", bouncer: "0.0.0" });
   });
 
+  test("auditCommand --json and --summary --json escape C1 controls, bidi overrides and separators a record holds (the same text once parsed)", async () => {
+    const tool = "run\u009b2J\u009d0;PWNED\u0007\u202egnp.exe\u2028\u{e0041}";
+    writeFileSync(
+      log,
+      `${JSON.stringify({ ts: "2026-01-01T00:00:00.000Z", event: "decision", server: "s", tool, verdict: "allow" })}\n`,
+    );
+    for (const flags of [["--json"], ["--summary", "--json"]]) {
+      const { code, stdout } = await run(["--audit-log", log, ...flags]);
+      expect(code).toBe(0);
+      expect(stdout).not.toMatch(/[\u007f-\u009f\u202e\u2028\u{e0041}]/u);
+      expect(stdout).toContain("\\u009b2J");
+      expect(stdout).toContain("\\udb40\\udc41");
+      const parsed = JSON.parse(stdout);
+      expect(flags.length === 1 ? parsed.tool : Object.keys(parsed.byTool)).toEqual(
+        flags.length === 1 ? tool : [`s/${tool}`],
+      );
+    }
+  });
+
   test("auditCommand --tail 2 prints the last two records", async () => {
     seed();
     const { stdout } = await run(["--audit-log", log, "--json", "--tail", "2"]);
