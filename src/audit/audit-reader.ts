@@ -258,6 +258,15 @@ export function readAuditLog(path: string, options: { readonly following?: boole
 }
 
 /**
+ * The largest audit log file `bouncer audit` reads (256 MiB): Bouncer rotates its log at 10 MiB, so
+ * only a file written otherwise is larger, and one of gigabytes would take minutes and gigabytes of
+ * memory to read whole (past 2 GiB, Bun's line search even loops). Refused with a clear error.
+ *
+ * Source: SPEC §3.5 (rotation at 10 MiB), §3.3 (never a hang).
+ */
+export const MAX_LOG_FILE_BYTES = 256 * 1024 * 1024;
+
+/**
  * Reads a file through one descriptor: its text, and its identity and size as read.
  * @param file - The file.
  * @returns The text, the position after its last complete line, and its bytes and their length.
@@ -269,11 +278,14 @@ function readWithIdentity(file: string): {
   totalBytes: number;
   bytes: Buffer;
 } {
-  // A FIFO or a device is refused, not waited on.
-  const { bytes, stats } = readRegularFile(file);
+  // A FIFO or a device is refused, not waited on; a file larger than any log Bouncer writes, before
+  // it is read whole.
+  const { bytes, stats } = readRegularFile(file, { maxBytes: MAX_LOG_FILE_BYTES });
   let lines = 0;
   let lineEnd = 0;
   for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) {
+    // Bun's `indexOf` past 2 GiB gives the same offset again: never loop on it.
+    if (at < lineEnd) throw new Error(`the search for its lines went back at byte ${at}`);
     lines++;
     lineEnd = at + 1;
   }

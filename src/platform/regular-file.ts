@@ -12,7 +12,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
 
 /** The error codes of this module besides the system's own (`ENOENT`, ...). */
-export type RegularFileCode = "EISDIR" | "ENOTREG" | "ENOTUTF8";
+export type RegularFileCode = "EISDIR" | "ENOTREG" | "ENOTUTF8" | "EFBIG";
 
 /**
  * An error with a `code`, as Node's file-system errors carry one.
@@ -88,13 +88,21 @@ export function openRegularFile(path: string): { readonly fd: number; readonly s
  *
  * Source: SPEC §3.3 (never a hang).
  * @param path - The file.
+ * @param options - `maxBytes`: a larger file is refused before it is read.
  * @returns Its bytes, and its `fstat` as read (identity, mode, size).
  * @throws {Error} With `code` `EISDIR` (a directory), `ENOTREG` (a FIFO, a device, a socket: not
- *   read), or the system's code (`ENOENT`, `EACCES`, ...).
+ *   read), `EFBIG` (over `maxBytes`), or the system's code (`ENOENT`, `EACCES`, ...).
  */
-export function readRegularFile(path: string): { readonly bytes: Buffer; readonly stats: Stats } {
+export function readRegularFile(
+  path: string,
+  options: { readonly maxBytes?: number } = {},
+): { readonly bytes: Buffer; readonly stats: Stats } {
   const { fd, stats } = openRegularFile(path);
   try {
+    const { maxBytes } = options;
+    if (maxBytes !== undefined && stats.size > maxBytes) {
+      throw codedError("EFBIG", `it holds ${stats.size} bytes, more than the ${maxBytes} read at most`);
+    }
     return { bytes: readFileSync(fd), stats };
   } finally {
     closeSync(fd);

@@ -1,9 +1,18 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCommand } from "citty";
+import { MAX_LOG_FILE_BYTES } from "../../src/audit/audit-reader.ts";
 import { createAuditWriter } from "../../src/audit/audit-writer.ts";
 import auditCommandDefault, { auditCommand, runAudit } from "../../src/audit/command.ts";
 import { memoryIo } from "../../src/commands/io.ts";
@@ -148,6 +157,18 @@ describe("auditCommand", () => {
         flags.length === 1 ? tool : [`s/${tool}`],
       );
     }
+  });
+
+  test("bouncer audit refuses a log file larger than any Bouncer writes (exit 2, named), instead of reading gigabytes or looping", async () => {
+    seed();
+    truncateSync(log, MAX_LOG_FILE_BYTES + 1); // sparse: no disk used
+    const { code, stdout, stderr } = await runCli(["audit", "--audit-log", log, "--tail", "1"], { cwd: dir });
+    expect(code).toBe(2); // a named log that cannot be read, as one that does not exist
+    expect(stdout).toBe("");
+    expect(stderr).toStartWith(
+      `bouncer: Cannot read audit log "${log}": it holds ${MAX_LOG_FILE_BYTES + 1} bytes, more than`,
+    );
+    expect(MAX_LOG_FILE_BYTES).toBe(256 * 1024 * 1024);
   });
 
   test("auditCommand --tail 2 prints the last two records", async () => {
