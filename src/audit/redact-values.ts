@@ -11,7 +11,7 @@
  */
 
 import { canonicalize, renderUntrusted, renderUntrustedEnd } from "../engine/index.ts";
-import { isSecretName, MAX_DEPTH, redactText } from "./redact.ts";
+import { MAX_DEPTH, redactText, secretMembers, secretPairIndex } from "./redact.ts";
 import { destinationParts, isPlainNumber } from "./redact-fields.ts";
 import {
   addPieces,
@@ -72,14 +72,17 @@ export function argumentSecrets(value: unknown): ArgumentSecrets {
     if (typeof item !== "object" || item === null) continue;
     // Children go on the stack last first, so values are found in document order.
     if (Array.isArray(item)) {
-      for (let i = item.length - 1; i >= 0; i -= 1) stack.push({ item: item[i], under, depth: depth + 1 });
+      const secretAt = secretPairIndex(item);
+      for (let i = item.length - 1; i >= 0; i -= 1)
+        stack.push({ item: item[i], under: under || i === secretAt, depth: depth + 1 });
       continue;
     }
     const keys = Object.keys(item);
     if (under) for (const key of keys) if (key.length >= MIN_SECRET_VALUE) found.add(key);
+    const isSecret = secretMembers(item, keys);
     for (let i = keys.length - 1; i >= 0; i -= 1) {
       const key = keys[i] as string;
-      stack.push({ item: Reflect.get(item, key), under: under || isSecretName(key), depth: depth + 1 });
+      stack.push({ item: Reflect.get(item, key), under: under || isSecret(key), depth: depth + 1 });
     }
   }
   if (found.size === 0) return { secrets: [], shown: [] };

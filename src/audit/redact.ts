@@ -168,12 +168,18 @@ function redactAt(
   if (typeof value === "string") return redactString(value);
   if (typeof value !== "object") return undefined;
   if (depth >= MAX_DEPTH) return "[too deep]";
-  if (Array.isArray(value))
-    return value.map((item: unknown) => redactAt(item, depth + 1, redactString) ?? null);
+  if (Array.isArray(value)) {
+    const secretAt = secretPairIndex(value);
+    return value.map((item: unknown, i) =>
+      i === secretAt ? secretValue(item, redactString) : (redactAt(item, depth + 1, redactString) ?? null),
+    );
+  }
   const out: { [key: string]: JsonValue } = Object.create(null);
-  for (const key of Object.keys(value)) {
+  const keys = Object.keys(value);
+  const isSecret = secretMembers(value, keys);
+  for (const key of keys) {
     const item: unknown = Reflect.get(value, key);
-    const redacted = isSecretName(key)
+    const redacted = isSecret(key)
       ? secretValue(item, redactString)
       : redactAt(item, depth + 1, redactString);
     if (redacted === undefined) continue;
@@ -183,6 +189,59 @@ function redactAt(
     out[outKey] = redacted;
   }
   return out;
+}
+
+/** Member names that label a `{name, value}` pair (`{"name": "Authorization", "value": "…"}`). */
+const LABEL_KEYS: ReadonlySet<string> = new Set([
+  "name",
+  "key",
+  "header",
+  "field",
+  "variable",
+  "label",
+  "env",
+]);
+/** Member names that hold a labelled pair's value. */
+const VALUE_KEYS: ReadonlySet<string> = new Set(["value", "val"]);
+
+/**
+ * Which members of an object hold secrets: those with a secret-like name — except in a labelled
+ * pair, as HTTP, Kubernetes and CI tools pass headers and environment variables
+ * (`{"name": "DB_PASSWORD", "value": "…"}`, `{"key": "X-Api-Key", "value": "…"}`), where the label
+ * is shown (a `key` member there is a name, not a key) and the value is a secret when the label is
+ * secret-like.
+ *
+ * Source: SPEC §3.5 ("values of arguments named like secrets"): the label is the name.
+ * @param object - An object of the value redacted.
+ * @param keys - Its own keys.
+ * @returns From a member's key to whether its value is hidden.
+ */
+export function secretMembers(object: object, keys: readonly string[]): (key: string) => boolean {
+  let label: string | undefined;
+  let valueKey: string | undefined;
+  for (const key of keys) {
+    const lower = key.toLowerCase();
+    if (LABEL_KEYS.has(lower) && typeof Reflect.get(object, key) === "string") label ??= key;
+    else if (VALUE_KEYS.has(lower)) valueKey ??= key;
+  }
+  if (label === undefined || valueKey === undefined) return isSecretName;
+  const secretLabel = isSecretName(String(Reflect.get(object, label)));
+  return (key) => (key === label ? false : key === valueKey ? secretLabel : isSecretName(key));
+}
+
+/**
+ * The index of the secret in a pair written as a list (`["Authorization", "token …"]`): 1 when the
+ * list is two strings and the first is a secret-like name, else -1.
+ *
+ * Source: SPEC §3.5.
+ * @param list - A list of the value redacted.
+ * @returns 1 or -1.
+ */
+export function secretPairIndex(list: readonly unknown[]): number {
+  const [name, second] = list;
+  return list.length === 2 && typeof name === "string" && typeof second === "string" && isSecretName(name)
+    ? 1
+    : -1;
 }
 
 /**

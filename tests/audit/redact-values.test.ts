@@ -23,6 +23,18 @@ function reasonFor(raw: string, path: string): string {
 }
 
 describe("argumentSecrets()", () => {
+  test("argumentSecrets() takes a labelled pair's secret-like value as a secret, and not its label", () => {
+    expect(
+      secretsOf({
+        headers: [
+          { key: "X-Api-Key", value: "Zq9xLmP2vK" },
+          { name: "Accept", value: "json-lines" },
+        ],
+        pairs: [["Authorization", "token abc123xyz"]],
+      }),
+    ).toEqual(["Zq9xLmP2vK", "token abc123xyz"]);
+  });
+
   test("argumentSecrets() lists the values under secret-named keys at any depth, numbers as text", () => {
     const found = secretsOf({
       to: "bob@x.example",

@@ -250,6 +250,42 @@ describe("redactJson()", () => {
     });
   });
 
+  test("redactJson() reads a {name, value} pair's label as the name: the label shown, the value hidden when it is secret-like", () => {
+    expect(
+      redactJson({
+        headers: [
+          { key: "X-Api-Key", value: "Zq9xLmP2vK" },
+          { name: "Authorization", value: "token abc123xyz" },
+          { name: "Accept", value: "json" },
+        ],
+        env: [
+          { name: "DB_PASSWORD", value: "hunter2xyz" },
+          { name: "REGION", value: "eu-west-1" },
+        ],
+        pairs: [
+          ["Authorization", "token abc123xyz"],
+          ["accept", "json"],
+        ],
+        kv: { key: "sort_order", val: "asc" },
+      }),
+    ).toEqual({
+      headers: [
+        { key: "X-Api-Key", value: REDACTED },
+        { name: "Authorization", value: REDACTED },
+        { name: "Accept", value: "json" },
+      ],
+      env: [
+        { name: "DB_PASSWORD", value: REDACTED },
+        { name: "REGION", value: "eu-west-1" },
+      ],
+      pairs: [
+        ["Authorization", REDACTED],
+        ["accept", "json"],
+      ],
+      kv: { key: "sort_order", val: "asc" },
+    });
+  });
+
   test("redactJson() redacts tokens and cuts long strings inside arguments", () => {
     const long = "z".repeat(5000);
     const out = redactJson({
