@@ -19,10 +19,11 @@ const HIDDEN = "[redacted]";
 const QUOTED_NAME = /(\\*)(["'])([^"'\\\r\n]{1,64})\1\2[ \t]*[:=][ \t]*/g;
 
 /**
- * `name=value` where a name starts: at the start, after white space or `? & ; # , ( | ' " { [` (a
- * query, a fragment, a form body, a shell assignment, `--name=value`).
+ * `name=value` where a name starts: at the start, after white space or `? & ; # , ( | ' " { [ : =`
+ * (a query, a fragment, a form body, a shell assignment, `--name=value`, an `.npmrc` line
+ * `//registry.npmjs.org/:_authToken=…`, `--from-literal=password=…`).
  */
-const ASSIGNMENT = /(?<=^|[\s?&;#,(|'"{[])([A-Za-z0-9_.~%+-]{1,64})=(?!=)/g;
+const ASSIGNMENT = /(?<=^|[\s?&;#,(|'"{[:=])([A-Za-z0-9_.~%+-]{1,64})=(?!=)/g;
 /** A bare assigned value: up to `& # ;`, white space, a quote or `<>`. */
 const ASSIGNED_VALUE = /[^&#;\s"'<>]+/y;
 
@@ -221,7 +222,7 @@ function hideAfterNames(text: string, names: RegExp, bare: RegExp): string {
  * What every secret-like name holds in some case (`isSecretName`: its secret words and endings,
  * `pass`), or a `%` (a percent-escaped name): a text with neither names no secret field.
  */
-const SECRET_PART = /token|pass|pwd|secret|key|auth|cookie|credential|pat|%/i;
+const SECRET_PART = /token|pass|pwd|secret|key|auth|cookie|credential|pat|sig|%/i;
 
 /**
  * Hides the value of each secret-named field written in a text (see the module doc): JSON members

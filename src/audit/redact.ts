@@ -18,6 +18,7 @@ import {
   URL_PASSWORD,
 } from "../platform/secret-shapes.ts";
 import { destinationParts, isPlainNumber, redactSecretFields } from "./redact-fields.ts";
+import { redactFlagSecrets } from "./secret-flags.ts";
 
 export { isSecretName };
 
@@ -88,7 +89,7 @@ export function redactTokens(text: string): string {
       out = out.replace(pattern, REDACTED);
     }
   }
-  return redactSecretFields(out);
+  return redactFlagSecrets(redactSecretFields(out));
 }
 
 /**

@@ -38,6 +38,9 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
   "credential",
   "credentials",
   "pat",
+  // A signed URL's signature is its credential (`X-Amz-Signature`, `X-Goog-Signature`, Azure's `sig`).
+  "signature",
+  "sig",
 ]);
 
 /**
@@ -128,16 +131,20 @@ export const TOKEN_SHAPES: readonly RegExp[] = [
   /(?<![A-Za-z0-9_])ya29\.[A-Za-z0-9_-]{20,}/g, // Google OAuth access tokens
   /(?<![A-Za-z0-9_])lin_api_[A-Za-z0-9]{20,}/g, // Linear
   /(?<![A-Za-z0-9_-])pplx-[A-Za-z0-9]{20,}/g, // Perplexity
+  // Webhook URLs, whose path is the credential (the host stays in view): Slack, Discord.
+  /(?<=\bhooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]{20,}/gi,
+  /(?<=\bdiscord(?:app)?\.com\/api\/webhooks\/\d{5,}\/)[A-Za-z0-9_-]{20,}/gi,
   /-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)/gi, // PEM keys
 ];
 
 /**
- * A password in a URL's user info (`https://bob:PASSWORD@host`), the password alone. Not in
+ * A password in a URL's user info (`https://bob:PASSWORD@host`), the password alone — up to the
+ * last `@` before the host, as the WHATWG parser reads it (`bob:p@ss@host`: `p@ss`). Not in
  * {@link TOKEN_SHAPES}: `init` judges it apart, a placeholder password (`${DB_PASS}`) being no secret.
  *
  * Source: SPEC §3.5.
  */
-export const URL_PASSWORD = /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+(?=@)/gi;
+export const URL_PASSWORD = /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/?#]+?(?=@[^\s/?#@]*(?:[/?#\s"'<>]|$))/gi;
 
 /**
  * The service prefixes of {@link TOKEN_SHAPES} (a regular expression source, to be used

@@ -1,0 +1,102 @@
+import { describe, expect, test } from "bun:test";
+import { redactText } from "../../src/audit/redact.ts";
+import { redactFlagSecrets } from "../../src/audit/secret-flags.ts";
+
+describe("redactText() on command lines and credential files (secrets no secret-like name precedes)", () => {
+  test.each([
+    ["mysql's -p", "mysql -uroot -phunter2xyz db", "mysql -uroot -p[redacted] db"],
+    ["mysqldump's -p", "mysqldump -h h -pS3cret db > x.sql", "mysqldump -h h -p[redacted] db > x.sql"],
+    ["sshpass -p", "sshpass -p 'Pa55word' ssh u@h", "sshpass -p '[redacted]' ssh u@h"],
+    [
+      "docker login -p",
+      "docker login -u bob -p s3cr3tpw registry.example",
+      "docker login -u bob -p [redacted] registry.example",
+    ],
+    ["redis-cli -a", "redis-cli -h r -a r3disPass ping", "redis-cli -h r -a [redacted] ping"],
+    ["zip -P", "zip -P zipPass9 out.zip f", "zip -P [redacted] out.zip f"],
+    ["7z -p", "7z a -pSevenPass out.7z f", "7z a -p[redacted] out.7z f"],
+    [
+      "openssl -pass pass:",
+      "openssl enc -aes256 -pass pass:OpenPass1 -in f",
+      "openssl enc -aes256 -pass pass:[redacted] -in f",
+    ],
+    [
+      "curl -u user:password",
+      "curl -u alice:S3cr3tPassw0rd https://api.example/x",
+      "curl -u alice:[redacted] https://api.example/x",
+    ],
+    [
+      "curl --user=user:password",
+      "curl --user=alice:S3cr3t https://x.example",
+      "curl --user=alice:[redacted] https://x.example",
+    ],
+    [
+      "a .netrc line",
+      "machine api.example login bob password N3tRcPass",
+      "machine api.example login bob password [redacted]",
+    ],
+    [
+      "an XML element",
+      "<user>bob</user><password>XmlPass9</password>",
+      "<user>bob</user><password>[redacted]</password>",
+    ],
+    [
+      "a token piped into gh auth login",
+      "echo gho_notatokenshape | gh auth login --with-token",
+      "echo [redacted] | gh auth login --with-token",
+    ],
+    [
+      "an .npmrc auth token",
+      "//registry.npmjs.org/:_authToken=00000000-aaaa-bbbb",
+      "//registry.npmjs.org/:_authToken=[redacted]",
+    ],
+    [
+      "kubectl --from-literal",
+      "kubectl create secret generic s --from-literal=password=K8sPass",
+      "kubectl create secret generic s --from-literal=password=[redacted]",
+    ],
+    [
+      "an AWS signature",
+      "https://b.s3.amazonaws.com/k?X-Amz-Expires=60&X-Amz-Signature=abcdef0123456789",
+      "https://b.s3.amazonaws.com/k?X-Amz-Expires=60&X-Amz-Signature=[redacted]",
+    ],
+    [
+      "an Azure SAS signature",
+      "https://a.blob.core.windows.net/c/f?sv=2022&sig=AbCdEf%2Bgh",
+      "https://a.blob.core.windows.net/c/f?sv=2022&sig=[redacted]",
+    ],
+    [
+      "a Slack webhook's path",
+      "https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/cccccccccccccccccccccccc",
+      "https://hooks.slack.com/services/[redacted]",
+    ],
+    [
+      "a Discord webhook's token",
+      "https://discord.com/api/webhooks/123456789012/AbCdEfGhIjKlMnOpQrStUvWxYz0123",
+      "https://discord.com/api/webhooks/123456789012/[redacted]",
+    ],
+    [
+      "a URL password holding an @, to its last @",
+      "git clone https://alice:p@ssw0rdXYZ@git.example.com/r",
+      "git clone https://alice:[redacted]@git.example.com/r",
+    ],
+  ])("redactText() hides %s", (_name, text, expected) => {
+    expect(redactText(text)).toBe(expected);
+  });
+
+  test.each([
+    ["a port after ssh -p", "ssh -p 2222 bob@h"],
+    ["a published port", "docker run -p 8080:80 nginx"],
+    ["a placeholder password", "mysql -uroot -p$DB_PASS db"],
+    ["psql's user", "psql -U postgres -h db"],
+    ["an XML element not named like a secret", "<user>bob</user>"],
+    ["a login without a password", "docker login registry.example"],
+  ])("redactText() keeps %s", (_name, text) => {
+    expect(redactText(text)).toBe(text);
+  });
+
+  test("redactFlagSecrets() leaves a text with none of its words as it is", () => {
+    const text = "nothing here but words and numbers 12345";
+    expect(redactFlagSecrets(text)).toBe(text);
+  });
+});
