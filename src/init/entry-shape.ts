@@ -78,8 +78,13 @@ export function classifyEntry(
     return { ...base, kind: "remote", reason: `remote server (type "${fields.type}")`, env, ...stash };
   }
   // `type: "stdio"` says how the client starts it: a URL beside the command is not what it uses.
-  const stdioType = fields.type === "stdio" && fields.commandPresent;
-  if (!stdioType && fields.urls.some((url) => typeof url === "string" && url.trim() !== "")) {
+  // With no `type`, clients differ (Claude Desktop and Claude Code start the command, Gemini CLI
+  // connects to the URL): the command is wrapped, which changes nothing for a client that uses the
+  // URL, and leaving it would let the others run it unchecked while `--check` passed.
+  const urlBeside = fields.urls.some((url) => typeof url === "string" && url.trim() !== "");
+  const startable =
+    fields.commandPresent && typeof fields.command === "string" && fields.command.trim() !== "";
+  if (urlBeside && fields.type !== "stdio" && !startable) {
     return { ...base, kind: "remote", reason: "remote server (url)", env, ...stash };
   }
   if (!fields.commandPresent) {
@@ -120,6 +125,7 @@ export function classifyEntry(
     env,
     ...(wrapped === undefined ? {} : { wrapped }),
     ...(nested ? { nested } : {}),
+    ...(urlBeside && fields.type !== "stdio" ? { urlBeside: true } : {}),
     ...stash,
   };
 }

@@ -169,7 +169,7 @@ function planWrap(
       const action: EntryAction = {
         entry,
         action: "wrap",
-        message: `wrap ${name}${note}${commandLineNote(entry)}`,
+        message: `wrap ${name}${note}${commandLineNote(entry)}${entry.urlBeside === true ? URL_BESIDE_NOTE : ""}`,
       };
       return { action, edits: config.wrapEdits(entry, spec) };
     }
@@ -208,6 +208,16 @@ function planWrap(
       };
   }
 }
+
+/**
+ * The note for a stdio entry with a `url` beside its `command` and no `type`: its command is wrapped
+ * (the clients that start it run Bouncer), but a client that prefers the URL connects there, past
+ * Bouncer (a remote server is not wrapped).
+ *
+ * Source: SPEC §5.2 (say what is done); the review of init on odd entries.
+ */
+const URL_BESIDE_NOTE =
+  ' (it has a "url" too: clients that start its command run it through Bouncer; one that prefers the URL, such as Gemini CLI, connects there unchecked)';
 
 /**
  * A note for an entry whose `command` reads as a whole command line (`"npx -y @x/y"`, no `args`):

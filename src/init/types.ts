@@ -110,6 +110,8 @@ export interface ConfigEntry {
   readonly runsBouncer?: boolean;
   /** A stdio server `init` cannot wrap (`reason` says why): it runs unchecked (`--check` flags it). */
   readonly unwrappable?: boolean;
+  /** A stdio entry with a `url` beside its `command` and no `type`: clients that prefer the URL use it. */
+  readonly urlBeside?: boolean;
   /** Where the entry's text is (for tests and reports). */
   readonly span: Span;
 }

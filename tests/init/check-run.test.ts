@@ -302,6 +302,12 @@ describe("runCheck()", () => {
     ],
     ["an empty url beside a command", { s: { command: "node", url: "" } }, UNCHECKED],
     ["a null url beside a command", { s: { command: "node", url: null } }, UNCHECKED],
+    ["a url beside a command, no type", { s: { command: "node", url: "https://x.example" } }, UNCHECKED],
+    [
+      "a serverUrl beside a command, no type",
+      { s: { command: "node", serverUrl: "https://x.example" } },
+      UNCHECKED,
+    ],
   ])("init --check lists %s as not wrapped and exits 1", async (_, servers, detail) => {
     const { dir, file } = serversConfig(servers);
     const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
@@ -318,18 +324,22 @@ describe("runCheck()", () => {
       constructor: { command: "node" },
       typed: { type: "stdio", command: "node", url: "https://x.example" },
       blank: { command: "node", url: "" },
+      both: { command: "node", args: ["s.js"], url: "https://x.example/mcp" },
     });
     const init = await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: SOURCE });
+    expect(init.stderr).toContain('wrap "both" (it has a "url" too');
     expect(init.code).toBe(1);
     expect(init.stderr).toContain('refused: "" cannot be wrapped: the server name is empty');
     expect(init.stderr).toContain('refused: "numbers" cannot be wrapped: args is not a list of strings');
     const servers = JSON.parse(readFileSync(file, "utf8")).mcpServers;
-    for (const name of ["constructor", "typed", "blank"]) expect(servers[name].command).toBe(SOURCE.command);
+    for (const name of ["constructor", "typed", "blank", "both"])
+      expect(servers[name].command).toBe(SOURCE.command);
+    expect(servers.both.url).toBe("https://x.example/mcp");
     expect(servers.numbers.command).toBe("node");
     const check = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
     expect(check.code).toBe(1);
     expect(check.stdout.match(/^not wrapped /gm)).toHaveLength(2);
-    expect(check.stdout.match(/^wrapped /gm)).toHaveLength(3);
+    expect(check.stdout.match(/^wrapped /gm)).toHaveLength(4);
     expect(check.stderr).toContain("2 server(s) need attention\n");
   });
 

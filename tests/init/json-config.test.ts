@@ -136,7 +136,9 @@ describe("readJsonConfig() classifies entries", () => {
     ['"command": "node", "url": ""', "stdio"],
     ['"command": "node", "url": null', "stdio"],
     ['"command": "node", "serverUrl": 3', "stdio"],
-    ['"command": "node", "url": "https://x.example"', "remote"],
+    ['"command": "node", "url": "https://x.example"', "stdio"],
+    ['"command": "", "url": "https://x.example"', "remote"],
+    ['"url": "https://x.example"', "remote"],
     ['"type": "sse", "command": "node"', "remote"],
   ])("readJsonConfig() reads {%s} as %s", (fields, kind) => {
     expect(read(`{"mcpServers": {"s": {${fields}}}}`).entries[0]?.kind).toBe(kind as "stdio" | "remote");
