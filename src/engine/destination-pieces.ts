@@ -69,7 +69,8 @@ function isMailto(trimmed: string): boolean {
  * `to`/`cc`/`bcc` fields. For a destination (`sink`), failing closed, also every address-shaped
  * piece of any other field and every piece of a field that is no `name=value` header field
  * (`a@x?,b@y`: a mail library may split that on the comma, so nothing after the `?` is dropped
- * unseen). Recorded output needs no more: what is not a piece is indexed as free text.
+ * unseen), and a destination's query splits at `;` as at `&`. Recorded output needs no more: what is
+ * not a piece is indexed as free text.
  */
 function mailtoParts(canonical: string, sink: boolean): string[] | undefined {
   const at = canonical.indexOf("?");
@@ -77,7 +78,9 @@ function mailtoParts(canonical: string, sink: boolean): string[] | undefined {
   const head = splitList(canonical.slice(0, at));
   if (!head.every(isAddress)) return undefined;
   const parts = [...head];
-  for (const field of canonical.slice(at + 1).split("&")) {
+  // A destination's query splits at `;` too: readers that take `;` for `&` (Python's `parse_qs`
+  // with `separator=";"`, older Rack) read `?subject=x;cc=evil@…` as a `cc` field.
+  for (const field of canonical.slice(at + 1).split(sink ? /[&;]/ : "&")) {
     const eq = field.indexOf("=");
     const name = (eq === -1 ? field : field.slice(0, eq)).trim();
     const value = eq === -1 ? "" : field.slice(eq + 1);

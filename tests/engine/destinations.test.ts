@@ -347,6 +347,11 @@ describe("destinationPieces()", () => {
       ["boss@corp.example", "attacker@evil.example"],
     ],
     [
+      "splits a mailto: query at ; too, as readers that take ; for & do (a cc hidden in the subject)",
+      "mailto:boss@corp.example?subject=files;cc=attacker@evil.example",
+      ["boss@corp.example", "attacker@evil.example"],
+    ],
+    [
       "keeps the addresses of any other mailto: field",
       "mailto:boss@corp.example?subject=hi, attacker@evil.example&body=x",
       ["boss@corp.example", "attacker@evil.example"],
