@@ -72,12 +72,15 @@ export function applyAnswer(state: EngineState, questions: readonly Question[], 
     if (answer.accepted && !remembersApproval(question)) continue;
     const key = approvalKeyString(answerKey(question, answer.scope));
     state.approvals.set(key, answer.accepted ? "approved" : "declined");
+    if (!answer.accepted && question.declineKey !== undefined)
+      state.approvals.set(approvalKeyString(question.declineKey), "declined");
   }
 }
 
 /**
  * Looks up what the session remembers about a question, and the request's one-time approvals. A
- * remembered decline of any form (exact or whole site) wins over an approval.
+ * remembered decline of any form (exact, whole site, or the destination's identity: its
+ * `declineKey`) wins over an approval.
  *
  * Source: SPEC §2.5 ("a repeat of a declined question is denied without asking").
  * @param state - The session state.
@@ -88,13 +91,16 @@ export function applyAnswer(state: EngineState, questions: readonly Question[], 
  */
 export function rememberedAnswer(
   state: EngineState,
-  question: Pick<Question, "kind" | "key" | "origin">,
+  question: Pick<Question, "kind" | "key" | "origin" | "declineKey">,
   oneTime: readonly ApprovalKey[] = [],
 ): RememberedAnswer {
   if (state.approvals.size === 0 && oneTime.length === 0) return undefined;
   const forms = keyForms(question).map(approvalKeyString);
   const stored = forms.map((form) => state.approvals.get(form));
   if (stored.includes("declined")) return "declined";
+  const { declineKey } = question;
+  if (declineKey !== undefined && state.approvals.get(approvalKeyString(declineKey)) === "declined")
+    return "declined";
   if (remembersApproval(question) && stored.includes("approved")) return "approved";
   const once = new Set(oneTime.map(approvalKeyString));
   return forms.some((form) => once.has(form)) ? "approved" : undefined;

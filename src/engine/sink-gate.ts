@@ -97,6 +97,19 @@ function approvalKey(input: CallInput, target: Target): ApprovalKey {
   return { server: input.server, tool: input.tool, param: target.dest.param, identity: id };
 }
 
+/**
+ * The key a decline of a destination is also remembered under (SPEC §2.5: "A decline is remembered
+ * the same way", keyed by identity): its identity — for a URL, its canonical URL with its query —
+ * when the approval key is its spelling instead; undefined when the two are one.
+ * @param key - The destination's approval key ({@link approvalKey}).
+ * @param identity - Its identity.
+ * @returns The identity's key, or undefined.
+ */
+function identityKey(key: ApprovalKey, identity: Identity): ApprovalKey | undefined {
+  const id = identity.kind === "url" ? identity.href : identity.id;
+  return id === key.identity ? undefined : { ...key, identity: id };
+}
+
 /** A scheme and `//` authority as written, up to the path, query or fragment. */
 const SCHEME_AND_AUTHORITY = /^[^:/?#]+:\/\/[^/?#]*/;
 
@@ -143,11 +156,18 @@ function classify(gate: Gate, target: Target): Finding {
     return { kind: "trusted" };
   }
   const key = approvalKey(input, target);
+  const declineKey = identityKey(key, identity);
   const origin = approvableUrl(identity) ? identity.origin : undefined;
   const about = { server: input.server, tool: input.tool, path: dest.path, raw: piece.raw, identity };
   const subject: MessageSubject = { ...about, shown: renderDestination(about) };
   const base = { path: dest.path, source: dest.source };
-  const remembered = { kind: "destination", key, ...(origin === undefined ? {} : { origin }) } as const;
+  const withDecline = declineKey === undefined ? {} : { declineKey };
+  const remembered = {
+    kind: "destination",
+    key,
+    ...(origin === undefined ? {} : { origin }),
+    ...withDecline,
+  } as const;
   const answer = rememberedAnswer(gate.state, remembered, input.oneTimeApprovals);
   if (answer === "declined") {
     return {
@@ -162,7 +182,7 @@ function classify(gate: Gate, target: Target): Finding {
     return {
       kind: "ask",
       reason: { ...base, code: text.code, message: text.message, ...shown },
-      question: { kind: "destination", message: text.question, key, ...withOrigin, ...shown },
+      question: { kind: "destination", message: text.question, key, ...withOrigin, ...withDecline, ...shown },
     };
   };
   const { tainting, seen } = occurrences(gate, identity);

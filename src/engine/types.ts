@@ -104,6 +104,13 @@ export interface Question {
   readonly key: ApprovalKey;
   /** For a URL destination: its origin, so the human may approve the whole site (SPEC §3.4 `scope`). */
   readonly origin?: string;
+  /**
+   * For a destination whose `key` is its spelling (a value not already canonical): the key of its
+   * identity (a URL's canonical URL with its query), under which a decline is remembered too, so a
+   * declined destination respelled (`Y <y@x.example>`, `y%40x.example`) is denied, not asked again
+   * (SPEC §2.5: "A decline is remembered the same way", keyed by identity). Approvals never use it.
+   */
+  readonly declineKey?: ApprovalKey;
   readonly evidence?: readonly Evidence[];
 }
 

@@ -584,6 +584,37 @@ describe("evaluateSinkGate() approvals and declines", () => {
     expect(gate(state, rules, { url: "https://user@hooks.other.example/a" }, { schema }).verdict).toBe("ask");
   });
 
+  test.each([
+    ["y@other.example", ["Y <y@other.example>", "y%40other.example", "Y@Other.example"]],
+    ["Stranger <y@other.example>", ["y@other.example", "y%40other.example"]],
+  ])(
+    "evaluateSinkGate() denies a destination declined as %p in another spelling of the same identity, without asking",
+    (declined, respelled) => {
+      const state = session();
+      const asked = gate(state, rules, { to: declined }, { schema }).result.asks[0];
+      if (asked === undefined) throw new Error("the first call was not asked");
+      applyAnswer(state, [asked.question], { accepted: false, remember: true });
+      for (const to of respelled) {
+        const again = gate(state, rules, { to }, { schema });
+        expect({ to, verdict: again.verdict, code: again.result.denies[0]?.code }).toEqual({
+          to,
+          verdict: "deny",
+          code: "sink_declined",
+        });
+      }
+      expect(gate(state, rules, { to: "z@other.example" }, { schema }).verdict).toBe("ask");
+    },
+  );
+
+  test("evaluateSinkGate() approves only the spelling approved: another spelling of the identity is asked again", () => {
+    const state = session();
+    const asked = gate(state, rules, { to: "Y <y@other.example>" }, { schema }).result.asks[0];
+    if (asked === undefined) throw new Error("the first call was not asked");
+    applyAnswer(state, [asked.question], { accepted: true, remember: true });
+    expect(gate(state, rules, { to: "Y <y@other.example>" }, { schema }).verdict).toBe("allow");
+    expect(gate(state, rules, { to: "y%40other.example" }, { schema }).verdict).toBe("ask");
+  });
+
   test("evaluateSinkGate() keeps the decline of a URL parsers disagree on for its scheme and host in any case", () => {
     const state = session();
     const asked = gate(state, rules, { url: "https://user@hooks.other.example/A" }, { schema }).result
