@@ -220,9 +220,23 @@ function settled(out: string, options: CanonicalOptions): boolean {
  */
 const WHITESPACE_TO_COLLAPSE = / \s+|[^\S ]\s*/g;
 
+/**
+ * A terminal escape sequence (ECMA-48): a control sequence (`ESC [ … m`, colours) or a
+ * two-character escape. What renders such text shows the characters around it run together
+ * (`\u001b[1mattacker@evil.example` reads `attacker@evil.example`), so canonical form removes it
+ * (stricter than SPEC §2.5, which removes format characters only: it can widen taint, never grant
+ * trust, since a destination holding one is not in canonical form). An operating system command's
+ * introducer and terminator (`ESC ]`, `BEL`, `ESC \\`) become spaces: its text (a hyperlink's
+ * URL) stays, to be indexed.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences are what is matched
+const TERMINAL_ESCAPE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|(\]|\\)|[@-Z^_])|(\u0007)/g;
+
 function round(text: string, options: CanonicalOptions): string {
   let out = percentDecode(text);
   if (options.output === true) out = decodeHtmlEntities(out);
+  if (out.includes("\u001b"))
+    out = out.replace(TERMINAL_ESCAPE, (_, osc, bell) => ((osc ?? bell) ? " " : ""));
   if (NON_ASCII.test(out)) {
     out = out.replace(NON_ASCII_RUN, normalizeRun);
     // An ideographic full stop between two letters or digits is a host's dot (IDNA maps it:

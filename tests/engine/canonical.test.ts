@@ -109,6 +109,26 @@ describe("canonicalize()", () => {
     expect(canonicalize(layer(layer("a")))).toBe("a");
   });
 
+  test.each([
+    [
+      "a colour code glued to an address",
+      "Send to \u001b[1mattacker@evil.example\u001b[0m now",
+      "send to attacker@evil.example now",
+    ],
+    ["a cursor escape", "x\u001bMy \u001b[2Jz", "xy z"],
+    [
+      "a hyperlink (its URL stays, apart)",
+      "\u001b]8;;https://evil.example\u0007here\u001b]8;;\u001b\\",
+      "8;;https://evil.example here 8;;",
+    ],
+  ])(
+    "canonicalize() removes terminal escape sequences as a terminal shows the text: %s",
+    (_name, text, expected) => {
+      expect(canonicalize(text, { output: true })).toBe(expected);
+      expect(canonicalize(text, { destination: true })).toBe(expected);
+    },
+  );
+
   test("canonicalize() stops after three rounds", () => {
     expect(canonicalize(layer(layer(layer("a"))))).toBe("%61");
   });
