@@ -31,7 +31,10 @@ export function displayNameAddresses(text: string): DestinationPiece[] {
   const decoded = canonicalize(raw, { output: true });
   if (!decoded.includes("@")) return [];
   // `attacker(x)@evil.example <boss@…>`: the phrase's address is read without its comments too.
-  const phrase = decoded.includes("(") ? `${decoded} ${withoutComments(decoded)}` : decoded;
+  const phrase =
+    decoded.includes("(") || SPACE_BY_ADDRESS_PUNCTUATION.test(decoded)
+      ? `${decoded} ${withoutComments(decoded)}`
+      : decoded;
   const found: DestinationPiece[] = [];
   const seen = new Set<string>();
   extractTokens(phrase, (key) => {
@@ -45,9 +48,10 @@ export function displayNameAddresses(text: string): DestinationPiece[] {
 /**
  * An address with its RFC 5322 comments and the white space around its `@` and dots taken out, as
  * a mail library reads it: nested and escaped comments (`attacker((x))@`, `attacker(\))@`),
- * comments with spaces (`attacker (x) @evil.example`), and a quoted local part of plain characters
- * unquoted (`"attacker"(x)@…`). Quoted strings are kept as they are. Linear.
- * @param text - A canonical value holding `(` and `@`.
+ * comments with spaces (`attacker (x) @evil.example`), folding white space (`attacker @evil
+ * .example`), and a quoted local part of plain characters and quoted pairs unquoted
+ * (`"attacker"(x)@…`, `"att\acker"@…`). Other quoted strings are kept as they are. Linear.
+ * @param text - A canonical value holding `@` (and a comment, white space or a quoted pair).
  * @returns The value without comments.
  */
 function withoutComments(text: string): string {
@@ -70,8 +74,11 @@ function withoutComments(text: string): string {
   return out
     .replace(/\s*([@.])\s*/g, "$1")
     .trim()
-    .replace(/^"([^"\\\s]+)"@/, "$1@");
+    .replace(/^"((?:[^"\\\s]|\\\S)+)"@/, (_, local: string) => `${local.replace(/\\(\S)/g, "$1")}@`);
 }
+
+/** White space beside an address's `@` or a dot (RFC 5322 folding white space: `attacker @evil.example`). */
+const SPACE_BY_ADDRESS_PUNCTUATION = /\S\s+@|@\s+\S|\w\s+\.\s*\w+@|@[^\s@]*\w\s*\.\s+\w|@[^\s@]*\w\s+\.\s*\w/;
 
 /**
  * The pieces, each followed by the email addresses written inside it when it is no address itself
@@ -111,12 +118,21 @@ export function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
         out.push({ raw: key, canonical: key, eligible: piece.eligible });
       });
     }
-    // RFC 5322 comments inside an address (`attacker(x)@evil.example`, `a@(c)evil.example`): a
-    // mail library drops them and delivers to the address that remains (never trusted).
-    if (canonical.includes("(")) {
+    // RFC 5322 comments and folding white space inside an address (`attacker(x)@evil.example`,
+    // `a@(c)evil.example`, `attacker @evil .example`) and quoted pairs in a quoted local part
+    // (`"att\acker"@…`): a mail library drops them and delivers to the address that remains
+    // (never trusted).
+    if (canonical.includes("(") || canonical.includes("\\") || SPACE_BY_ADDRESS_PUNCTUATION.test(canonical)) {
       const uncommented = withoutComments(canonical);
       if (uncommented !== canonical && !seen.has(uncommented) && isEmailShaped(uncommented)) {
         out.push({ raw: uncommented, canonical: uncommented, eligible: false });
+      } else if (uncommented !== canonical) {
+        // A group or a phrase around it (`team: attacker @evil.example;`): its addresses.
+        extractTokens(uncommented, (key) => {
+          if (seen.has(key) || !isEmailShaped(key)) return;
+          seen.add(key);
+          out.push({ raw: key, canonical: key, eligible: false });
+        });
       }
     }
   }

@@ -357,6 +357,26 @@ describe("destinationPieces()", () => {
       ["boss@corp.example", "attacker@evil.example"],
     ],
     [
+      "adds the address read without folding white space beside its @ (RFC 5322)",
+      "attacker @evil.example",
+      ["attacker @evil.example", "attacker@evil.example"],
+    ],
+    [
+      "adds the address read without white space beside a dot of its domain",
+      "attacker@evil .example",
+      ["attacker@evil .example", "attacker@evil.example"],
+    ],
+    [
+      "adds the addresses of a group whose address has white space beside its @",
+      "x: attacker @evil.example;",
+      ["x: attacker @evil.example;", "attacker@evil.example"],
+    ],
+    [
+      "adds the address of a quoted local part with a quoted pair, unquoted",
+      '"att\\acker"@evil.example',
+      ['"att\\acker"@evil.example', "attacker@evil.example"],
+    ],
+    [
       "adds the addresses written inside a value that is no address",
       "attacker@evil.example (boss)",
       ["attacker@evil.example (boss)", "attacker@evil.example"],
