@@ -11,7 +11,8 @@
  * @module
  */
 
-import { realpath, rm } from "node:fs/promises";
+import { lstat, readlink, realpath, rm } from "node:fs/promises";
+import { renderUntrusted } from "../engine/index.ts";
 import { BouncerError, errorCode, isBouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { decodeUtf8Text, readRegularFile } from "../platform/regular-file.ts";
@@ -43,6 +44,21 @@ export interface ConfigFileRead {
 }
 
 /**
+ * Why a config file that `realpath` did not find is missing: no such file, or a symbolic link (of a
+ * chain) whose target does not exist — named, since the link itself is there to see.
+ * @param file - The path given.
+ * @returns The words after the file's name.
+ */
+async function missingWhy(file: string): Promise<string> {
+  try {
+    if (!(await lstat(file)).isSymbolicLink()) return "no such file";
+    return `it is a symbolic link to ${renderUntrusted(await readlink(file))}, which does not exist`;
+  } catch {
+    return "no such file";
+  }
+}
+
+/**
  * Reads a config file, refusing anything that is not UTF-8 text.
  *
  * Source: SPEC §5.2.
@@ -66,7 +82,10 @@ export async function readConfigFile(file: string): Promise<ConfigFileRead> {
     links = read.stats.nlink;
   } catch (error) {
     if (errorCode(error) === "ENOENT")
-      throw new BouncerError("CONFIG_NOT_FOUND", `Cannot read client config "${file}": no such file`);
+      throw new BouncerError(
+        "CONFIG_NOT_FOUND",
+        `Cannot read client config "${file}": ${await missingWhy(file)}`,
+      );
     throw new BouncerError(
       "CONFIG_UNREADABLE",
       `Cannot read client config "${file}": ${describeFsError(error)}`,

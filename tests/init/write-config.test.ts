@@ -66,8 +66,19 @@ describe("readConfigFile()", () => {
   });
 
   test("readConfigFile() says when the file does not exist", async () => {
-    await expect(readConfigFile(path.join(root, "missing.json"))).rejects.toMatchObject({
+    const missing = path.join(root, "missing.json");
+    await expect(readConfigFile(missing)).rejects.toMatchObject({
       code: "CONFIG_NOT_FOUND",
+      message: `Cannot read client config "${missing}": no such file`,
+    });
+  });
+
+  test("readConfigFile() names the target of a dangling symbolic link", async () => {
+    const link = path.join(root, "dangling.json");
+    symlinkSync("gone/mcp.json", link);
+    await expect(readConfigFile(link)).rejects.toMatchObject({
+      code: "CONFIG_NOT_FOUND",
+      message: `Cannot read client config "${link}": it is a symbolic link to "gone/mcp.json", which does not exist`,
     });
   });
 });
