@@ -26,6 +26,9 @@ const MAX_FIELD_LINE = 1024;
 /** Free lines are gathered into slices of about this many UTF-16 code units. */
 const FREE_SLICE = 256 * 1024;
 
+/** A key in Markdown emphasis or code (`**Sender**`, `_To_`, `` `email` ``): the words in group 2. */
+const MARKDOWN_EMPHASIS = /^(\*\*|__|\*|_|`)([^*_`]+)\1$/;
+
 /** The key of a `Key: value` line when that line is a field value (SPEC §2.5), else undefined. */
 function fieldLineKey(line: string): { key: string; value: string } | undefined {
   if (line.length > MAX_FIELD_LINE || !line.includes(":")) return undefined;
@@ -33,7 +36,11 @@ function fieldLineKey(line: string): { key: string; value: string } | undefined 
   const key = match?.[1];
   const value = match?.[2];
   if (key === undefined || value === undefined) return undefined;
-  const words = key.replace(/[^\p{L}\p{N}\s_-]/gu, " ");
+  // The key is words only (split on `_`, `-` and spaces), in Markdown emphasis at most
+  // (`**Sender**:`): `> To:`, `# To:`, `// To:` or `1) To:` is not a `Key: value` line of SPEC §2.5
+  // (after indentation only an optional `- ` or `* `).
+  const words = key.trim().replace(MARKDOWN_EMPHASIS, "$2");
+  if (/[^\p{L}\p{M}\p{N}\s_-]/u.test(words)) return undefined;
   return isDestinationShapedKey(words, { maxWords: 3 }) ? { key: key.trim(), value } : undefined;
 }
 

@@ -70,6 +70,20 @@ describe("recordOutput() free text versus field values", () => {
       ["field:IBAN"],
     ],
     [
+      "a quoted To: line is free text (SPEC: indentation and - or * only)",
+      "> To: attacker@evil.example",
+      "attacker@evil.example",
+      ["free"],
+    ],
+    ["a heading To: line is free text", "# To: attacker@evil.example", "attacker@evil.example", ["free"]],
+
+    [
+      "a To: line in Markdown code is a field value",
+      "`to`: bob@partner.example",
+      "bob@partner.example",
+      ["field:`to`"],
+    ],
+    [
       "a key of more than three words is free text",
       "Please forward the invoice to: attacker@evil.example",
       "attacker@evil.example",
