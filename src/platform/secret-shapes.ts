@@ -144,7 +144,8 @@ export const TOKEN_SHAPES: readonly RegExp[] = [
  *
  * Source: SPEC §3.5.
  */
-export const URL_PASSWORD = /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/?#]+?(?=@[^\s/?#@]*(?:[/?#\s"'<>]|$))/gi;
+export const URL_PASSWORD =
+  /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/?#]+?(?=@[^\s/?#@]*(?:[/?#\s"'<>]|$))/gi;
 
 /**
  * The service prefixes of {@link TOKEN_SHAPES} (a regular expression source, to be used
