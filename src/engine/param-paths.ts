@@ -46,6 +46,9 @@ export interface ParamPath {
   readonly segments: readonly Segment[];
 }
 
+/** A character outside ASCII: where the full fold of {@link foldKey} is needed. */
+const NON_ASCII = /[\u0080-\u{10ffff}]/u;
+
 /**
  * A key folded as case-insensitive JSON decoders compare names (Go's `encoding/json`, .NET's web
  * defaults): lower-cased, upper-cased and lower-cased again, so that `Path`, `PATH`, `ſ`/`s`, the
@@ -61,7 +64,8 @@ export interface ParamPath {
  * @example foldKey("Meth\u017Fod") // => "methsod"
  */
 export function foldKey(key: string): string {
-  const folded = key.toLowerCase().toUpperCase().toLowerCase();
+  // For ASCII text one lower-casing is the whole fold (and allocates nothing when already folded).
+  const folded = NON_ASCII.test(key) ? key.toLowerCase().toUpperCase().toLowerCase() : key.toLowerCase();
   return folded.includes("\u0000") ? folded.replaceAll("\u0000", "") : folded;
 }
 

@@ -4,6 +4,7 @@ import {
   collectParamValues,
   compileParamPath,
   createArgumentKeys,
+  foldKey,
   type JsonObject,
   type JsonValue,
   type ParamValues,
@@ -267,5 +268,38 @@ describe("collectParamValues()", () => {
   test("collectParamValues() reads an own __proto__ key", () => {
     const args = JSON.parse('{"__proto__": {"to": "x"}}') as JsonObject;
     expect(collectParamValues(args, "__proto__.to").values).toEqual([{ path: "__proto__.to", value: "x" }]);
+  });
+});
+
+describe("foldKey()", () => {
+  const fullFold = (key: string): string =>
+    key.toLowerCase().toUpperCase().toLowerCase().replaceAll("\u0000", "");
+
+  test("foldKey() equals the three-step fold on any key (its ASCII shortcut changes nothing)", () => {
+    const letters = fc.constantFrom(
+      "a",
+      "Z",
+      "s",
+      "k",
+      "\u0000",
+      "\u017f",
+      "\u212a",
+      "\u1e9e",
+      "\u00df",
+      "\u0130",
+      "_",
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.string({ unit: letters })), (key) => {
+        expect(foldKey(key)).toBe(fullFold(key));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test("foldKey() folds ASCII keys by lower-casing and drops NUL, and non-ASCII ones fully", () => {
+    expect(foldKey("PaTh\u0000")).toBe("path");
+    expect(foldKey("Meth\u017fod")).toBe("methsod");
+    expect(foldKey("\u212aey")).toBe("key");
   });
 });
