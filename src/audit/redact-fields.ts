@@ -10,7 +10,7 @@
  * @module
  */
 
-import { isSecretName } from "../platform/secret-shapes.ts";
+import { isCountName, isSecretName } from "../platform/secret-shapes.ts";
 
 /** What a hidden value becomes (the same text as `REDACTED` of `redact.ts`, which imports this file). */
 const HIDDEN = "[redacted]";
@@ -40,9 +40,12 @@ const FLAG = /(?<=^|\s)(--[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+(?!-)/g;
 /** A bare flag value: up to white space, a quote or `<>`. */
 const FLAG_VALUE = /[^\s"'<>]+/y;
 
-/** A value that is no secret: a flag's word, a short number, a placeholder, a mask. */
+/** A short number: no secret under a token count's name ({@link isCountName}), a secret elsewhere. */
+const SHORT_NUMBER = /^\d{1,6}$/;
+
+/** A value that is no secret: a flag's word, a placeholder, a mask. */
 const NOT_A_SECRET =
-  /^(?:true|false|yes|no|on|off|none|null|undefined|\d{1,6}|\$\{[^}]*\}|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|\{env:\w+\}|<[^<>]*>|\*+)$/i;
+  /^(?:true|false|yes|no|on|off|none|null|undefined|\$\{[^}]*\}|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|\{env:\w+\}|<[^<>]*>|\*+)$/i;
 
 /** An address: its domain stays in view. */
 const ADDRESS = /^[^@\s]+(@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)$/;
@@ -90,24 +93,26 @@ export function destinationParts(value: string): DestinationParts | undefined {
  * @param value - The value as written (without its quotes).
  * @returns The value to write; the value itself when it is no secret.
  */
-function shownAs(value: string): string {
+function shownAs(value: string, name: string): string {
   const bare = value.trim();
-  if (bare === "" || NOT_A_SECRET.test(bare)) return value;
+  if (bare === "" || NOT_A_SECRET.test(bare) || (SHORT_NUMBER.test(bare) && isCountName(name))) return value;
   const parts = destinationParts(bare);
   if (parts === undefined) return HIDDEN;
   return parts.hidden === "" ? value : parts.text;
 }
 
 /**
- * Whether a number under a secret-like name is no secret: a count or limit of up to six digits
- * (`max_tokens: 1000`), as the same value written in a string is (`max_tokens=1000`).
+ * Whether a number under a secret-like name is no secret: a count of language-model tokens of up
+ * to six digits (`max_tokens: 1000`), as the same value written in a string is (`max_tokens=1000`).
+ * Under any other secret-like name (`password`, `pin`, `otp`, `token`) the number is the secret.
  *
  * Source: SPEC §3.5.
  * @param value - A JSON number.
+ * @param name - The name it is under.
  * @returns True when it stays in view.
  */
-export function isPlainNumber(value: number): boolean {
-  return NOT_A_SECRET.test(String(value));
+export function isPlainNumber(value: number, name: string): boolean {
+  return SHORT_NUMBER.test(String(value)) && isCountName(name);
 }
 
 /**
@@ -189,7 +194,8 @@ function hideAfterNames(text: string, names: RegExp, bare: RegExp): string {
   let from = 0;
   names.lastIndex = 0;
   for (let match = names.exec(text); match !== null; match = names.exec(text)) {
-    if (!isSecretField(match.at(-1) ?? "")) continue;
+    const name = match.at(-1) ?? "";
+    if (!isSecretField(name)) continue;
     const start = match.index + match[0].length;
     OPENING.lastIndex = start;
     const opening = OPENING.exec(text)?.[0];
@@ -199,7 +205,7 @@ function hideAfterNames(text: string, names: RegExp, bare: RegExp): string {
       const found = stringEnd(text, start + opening.length, opening);
       end = found.end;
       const inner = text.slice(start + opening.length, found.closed ? end - opening.length : end);
-      const shown = shownAs(inner);
+      const shown = shownAs(inner, name);
       value = shown === inner ? text.slice(start, end) : `${opening}${shown}${found.closed ? opening : ""}`;
     } else if (text[start] === "{" || text[start] === "[") {
       end = nestedEnd(text, start, `${match.length > 2 ? (match[1] ?? "") : ""}"`);
@@ -209,7 +215,7 @@ function hideAfterNames(text: string, names: RegExp, bare: RegExp): string {
       const found = bare.exec(text);
       if (found === null) continue;
       end = start + found[0].length;
-      value = shownAs(found[0]);
+      value = shownAs(found[0], name);
     }
     out += `${text.slice(from, start)}${value}`;
     from = end;
@@ -222,7 +228,8 @@ function hideAfterNames(text: string, names: RegExp, bare: RegExp): string {
  * What every secret-like name holds in some case (`isSecretName`: its secret words and endings,
  * `pass`), or a `%` (a percent-escaped name): a text with neither names no secret field.
  */
-const SECRET_PART = /token|pass|pwd|secret|key|auth|cookie|credential|pat|sig|%/i;
+const SECRET_PART =
+  /token|pass|pwd|secret|key|auth|cookie|credential|pat|sig|otp|mfa|pin|cvv|cvc|mnemonic|%/i;
 
 /**
  * Hides the value of each secret-named field written in a text (see the module doc): JSON members

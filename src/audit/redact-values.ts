@@ -52,15 +52,17 @@ export interface ArgumentSecrets {
 export function argumentSecrets(value: unknown): ArgumentSecrets {
   const found = new Set<string>();
   const others: string[] = [];
-  const stack: { item: unknown; under: boolean; depth: number }[] = [{ item: value, under: false, depth: 0 }];
+  const stack: { item: unknown; under: boolean; depth: number; name: string }[] = [
+    { item: value, under: false, depth: 0, name: "" },
+  ];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const { item, under, depth } = next;
+    const { item, under, depth, name } = next;
     if (typeof item === "string" || typeof item === "number") {
       const text = String(item);
       // What `redactJson` shows of a secret-named value is shown here too: a small number, an
       // address's domain, a URL's scheme and host; only the rest is a secret.
       const parts = under && typeof item === "string" ? destinationParts(redactText(text).trim()) : undefined;
-      if (under && typeof item === "number" && isPlainNumber(item)) others.push(text);
+      if (under && typeof item === "number" && isPlainNumber(item, name)) others.push(text);
       else if (parts !== undefined) {
         others.push(parts.shown);
         if (parts.hidden.length >= MIN_SECRET_VALUE) found.add(parts.hidden);
@@ -74,7 +76,7 @@ export function argumentSecrets(value: unknown): ArgumentSecrets {
     if (Array.isArray(item)) {
       const secretAt = secretPairIndex(item);
       for (let i = item.length - 1; i >= 0; i -= 1)
-        stack.push({ item: item[i], under: under || i === secretAt, depth: depth + 1 });
+        stack.push({ item: item[i], under: under || i === secretAt, depth: depth + 1, name: "" });
       continue;
     }
     const keys = Object.keys(item);
@@ -82,7 +84,12 @@ export function argumentSecrets(value: unknown): ArgumentSecrets {
     const isSecret = secretMembers(item, keys);
     for (let i = keys.length - 1; i >= 0; i -= 1) {
       const key = keys[i] as string;
-      stack.push({ item: Reflect.get(item, key), under: under || isSecret(key), depth: depth + 1 });
+      stack.push({
+        item: Reflect.get(item, key),
+        under: under || isSecret(key),
+        depth: depth + 1,
+        name: key,
+      });
     }
   }
   if (found.size === 0) return { secrets: [], shown: [] };

@@ -172,7 +172,9 @@ function redactAt(
   if (Array.isArray(value)) {
     const secretAt = secretPairIndex(value);
     return value.map((item: unknown, i) =>
-      i === secretAt ? secretValue(item, redactString) : (redactAt(item, depth + 1, redactString) ?? null),
+      i === secretAt
+        ? secretValue(item, String(value[0]), redactString)
+        : (redactAt(item, depth + 1, redactString) ?? null),
     );
   }
   const out: { [key: string]: JsonValue } = Object.create(null);
@@ -181,7 +183,7 @@ function redactAt(
   for (const key of keys) {
     const item: unknown = Reflect.get(value, key);
     const redacted = isSecret(key)
-      ? secretValue(item, redactString)
+      ? secretValue(item, key, redactString)
       : redactAt(item, depth + 1, redactString);
     if (redacted === undefined) continue;
     const clean = redactKey(key);
@@ -247,19 +249,22 @@ export function secretPairIndex(list: readonly unknown[]): number {
 
 /**
  * What the value of a secret-named key becomes: `"[redacted]"`, except a boolean or null (no
- * secret), a number of up to six digits (a count or limit: `max_tokens: 1000`), and an address or
+ * secret), a number of up to six digits under a token count's name (`max_tokens: 1000`; under
+ * `password` or `pin` the number is the secret), and an address or
  * URL, which keeps its domain or its scheme and host (`redactSecretFields` shows them so inside a
  * string too): an upstream that names its sink `auth_email` or `token_endpoint` must not keep
  * where data went out of the log.
  *
  * Source: SPEC §3.5.
  * @param value - The value under the key.
+ * @param name - The key (a labelled pair's label, a listed pair's first string).
  * @param redactString - How the shown part's string is redacted (token shapes, URL passwords).
  * @returns What the audit log stores.
  */
-function secretValue(value: unknown, redactString: (text: string) => string): JsonValue {
+function secretValue(value: unknown, name: string, redactString: (text: string) => string): JsonValue {
   if (value === null || typeof value === "boolean") return value;
-  if (typeof value === "number") return Number.isFinite(value) && isPlainNumber(value) ? value : REDACTED;
+  if (typeof value === "number")
+    return Number.isFinite(value) && isPlainNumber(value, name) ? value : REDACTED;
   if (typeof value !== "string") return REDACTED;
   const parts = destinationParts(redactString(value).trim());
   return parts === undefined ? REDACTED : parts.text;

@@ -41,7 +41,48 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
   // A signed URL's signature is its credential (`X-Amz-Signature`, `X-Goog-Signature`, Azure's `sig`).
   "signature",
   "sig",
+  // One-time and personal codes: what a second factor, a card or a wallet is opened with.
+  "otp",
+  "mfa",
+  "totp",
+  "hotp",
+  "passcode",
+  "passcodes",
+  "pin",
+  "pincode",
+  "cvv",
+  "cvc",
+  "mnemonic",
 ]);
+
+/**
+ * Words that make a secret-like name a measure (`max_tokens`, `key_count`, `password_min_length`,
+ * `token_ttl`), so that a short number under it is no secret. Not `number` or `num` alone: a
+ * `pin_number` is the PIN.
+ */
+const MEASURE_WORDS: ReadonlySet<string> = new Set([
+  "count",
+  "limit",
+  "max",
+  "min",
+  "total",
+  "length",
+  "len",
+  "size",
+  "budget",
+  "used",
+  "remaining",
+  "ttl",
+  "attempts",
+  "retries",
+  "expiry",
+  "expires",
+  "timeout",
+  "lifetime",
+]);
+
+/** Words that, beside `token` or `key`, make a name a count of them (`num_tokens`, `prompt_tokens`). */
+const TOKEN_COUNT_WORDS: ReadonlySet<string> = new Set(["num", "prompt", "completion", "input", "output"]);
 
 /**
  * Endings that make a name written as one word secret-like (`accesstoken`, `clientsecret`,
@@ -190,3 +231,24 @@ const ANY_TOKEN = anyOf(TOKEN_SHAPES);
 export function hasTokenShape(text: string): boolean {
   return ANY_TOKEN.some((search) => search.test(text));
 }
+
+/**
+ * Whether a secret-like name is a measure, so that a short number under it is a count, a size or a
+ * time, not a secret: one of its words is a measure word (`max_tokens`, `key_count`,
+ * `password_min_length`, `token_ttl`), or it is a count of tokens or keys (`tokens`,
+ * `prompt_tokens`, `num_keys`). A number under `password`, `pin`, `pin_number`, `otp` or `api_key` is
+ * the secret itself (`"password": 123456`).
+ *
+ * Source: SPEC §3.5 (values of arguments named like secrets are redacted).
+ * @param name - A name (hostile: any string).
+ * @returns True for a measure's name.
+ * @example isCountName("max_tokens") // => true
+ * @example isCountName("pin") // => false
+ */
+export const isCountName: (name: string) => boolean = cachedByName((name) => {
+  const words = nameWords(name);
+  if (!words.some(isSecretWord)) return false;
+  if (words.some((word) => MEASURE_WORDS.has(word))) return true;
+  const counted = words.filter(isSecretWord).every((word) => /^(?:tokens?|keys?)$/.test(word));
+  return counted && (words.includes("tokens") || words.some((word) => TOKEN_COUNT_WORDS.has(word)));
+});

@@ -31,9 +31,12 @@ describe("redactSecretFields()", () => {
     ],
     [
       "a JSON member holding a number",
-      `{"pin_code":1,"secret":123456789012}`,
-      `{"pin_code":1,"secret":${REDACTED}}`,
+      `{"max_tokens":1,"secret":123456789012}`,
+      `{"max_tokens":1,"secret":${REDACTED}}`,
     ],
+    ["a numeric password in an assignment", "password=123456 user=ann", `password=${REDACTED} user=ann`],
+    ["a one-time code in a YAML line", "otp: 493021", `otp: ${REDACTED}`],
+    ["a PIN in a JSON member", `{"pin":"1234","amount":5}`, `{"pin":"${REDACTED}","amount":5}`],
     ["a Python dict", `{'password': '${SECRET}'}`, `{'password': '${REDACTED}'}`],
     [
       "a form body that starts with the secret",

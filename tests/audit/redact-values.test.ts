@@ -23,6 +23,10 @@ function reasonFor(raw: string, path: string): string {
 }
 
 describe("argumentSecrets()", () => {
+  test("argumentSecrets() takes a number under a secret-like name as a secret, and not one under a measure's name", () => {
+    expect(secretsOf({ password: 123456, max_tokens: 1000, pin: 4321 })).toEqual(["123456", "4321"]);
+  });
+
   test("argumentSecrets() takes a labelled pair's secret-like value as a secret, and not its label", () => {
     expect(
       secretsOf({

@@ -232,6 +232,49 @@ describe("redactJson()", () => {
     });
   });
 
+  test("redactJson() hides a short number under a secret-like name that is no measure: a numeric password, PIN or one-time code is the secret", () => {
+    expect(
+      redactJson({
+        password: 123456,
+        pin: 1234,
+        pin_number: 4321,
+        otp: 493021,
+        token: 123456,
+        api_key: 42,
+        headers: [{ name: "X-PIN", value: 1234 }],
+      }),
+    ).toEqual({
+      password: REDACTED,
+      pin: REDACTED,
+      pin_number: REDACTED,
+      otp: REDACTED,
+      token: REDACTED,
+      api_key: REDACTED,
+      headers: [{ name: "X-PIN", value: REDACTED }],
+    });
+  });
+
+  test("redactJson() keeps a short number under a secret-like measure's name (a count, a length, a time)", () => {
+    expect(
+      redactJson({ key_count: 3, password_min_length: 12, token_ttl: 3600, prompt_tokens: 900, num_keys: 2 }),
+    ).toEqual({ key_count: 3, password_min_length: 12, token_ttl: 3600, prompt_tokens: 900, num_keys: 2 });
+  });
+
+  test("redactJson() hides one-time codes, passcodes, PINs, card codes and mnemonics by their names", () => {
+    const secrets = {
+      otp: "493021",
+      totp_code: "123456",
+      mfa_code: "654321",
+      passcode: "884422",
+      pin: "1234",
+      cvv: "123",
+      mnemonic: "abandon ability able about",
+    };
+    expect(redactJson(secrets)).toEqual(
+      Object.fromEntries(Object.keys(secrets).map((key) => [key, REDACTED])),
+    );
+  });
+
   test("redactJson() keeps where a secret-named address or URL leads: its domain, its scheme and host", () => {
     expect(
       redactJson({
