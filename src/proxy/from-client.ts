@@ -11,6 +11,7 @@
 import type { JsonObject } from "../engine/index.ts";
 import { describePair, holdsFoldedPair, rpcMemberVariant } from "./case-variants.ts";
 import { clientInvalidAnswer, clientResponse, settleUnusable } from "./client-answers.ts";
+import { exactMessage, exactNumbers } from "./exact-numbers.ts";
 import { interceptRequest } from "./intercept.ts";
 import { findUniqueIdSpan, scanTopLevel, spliceSpan } from "./json-scan.ts";
 import {
@@ -143,7 +144,7 @@ function clientRequest(
   const repeatsKey = repeatsAKey(line, raw.value);
   const top = repeatsKey ? scanTopLevel(line) : undefined;
   const span = repeatsKey ? top?.members.get("id") : findUniqueIdSpan(line);
-  const key = idKey(message.id);
+  const key = idKey(message.id, span === undefined ? undefined : line.slice(span.start, span.end).trim());
   if (span === undefined || top?.duplicateKey === true || (repeatsKey && top === undefined)) {
     const reason = "Invalid request: a top-level key is repeated";
     const idText = core.pending.has(key) ? "null" : JSON.stringify(message.id);
@@ -249,7 +250,7 @@ function clientNotification(
     return;
   }
   if (method === "notifications/cancelled") {
-    clientCancel(core, params);
+    clientCancel(core, params, raw.line);
     return;
   }
   if (method === "notifications/progress") {
@@ -273,11 +274,15 @@ function clientNotification(
  * Source: SPEC §3.1, §3.4 ("A client cancel of the gated call withdraws Bouncer's elicitation"), F20.
  * @param core - The relay.
  * @param params - The notification's params.
+ * @param line - The notification's text (an integer `requestId` beyond ±2^53 is read from it exactly).
  */
-function clientCancel(core: RelayCore, params: JsonObject): void {
+function clientCancel(core: RelayCore, params: JsonObject, line: string): void {
   const requestId = member(params, "requestId");
   if (typeof requestId !== "string" && typeof requestId !== "number") return;
-  const pending = core.pending.get(idKey(requestId));
+  const exact = typeof requestId === "number" ? exactMessage(exactNumbers(line)) : undefined;
+  const exactParams = exact === undefined ? undefined : member(exact, "params");
+  const digits = isJsonObject(exactParams) ? member(exactParams, "requestId") : undefined;
+  const pending = core.pending.get(idKey(requestId, typeof digits === "string" ? digits : undefined));
   if (pending === undefined) return;
   if (pending.state === "forwarded" && pending.legId !== undefined) {
     core.upstream.table.take(pending.legId);

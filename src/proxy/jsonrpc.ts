@@ -148,13 +148,24 @@ function invalid(id: JsonValue | undefined, reason: string, response: boolean): 
 }
 
 /**
- * A key for a request id that keeps its JSON type apart (`n:42` vs `s:42`).
- * @param id - The id.
+ * A key for a request id that keeps its JSON type apart (`n:42` vs `s:42`). An integer beyond
+ * ±2^53, which `JSON.parse` rounds, is keyed by its digits as written when they are given, so that
+ * `12345678901234567890` and `12345678901234567891` are two requests, not one in use twice.
+ *
+ * Source: SPEC §3.1 ("the original id in its exact JSON type"; integers beyond ±2^53).
+ * @param id - The id as parsed.
+ * @param digits - For a number, its JSON text or exact digits (an integer literal), when known.
  * @returns A map key.
+ * @example idKey(12345678901234567890, "12345678901234567890") // => "n:12345678901234567890"
  */
-export function idKey(id: RequestId): string {
-  return typeof id === "string" ? `s:${id}` : `n:${id}`;
+export function idKey(id: RequestId, digits?: string): string {
+  if (typeof id === "string") return `s:${id}`;
+  if (digits !== undefined && !Number.isSafeInteger(id) && INTEGER_TEXT.test(digits)) return `n:${digits}`;
+  return `n:${id}`;
 }
+
+/** An integer literal of JSON (no fraction, no exponent). */
+const INTEGER_TEXT = /^-?[0-9]+$/;
 
 /**
  * An error response with the given raw id text (kept exactly as the peer wrote it).

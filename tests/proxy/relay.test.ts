@@ -54,6 +54,51 @@ describe("Relay ids", () => {
     expect(r.lastClient()).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
   });
 
+  test("Relay keeps two integer ids beyond 2^53 that round to one double apart: both forwarded, each answered with its own digits", () => {
+    const r = memoryRelay();
+    r.fromClient('{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}');
+    r.fromClient('{"jsonrpc":"2.0","id":12345678901234567891,"method":"ping"}');
+    expect(r.toClient).toEqual([]);
+    const upstreamIds = r.toUpstream.map((text) => (JSON.parse(text) as { id: number }).id);
+    expect(upstreamIds).toHaveLength(2);
+    r.fromUpstream({ jsonrpc: "2.0", id: upstreamIds[1], result: {} });
+    r.fromUpstream({ jsonrpc: "2.0", id: upstreamIds[0], result: {} });
+    expect(r.toClient).toEqual([
+      '{"jsonrpc":"2.0","id":12345678901234567891,"result":{}}',
+      '{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}',
+    ]);
+    // The same digits twice are one id in use.
+    r.fromClient('{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}');
+    r.fromClient('{"jsonrpc":"2.0","id": 12345678901234567890 ,"method":"ping"}');
+    expect(r.lastClient()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: "Invalid request: id 12345678901234567890 is already in use" },
+    });
+  });
+
+  test("Relay cancels the request whose integer id beyond 2^53 the cancel names digit for digit, not its rounded neighbour", () => {
+    const r = memoryRelay();
+    r.fromClient(
+      '{"jsonrpc":"2.0","id":12345678901234567890,"method":"resources/read","params":{"uri":"x://1"}}',
+    );
+    r.fromClient(
+      '{"jsonrpc":"2.0","id":12345678901234567891,"method":"resources/read","params":{"uri":"x://2"}}',
+    );
+    const [first, second] = r.toUpstream.map((text) => (JSON.parse(text) as { id: number }).id);
+    r.fromClient(
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567891}}',
+    );
+    expect(r.lastUpstream()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: second },
+    });
+    r.fromUpstream({ jsonrpc: "2.0", id: first, result: { contents: [] } });
+    r.fromUpstream({ jsonrpc: "2.0", id: second, result: { contents: [] } });
+    expect(r.toClient).toEqual(['{"jsonrpc":"2.0","id":12345678901234567890,"result":{"contents":[]}}']);
+  });
+
   test("Relay refuses a request repeating a top-level key, and relays one repeating a nested key as its own bytes", () => {
     const r = memoryRelay();
     r.fromClient('{"jsonrpc":"2.0","id":3,"method":"ping","method":"tools/call"}');
