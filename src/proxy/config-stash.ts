@@ -134,7 +134,8 @@ export function readUpstreamStash(
       `Cannot run server "${options.name}": client config "${file}" has no such server`,
     );
   }
-  const stash = entries.map((entry) => own(entry, STASH_KEY)).find((value) => value !== undefined);
+  const stashed = entries.find((entry) => own(entry, STASH_KEY) !== undefined);
+  const stash = stashed === undefined ? undefined : own(stashed, STASH_KEY);
   if (stash === undefined) {
     throw new BouncerError(
       "CONFIG_INVALID",
@@ -161,5 +162,24 @@ export function readUpstreamStash(
     args: args as string[],
     cwd: typeof cwd === "string" && isAbsolute(cwd) ? cwd : options.cwd,
     source: "config",
+    entryPolicies: policyFlags(own(stashed, "args")),
   };
+}
+
+/**
+ * The `--policy` values of a wrapped entry's own arguments (`run --policy FILE --upstream-name fs --
+ * …`), up to `--`; both `--policy FILE` and `--policy=FILE`.
+ * @param args - The entry's `args` (any JSON).
+ * @returns The files as written, in order; none when `args` is no list of strings.
+ */
+function policyFlags(args: unknown): string[] {
+  if (!Array.isArray(args)) return [];
+  const files: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg: unknown = args[i];
+    if (typeof arg !== "string" || arg === "--") break;
+    if (arg.startsWith("--policy=")) files.push(arg.slice("--policy=".length));
+    else if (arg === "--policy" && typeof args[i + 1] === "string") files.push(args[++i] as string);
+  }
+  return files;
 }

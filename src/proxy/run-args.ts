@@ -19,6 +19,11 @@ export interface UpstreamLaunch {
   readonly cwd: string;
   /** Where it came from: the command line, or a client config file. */
   readonly source: "argv" | "config";
+  /**
+   * From a client config: the `--policy` files the entry's own `bouncer run` arguments name (before
+   * `--`), as written; `bouncer run --config` applies only its own flags (SPEC §5.1 "same flags").
+   */
+  readonly entryPolicies?: readonly string[];
 }
 
 /** Parsed `bouncer run` flags. */

@@ -83,6 +83,13 @@ export async function runProxy(
     // like a policy refusal so that the client learns why (nothing was started).
     return refuse({ code: SESSION_REFUSED_CODE, message: error.message, data: { code: error.code } }, 2);
   }
+  const entryPolicies = launch.entryPolicies ?? [];
+  if (entryPolicies.join("\0") !== run.policies.join("\0") && entryPolicies.length > 0) {
+    // SPEC §5.1: `--config` reads the upstream from the stash; the flags are this command line's.
+    log(
+      `The entry "${run.upstreamName}" of "${run.config}" runs with --policy ${entryPolicies.join(", --policy ")}; this run ${run.policies.length === 0 ? "has no --policy" : `has --policy ${run.policies.join(", --policy ")}`}, so its verdicts can differ from the client's: give the same --policy flags for the same verdicts`,
+    );
+  }
   const precheck = await (options.precheckPolicy ?? precheckRunPolicy)(run.policies, cwd);
   if (precheck.kind === "checked" && !precheck.check.ok) return refuse(precheck.check.error, 2);
   const output = checkOutputFiles(run, cwd);

@@ -61,7 +61,31 @@ describe("readUpstreamStash", () => {
     expect(readUpstreamStash(write(file, text), { name: "fs", cwd: "/home/me" })).toEqual({
       ...stash,
       source: "config",
+      entryPolicies: [],
     });
+  });
+
+  test("readUpstreamStash() gives the --policy files of the entry's own arguments, up to --", () => {
+    const entry = {
+      command: "bouncer",
+      args: [
+        "run",
+        "--policy",
+        "/p/a.yaml",
+        "--policy=/p/b.yaml",
+        "--upstream-name",
+        "fs",
+        "--",
+        "--policy",
+        "x",
+      ],
+      "x-bouncer-upstream": stash,
+    };
+    const path = write("policies.json", JSON.stringify({ mcpServers: { fs: entry } }));
+    expect(readUpstreamStash(path, { name: "fs", cwd: "/" }).entryPolicies).toEqual([
+      "/p/a.yaml",
+      "/p/b.yaml",
+    ]);
   });
 
   test("readUpstreamStash() prefers the project of the working directory in ~/.claude.json", () => {

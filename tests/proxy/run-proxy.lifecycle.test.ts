@@ -258,12 +258,19 @@ describe("bouncer run life cycle", () => {
   );
 
   test(
-    "bouncer run --config starts the upstream stashed in the client config and relays its initialize answer",
+    "bouncer run --config starts the upstream stashed in the client config, relays its initialize answer, and says that the entry's own --policy is not applied",
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "bouncer-config-"));
       const config = join(dir, "mcp.json");
       const upstream = { command: BUN, args: [join(ROOT, "tests/fixtures/servers/echo.ts")] };
-      writeFileSync(config, JSON.stringify({ mcpServers: { echo: { "x-bouncer-upstream": upstream } } }));
+      // The entry's own flags, as init writes them: this run is not given its --policy.
+      const entryArgs = ["run", "--policy", join(dir, "bouncer.yaml"), "--upstream-name", "echo", "--", BUN];
+      writeFileSync(
+        config,
+        JSON.stringify({
+          mcpServers: { echo: { command: "bouncer", args: entryArgs, "x-bouncer-upstream": upstream } },
+        }),
+      );
       const { command, args } = bouncerCommand("cli", ["--upstream-name", "echo", "--config", config]);
       const session = startLines(command, args, { BOUNCER_HOME: home });
       session.send(initializeRequest(0));
@@ -273,6 +280,9 @@ describe("bouncer run life cycle", () => {
       expect(answer.result.serverInfo.name).toBe("echo-fixture");
       session.child.stdin?.end();
       expect((await deadline(session.exited, 30_000, "bouncer exits after stdin EOF")).code).toBe(0);
+      expect(session.stderr()).toContain(
+        `The entry "echo" of "${config}" runs with --policy ${join(dir, "bouncer.yaml")}; this run has no --policy, so its verdicts can differ from the client's`,
+      );
     },
     E2E_TIMEOUT,
   );
