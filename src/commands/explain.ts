@@ -120,9 +120,12 @@ async function readSchema(file: string, cwd: string): Promise<JsonValue> {
  * @param io - Where output goes.
  * @returns 0.
  * @throws {PolicyError} `POLICY_INVALID` (exit 2) for an invalid policy file.
- * @throws {BouncerError} `SCHEMA_INVALID` (exit 2) for an unusable schema file.
+ * @throws {BouncerError} `SCHEMA_INVALID` (exit 2) for an unusable schema file; `USAGE` (exit 2) for
+ *   an empty TOOL.
  */
 export async function runExplain(options: ExplainOptions, io: CommandIo): Promise<number> {
+  // An empty name names no tool an upstream can list (MCP tool names are 1 or more characters).
+  if (options.tool === "") throw new BouncerError("USAGE", 'Cannot run "bouncer explain": TOOL is empty');
   const policy = await loadPolicyPaths(options.policies, { cwd: io.cwd });
   const definition =
     options.schema === undefined

@@ -105,7 +105,12 @@ export async function runCheck(
     io.err(noServerNamedMessage(missing));
     return 2;
   }
-  if (rows.length > 0 || !unreadable) io.out(renderRows(rows));
+  if (rows.length === 0 && !unreadable) {
+    // Not "Every stdio server is wrapped" over an empty table: nothing was checked.
+    io.err("No MCP servers in the selected configs: nothing to check\n");
+    return 0;
+  }
+  if (rows.length > 0) io.out(renderRows(rows));
   const problems = rows.filter((row) => row.problem).length;
   if (problems > 0) {
     const unwrapped = rows.some(

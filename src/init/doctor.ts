@@ -97,6 +97,14 @@ export async function runDoctor(
   for await (const target of distinctTargets(set.targets, onTarget)) {
     try {
       const config = readConfig(target.read.text, target.client);
+      if (config.sections.length === 0 && set.explicit) {
+        // As `init` and `init --check` do: a named file with no server section (`"mcpservers"`) is
+        // a mistake, not "no servers".
+        const line = errorLine(`Cannot use "${target.path}": it has no MCP server section`);
+        io.err(line);
+        unreadable.push(line);
+        continue;
+      }
       const disabled = disabledEntries(config);
       const notStarted = unnamed(target);
       for (const entry of config.entries) jobs.push({ target, entry, disabled: disabled(entry), notStarted });

@@ -57,6 +57,13 @@ describe("bouncer explain (subprocess)", () => {
     expect(named.stdout).not.toContain("github  (server name");
   });
 
+  test("bouncer explain exits 2 on an empty TOOL, which names no tool", async () => {
+    const run = await runCli(["explain", ""]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain('Cannot run "bouncer explain": TOOL is empty');
+  });
+
   test("bouncer explain exits 2 on an invalid policy, naming line and column", async () => {
     const run = await runCli(["explain", "send_email", "--policy", "tests/fixtures/policies/bad-keys.yaml"]);
     expect(run.code).toBe(2);

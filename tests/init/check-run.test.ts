@@ -60,6 +60,18 @@ describe("runCheck()", () => {
     expect(result.stderr).toContain("1 server(s) need attention");
   });
 
+  test("init --check on a config with no servers says nothing was checked (no empty table, no 'every server is wrapped')", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, "claude_desktop_config.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: {} }));
+    const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("No MCP servers in the selected configs: nothing to check");
+    expect(result.stderr).not.toContain("Every stdio server is wrapped");
+  });
+
   test("init --check flags an entry that runs bouncer run in a form it cannot read", async () => {
     const dir = tempDir();
     dirs.push(dir);

@@ -298,6 +298,22 @@ describe("doctorCommand", () => {
     expect(table.stderr).toContain("close brace expected");
   });
 
+  test("bouncer doctor --config on a file with no MCP server section (a misspelt key) says so and exits 2, as init does", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const file = path.join(dir, "typo.json");
+    writeFileSync(file, JSON.stringify({ mcpservers: { a: { command: "x" } } }));
+    const table = await runCli(["doctor", "--config", file], { cwd: dir, env: { HOME: dir } });
+    expect(table.code).toBe(2);
+    expect(table.stdout).toBe("");
+    expect(table.stderr).toContain(`Cannot use "${file}": it has no MCP server section`);
+    const json = await runCli(["doctor", "--config", file, "--json"], { cwd: dir, env: { HOME: dir } });
+    expect(json.code).toBe(2);
+    expect((JSON.parse(json.stdout) as { errors: string[] }).errors).toEqual([
+      `Cannot use "${file}": it has no MCP server section`,
+    ]);
+  });
+
   test.if(process.platform !== "win32")(
     "bouncer doctor --json reports a server that writes a line over 10 MiB as an error, without a stack trace",
     async () => {
