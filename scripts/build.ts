@@ -246,11 +246,14 @@ if (import.meta.main) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      // A flag parseArgs refused: say where the flags are listed.
-      const usage = errorCode(error)?.startsWith("ERR_PARSE_ARGS") === true;
-      const hint = usage ? ' (run "bun scripts/build.ts --help" for the flags)' : "";
+      // A flag parseArgs refused, or an unknown target: a usage error (exit 2, as the CLI's), with
+      // where the flags are listed.
+      const usage =
+        errorCode(error)?.startsWith("ERR_PARSE_ARGS") === true ||
+        (error instanceof RangeError && error.message.startsWith("Cannot select build target"));
+      const hint = usage ? ' (run "npm run build -- --help" for the flags)' : "";
       process.stderr.write(`build: ${error instanceof Error ? error.message : String(error)}${hint}\n`);
-      process.exitCode = 1;
+      process.exitCode = usage ? 2 : 1;
     },
   );
 }

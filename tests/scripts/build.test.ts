@@ -42,9 +42,16 @@ test.each([["--help"], ["-h"]])("scripts/build.ts %s prints every flag and exits
   }
 });
 
-test("scripts/build.ts with an unknown flag exits 1 and points at --help", async () => {
+test("scripts/build.ts with an unknown flag exits 2 (a usage error) and points at --help", async () => {
   const run = await build(["--bogus"]);
-  expect(run.code).toBe(1);
+  expect(run.code).toBe(2);
   expect(run.stderr).toStartWith("build: Unknown option '--bogus'");
-  expect(run.stderr).toEndWith(' (run "bun scripts/build.ts --help" for the flags)\n');
+  expect(run.stderr).toEndWith(' (run "npm run build -- --help" for the flags)\n');
+});
+
+test("scripts/build.ts with an unknown target exits 2 and names the known ones", async () => {
+  const run = await build(["--target", "nosuch"]);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain('Cannot select build target "nosuch": known targets are linux-x64');
+  expect(run.stderr).toEndWith(' (run "npm run build -- --help" for the flags)\n');
 });
