@@ -16,7 +16,7 @@ import { isCountName, isSecretName } from "../platform/secret-shapes.ts";
 const HIDDEN = "[redacted]";
 
 /** A quoted name (JSON, a Python dict, JSON inside a JSON string: `\"name\"`) and its `:` or `=`. */
-const QUOTED_NAME = /(\\*)(["'])([^"'\\\r\n]{1,64})\1\2[ \t]*[:=][ \t]*/g;
+const QUOTED_NAME = /(\\*)(["'])([^"'\\\r\n=]{1,64})\1\2[ \t]*[:=][ \t]*/g;
 
 /**
  * `name=value` where a name starts: at the start, after white space or `? & ; # , ( | ' " { [ : =`

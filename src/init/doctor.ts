@@ -234,6 +234,8 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
     const cwd = entry.cwd === undefined ? workspace : path.resolve(workspace, expand(entry.cwd));
     const args = (entry.args ?? []).map(expand);
     secrets.push(...secretArgValues(args));
+    // A whole command line written as `command` (`npx pkg --password=…`): its words are arguments too.
+    secrets.push(...secretArgValues(expand(entry.command ?? "").split(/\s+/)));
     for (const arg of entry.args ?? []) {
       secrets.push(...filledValues(secretPlaceholderNames(arg), environment.env));
     }

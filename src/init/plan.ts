@@ -10,7 +10,8 @@
 
 import type { ClientInfo } from "./client-table.ts";
 import { readJsonConfig } from "./json-config.ts";
-import { hasSecretArgs, literalSecretWarnings } from "./secret-args.ts";
+import { hasSecretArgs, literalSecretWarnings, secretArgValues } from "./secret-args.ts";
+import { maskValues } from "./secrets.ts";
 import { readTomlConfig } from "./toml-config.ts";
 import type { Assignment, ConfigEntry, Edit, Launcher, ParsedConfig } from "./types.ts";
 import { deepEqual, verifyRewrite } from "./verify-rewrite.ts";
@@ -234,7 +235,9 @@ function commandLineNote(entry: ConfigEntry): string {
   const command = entry.command ?? "";
   const [first = ""] = command.trim().split(/\s/);
   if ((entry.args ?? []).length > 0 || !/\S\s+\S/.test(command.trim()) || /[\\/]/.test(first)) return "";
-  return ` (its command ${JSON.stringify(command)} holds spaces and it has no args: started as one program's name, it will not start; split it into "command" and "args" if the server does not start)`;
+  // Its words are arguments: the secrets among them are masked as the diff masks them.
+  const shown = maskValues(command, secretArgValues(command.trim().split(/\s+/)));
+  return ` (its command ${JSON.stringify(shown)} holds spaces and it has no args: started as one program's name, it will not start; split it into "command" and "args" if the server does not start)`;
 }
 
 /**

@@ -232,6 +232,16 @@ describe("redactJson()", () => {
     });
   });
 
+  test("redactText() hides the secrets of a quoted command line and keeps the word after it (a quoted text holding name=value is no JSON key)", () => {
+    expect(
+      redactText(
+        'Cannot start upstream "npx -y pkg --api-key sk-abcdefghijklmnopqrstuvwx12345 --password=hunter2hunter2": not found in PATH',
+      ),
+    ).toBe(
+      'Cannot start upstream "npx -y pkg --api-key [redacted] --password=[redacted]": not found in PATH',
+    );
+  });
+
   test("redactJson() hides a short number under a secret-like name that is no measure: a numeric password, PIN or one-time code is the secret", () => {
     expect(
       redactJson({

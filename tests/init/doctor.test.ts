@@ -298,6 +298,21 @@ describe("doctorCommand", () => {
     expect(table.stderr).toContain("close brace expected");
   });
 
+  test("bouncer doctor masks the secrets of a whole command line in its error, in the table and --json", async () => {
+    const dir = tempDir("bouncer-doctor-");
+    dirs.push(dir);
+    const file = path.join(dir, "line.json");
+    const command =
+      "no-such-program-xyz -y pkg --api-key sk-abcdefghijklmnopqrstuvwx12345 --password=hunter2hunter2";
+    writeFileSync(file, JSON.stringify({ mcpServers: { a: { command } } }));
+    for (const extra of [[], ["--json"]]) {
+      const result = await runCli(["doctor", "--config", file, ...extra], { cwd: dir, env: { HOME: dir } });
+      const printed = result.stdout + result.stderr;
+      expect(printed).toContain("no-such-program-xyz -y pkg --api-key ******** ********");
+      for (const secret of ["sk-abcdefghij", "hunter2"]) expect(printed).not.toContain(secret);
+    }
+  });
+
   test("bouncer doctor --config on a file with no MCP server section (a misspelt key) says so and exits 2, as init does", async () => {
     const dir = tempDir("bouncer-doctor-");
     dirs.push(dir);

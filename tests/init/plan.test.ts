@@ -191,6 +191,24 @@ describe("planInit() on single cases", () => {
     expect(messages.split).toBe('wrap "split"');
   });
 
+  test("planInit() masks the secrets of a whole command line in its note, as the diff does", () => {
+    const before = JSON.stringify({
+      mcpServers: {
+        flags: { command: "npx -y pkg --api-key sk-abcdefghijklmnopqrstuvwx12345 --password=hunter2hunter2" },
+        env: { command: "GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB npx" },
+      },
+    });
+    const plan = planInit(before, {
+      client: sampleClient({ file: "", kind: "claude-code" }),
+      mode: "wrap",
+      launcher: BREW_LAUNCHER,
+    });
+    const notes = plan.actions.map((action) => action.message).join("\n");
+    expect(notes).toContain('its command "npx -y pkg --api-key ******** ********" holds spaces');
+    expect(notes).toContain('its command "******** npx" holds spaces');
+    for (const secret of ["sk-abcdefghij", "hunter2", "ghp_0123"]) expect(notes).not.toContain(secret);
+  });
+
   test("planInit() leaves a remote-only file untouched and reports the remote entry", () => {
     const before = sampleText("edge/cursor-remote-url-only.mcp.json");
     const plan = planInit(before, {
