@@ -188,7 +188,15 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`build: no --repo and no GITHUB_REPOSITORY: release files point at "${repo}"\n`);
   }
   const info: ReleaseInfo = { ...pkg, repo };
-  const targets = selectTargets(values.target);
+  let targets: readonly BuildTarget[];
+  try {
+    targets = selectTargets(values.target);
+  } catch (error) {
+    // An unknown target is a usage error (exit 2, as the CLI's).
+    if (!(error instanceof RangeError)) throw error;
+    process.stderr.write(`build: ${error.message}${FLAGS_HINT}\n`);
+    return 2;
+  }
   const outDir = resolve(ROOT, values.out);
   const entry = resolve(ROOT, values.entry);
   mkdirSync(outDir, { recursive: true });
@@ -240,18 +248,18 @@ async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** Where a usage error points. */
+const FLAGS_HINT = ' (run "npm run build -- --help" for the flags)';
+
 if (import.meta.main) {
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
     },
     (error: unknown) => {
-      // A flag parseArgs refused, or an unknown target: a usage error (exit 2, as the CLI's), with
-      // where the flags are listed.
-      const usage =
-        errorCode(error)?.startsWith("ERR_PARSE_ARGS") === true ||
-        (error instanceof RangeError && error.message.startsWith("Cannot select build target"));
-      const hint = usage ? ' (run "npm run build -- --help" for the flags)' : "";
+      // A flag parseArgs refused: a usage error (exit 2, as the CLI's), with where the flags are listed.
+      const usage = errorCode(error)?.startsWith("ERR_PARSE_ARGS") === true;
+      const hint = usage ? FLAGS_HINT : "";
       process.stderr.write(`build: ${error instanceof Error ? error.message : String(error)}${hint}\n`);
       process.exitCode = usage ? 2 : 1;
     },

@@ -16,6 +16,7 @@
  */
 
 // A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
+import { resolve } from "node:path";
 import { environmentSecrets } from "../audit/redact-env.ts";
 import { escapeControls } from "../engine/render.ts";
 import { isBouncerError } from "../platform/errors.ts";
@@ -84,7 +85,9 @@ export async function runProxy(
     return refuse({ code: SESSION_REFUSED_CODE, message: error.message, data: { code: error.code } }, 2);
   }
   const entryPolicies = launch.entryPolicies ?? [];
-  if (entryPolicies.join("\0") !== run.policies.join("\0") && entryPolicies.length > 0) {
+  const samePolicies = (a: readonly string[], b: readonly string[]): boolean =>
+    a.length === b.length && a.every((file, i) => resolve(cwd, file) === resolve(cwd, b[i] ?? ""));
+  if (entryPolicies.length > 0 && !samePolicies(entryPolicies, run.policies)) {
     // SPEC §5.1: `--config` reads the upstream from the stash; the flags are this command line's.
     log(
       `The entry "${run.upstreamName}" of "${run.config}" runs with --policy ${entryPolicies.join(", --policy ")}; this run ${run.policies.length === 0 ? "has no --policy" : `has --policy ${run.policies.join(", --policy ")}`}, so its verdicts can differ from the client's: give the same --policy flags for the same verdicts`,

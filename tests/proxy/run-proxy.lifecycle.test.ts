@@ -283,6 +283,29 @@ describe("bouncer run life cycle", () => {
       expect(session.stderr()).toContain(
         `The entry "echo" of "${config}" runs with --policy ${join(dir, "bouncer.yaml")}; this run has no --policy, so its verdicts can differ from the client's`,
       );
+      // The same file, written another way (`dir/./bouncer.yaml`), is the same policy: nothing said.
+      writeFileSync(join(dir, "bouncer.yaml"), "echo: { exfiltrating: false }\n");
+      const sameArgs = ["run", "--policy", `${dir}/./bouncer.yaml`, "--upstream-name", "echo", "--", BUN];
+      writeFileSync(
+        config,
+        JSON.stringify({
+          mcpServers: { echo: { command: "bouncer", args: sameArgs, "x-bouncer-upstream": upstream } },
+        }),
+      );
+      const same = bouncerCommand("cli", [
+        "--upstream-name",
+        "echo",
+        "--config",
+        config,
+        "--policy",
+        join(dir, "bouncer.yaml"),
+      ]);
+      const again = startLines(same.command, same.args, { BOUNCER_HOME: home });
+      again.send(initializeRequest(0));
+      await again.next((m) => m.id === 0, "the initialize answer");
+      again.child.stdin?.end();
+      expect((await deadline(again.exited, 30_000, "bouncer exits after stdin EOF")).code).toBe(0);
+      expect(again.stderr()).not.toContain("The entry");
     },
     E2E_TIMEOUT,
   );
