@@ -529,6 +529,26 @@ describe("Relay message rules", () => {
     expect(noise.map((n) => n.kind)).toEqual(["not_json", "salvaged", "invalid"]);
     expect(noise[1]?.preview).toBe('"Stdio server started"');
   });
+
+  test("Relay answers a call whose answer follows a cut-off copy of itself on one line", () => {
+    const noise: NoiseReport[] = [];
+    const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }));
+    r.fromClient({ jsonrpc: "2.0", id: "c", method: "prompts/get", params: { name: "p" } });
+    const id = JSON.stringify(r.lastUpstream().id);
+    r.fromUpstream(`{"jsonrpc":"2.0","id":${id},"res{"jsonrpc":"2.0","id":${id},"result":{"messages":[]}}`);
+    expect(r.lastClient()).toEqual({ jsonrpc: "2.0", id: "c", result: { messages: [] } });
+    expect(noise.map((n) => n.kind)).toEqual(["salvaged"]);
+  });
+
+  test('Relay skips a line whose every {"jsonrpc" start is cut off, answering nothing', () => {
+    const noise: NoiseReport[] = [];
+    const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }));
+    r.fromClient({ jsonrpc: "2.0", id: "c", method: "prompts/get", params: { name: "p" } });
+    const before = r.toClient.length;
+    r.fromUpstream(`x${'{"jsonrpc":"2.0","id":1,"res'.repeat(6)}{"jsonrpc":"2.0","id":1,"result":{}}`);
+    expect(r.toClient.length).toBe(before);
+    expect(noise.map((n) => n.kind)).toEqual(["not_json"]);
+  });
 });
 
 describe("Relay upstream failure", () => {
