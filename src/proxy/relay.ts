@@ -17,7 +17,7 @@
 import { clientOversize } from "./client-answers.ts";
 import { receiveFromClient } from "./from-client.ts";
 import { fromUpstream, upstreamGone, upstreamOversize } from "./from-upstream.ts";
-import { RPC_ERROR } from "./jsonrpc.ts";
+import { RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import { RelayCore } from "./relay-core.ts";
 import type { UpstreamFailure } from "./relay-hooks.ts";
@@ -92,5 +92,26 @@ export class Relay extends RelayCore {
     this.upstream.closeOwn(error);
     for (const pending of this.pending.values())
       if (pending.state !== "forwarded") pending.abort.abort("session_ended");
+  }
+
+  /**
+   * The upstream was stopped at the end of the session with calls still forwarded to it: each gets
+   * `error` (after the upstream lines already received are handled, so an answer that came first
+   * wins), so no client call is left without an answer.
+   *
+   * Source: SPEC §3.3 ("never a hang"); review of `bouncer run` (forwarded calls got no answer when
+   * a signal or the end of the client's input stopped Bouncer).
+   * @param error - The JSON-RPC error to answer with.
+   * @returns A promise of how many calls were answered with it.
+   */
+  endForwarded(error: RpcErrorObject): Promise<number> {
+    return new Promise((resolve) => {
+      this.enqueue(() => {
+        let told = 0;
+        for (const pending of [...this.pending.values()])
+          if (pending.state === "forwarded" && this.answerError(pending, error)) told++;
+        resolve(told);
+      });
+    });
   }
 }

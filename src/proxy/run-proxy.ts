@@ -26,7 +26,7 @@ import { STOP_GRACE_MS, STOP_KILL_AFTER_MS, stopUpstream } from "../platform/sto
 // A deep import on purpose (as above): this file imports types only, and run loads it before the spawn.
 import { serverCaseWarning, serverSectionsInOtherCase } from "../policy/server-name-case.ts";
 import type { GatingSetup } from "./gating-hooks.ts";
-import type { RpcErrorObject } from "./jsonrpc.ts";
+import { RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
 import type { MessageWriter } from "./message-writer.ts";
 import type { Relay } from "./relay.ts";
 import type { ShutdownReason, UpstreamFailure } from "./relay-hooks.ts";
@@ -145,6 +145,14 @@ export async function runProxy(
         killAfterMs: options.killAfterMs ?? STOP_KILL_AFTER_MS,
         hurry: hurry.signal,
       });
+    }
+    if (current !== undefined) {
+      // Calls still forwarded are answered (an upstream that died first answered them already).
+      const error = {
+        code: RPC_ERROR.internalError,
+        message: `Bouncer stopped (${reason.replace("_", " ")}) before the upstream answered this call`,
+      };
+      await bounded(current.endForwarded(error), FLUSH_LIMIT_MS);
     }
     if (clientWriter !== undefined) await bounded(clientWriter.flush(), FLUSH_LIMIT_MS);
     for (const cleanup of cleanups.splice(0)) cleanup();

@@ -473,4 +473,42 @@ describe("bouncer run life cycle", () => {
     },
     E2E_TIMEOUT,
   );
+
+  test.each([
+    ["SIGTERM", "signal"],
+    ["the end of its input", "client closed"],
+  ] as const)(
+    "bouncer run answers a call still forwarded when %s stops it (-32603 naming why), not leaving it without an answer",
+    async (how, reason) => {
+      const upstream = join(ROOT, "tests/fixtures/servers/lifecycle-upstream.ts");
+      const { command, args } = bouncerCommand("cli", ["--upstream-name", "fx", "--", BUN, upstream]);
+      const session = startLines(command, args, { BOUNCER_HOME: home });
+      session.send(initializeRequest(0));
+      await session.next((m) => m.id === 0, "initialize");
+      session.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      session.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hang", arguments: {} } });
+      // Forwarded in order: once the later call is answered, the upstream has the hanging one.
+      const text = '{"jsonrpc":"2.0","id":{ID},"result":{"content":[]}}';
+      session.send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "raw", arguments: { text } },
+      });
+      await session.next((m) => m.id === 2, "the later call");
+      if (how === "SIGTERM") session.child.kill("SIGTERM");
+      else session.child.stdin?.end();
+      const answer = await session.next((m) => m.id === 1, "the hanging call's answer");
+      expect(answer).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32603,
+          message: `Bouncer stopped (${reason}) before the upstream answered this call`,
+        },
+      });
+      expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(0);
+    },
+    E2E_TIMEOUT,
+  );
 });
