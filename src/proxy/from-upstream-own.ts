@@ -11,7 +11,15 @@
 import type { JsonObject } from "../engine/index.ts";
 import { errorText } from "../engine/index.ts";
 import { findIdSpan, spliceSpan } from "./json-scan.ts";
-import { type Classified, errorResponseText, idKey, member, RPC_ERROR, requestText } from "./jsonrpc.ts";
+import {
+  type Classified,
+  errorResponseText,
+  idKey,
+  isJsonObject,
+  member,
+  RPC_ERROR,
+  requestText,
+} from "./jsonrpc.ts";
 import { isKnownMethod } from "./known-methods.ts";
 import type { RelayCore } from "./relay-core.ts";
 import { progressTokenKey } from "./relay-support.ts";
@@ -111,7 +119,7 @@ export function upstreamRequest(
     core.replyUpstream(errorResponseText(idText, error));
     return;
   }
-  const legId = core.client.relay(waiting, idKey(message.id));
+  const legId = core.client.relay(waiting, idKey(message.id, idText.trim()));
   if (tokenKey !== undefined) core.upstreamTokens.add(tokenKey);
   core.sendClient(spliceSpan(line, span, String(legId)));
 }
@@ -138,7 +146,13 @@ export function upstreamNotification(
   if (method === "notifications/cancelled") {
     const requestId = member(params, "requestId");
     if (typeof requestId !== "string" && typeof requestId !== "number") return;
-    const legId = core.client.table.idForOrigin(idKey(requestId));
+    const exactParams = raw.exact === undefined ? undefined : member(raw.exact, "params");
+    const digits = isJsonObject(exactParams) ? member(exactParams, "requestId") : undefined;
+    const key = idKey(
+      requestId,
+      typeof requestId === "number" && typeof digits === "string" ? digits : undefined,
+    );
+    const legId = core.client.table.idForOrigin(key);
     if (legId === undefined) return;
     const entry = core.client.table.take(legId);
     if (entry?.kind === "relay" && entry.value.tokenKey !== undefined)

@@ -99,6 +99,25 @@ describe("Relay ids", () => {
     expect(r.toClient).toEqual(['{"jsonrpc":"2.0","id":12345678901234567890,"result":{"contents":[]}}']);
   });
 
+  test("Relay keeps two upstream request ids beyond 2^53 that round to one double apart, and cancels the one named digit for digit", () => {
+    const r = memoryRelay();
+    r.fromUpstream('{"jsonrpc":"2.0","id":12345678901234567890,"method":"roots/list"}');
+    r.fromUpstream('{"jsonrpc":"2.0","id":12345678901234567891,"method":"roots/list"}');
+    const [first, second] = r.toClient.map((text) => (JSON.parse(text) as { id: number }).id);
+    expect(first).not.toBe(second);
+    r.fromUpstream(
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567890}}',
+    );
+    expect(r.lastClient()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: first },
+    });
+    r.fromClient({ jsonrpc: "2.0", id: first, result: { roots: [] } });
+    r.fromClient({ jsonrpc: "2.0", id: second, result: { roots: [] } });
+    expect(r.toUpstream).toEqual(['{"jsonrpc":"2.0","id":12345678901234567891,"result":{"roots":[]}}']);
+  });
+
   test("Relay refuses a request repeating a top-level key, and relays one repeating a nested key as its own bytes", () => {
     const r = memoryRelay();
     r.fromClient('{"jsonrpc":"2.0","id":3,"method":"ping","method":"tools/call"}');
