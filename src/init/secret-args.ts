@@ -176,7 +176,7 @@ function secretInText(value: string, level: number): boolean {
 
 /**
  * Ranges of arguments that hold secrets: the value after a secret-named flag (`--api-key X`) or `-k`,
- * a `--token=X` argument, and any element that holds one itself ({@link isSecretArg}).
+ * a `--token=X` argument or one element `--token X` (flag and value in one), and any element that holds one itself ({@link isSecretArg}).
  *
  * Source: SPEC §5.2, field case F11.
  * @param items - The elements of an `args` array, decoded, with their ranges.
@@ -194,14 +194,15 @@ export function secretArgSpans(
     options.literalValues !== true || (typeof value === "string" && isLiteralSecret(value));
   items.forEach((item, index) => {
     if (typeof item.value !== "string") return;
-    const flag = /^(--?)([A-Za-z][A-Za-z0-9_.-]*)(=.*)?$/s.exec(item.value);
+    // `--token=X`, `--token X` as one element (a client's args split by hand), or `--token` then X.
+    const flag = /^(--?)([A-Za-z][A-Za-z0-9_.-]*)(?:=(.*)|[ \t]+(\S.*))?$/s.exec(item.value);
     const name = flag?.[2];
     const short = flag?.[1] === "-" && name !== undefined && SECRET_SHORT_FLAGS.has(name);
     if (name !== undefined && (isSecretName(name) || short)) {
       const next = items[index + 1];
-      const joined = flag?.[3];
+      const joined = flag?.[3] ?? flag?.[4]?.trimEnd();
       if (joined !== undefined) {
-        if (counts(joined.slice(1))) spans.push(item.span);
+        if (counts(joined)) spans.push(item.span);
       } else if (next !== undefined && counts(next.value)) spans.push(next.span);
     }
     if (isSecretArg(item.value)) spans.push(item.span);
@@ -245,6 +246,8 @@ export function secretArgValues(args: readonly string[]): string[] {
     values.push(arg);
     const assigned = /^[^=:\s]+\s*[=:]\s*(.+)$/s.exec(arg)?.[1];
     if (assigned !== undefined) values.push(assigned);
+    const spaced = /^--?[A-Za-z][A-Za-z0-9_.-]*[ \t]+(\S.*?)\s*$/s.exec(arg)?.[1];
+    if (spaced !== undefined) values.push(spaced);
     const password = USERINFO.exec(arg)?.[1];
     if (password !== undefined) values.push(password);
     values.push(...jsonSecrets(arg));

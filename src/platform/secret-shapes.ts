@@ -38,6 +38,9 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
   "credential",
   "credentials",
   "pat",
+  // An HTTP bearer credential, and the token format most of them use (`--bearer X`, `JWT=…`).
+  "bearer",
+  "jwt",
   // A signed URL's signature is its credential (`X-Amz-Signature`, `X-Goog-Signature`, Azure's `sig`).
   "signature",
   "sig",

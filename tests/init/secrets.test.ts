@@ -41,6 +41,8 @@ describe("isSecretName() and isPlaceholder()", () => {
     ["DB_PASSWORD", true],
     ["ACCESSTOKEN", true],
     ["SMTP_PASS", true],
+    ["bearer", true],
+    ["SERVICE_JWT", true],
     ["PYTHONPATH", false],
     ["PRIVATE_REPOS", false],
     ["MONKEY_MODE", false],
@@ -108,6 +110,13 @@ describe("literalSecretWarnings()", () => {
     expect(literalSecretWarnings(entry([], ["--key", "sk-AAAAAAAAAAAAAAAAAAAAAA"]))).toEqual([
       'Server "s": an argument holds a literal secret (value not shown)',
     ]);
+  });
+
+  test("literalSecretWarnings() warns about a secret-named flag and its value written as one argument, not a placeholder there", () => {
+    expect(literalSecretWarnings(entry([], ["srv", "--token objsecret33"]))).toEqual([
+      'Server "s": an argument holds a literal secret (value not shown)',
+    ]);
+    expect(literalSecretWarnings(entry([], ["srv", "--token ${TOKEN}"]))).toEqual([]);
   });
 
   test("literalSecretWarnings() warns about the value after a secret-named flag (the entry gets no stash for it)", () => {
@@ -212,6 +221,9 @@ describe("masking", () => {
     [["-k=plainvalue98"], true],
     [["-p", "8080", "-t", "x"], false],
     [["srv", '{"apiKey":"plainvalue95"}'], true],
+    [["srv", "--token objsecret33"], true],
+    [["srv", "--bearer", "objsecret34"], true],
+    [["srv", "--port 8080", "--name my server"], false],
   ])("hasSecretArgs(%j) is %p", (args, expected) => {
     expect(hasSecretArgs(args)).toBe(expected);
   });
