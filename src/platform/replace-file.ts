@@ -4,7 +4,9 @@
  * on disk — a write that takes fewer bytes than it was given (a full disk: `write(2)` returns a short
  * count before it fails with `ENOSPC`) is continued, and one that takes none is an error — then the
  * mode and owner are set, the file is synced and renamed over the target, and the folder is synced.
- * On any failure the temp file is removed and the target is untouched. Edge (file system).
+ * On any failure the temp file is removed and the target is untouched; temp files of the same
+ * target that a killed write left (an hour old or more) are removed after a success. Edge (file
+ * system).
  *
  * `write-file-atomic` (6.0.0 and 8.0.0 alike) makes one `write` call and ignores its count, so under
  * Bun a full disk left a cut-off file renamed over the config with no error.
@@ -15,7 +17,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import { type FileHandle, lstat, open, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { errorCode } from "./errors.ts";
 import { syncWhereSupported } from "./private-file.ts";
@@ -134,6 +136,52 @@ export async function replaceFile(target: string, bytes: Uint8Array, options: Re
     throw error;
   }
   await syncDirectory(path.dirname(target));
+  await removeStaleTemps(target, { now: Date.now() });
+}
+
+/** The suffix `replaceFile` gives its temp files (12 hex digits follow). */
+const TEMP_SUFFIX = /^\.bouncer-tmp-[0-9a-f]{12}$/;
+/** A temp file untouched for this long was left by a write that was killed (SIGKILL, power loss). */
+export const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the temp files an earlier {@link replaceFile} of `target` left behind when it was killed
+ * before it could clean up (SIGKILL: no handler runs): regular files named `<target>.bouncer-tmp-`
+ * and 12 hex digits, owned by this user, last modified {@link STALE_TEMP_MS} or more before `now`
+ * (a write in progress is younger: its folder's lock holder writes within seconds). Best effort:
+ * any failure leaves the file.
+ *
+ * Source: the brief ("lose nothing": a killed `init` left a 0600 copy of the new config beside it);
+ * review of `init`.
+ * @param target - The file replaced.
+ * @param clock - `now` in ms since the epoch.
+ * @returns How many files were removed.
+ */
+export async function removeStaleTemps(target: string, clock: { readonly now: number }): Promise<number> {
+  const folder = path.dirname(target);
+  const base = path.basename(target);
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  const uid = process.getuid?.();
+  for (const name of names) {
+    if (!name.startsWith(base) || !TEMP_SUFFIX.test(name.slice(base.length))) continue;
+    const file = path.join(folder, name);
+    try {
+      const stats = await lstat(file);
+      if (!stats.isFile() || clock.now - stats.mtimeMs < STALE_TEMP_MS) continue;
+      if (uid !== undefined && stats.uid !== uid) continue;
+      await rm(file);
+      removed++;
+    } catch {
+      // Gone already, or not ours to remove: left as it is.
+    }
+  }
+  return removed;
 }
 
 /**

@@ -1,9 +1,25 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { replaceFile, type WriteChunk, writeNewFile, writeWhole } from "../../src/platform/replace-file.ts";
+import {
+  removeStaleTemps,
+  replaceFile,
+  STALE_TEMP_MS,
+  type WriteChunk,
+  writeNewFile,
+  writeWhole,
+} from "../../src/platform/replace-file.ts";
 
 let dir = "";
 beforeEach(() => {
@@ -90,4 +106,36 @@ test("writeNewFile() removes the file it could not write in full", async () => {
     code: "ESHORTWRITE",
   });
   expect(readdirSync(dir)).toEqual([]);
+});
+
+test("replaceFile() removes the temp files a killed write of the same file left an hour ago or more, and nothing else", async () => {
+  const file = join(dir, "c.json");
+  writeFileSync(file, "old");
+  const old = (name: string): void => {
+    writeFileSync(join(dir, name), "left");
+    const then = (Date.now() - STALE_TEMP_MS - 60_000) / 1000;
+    utimesSync(join(dir, name), then, then);
+  };
+  old("c.json.bouncer-tmp-0123456789ab");
+  old("c.json.bouncer-tmp-notours");
+  old("d.json.bouncer-tmp-0123456789ab");
+  old("c.json.bouncer-tmp-0123456789abc");
+  writeFileSync(join(dir, "c.json.bouncer-tmp-ba9876543210"), "in progress");
+  await replaceFile(file, bytes("new"), { mode: 0o600 });
+  expect(readdirSync(dir).sort()).toEqual([
+    "c.json",
+    "c.json.bouncer-tmp-0123456789abc",
+    "c.json.bouncer-tmp-ba9876543210",
+    "c.json.bouncer-tmp-notours",
+    "d.json.bouncer-tmp-0123456789ab",
+  ]);
+});
+
+test("removeStaleTemps() goes by the clock it is given, and leaves a folder it cannot read", async () => {
+  const file = join(dir, "p.json");
+  writeFileSync(`${file}.bouncer-tmp-00000000000f`, "x");
+  expect(await removeStaleTemps(file, { now: Date.now() })).toBe(0);
+  expect(await removeStaleTemps(file, { now: Date.now() + STALE_TEMP_MS + 1000 })).toBe(1);
+  expect(readdirSync(dir)).toEqual([]);
+  expect(await removeStaleTemps(join(dir, "missing", "p.json"), { now: Date.now() })).toBe(0);
 });
