@@ -128,10 +128,12 @@ export function splitWords(name: string): string[] {
 
 /**
  * Whether an argument name is sink-shaped: its last word, or its last two words, are in the §4.4
- * vocabulary (plurals included); `target` only when the tool's first word is a sending verb.
- * `issue_number` and `page_number` are not sink-shaped.
+ * vocabulary (plurals included), read through a trailing `list` or `array` (`cc_list`); `target`
+ * only when the tool's first word is a sending verb. `issue_number` and `page_number` are not
+ * sink-shaped.
  *
- * Source: SPEC §4.4 "Sink-shaped argument names".
+ * Source: SPEC §4.4 "Sink-shaped argument names"; review of the sink gate (`send_email(to=…,
+ * cc_list=[attacker])` left `cc_list` ungated).
  * @param name - The argument name.
  * @param toolName - The tool's name (for the `target` rule).
  * @returns True when the name is sink-shaped.
@@ -149,8 +151,23 @@ export function isSinkShapedName(name: string, toolName: string): boolean {
   return sinkShapedWords(plain, toolName);
 }
 
-/** Whether a name's words are sink-shaped (last word, last two words, or a sending tool's target). */
-function sinkShapedWords(words: readonly string[], toolName: string): boolean {
+/**
+ * Words naming a collection, read through at the end of an argument name: `cc_list`,
+ * `recipient_list` and `attendeesArray` are the list of what the word before names (a list inherits
+ * its key, as in SPEC §2.5).
+ */
+const COLLECTION_WORDS: ReadonlySet<string> = new Set(["list", "lists", "array", "arrays"]);
+
+/**
+ * Whether a name's words are sink-shaped (last word, last two words, or a sending tool's target),
+ * after a trailing collection word ({@link COLLECTION_WORDS}).
+ */
+function sinkShapedWords(allWords: readonly string[], toolName: string): boolean {
+  const tail = allWords.at(-1);
+  const words =
+    tail !== undefined && allWords.length >= 2 && COLLECTION_WORDS.has(tail)
+      ? allWords.slice(0, -1)
+      : allWords;
   const last = words.at(-1);
   if (last === undefined) return false;
   if (SINK_WORDS.has(last)) return true;

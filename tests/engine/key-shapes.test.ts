@@ -56,6 +56,13 @@ describe("isSinkShapedName()", () => {
     ["body", "send_email", false],
     ["email_subject", "send_email", false],
     ["toggle", "x", false],
+    ["cc_list", "send_email", true],
+    ["recipientList", "send_email", true],
+    ["attendees_array", "x", true],
+    ["target_list", "send_file", true],
+    ["target_list", "resize_image", false],
+    ["list", "x", false],
+    ["item_list", "x", false],
     ["", "x", false],
   ])("isSinkShapedName(%p, %p) is %p", (name, tool, expected) => {
     expect(isSinkShapedName(name, tool)).toBe(expected);
