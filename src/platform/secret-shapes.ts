@@ -125,14 +125,39 @@ function isSecretWord(word: string): boolean {
  * `DB_PASS`, `userPass`; not `--pass-environment` or `passThrough`, where it is a verb).
  */
 function isSecretWords(words: readonly string[]): boolean {
-  return words.at(-1) === "pass" || words.some(isSecretWord);
+  return words.at(-1) === "pass" || words.some(isSecretWord) || words.some(isSecretPairAt);
+}
+
+/**
+ * Two words that name a secret together though neither does alone: account recovery codes, a
+ * wallet's seed phrase, a one-time verification code, a card's security code.
+ */
+const SECRET_PAIRS: ReadonlySet<string> = new Set([
+  "recovery code",
+  "recovery codes",
+  "backup code",
+  "backup codes",
+  "verification code",
+  "verification codes",
+  "security code",
+  "seed phrase",
+  "seed words",
+  "recovery phrase",
+  "secret phrase",
+]);
+
+/** Whether the word at `index` and the next name a secret together ({@link SECRET_PAIRS}). */
+function isSecretPairAt(word: string, index: number, words: readonly string[]): boolean {
+  const next = words[index + 1];
+  return next !== undefined && SECRET_PAIRS.has(`${word} ${next}`);
 }
 
 /**
  * Whether a name (an argument or object key, an env variable, a flag without dashes, a header) is
  * secret-like: one of its words is a secret word such as `token`, `password`, `pwd`, `secret`,
  * `key`, `authorization`, `cookie`, `credential` or `pat`, or a word ends in one written together
- * (`accesstoken`, `clientsecret`, `dbpassword`, `setcookie`, `privatekey`), or its last word is
+ * (`accesstoken`, `clientsecret`, `dbpassword`, `setcookie`, `privatekey`), or two of its words
+ * name one together (`recovery_code`, `seed_phrase`, `verification_code`), or its last word is
  * `pass` (`DB_PASS`). Not `keyword`, `monkey`, `tokenizer`, `bypass`, `pass-environment`.
  *
  * Source: SPEC §3.5, §5.2; field case F11.

@@ -30,6 +30,14 @@ describe("isSecretName()", () => {
     "api:key",
     "api_keys",
     "X-Auth-Token",
+    "recovery_code",
+    "backupCodes",
+    "seed_phrase",
+    "WALLET_SEED_WORDS",
+    "verification_code",
+    "card_security_code",
+    "bearer",
+    "SERVICE_JWT",
   ])("isSecretName(%p) is true", (name) => {
     expect(isSecretName(name)).toBe(true);
   });
@@ -48,6 +56,11 @@ describe("isSecretName()", () => {
     "private",
     "PRIVATE_REPOS",
     "__proto__",
+    "code",
+    "seed",
+    "recovery_email",
+    "code_phrase",
+    "security_group",
   ])("isSecretName(%p) is false", (name) => {
     expect(isSecretName(name)).toBe(false);
   });
