@@ -1,7 +1,8 @@
 /**
  * Messages from the upstream, handled strictly in order: each line parsed and routed — answers to
  * `upstream-answers.ts`, the upstream's own requests and notifications to `from-upstream-own.ts` —
- * noise reported, malformed messages refused, over-long lines and the upstream's death answered. Edge.
+ * noise reported, malformed messages refused (`upstream-refusals.ts`), over-long lines and the
+ * upstream's death answered. Edge.
  *
  * Source: SPEC §3.1, §3.2 step 2, §3.3; F03, F07, F19, F20, F22.
  * @module
@@ -11,22 +12,16 @@ import type { JsonObject } from "../engine/index.ts";
 import { rpcMemberVariant } from "./case-variants.ts";
 import { exactMessage, exactNumbers } from "./exact-numbers.ts";
 import { upstreamNotification, upstreamRequest } from "./from-upstream-own.ts";
-import {
-  type Classified,
-  classify,
-  errorResponseText,
-  isJsonObject,
-  type RequestId,
-  RPC_ERROR,
-  type RpcErrorObject,
-} from "./jsonrpc.ts";
+import { classify, errorResponseText, isJsonObject, RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import type { RelayCore } from "./relay-core.ts";
 import type { UpstreamFailure } from "./relay-hooks.ts";
 import { oversizedLineId, oversizeError, parseIdText, preview } from "./relay-support.ts";
 import { repeatsAKey } from "./strict-json.ts";
-import { type TopLevelRepeat, topLevelRepeat } from "./top-level-repeats.ts";
+import { topLevelRepeat } from "./top-level-repeats.ts";
 import { upstreamInvalidAnswer, upstreamResponse } from "./upstream-answers.ts";
+import { upstreamCaseVariant, upstreamRepeat } from "./upstream-refusals.ts";
+import { salvage } from "./upstream-salvage.ts";
 
 /**
  * An upstream line over the size limit was discarded: the request it answered gets an error, or
@@ -205,131 +200,4 @@ function asRecorded(core: RelayCore, value: JsonObject, text: string): string | 
     );
   }
   return rewritten;
-}
-
-/**
- * An upstream message that repeats a top-level key is malformed (what it says depends on the
- * parser): reported as noise and never relayed. An answer settles the request it answers with a
- * `-32000` error, a request is refused with `-32600` — when its id is written once, or in alike copies;
- * otherwise (and for a notification) it is dropped.
- *
- * Source: SPEC §3.1 ("a response goes back with the original id"), §3.3 (malformed upstream lines).
- * @param core - The relay.
- * @param message - The message as `JSON.parse` read it (the last copy of each key).
- * @param raw - Its text and what it repeats.
- * @returns A promise while a hook records the error.
- */
-function upstreamRepeat(
-  core: RelayCore,
-  message: Classified,
-  raw: { readonly line: string; readonly repeat: TopLevelRepeat; readonly reason?: string },
-): void | Promise<void> {
-  const { line, repeat } = raw;
-  const reason = raw.reason ?? `the top-level key ${JSON.stringify(repeat.key)} is repeated`;
-  const what = raw.reason === undefined ? `repeats a top-level key (${repeat.key})` : "repeats a nested key";
-  return refuseUpstreamMessage(core, message, {
-    line,
-    reason,
-    id: message.kind === "notification" || repeat.idAmbiguous ? null : message.id,
-    dropped: `Dropped an upstream message that ${what}: no single id to answer`,
-  });
-}
-
-/**
- * An upstream message with a top-level key that spells one of JSON-RPC's member names in other
- * letter case (`Method`, `ID`, `Result`): a client decoding names case-insensitively (Go's
- * `encoding/json`) may read another message than Bouncer did — a request where Bouncer saw an
- * answer (a question Bouncer never vetted, answered under an id of Bouncer's own), or the answer to
- * another of its requests. Malformed, as a repeated top-level key is: never relayed; an answer
- * settles its request with `-32000`, a request gets `-32600`, a notification is dropped.
- *
- * Source: SPEC §3.1 (ids remapped; "An upstream's request can never be mistaken for Bouncer's own").
- * @param core - The relay.
- * @param message - The message as classified by its exact keys.
- * @param raw - Its text and the key found.
- * @returns A promise while a hook records the error.
- */
-function upstreamCaseVariant(
-  core: RelayCore,
-  message: Classified,
-  raw: { readonly line: string; readonly variant: { readonly key: string; readonly member: string } },
-): void | Promise<void> {
-  const { line, variant } = raw;
-  const reason = `the top-level key ${JSON.stringify(variant.key)} is ${JSON.stringify(variant.member)} in other letter case`;
-  return refuseUpstreamMessage(core, message, {
-    line,
-    reason,
-    id: message.kind === "notification" ? null : message.id,
-    dropped: `Dropped an upstream message: ${reason}`,
-  });
-}
-
-/**
- * Refuses a malformed upstream message (SPEC §3.3): reported as noise and never relayed; without an
- * id to answer it is dropped (with a log line), a request is answered `-32600`, an answer settles
- * the request it answers as unusable (`-32000`).
- * @param core - The relay.
- * @param message - The message as classified.
- * @param refusal - Its text, why it is refused, the id to answer (`null`: none), the log line of a drop.
- * @returns A promise while a hook records the error.
- */
-function refuseUpstreamMessage(
-  core: RelayCore,
-  message: Classified,
-  refusal: {
-    readonly line: string;
-    readonly reason: string;
-    readonly id: RequestId | null;
-    readonly dropped: string;
-  },
-): void | Promise<void> {
-  const { line, reason, id } = refusal;
-  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
-  if (id === null) {
-    core.log(refusal.dropped);
-    return;
-  }
-  if (message.kind === "request" || (message.kind === "invalid" && !message.response)) {
-    const error = { code: RPC_ERROR.invalidRequest, message: `Invalid request: ${reason}` };
-    core.replyUpstream(errorResponseText(JSON.stringify(id), error));
-    return;
-  }
-  return upstreamInvalidAnswer(core, id, reason);
-}
-
-/** How many `{"jsonrpc"` starts of one line `salvage` tries at most (a hostile line has many). */
-const SALVAGE_TRIES = 4;
-
-/**
- * The JSON-RPC message at the end of a line that does not parse: after a text prefix (`Server
- * started{"jsonrpc":…}`), or after a message cut off half-way and written again (`{"jsonrpc":"2.0",
- * "id":3,"res{"jsonrpc":"2.0","id":3,"result":…}`), else undefined. Tries the first
- * {@link SALVAGE_TRIES} places where `{"jsonrpc"` starts after the line's first character.
- *
- * Source: SPEC §3.3 (framing: noise is skipped, never fatal); F03; review of `bouncer run` (an
- * answer glued to a half-written line left its call waiting).
- * @param line - An upstream line that is not JSON.
- * @returns Where the message starts and the message, or `at: -1` and no message.
- */
-function salvage(line: string): { at: number; salvaged: unknown } {
-  let at = line.indexOf('{"jsonrpc"', 1);
-  for (let tries = 0; at > 0 && tries < SALVAGE_TRIES; tries++) {
-    const salvaged = tryParse(line.slice(at));
-    if (salvaged !== undefined) return { at, salvaged };
-    at = line.indexOf('{"jsonrpc"', at + 1);
-  }
-  return { at: -1, salvaged: undefined };
-}
-
-/**
- * Parses JSON, or returns undefined.
- * @param text - Candidate JSON.
- * @returns The value, or undefined.
- */
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
