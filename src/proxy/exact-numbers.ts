@@ -10,7 +10,7 @@
  */
 
 import type { JsonObject, JsonValue } from "../engine/index.ts";
-import { isJsonObject } from "./jsonrpc.ts";
+import { idKey, isJsonObject, member, type RequestId } from "./jsonrpc.ts";
 
 /**
  * A number of 16 digits or more where JSON writes a value (after `:`, `,` or `[`): every integer
@@ -59,4 +59,20 @@ export function exactNumbers(line: string): JsonValue | undefined {
 export function exactMessage(exact: JsonValue | undefined, index?: number): JsonObject | undefined {
   const value = index === undefined ? exact : Array.isArray(exact) ? exact[index] : undefined;
   return isJsonObject(value) ? value : undefined;
+}
+
+/**
+ * The table key of the request a `notifications/cancelled` names: its `params.requestId`, an integer
+ * beyond ±2^53 keyed by the digits the exact reading of the notification kept.
+ *
+ * Source: SPEC §3.1 ("a client cancel reaches the upstream for the right request"; integers beyond
+ * ±2^53).
+ * @param requestId - `params.requestId` as parsed.
+ * @param exact - The notification's exact reading ({@link exactMessage}), when it has one.
+ * @returns The key, as {@link idKey} makes it.
+ */
+export function cancelledRequestKey(requestId: RequestId, exact: JsonObject | undefined): string {
+  const exactParams = exact === undefined ? undefined : member(exact, "params");
+  const digits = isJsonObject(exactParams) ? member(exactParams, "requestId") : undefined;
+  return idKey(requestId, typeof requestId === "number" && typeof digits === "string" ? digits : undefined);
 }

@@ -11,7 +11,7 @@
 import type { JsonObject } from "../engine/index.ts";
 import { describePair, holdsFoldedPair, rpcMemberVariant } from "./case-variants.ts";
 import { clientInvalidAnswer, clientResponse, settleUnusable } from "./client-answers.ts";
-import { exactMessage, exactNumbers } from "./exact-numbers.ts";
+import { cancelledRequestKey, exactMessage, exactNumbers } from "./exact-numbers.ts";
 import { interceptRequest } from "./intercept.ts";
 import { findUniqueIdSpan, scanTopLevel, spliceSpan } from "./json-scan.ts";
 import {
@@ -286,9 +286,7 @@ function clientCancel(core: RelayCore, params: JsonObject, line: string): void {
   const requestId = member(params, "requestId");
   if (typeof requestId !== "string" && typeof requestId !== "number") return;
   const exact = typeof requestId === "number" ? exactMessage(exactNumbers(line)) : undefined;
-  const exactParams = exact === undefined ? undefined : member(exact, "params");
-  const digits = isJsonObject(exactParams) ? member(exactParams, "requestId") : undefined;
-  const pending = core.pending.get(idKey(requestId, typeof digits === "string" ? digits : undefined));
+  const pending = core.pending.get(cancelledRequestKey(requestId, exact));
   if (pending === undefined) return;
   if (pending.state === "forwarded" && pending.legId !== undefined) {
     core.upstream.table.take(pending.legId);

@@ -10,16 +10,9 @@
 
 import type { JsonObject } from "../engine/index.ts";
 import { errorText } from "../engine/index.ts";
+import { cancelledRequestKey } from "./exact-numbers.ts";
 import { findIdSpan, spliceSpan } from "./json-scan.ts";
-import {
-  type Classified,
-  errorResponseText,
-  idKey,
-  isJsonObject,
-  member,
-  RPC_ERROR,
-  requestText,
-} from "./jsonrpc.ts";
+import { type Classified, errorResponseText, idKey, member, RPC_ERROR, requestText } from "./jsonrpc.ts";
 import { isKnownMethod } from "./known-methods.ts";
 import type { RelayCore } from "./relay-core.ts";
 import { progressTokenKey } from "./relay-support.ts";
@@ -146,13 +139,7 @@ export function upstreamNotification(
   if (method === "notifications/cancelled") {
     const requestId = member(params, "requestId");
     if (typeof requestId !== "string" && typeof requestId !== "number") return;
-    const exactParams = raw.exact === undefined ? undefined : member(raw.exact, "params");
-    const digits = isJsonObject(exactParams) ? member(exactParams, "requestId") : undefined;
-    const key = idKey(
-      requestId,
-      typeof requestId === "number" && typeof digits === "string" ? digits : undefined,
-    );
-    const legId = core.client.table.idForOrigin(key);
+    const legId = core.client.table.idForOrigin(cancelledRequestKey(requestId, raw.exact));
     if (legId === undefined) return;
     const entry = core.client.table.take(legId);
     if (entry?.kind === "relay" && entry.value.tokenKey !== undefined)
