@@ -27,8 +27,11 @@ export interface InitEnvironment {
   readonly now: () => Date;
   /** Whether there is a terminal to ask "write these changes?" on. */
   readonly interactive: boolean;
-  /** Asks a yes/no question on the terminal; true only for an explicit yes. */
-  readonly confirm: (question: string) => Promise<boolean>;
+  /**
+   * Asks a yes/no question on the terminal: true only for an explicit yes, `"interrupted"` for
+   * Ctrl+C, false for anything else (Ctrl+D included).
+   */
+  readonly confirm: (question: string) => Promise<boolean | "interrupted">;
   /** A launcher to use instead of looking for one (tests). */
   readonly launcher?: Launcher;
   /** File-system probes for discovery (tests). */
@@ -51,7 +54,7 @@ export function processEnvironment(io: CommandIo): InitEnvironment {
     execPath: process.execPath,
     now: () => new Date(),
     interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
-    confirm: askOnTerminal,
+    confirm: (question) => askOnTerminal(question),
   };
 }
 
@@ -71,23 +74,42 @@ export function environmentFrom(data: unknown): InitEnvironment {
   return { ...base, ...(overrides as Partial<InitEnvironment>) };
 }
 
+/** What Ctrl+C at the question resolves to (apart from any answer text). */
+const INTERRUPTED = Symbol("interrupted");
+
 /**
  * Asks a yes/no question on stderr and reads the answer from stdin (a terminal).
+ *
+ * Source: SPEC §5.2 (asks `[y/N]`); README exit codes (130 after Ctrl-C).
  * @param question - The question, e.g. `Write 2 files? [y/N] `.
- * @returns True for `y` or `yes`; false for anything else, Ctrl+C and Ctrl+D (end of input).
+ * @param streams - Where the answer is read and the question written (tests: a stream pair with
+ *   `terminal: true`); default stdin and stderr, a terminal when stderr is one.
+ * @returns True for `y` or `yes`; `"interrupted"` for Ctrl+C; false for anything else and Ctrl+D
+ *   (end of input).
  */
-async function askOnTerminal(question: string): Promise<boolean> {
-  const terminal = createInterface({ input: process.stdin, output: process.stderr });
-  // Ctrl+C or Ctrl+D at the question is a "no" (nothing is written), not a failure.
+export async function askOnTerminal(
+  question: string,
+  streams: {
+    readonly input: NodeJS.ReadableStream;
+    readonly output: NodeJS.WritableStream;
+    readonly terminal?: boolean;
+  } = { input: process.stdin, output: process.stderr },
+): Promise<boolean | "interrupted"> {
+  const terminal = createInterface(streams);
+  // Ctrl+D at the question is a "no"; Ctrl+C stops `init` (exit 130). Nothing is written either way.
   const ended = new Promise<undefined>((resolve) => terminal.once("close", () => resolve(undefined)));
-  let answer: string | undefined;
+  const interrupted = new Promise<typeof INTERRUPTED>((resolve) =>
+    terminal.once("SIGINT", () => resolve(INTERRUPTED)),
+  );
+  let answer: string | undefined | typeof INTERRUPTED;
   try {
-    answer = await Promise.race([terminal.question(question), ended]);
+    answer = await Promise.race([terminal.question(question), ended, interrupted]);
   } catch {
     answer = undefined;
   } finally {
     terminal.close();
   }
-  if (answer === undefined) process.stderr.write("\n");
+  if (typeof answer !== "string") streams.output.write("\n");
+  if (answer === INTERRUPTED) return "interrupted";
   return answer !== undefined && /^(y|yes)$/i.test(answer.trim());
 }

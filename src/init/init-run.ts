@@ -203,7 +203,12 @@ async function apply(
       return 2;
     }
     const files = changed.length === 1 ? "1 file" : `${changed.length} files`;
-    if (!(await environment.confirm(`Write ${files}? [y/N] `))) {
+    const answer = await environment.confirm(`Write ${files}? [y/N] `);
+    if (answer === "interrupted") {
+      io.err("Interrupted: nothing written\n");
+      return 130;
+    }
+    if (!answer) {
       // A user who declines has not failed: the answer is honoured, as a dry run's is (README).
       io.err("Nothing written\n");
       return base;

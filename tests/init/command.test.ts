@@ -125,13 +125,14 @@ describe("initCommand writes only when allowed", () => {
     expect(readFileSync(file, "utf8")).toBe(before);
   });
 
-  test.each([
+  test.each<[boolean | "interrupted", number, boolean]>([
     [false, 0, false],
     [true, 0, true],
+    ["interrupted", 130, false],
   ])("initCommand on a terminal answered %p exits %i (written: %p)", async (answer, code, written) => {
     const { dir, file, before } = desktopConfig();
     const questions: string[] = [];
-    const confirm = async (question: string): Promise<boolean> => {
+    const confirm = async (question: string): Promise<boolean | "interrupted"> => {
       questions.push(question);
       return answer;
     };
@@ -139,7 +140,9 @@ describe("initCommand writes only when allowed", () => {
     expect(result.code).toBe(code);
     expect(questions).toEqual(["Write 1 file? [y/N] "]);
     expect(readFileSync(file, "utf8") !== before).toBe(written);
-    expect(result.stderr.includes("Nothing written\n")).toBe(!written);
+    expect(result.stderr.includes("Nothing written\n")).toBe(answer === false);
+    expect(result.stderr.includes("Interrupted: nothing written\n")).toBe(answer === "interrupted");
+    expect(backupsOf(file).length > 0).toBe(written);
   });
 
   test("initCommand --yes writes atomically with a backup and keeps the file mode", async () => {
