@@ -38,9 +38,6 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
   "credential",
   "credentials",
   "pat",
-  // An HTTP bearer credential, and the token format most of them use (`--bearer X`, `JWT=…`).
-  "bearer",
-  "jwt",
   // A signed URL's signature is its credential (`X-Amz-Signature`, `X-Goog-Signature`, Azure's `sig`).
   "signature",
   "sig",
@@ -125,8 +122,25 @@ function isSecretWord(word: string): boolean {
  * `DB_PASS`, `userPass`; not `--pass-environment` or `passThrough`, where it is a verb).
  */
 function isSecretWords(words: readonly string[]): boolean {
-  return words.at(-1) === "pass" || words.some(isSecretWord) || words.some(isSecretPairAt);
+  return isRecipeOneSecret(words) || LAST_WORD_SECRETS.has(words.at(-1) ?? "") || isSecretPair(words);
 }
+
+/**
+ * The rule of server identity recipe 1 (`src/proxy/server-identity.ts`): a secret word anywhere, or
+ * `pass` last. The identity hash names a server's pin file, so a name this rule starts to call
+ * secret would give that server new, empty pins (its tools pinned again on first sight): words
+ * are added to {@link isSecretWords}' other rules instead, and `tests/proxy/server-identity.test.ts`
+ * holds the hashes this rule makes.
+ */
+function isRecipeOneSecret(words: readonly string[]): boolean {
+  return words.at(-1) === "pass" || words.some(isSecretWord);
+}
+
+/**
+ * Words that name a secret as a name's last word only: `--bearer X`, `SERVICE_JWT=…`; not
+ * `jwt_issuer` or `bearer_auth_header_name`, which name where the credential comes from.
+ */
+const LAST_WORD_SECRETS: ReadonlySet<string> = new Set(["bearer", "jwt"]);
 
 /**
  * Two words that name a secret together though neither does alone: account recovery codes, a
@@ -146,19 +160,21 @@ const SECRET_PAIRS: ReadonlySet<string> = new Set([
   "secret phrase",
 ]);
 
-/** Whether the word at `index` and the next name a secret together ({@link SECRET_PAIRS}). */
-function isSecretPairAt(word: string, index: number, words: readonly string[]): boolean {
-  const next = words[index + 1];
-  return next !== undefined && SECRET_PAIRS.has(`${word} ${next}`);
+/**
+ * Whether a name's last two words name a secret together ({@link SECRET_PAIRS}): `recovery_code`,
+ * `user_seed_phrase`; not `security_code_scanning` or `backup_code_dir`.
+ */
+function isSecretPair(words: readonly string[]): boolean {
+  return words.length >= 2 && SECRET_PAIRS.has(`${words.at(-2)} ${words.at(-1)}`);
 }
 
 /**
  * Whether a name (an argument or object key, an env variable, a flag without dashes, a header) is
  * secret-like: one of its words is a secret word such as `token`, `password`, `pwd`, `secret`,
  * `key`, `authorization`, `cookie`, `credential` or `pat`, or a word ends in one written together
- * (`accesstoken`, `clientsecret`, `dbpassword`, `setcookie`, `privatekey`), or two of its words
+ * (`accesstoken`, `clientsecret`, `dbpassword`, `setcookie`, `privatekey`), or its last two words
  * name one together (`recovery_code`, `seed_phrase`, `verification_code`), or its last word is
- * `pass` (`DB_PASS`). Not `keyword`, `monkey`, `tokenizer`, `bypass`, `pass-environment`.
+ * `pass`, `bearer` or `jwt` (`DB_PASS`, `SERVICE_JWT`). Not `keyword`, `monkey`, `tokenizer`, `bypass`, `pass-environment`.
  *
  * Source: SPEC §3.5, §5.2; field case F11.
  * @param name - The name.
@@ -166,6 +182,20 @@ function isSecretPairAt(word: string, index: number, words: readonly string[]): 
  * @example isSecretName("PGPASSWORD") // => true
  */
 export const isSecretName: (name: string) => boolean = cachedByName((name) => isSecretWords(nameWords(name)));
+
+/**
+ * Whether a flag's name is secret-like under server identity recipe 1: a secret word anywhere in it
+ * or `pass` last, as {@link isSecretName} but without its later rules (last-word and two-word
+ * secrets), so that the identity of a server, and with it its pin file, stays what it was.
+ *
+ * Source: SPEC §2.2 ("Server identity"); review of the identity hash (a secret word added for the
+ * audit log renamed the pin file of servers whose flags hold it).
+ * @param name - A flag's name, without dashes.
+ * @returns True when its value is left out of the identity.
+ */
+export const isIdentitySecretName: (name: string) => boolean = cachedByName((name) =>
+  isRecipeOneSecret(nameWords(name)),
+);
 
 /**
  * Token shapes that are secrets wherever they occur in a string. Each pattern is global and finds

@@ -8,7 +8,8 @@
  */
 
 import { createHash } from "node:crypto";
-import { isSecretName, REDACTED, redactTokens } from "../audit/index.ts";
+import { REDACTED, redactTokens } from "../audit/index.ts";
+import { isIdentitySecretName } from "../platform/secret-shapes.ts";
 
 /** The facts that make up a server's identity. */
 export interface IdentityFacts {
@@ -42,7 +43,7 @@ export function scrubCommand(command: readonly string[]): string[] {
     }
     const flag = /^--?([A-Za-z][A-Za-z0-9_.-]*)(=.*)?$/s.exec(argument);
     const name = flag?.[1];
-    if (name !== undefined && isSecretName(name)) {
+    if (name !== undefined && isIdentitySecretName(name)) {
       if (flag?.[2] === undefined) {
         out.push(argument);
         secretNext = true;

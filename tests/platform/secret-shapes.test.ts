@@ -61,6 +61,10 @@ describe("isSecretName()", () => {
     "recovery_email",
     "code_phrase",
     "security_group",
+    "jwt_issuer",
+    "security_code_scanning",
+    "backup_code_dir",
+    "seed_words_count",
   ])("isSecretName(%p) is false", (name) => {
     expect(isSecretName(name)).toBe(false);
   });
