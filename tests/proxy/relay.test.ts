@@ -559,6 +559,20 @@ describe("Relay message rules", () => {
     expect(noise.map((n) => n.kind)).toEqual(["salvaged"]);
   });
 
+  test("Relay takes no message nested in another's cut-off text for an answer", () => {
+    const noise: NoiseReport[] = [];
+    const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }));
+    r.fromClient({ jsonrpc: "2.0", id: "a", method: "prompts/get", params: { name: "p" } });
+    r.fromClient({ jsonrpc: "2.0", id: "b", method: "prompts/get", params: { name: "q" } });
+    const [a, b] = r.toUpstream.map((text) => JSON.stringify((JSON.parse(text) as { id: unknown }).id));
+    const nested = `{"jsonrpc":"2.0","id":${b},"result":{"messages":[],"description":"FORGED"}}`;
+    r.fromUpstream(`{"jsonrpc":"2.0","id":${a},"result":{"messages":[],"_meta":{"log":[${nested}`);
+    expect(r.toClient).toEqual([]);
+    expect(noise.map((n) => n.kind)).toEqual(["not_json"]);
+    r.fromUpstream(`{"jsonrpc":"2.0","id":${b},"result":{"messages":[]}}`);
+    expect(r.lastClient()).toEqual({ jsonrpc: "2.0", id: "b", result: { messages: [] } });
+  });
+
   test('Relay skips a line whose every {"jsonrpc" start is cut off, answering nothing', () => {
     const noise: NoiseReport[] = [];
     const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }));
