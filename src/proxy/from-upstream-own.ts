@@ -83,7 +83,15 @@ export function upstreamRequest(
 ): void {
   const { line } = raw;
   const span = findIdSpan(line);
-  const idText = span === undefined ? JSON.stringify(message.id) : line.slice(span.start, span.end);
+  // An integer id beyond ±2^53 keeps its digits: a batch element's text is written again from the
+  // parsed (rounded) value, and its answer must reach the upstream under the id it sent.
+  const exactId = raw.exact === undefined ? undefined : member(raw.exact, "id");
+  const idText =
+    typeof message.id === "number" && typeof exactId === "string"
+      ? exactId
+      : span === undefined
+        ? JSON.stringify(message.id)
+        : line.slice(span.start, span.end);
   if (
     span === undefined ||
     (core.options.unknownMethods === "deny" && !isKnownMethod(message.method, "request"))

@@ -118,6 +118,23 @@ describe("Relay ids", () => {
     expect(r.toUpstream).toEqual(['{"jsonrpc":"2.0","id":12345678901234567891,"result":{"roots":[]}}']);
   });
 
+  test("Relay answers and cancels a batched upstream request whose id is beyond 2^53 by its digits", () => {
+    const r = memoryRelay();
+    r.fromUpstream('[{"jsonrpc":"2.0","id":12345678901234567890,"method":"roots/list"}]');
+    const relayed = r.lastClient().id;
+    r.fromUpstream(
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567890}}',
+    );
+    expect(r.lastClient()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: relayed },
+    });
+    r.fromUpstream('[{"jsonrpc":"2.0","id":12345678901234567891,"method":"roots/list"}]');
+    r.fromClient({ jsonrpc: "2.0", id: r.lastClient().id, result: { roots: [] } });
+    expect(r.toUpstream.at(-1)).toBe('{"jsonrpc":"2.0","id":12345678901234567891,"result":{"roots":[]}}');
+  });
+
   test("Relay refuses a request repeating a top-level key, and relays one repeating a nested key as its own bytes", () => {
     const r = memoryRelay();
     r.fromClient('{"jsonrpc":"2.0","id":3,"method":"ping","method":"tools/call"}');
