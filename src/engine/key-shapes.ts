@@ -154,7 +154,8 @@ export function isSinkShapedName(name: string, toolName: string): boolean {
 /**
  * Words naming a collection, read through at the end of an argument name: `cc_list`,
  * `recipient_list` and `attendeesArray` are the list of what the word before names (a list inherits
- * its key, as in SPEC §2.5).
+ * its key, as in SPEC §2.5). Not after `to`: `convert_to_array`, `add_to_list` and `to_list` name
+ * a conversion or a place, not recipients.
  */
 const COLLECTION_WORDS: ReadonlySet<string> = new Set(["list", "lists", "array", "arrays"]);
 
@@ -164,10 +165,10 @@ const COLLECTION_WORDS: ReadonlySet<string> = new Set(["list", "lists", "array",
  */
 function sinkShapedWords(allWords: readonly string[], toolName: string): boolean {
   const tail = allWords.at(-1);
-  const words =
-    tail !== undefined && allWords.length >= 2 && COLLECTION_WORDS.has(tail)
-      ? allWords.slice(0, -1)
-      : allWords;
+  // `to` before a collection word is a preposition (`convert_to_array`, `add_to_list`), not `to`.
+  const readThrough =
+    tail !== undefined && allWords.length >= 2 && COLLECTION_WORDS.has(tail) && allWords.at(-2) !== "to";
+  const words = readThrough ? allWords.slice(0, -1) : allWords;
   const last = words.at(-1);
   if (last === undefined) return false;
   if (SINK_WORDS.has(last)) return true;

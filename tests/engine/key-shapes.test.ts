@@ -62,6 +62,9 @@ describe("isSinkShapedName()", () => {
     ["target_list", "send_file", true],
     ["target_list", "resize_image", false],
     ["list", "x", false],
+    ["convert_to_array", "get_items", false],
+    ["toArray", "x", false],
+    ["add_to_list", "x", false],
     ["item_list", "x", false],
     ["", "x", false],
   ])("isSinkShapedName(%p, %p) is %p", (name, tool, expected) => {
