@@ -60,7 +60,7 @@ function missingNote(facts: PackFacts): string {
   if (facts.command === undefined && facts.serverInfoName === undefined) {
     if (facts.upstreamName === undefined)
       return "No --server, upstream command (after --) or --server-info-name given: no pack was matched";
-    return "Packs were matched by the server name only: bouncer run also matches them by the upstream's command line and serverInfo.name, and a pack matched there replaces those matched by name (give the upstream command after -- and --server-info-name NAME to match as bouncer run does)";
+    return "Packs were looked for by the server name only: bouncer run also matches them by the upstream's command line and serverInfo.name, and a pack matched there replaces those matched by name (give the upstream command after -- and --server-info-name NAME to match as bouncer run does)";
   }
   if (facts.command === undefined)
     return "No upstream command given (after --): a pack bouncer run matches by the command line is not shown, nor are the directories $COMMAND_LINE_DIRS stands for";

@@ -111,11 +111,11 @@ describe("runExplain()", () => {
     expect(known.stdout()).not.toContain("names send_email: every rule above is a default");
   });
 
-  test("runExplain() --server alone says plainly that packs were matched by the server name only", async () => {
+  test("runExplain() --server alone says plainly that packs were looked for by the server name only", async () => {
     const out = memoryIo({ cwd: REPO });
     await runExplain({ tool: "create_filter", server: "mail", policies: [] }, out.io);
     expect(out.stdout()).toContain(
-      "Packs: none matched\nPacks were matched by the server name only: bouncer run also matches them by the upstream's command line and serverInfo.name",
+      "Packs: none matched\nPacks were looked for by the server name only: bouncer run also matches them by the upstream's command line and serverInfo.name",
     );
     const json = (await explain({ tool: "create_issue", server: "github" })) as ExplainJson & {
       matched_on: unknown;
@@ -123,7 +123,7 @@ describe("runExplain()", () => {
     };
     expect(json.packs.map((pack) => [pack.name, pack.by])).toEqual([["github", "upstream_name"]]);
     expect(json.matched_on).toEqual({ upstream_name: "github" });
-    expect(json.packs_note).toStartWith("Packs were matched by the server name only");
+    expect(json.packs_note).toStartWith("Packs were looked for by the server name only");
   });
 
   test("runExplain() with the command line and serverInfo.name matches as run does and adds no note", async () => {
