@@ -40,7 +40,7 @@ import {
 } from "./run-policy.ts";
 import { installProcessHandlers, upstreamLaunch } from "./run-process.ts";
 import type { RunProxyIo, RunProxyOptions } from "./run-proxy-types.ts";
-import { bounded, startUpstream } from "./run-upstream.ts";
+import { bounded, outputDrained, startUpstream } from "./run-upstream.ts";
 
 /** How long the audit flush and the final stdout flush may take. */
 const FLUSH_LIMIT_MS = 2000;
@@ -146,6 +146,7 @@ export async function runProxy(
         hurry: hurry.signal,
       });
     }
+    if (upstream !== undefined) await outputDrained(upstream);
     if (current !== undefined) {
       // Calls still forwarded are answered (an upstream that died first answered them already).
       const error = {

@@ -116,6 +116,24 @@ export function startUpstream(
 }
 
 /**
+ * Waits until the upstream's output has ended (every line it wrote read and framed), at most
+ * {@link DRAIN_MS}: at shutdown, answers still in the pipe reach the client before the calls left
+ * unanswered are given up.
+ *
+ * Source: SPEC §3.3 ("never a hang"; answers relayed while the upstream shuts down).
+ * @param child - The upstream process (stopped, or stopping).
+ * @returns A promise that resolves when its stdout ends, errs or closes, or after the bound.
+ */
+export function outputDrained(child: UpstreamProcess): Promise<void> {
+  const { stdout } = child;
+  if (stdout.readableEnded || stdout.destroyed) return Promise.resolve();
+  const ended = new Promise<void>((resolve) => {
+    for (const event of ["end", "error", "close"] as const) stdout.once(event, () => resolve());
+  });
+  return bounded(ended, DRAIN_MS);
+}
+
+/**
  * Feeds the upstream's output to a framer and reports its end once: its exit, after the answers it
  * wrote before have drained (briefly), or its output closing while it lives on (it can answer
  * nothing more, so it counts as gone).

@@ -511,4 +511,31 @@ describe("bouncer run life cycle", () => {
     },
     E2E_TIMEOUT,
   );
+
+  test(
+    "bouncer run relays the answer an upstream writes as it is stopped by SIGTERM, rather than giving the call up",
+    async () => {
+      const upstream = join(ROOT, "tests/fixtures/servers/answer-on-term.ts");
+      const { command, args } = bouncerCommand("cli", ["--upstream-name", "term", "--", BUN, upstream]);
+      const session = startLines(command, args, { BOUNCER_HOME: home });
+      session.send(initializeRequest(0));
+      await session.next((m) => m.id === 0, "initialize");
+      session.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      session.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow", arguments: {} } });
+      await waitUntil(
+        () => session.stderr().includes("holding a call"),
+        20_000,
+        "the upstream holds the call",
+      );
+      session.child.kill("SIGTERM");
+      const answer = await session.next((m) => m.id === 1, "the call's answer");
+      expect(answer).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        result: { content: [{ type: "text", text: "answered on SIGTERM" }] },
+      });
+      expect((await deadline(session.exited, 30_000, "bouncer exits")).code).toBe(0);
+    },
+    E2E_TIMEOUT,
+  );
 });
