@@ -29,7 +29,7 @@ export type { EmailIdentity, Identity, ScalarIdentity, UrlIdentity } from "./ide
 export { identify, isUrlShaped } from "./identity.ts";
 export { removeInvisible } from "./invisible.ts";
 export { isJsonObject, member } from "./json-access.ts";
-export { isDestinationShapedKey, isSinkShapedName, splitWords } from "./key-shapes.ts";
+export { isDestinationShapedKey, isSinkShapedName, splitWords, withoutCollectionWord } from "./key-shapes.ts";
 export { normalizePath } from "./normalize-path.ts";
 export type { ArgumentKeys, ParamMismatch, ParamPath, ParamValue, ParamValues } from "./param-paths.ts";
 export { collectParamValues, compileParamPath, createArgumentKeys, foldKey } from "./param-paths.ts";

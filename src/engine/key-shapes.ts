@@ -160,15 +160,27 @@ export function isSinkShapedName(name: string, toolName: string): boolean {
 const COLLECTION_WORDS: ReadonlySet<string> = new Set(["list", "lists", "array", "arrays"]);
 
 /**
+ * A name's words without a trailing collection word ({@link COLLECTION_WORDS}): `cc list` → `cc`,
+ * `url list` → `url`; unchanged for one word, or after `to` (a preposition there:
+ * `convert_to_array`, `add_to_list`).
+ *
+ * Source: SPEC §4.4 "Sink-shaped argument names"; review of the sink gate.
+ * @param words - The words of a name ({@link splitWords}).
+ * @returns The words to judge the name by.
+ */
+export function withoutCollectionWord(words: readonly string[]): readonly string[] {
+  const tail = words.at(-1);
+  const readThrough =
+    tail !== undefined && words.length >= 2 && COLLECTION_WORDS.has(tail) && words.at(-2) !== "to";
+  return readThrough ? words.slice(0, -1) : words;
+}
+
+/**
  * Whether a name's words are sink-shaped (last word, last two words, or a sending tool's target),
  * after a trailing collection word ({@link COLLECTION_WORDS}).
  */
 function sinkShapedWords(allWords: readonly string[], toolName: string): boolean {
-  const tail = allWords.at(-1);
-  // `to` before a collection word is a preposition (`convert_to_array`, `add_to_list`), not `to`.
-  const readThrough =
-    tail !== undefined && allWords.length >= 2 && COLLECTION_WORDS.has(tail) && allWords.at(-2) !== "to";
-  const words = readThrough ? allWords.slice(0, -1) : allWords;
+  const words = withoutCollectionWord(allWords);
   const last = words.at(-1);
   if (last === undefined) return false;
   if (SINK_WORDS.has(last)) return true;

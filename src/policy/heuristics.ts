@@ -15,6 +15,7 @@ import {
   member,
   type ToolDefinition,
   walkSchema,
+  withoutCollectionWord,
 } from "../engine/index.ts";
 
 /** The default budget of a destructive tool (SPEC §4.4). */
@@ -129,8 +130,23 @@ export function heuristicRules(
   };
 }
 
+/** JSON Schema formats of a URL. */
+const URL_FORMATS: ReadonlySet<unknown> = new Set(["uri", "url", "iri", "uri-reference"]);
+
+/**
+ * Whether a sink argument holds URLs: its schema's `format` (or its items' `format`) is a URL's, or
+ * its name's last word is `url`/`uri`, read through a trailing `list` or `array` as sink-shaped
+ * names are (`url_list`).
+ *
+ * Source: SPEC §4.4 "Read-like URL tools"; review of the heuristics (`fetch_pages(url_list)` was
+ * no URL tool, so a link read on a page was denied rather than asked about).
+ * @param name - The argument's name.
+ * @param schema - Its schema.
+ * @returns True when it holds URLs.
+ */
 function holdsUrl(name: string, schema: JsonObject): boolean {
-  const format = member(schema, "format");
-  if (format === "uri" || format === "url" || format === "iri" || format === "uri-reference") return true;
-  return URL_WORDS.has(nameWords(name).at(-1) ?? "");
+  if (URL_FORMATS.has(member(schema, "format"))) return true;
+  const items = member(schema, "items");
+  if (isJsonObject(items) && URL_FORMATS.has(member(items, "format"))) return true;
+  return URL_WORDS.has(withoutCollectionWord(nameWords(name)).at(-1) ?? "");
 }

@@ -249,6 +249,8 @@ describe("read-like URL tools (SPEC §4.4)", () => {
     ["open_page", ["page_url"]],
     ["browse", ["uri"]],
     ["visit_site", ["target_url"]],
+    ["fetch_pages", ["url_list"]],
+    ["get_pages", ["urlsArray"]],
   ])("resolveToolRules() gives %s with %p on_tainted: ask", (tool, args) => {
     expect(rules(definition(tool, args)).onTainted).toEqual({ value: "ask", source: "heuristic" });
   });
@@ -271,6 +273,18 @@ describe("read-like URL tools (SPEC §4.4)", () => {
       inputSchema: { type: "object", properties: { location: { type: "string", format: "uri" } } },
     };
     const result = rules(def, "get_resource: { exfiltrating: true, sink_params: [location] }\n");
+    expect(result.onTainted).toEqual({ value: "ask", source: "heuristic" });
+  });
+
+  test("resolveToolRules() treats a declared list sink whose items have format uri as a URL sink", () => {
+    const def: ToolDefinition = {
+      name: "fetch_all",
+      inputSchema: {
+        type: "object",
+        properties: { locations: { type: "array", items: { type: "string", format: "uri" } } },
+      },
+    };
+    const result = rules(def, "fetch_all: { exfiltrating: true, sink_params: [locations] }\n");
     expect(result.onTainted).toEqual({ value: "ask", source: "heuristic" });
   });
 
