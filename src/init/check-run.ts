@@ -15,7 +15,7 @@
 
 import path from "node:path";
 import { checkPolicyPaths, formatIssueLine } from "../commands/policy-files.ts";
-import { escapeControls } from "../engine/index.ts";
+import { escapeControls, shellWord } from "../engine/index.ts";
 import { errorLine, isBouncerError } from "../platform/errors.ts";
 import type { InitEnvironment } from "./init-environment.ts";
 import { launcherProblem } from "./launcher-problem.ts";
@@ -118,7 +118,7 @@ export async function runCheck(
         row.status === "lost its wrapping" ||
         (row.status === "not wrapped" && !row.detail.startsWith("cannot be wrapped")),
     );
-    io.err(`${problems} server(s) need attention${unwrapped ? ": run bouncer init" : ""}\n`);
+    io.err(`${problems} server(s) need attention${unwrapped ? `: run ${initCommandFor(request)}` : ""}\n`);
   }
   if (unreadable) {
     io.err("bouncer: Check incomplete: a client config could not be read\n");
@@ -274,4 +274,30 @@ function renderRows(rows: readonly CheckRow[]): string {
     )
     .map((line) => `${line}\n`)
     .join("");
+}
+
+/**
+ * The `bouncer init` command that wraps what `--check` looked at: the same `--config` or `--client`
+ * and `--server` names, each flag and value one shell word (`--server='my server'`); when one
+ * cannot be written as one (control or non-ASCII characters), the command says to give the same
+ * flags.
+ *
+ * Source: review of the README walk-through (the advice dropped the filters given).
+ * @param request - The check's `--config`, `--client` and `--server` values.
+ * @returns E.g. `bouncer init --config=.mcp.json --server=fs`.
+ */
+function initCommandFor(request: {
+  readonly config?: string;
+  readonly client?: string;
+  readonly servers: readonly string[];
+}): string {
+  const flags = [
+    ...(request.config === undefined ? [] : [`--config=${request.config}`]),
+    ...(request.client === undefined ? [] : [`--client=${request.client}`]),
+    ...request.servers.map((name) => `--server=${name}`),
+  ];
+  const words = flags.map((flag) => shellWord(flag));
+  if (words.some((word) => word === undefined))
+    return "bouncer init with the same --config, --client and --server";
+  return ["bouncer", "init", ...words].join(" ");
 }

@@ -57,7 +57,22 @@ describe("runCheck()", () => {
     const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^STATUS +SERVER +FILE +DETAIL\nnot wrapped +filesystem +/);
-    expect(result.stderr).toContain("1 server(s) need attention");
+    expect(result.stderr).toContain(`1 server(s) need attention: run bouncer init --config=${file}\n`);
+  });
+
+  test("init --check advises the init command with the --config and --server it was given, each one shell word", async () => {
+    const { dir, file } = setup();
+    const result = await runBouncer("init", ["--check", "--config", file, "--server", "filesystem"], {
+      cwd: dir,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `1 server(s) need attention: run bouncer init --config=${file} --server=filesystem\n`,
+    );
+    const odd = path.join(dir, "my config.json");
+    writeFileSync(odd, readFileSync(file));
+    const quoted = await runBouncer("init", ["--check", "--config", odd], { cwd: dir });
+    expect(quoted.stderr).toContain(`run bouncer init '--config=${odd}'\n`);
   });
 
   test("init --check on a config with no servers says nothing was checked (no empty table, no 'every server is wrapped')", async () => {
