@@ -42,6 +42,11 @@ export function literalSecretWarnings(entry: ConfigEntry): string[] {
 
 /** `NAME=value` inside an argument (`-e API_KEY=…`, `sh -c "TOKEN=… exec …"`, `a=1,token=…`). */
 const ASSIGNMENT = /(?:^|[\s;&|'"(,])([A-Za-z_][A-Za-z0-9_.-]*)=([^\s'";&|),]+)/g;
+/**
+ * A flag: its dashes (1), its name (2), and its value written in the same argument, after `=` (3)
+ * or after white space (4: `--token X` as one element, a client's args split by hand).
+ */
+const FLAG = /^(--?)([A-Za-z][A-Za-z0-9_.-]*)(?:=(.*)|[ \t]+(\S.*?)\s*)?$/s;
 /** Short flags whose value is a secret by convention (`-k KEY`: the API key of many CLIs). */
 const SECRET_SHORT_FLAGS: ReadonlySet<string> = new Set(["k"]);
 /** An argument that starts as JSON, and one whose value after its first `=` does. */
@@ -194,13 +199,12 @@ export function secretArgSpans(
     options.literalValues !== true || (typeof value === "string" && isLiteralSecret(value));
   items.forEach((item, index) => {
     if (typeof item.value !== "string") return;
-    // `--token=X`, `--token X` as one element (a client's args split by hand), or `--token` then X.
-    const flag = /^(--?)([A-Za-z][A-Za-z0-9_.-]*)(?:=(.*)|[ \t]+(\S.*))?$/s.exec(item.value);
+    const flag = FLAG.exec(item.value);
     const name = flag?.[2];
     const short = flag?.[1] === "-" && name !== undefined && SECRET_SHORT_FLAGS.has(name);
     if (name !== undefined && (isSecretName(name) || short)) {
       const next = items[index + 1];
-      const joined = flag?.[3] ?? flag?.[4]?.trimEnd();
+      const joined = flag?.[3] ?? flag?.[4];
       if (joined !== undefined) {
         if (counts(joined)) spans.push(item.span);
       } else if (next !== undefined && counts(next.value)) spans.push(next.span);
@@ -246,7 +250,7 @@ export function secretArgValues(args: readonly string[]): string[] {
     values.push(arg);
     const assigned = /^[^=:\s]+\s*[=:]\s*(.+)$/s.exec(arg)?.[1];
     if (assigned !== undefined) values.push(assigned);
-    const spaced = /^--?[A-Za-z][A-Za-z0-9_.-]*[ \t]+(\S.*?)\s*$/s.exec(arg)?.[1];
+    const spaced = FLAG.exec(arg)?.[4];
     if (spaced !== undefined) values.push(spaced);
     const password = USERINFO.exec(arg)?.[1];
     if (password !== undefined) values.push(password);

@@ -10,7 +10,7 @@
  */
 
 import type { JsonObject, JsonValue } from "../engine/index.ts";
-import { idKey, isJsonObject, member, type RequestId } from "./jsonrpc.ts";
+import { INTEGER_TEXT, idKey, isJsonObject, member, type RequestId } from "./jsonrpc.ts";
 
 /**
  * A number of 16 digits or more where JSON writes a value (after `:`, `,` or `[`): every integer
@@ -18,9 +18,6 @@ import { idKey, isJsonObject, member, type RequestId } from "./jsonrpc.ts";
  * snowflake id) is not, so such a line is not parsed a second time.
  */
 const LONG_NUMBER = /[:,[]\s*-?[0-9]{16}/;
-
-/** An integer literal of JSON (no fraction, no exponent). */
-const INTEGER_LITERAL = /^-?[0-9]+$/;
 
 /**
  * The upstream's line parsed with each integer beyond ±2^53 as the string of its digits, when it
@@ -38,7 +35,7 @@ export function exactNumbers(line: string): JsonValue | undefined {
   const reviver = (_key: string, value: unknown, context?: { source?: string }): unknown => {
     if (typeof value !== "number" || Number.isSafeInteger(value)) return value;
     const source = context?.source;
-    if (source === undefined || !INTEGER_LITERAL.test(source)) return value;
+    if (source === undefined || !INTEGER_TEXT.test(source)) return value;
     changed = true;
     return source;
   };

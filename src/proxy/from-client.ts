@@ -144,20 +144,19 @@ function clientRequest(
   const repeatsKey = repeatsAKey(line, raw.value);
   const top = repeatsKey ? scanTopLevel(line) : undefined;
   const span = repeatsKey ? top?.members.get("id") : findUniqueIdSpan(line);
-  const spanText = span === undefined ? undefined : line.slice(span.start, span.end);
-  const key = idKey(message.id, spanText?.trim());
+  const idText = span === undefined ? undefined : line.slice(span.start, span.end);
+  const key = idKey(message.id, idText?.trim());
   if (
     span === undefined ||
-    spanText === undefined ||
+    idText === undefined ||
     top?.duplicateKey === true ||
     (repeatsKey && top === undefined)
   ) {
     const reason = "Invalid request: a top-level key is repeated";
-    const idText = core.pending.has(key) ? "null" : JSON.stringify(message.id);
-    core.sendClient(errorResponseText(idText, { code: RPC_ERROR.invalidRequest, message: reason }));
+    const answerId = core.pending.has(key) ? "null" : JSON.stringify(message.id);
+    core.sendClient(errorResponseText(answerId, { code: RPC_ERROR.invalidRequest, message: reason }));
     return;
   }
-  const idText = spanText;
   if (core.pending.has(key)) {
     // Answered with id null (JSON-RPC's id for an error that cannot be tied to one request): with
     // its own id it would settle, for a client matching by id, the first request, still pending.

@@ -165,7 +165,7 @@ export function idKey(id: RequestId, digits?: string): string {
 }
 
 /** An integer literal of JSON (no fraction, no exponent). */
-const INTEGER_TEXT = /^-?[0-9]+$/;
+export const INTEGER_TEXT = /^-?[0-9]+$/;
 
 /**
  * An error response with the given raw id text (kept exactly as the peer wrote it).

@@ -131,7 +131,7 @@ test("replaceFile() removes the temp files a killed write of the same file left 
   ]);
 });
 
-test("removeStaleTemps() goes by the clock it is given, and leaves a folder it cannot read", async () => {
+test("removeStaleTemps() goes by the clock it is given, and removes nothing in a folder that is gone", async () => {
   const file = join(dir, "p.json");
   writeFileSync(`${file}.bouncer-tmp-00000000000f`, "x");
   expect(await removeStaleTemps(file, { now: Date.now() })).toBe(0);
