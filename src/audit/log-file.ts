@@ -16,6 +16,7 @@
 import { closeSync, fstatSync, statSync, writeSync } from "node:fs";
 import { errorCode } from "../platform/errors.ts";
 import { openPrivateAppend, syncWhereSupported } from "../platform/private-file.ts";
+import { notRegularReason } from "../platform/regular-file.ts";
 import { lineWriter, type WriteBytes } from "./line-writer.ts";
 
 /** Lines kept since the last look at most; one more line makes the look due. */
@@ -104,9 +105,10 @@ export function openLogFile(path: string, options: LogFileOptions): LogFile {
   const open = (at: number): number => {
     const handle = openPrivateAppend(path);
     const stats = fstatSync(handle);
-    if (stats.isDirectory()) {
+    const refused = notRegularReason(stats);
+    if (refused?.code === "EISDIR") {
       closeSync(handle);
-      throw new Error("EISDIR: the path is a directory");
+      throw Object.assign(new Error(refused.reason), { code: refused.code });
     }
     fd = handle;
     identity = `${stats.dev}:${stats.ino}`;

@@ -45,7 +45,7 @@ export interface UnreadableIssue {
   readonly file: string;
   readonly line: 0;
   readonly column: 0;
-  /** Why, e.g. `no such file`, `it is a directory`, `it is not UTF-8 text (line 1, column 3)`. */
+  /** Why, e.g. `no such file`, `it is a folder, not a file (EISDIR)`, `it is not UTF-8 text (line 1, column 3)`. */
   readonly message: string;
 }
 

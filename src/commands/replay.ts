@@ -16,7 +16,7 @@ import { createColors } from "picocolors";
 import { escapeControls, safeName } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError } from "../platform/errors.ts";
-import { describeFsError } from "../platform/fs-error-text.ts";
+import { describeReadError } from "../platform/fs-error-text.ts";
 import { resolvePathSteps } from "../platform/path-walk.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import { terminalJson } from "../platform/terminal-json.ts";
@@ -119,7 +119,7 @@ async function readSession(file: string, cwd: string): Promise<string> {
   try {
     return readRegularTextFile(resolve(cwd, file)); // a FIFO is refused, not waited on
   } catch (error) {
-    throw new BouncerError("SESSION_UNREADABLE", `Cannot read session "${file}": ${describeFsError(error)}`, {
+    throw new BouncerError("SESSION_UNREADABLE", `Cannot read session "${file}": ${describeReadError(error)}`, {
       cause: error,
     });
   }

@@ -33,3 +33,19 @@ export function describeFsError(error: unknown): string {
   if (words !== undefined) return `${words} (${code as string})`;
   return error.message.replace(/, \w+ '.*'$/, "").replace(/\.$/, "");
 }
+
+/**
+ * Renders why a file named on the command line (a policy, a session, an audit log, a client
+ * config) cannot be read: `no such file` when it is missing — the words every such message uses —
+ * else {@link describeFsError}'s (`it is a folder, not a file (EISDIR)`, `it is not a regular file
+ * (a FIFO)`, `permission denied (EACCES)`).
+ *
+ * Source: README "Commands" (a named file that cannot be read is a usage error); the brief ("clear,
+ * specific error"): one wording for one cause, whichever command meets it.
+ * @param error - Anything caught while opening or reading the file.
+ * @returns e.g. `no such file`.
+ */
+export function describeReadError(error: unknown): string {
+  const { code } = (error ?? {}) as { code?: unknown };
+  return code === "ENOENT" ? "no such file" : describeFsError(error);
+}

@@ -9,15 +9,15 @@
 
 import { resolve } from "node:path";
 import type { PolicyText } from "../policy/index.ts";
-import { BouncerError, errorCode } from "./errors.ts";
-import { describeFsError } from "./fs-error-text.ts";
+import { BouncerError } from "./errors.ts";
+import { describeReadError } from "./fs-error-text.ts";
 import { readRegularTextFile } from "./regular-file.ts";
 
 /** A policy file that cannot be read: its name as given and why, in words. */
 export interface UnreadablePolicy {
   /** The name as the user gave it (`""` when none was given). */
   readonly file: string;
-  /** Why, e.g. `no such file`, `it is a directory`, `it is not UTF-8 text (line 1, column 3)`. */
+  /** Why, e.g. `no such file`, `it is a folder, not a file (EISDIR)`, `it is not UTF-8 text (line 1, column 3)`. */
   readonly reason: string;
   readonly cause?: unknown;
 }
@@ -45,15 +45,7 @@ export function tryReadPolicyText(
     // ever, and bytes that are not UTF-8 would rename a tool silently.
     return { ok: true, text: { text: readRegularTextFile(resolve(cwd, file)), fileName: file } };
   } catch (error) {
-    const code = errorCode(error);
-    const reason =
-      code === "ENOENT"
-        ? "no such file"
-        : code === "EISDIR"
-          ? "it is a directory"
-          : code === "ENOTREG"
-            ? "it is not a regular file"
-            : describeFsError(error);
+    const reason = describeReadError(error);
     return { ok: false, unreadable: { file, reason, cause: error } };
   }
 }

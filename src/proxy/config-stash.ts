@@ -13,7 +13,7 @@ import { extname, isAbsolute, resolve } from "node:path";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parse as parseToml } from "smol-toml";
 import { BouncerError } from "../platform/errors.ts";
-import { describeFsError } from "../platform/fs-error-text.ts";
+import { describeReadError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import type { UpstreamLaunch } from "./run-args.ts";
 
@@ -121,7 +121,7 @@ export function readUpstreamStash(
   } catch (error) {
     throw new BouncerError(
       "CONFIG_UNREADABLE",
-      `Cannot read client config "${file}": ${describeFsError(error)}`,
+      `Cannot read client config "${file}": ${describeReadError(error)}`,
       {
         cause: error,
       },

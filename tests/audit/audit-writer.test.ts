@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { readAuditLog } from "../../src/audit/audit-reader.ts";
 import type { AuditEntry } from "../../src/audit/audit-record.ts";
 import { createAuditWriter } from "../../src/audit/audit-writer.ts";
@@ -388,9 +388,9 @@ describe("createAuditWriter()", () => {
   });
 
   test.each([
-    ["the path is a directory", directoryAsLog],
-    ["the parent is a file", logUnderAFile],
-  ])("createAuditWriter() throws AUDIT_WRITE_FAILED naming the file when %s", (_why, make) => {
+    ["the path is a directory", directoryAsLog, () => "it is a folder, not a file (EISDIR)"],
+    ["the parent is a file", logUnderAFile, (log: string) => `"${dirname(log)}" is not a folder`],
+  ])("createAuditWriter() throws AUDIT_WRITE_FAILED naming the file and why when %s", (_why, make, why) => {
     const log = make(dir);
     const writer = createAuditWriter(log);
     let caught: unknown;
@@ -401,7 +401,7 @@ describe("createAuditWriter()", () => {
     }
     expect(isBouncerError(caught)).toBe(true);
     expect((caught as { code: string }).code).toBe("AUDIT_WRITE_FAILED");
-    expect((caught as Error).message).toStartWith(`Cannot write audit log "${log}": `);
+    expect((caught as Error).message).toBe(`Cannot write audit log "${log}": ${why(log)}`);
     expect(() => writer.open()).toThrow(/^Cannot write audit log/);
   });
 

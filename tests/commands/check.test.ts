@@ -103,8 +103,8 @@ describe("runCheck()", () => {
         document.issues.filter((issue) => issue.code === "unreadable").map((issue) => issue.message),
       ).toEqual([
         "no such file",
-        "it is a directory",
-        "it is not a regular file",
+        "it is a folder, not a file (EISDIR)",
+        "it is not a regular file (a FIFO)",
         "it is not UTF-8 text (line 1, column 3)",
       ]);
       expect(out.stderr()).toBe("");

@@ -24,7 +24,7 @@ describe("readPolicyTexts()", () => {
 
   test.each<[string, string, string]>([
     ["an empty name", "", "no file name given"],
-    ["a directory", "tests/fixtures/policies", "it is a directory"],
+    ["a directory", "tests/fixtures/policies", "it is a folder, not a file (EISDIR)"],
     ["a missing file", "tests/fixtures/policies/nope.yaml", "no such file"],
   ])("readPolicyTexts() says why it refuses %s", async (_name, file, why) => {
     const error = await readPolicyTexts([file], REPO).catch((caught: unknown) => caught);

@@ -188,10 +188,12 @@ describe("bouncer replay (subprocess)", () => {
     expect(run.stdout).toBe("");
   });
 
-  test("bouncer replay exits 2 for a session file that does not exist", async () => {
+  test("bouncer replay exits 2 for a session file that does not exist, in the words check uses", async () => {
     const run = await runCli(["replay", "tests/fixtures/sessions/no-such-file.jsonl"]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("no such file");
+    expect(run.stderr).toBe(
+      'bouncer: Cannot read session "tests/fixtures/sessions/no-such-file.jsonl": no such file\n',
+    );
   });
 
   test.skipIf(process.platform === "win32")(

@@ -278,7 +278,7 @@ describe("initCommand refuses what it cannot edit safely", () => {
       cwd: dir,
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Cannot read policy "policy.yaml": it is a directory');
+    expect(result.stderr).toContain('Cannot read policy "policy.yaml": it is a folder, not a file (EISDIR)');
     expect(readFileSync(file, "utf8")).toBe(before);
   });
 
