@@ -119,9 +119,13 @@ async function readSession(file: string, cwd: string): Promise<string> {
   try {
     return readRegularTextFile(resolve(cwd, file)); // a FIFO is refused, not waited on
   } catch (error) {
-    throw new BouncerError("SESSION_UNREADABLE", `Cannot read session "${file}": ${describeReadError(error)}`, {
-      cause: error,
-    });
+    throw new BouncerError(
+      "SESSION_UNREADABLE",
+      `Cannot read session "${file}": ${describeReadError(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
