@@ -55,4 +55,41 @@ describe("README.md (STYLE #21: the README's examples are checked)", () => {
     expect(verdicts).toEqual(["allow", "allow", "deny", "ask", "ask"]);
     expect(README).toContain('| `send_email(to="bob@partner.example")` | ask |');
   });
+
+  test("README's synopsis names every command with flags its --help lists, and every --help flag", async () => {
+    const block = /Synopsis[^\n]*\n\n```\n([\s\S]*?)```/.exec(README)?.[1];
+    expect(block).toBeDefined();
+    // Continuation lines (indented) belong to the command above them.
+    const entries = (block ?? "").split(/\n(?=bouncer )/).map((entry) => entry.replace(/\s+/g, " ").trim());
+    const commands = entries.map((entry) => /^bouncer ((?:packs|pins) \w+|\w+)/.exec(entry)?.[1]);
+    expect(commands).toEqual([
+      "run",
+      "init",
+      "doctor",
+      "check",
+      "explain",
+      "replay",
+      "packs list",
+      "packs show",
+      "audit",
+      "pins list",
+      "pins accept",
+      "pins forget",
+    ]);
+    for (const [index, entry] of entries.entries()) {
+      const command = commands[index] ?? "";
+      const help = await cli([...command.split(" "), "--help"]);
+      expect(help.code).toBe(0);
+      const listed = new Set([...help.stdout.matchAll(/^\s+(--[\w-]+)/gm)].map((match) => match[1]));
+      const named = new Set([...entry.matchAll(/(--[a-z][\w-]*)/g)].map((match) => match[1]));
+      for (const flag of named)
+        expect({ command, flag, listed: listed.has(flag) }).toEqual({ command, flag, listed: true });
+      // `run` shows its common flags and points to the full list below it; the others show all.
+      if (command === "run") continue;
+      for (const flag of listed) {
+        if (flag === "--help" || flag === "--version") continue;
+        expect({ command, flag, named: named.has(flag) }).toEqual({ command, flag, named: true });
+      }
+    }
+  });
 });
