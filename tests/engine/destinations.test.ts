@@ -211,6 +211,83 @@ describe("selectDestinations()", () => {
     );
   });
 
+  test("selectDestinations() walks an object or list argument sent as JSON text as what it parses to (a client's JSON string, parsed by the MCP Python SDK)", () => {
+    const schema = {
+      $defs: {
+        Message: { type: "object", properties: { to: { type: "string" }, body: { type: "string" } } },
+      },
+      type: "object",
+      properties: {
+        message: { $ref: "#/$defs/Message" },
+        messages: { type: "array", items: { $ref: "#/$defs/Message" } },
+        options: { type: "object", properties: { bcc: { type: "string" }, priority: { type: "string" } } },
+      },
+    };
+    const text = (value: unknown): string => JSON.stringify(value);
+    const found = selected(
+      {
+        message: text({ to: "a@evil.example", body: "hi" }),
+        messages: [{ to: "b@corp.example" }, text({ to: "c@evil.example" })],
+        options: ` ${text({ bcc: "d@evil.example", priority: "high" })}`,
+      },
+      { schema, tool: "send_message" },
+    );
+    expect(found.sort()).toEqual(
+      [
+        "message.to=message.to:a@evil.example",
+        "messages[].to=messages[0].to:b@corp.example",
+        "messages[].to=messages[1].to:c@evil.example",
+        "options.bcc=options.bcc:d@evil.example",
+      ].sort(),
+    );
+    // Declared sinks do not hide it: the other arguments are still walked.
+    expect(
+      selected(
+        { to: "boss@corp.example", options: text({ bcc: "d@evil.example" }) },
+        {
+          schema: {
+            type: "object",
+            properties: { to: { type: "string" }, ...schema.properties },
+            $defs: schema.$defs,
+          },
+          sinks: ["to"],
+        },
+      ).sort(),
+    ).toEqual(["options.bcc=options.bcc:d@evil.example", "to=to:boss@corp.example"].sort());
+  });
+
+  test("selectDestinations() takes a string whole where only an object or a list will do, or where it opens as JSON and does not parse", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        options: { type: "object", properties: { priority: { type: "string" } } },
+        either: { anyOf: [{ type: "string" }, { type: "object", properties: { to: { type: "string" } } }] },
+        note: { type: "string" },
+        anything: {},
+      },
+    };
+    expect(selected({ options: "x@evil.example" }, { schema, tool: "send_message" })).toEqual([
+      "options=options:x@evil.example",
+    ]);
+    // Python's parser reads NaN, JSON.parse does not: the server's reading is not known.
+    const nan = '{"to": "x@evil.example", "n": NaN}';
+    expect(selected({ either: nan }, { schema, tool: "send_message" })).toEqual([`either=either:${nan}`]);
+    expect(selected({ anything: '{"to": "y@evil.example"}' }, { schema, tool: "send_message" })).toEqual([
+      "anything.to=anything.to:y@evil.example",
+    ]);
+    // A string that may be one stays one: plain text under string-or-object, any text under a string.
+    expect(
+      selected(
+        {
+          either: "x@evil.example",
+          note: '{"to": "x@evil.example"}',
+          anything: "[draft] see x@evil.example",
+        },
+        { schema, tool: "send_message" },
+      ),
+    ).toEqual([]);
+  });
+
   test("selectDestinations() takes a whole value whose shape does not fit the sink path (fail closed)", () => {
     const nested = { type: "object", properties: { message: { type: "object", properties: { to: {} } } } };
     expect(selected({ message: "attacker@evil.example" }, { schema: nested, sinks: ["message.to"] })).toEqual(
