@@ -9,6 +9,7 @@ import { canonicalize } from "./canonical.ts";
 import { displayNameAddresses, withEmbedded } from "./embedded-addresses.ts";
 import { isUrlShaped } from "./identity.ts";
 import { laterUrls } from "./later-urls.ts";
+import { withoutHiddenControls } from "./readings.ts";
 import { isEmailShaped, isPhoneShaped } from "./token-shapes.ts";
 
 /**
@@ -114,8 +115,9 @@ export interface PieceOptions {
  * b@y.example`, `;`-separated, `Name <addr>` items) becomes one destination per address, and a
  * `mailto:` URL one per address of its path and its `to`/`cc`/`bcc` query fields. Pieces that are
  * empty after canonicalisation are dropped; a value that splits into none is one piece as a
- * whole. With `sink` (a gated call's argument), failing closed as {@link PieceOptions} says;
- * otherwise URL-shaped values are never split.
+ * whole. With `sink` (a gated call's argument), failing closed as {@link PieceOptions} says, and a
+ * value holding hidden control characters (`readings.ts`) gives the pieces of its reading without
+ * them too, never trusted; otherwise URL-shaped values are never split.
  *
  * Source: SPEC §2.5 "Splitting", "Canonical form" (trust only for already-canonical raw values),
  * "Flattening" (one bad element decides for the call).
@@ -125,6 +127,23 @@ export interface PieceOptions {
  * @example destinationPieces("a@evil.example, boss@corp.example").map((p) => p.canonical) // ["a@evil.example", "boss@corp.example"]
  */
 export function destinationPieces(raw: string, options: PieceOptions = {}): DestinationPiece[] {
+  const pieces = piecesOf(raw, options);
+  if (options.sink !== true) return pieces;
+  // A destination holding control characters a renderer draws nothing for reaches, read without
+  // them, what the model may have copied (`attacker\u0007@evil.example`): those pieces too, for
+  // taint only (SPEC §2.5: canonicalisation may widen taint, never grant trust).
+  const bare = withoutHiddenControls(raw);
+  if (bare === undefined) return pieces;
+  const hidden = piecesOf(bare, options).map((piece) => ({
+    ...piece,
+    eligible: false,
+    decoded: true as const,
+  }));
+  return [...pieces, ...hidden];
+}
+
+/** {@link destinationPieces} of one reading of the value. */
+function piecesOf(raw: string, options: PieceOptions): DestinationPiece[] {
   const sink = options.sink === true;
   const finish = sink ? withEmbedded : (pieces: DestinationPiece[]): DestinationPiece[] => pieces;
   const trimmed = raw.trim();

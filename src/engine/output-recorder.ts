@@ -7,10 +7,10 @@
 
 import { canonicalize } from "./canonical.ts";
 import { destinationPieces } from "./destinations.ts";
-import { decodeEscapes } from "./escapes.ts";
 import { indexFreeTokens } from "./free-tokens.ts";
 import { type Identity, identify } from "./identity.ts";
 import { evidence } from "./output-evidence.ts";
+import { otherReadings } from "./readings.ts";
 import { createRecorder, identityKeys, indexKey, type Recorder } from "./recorder-state.ts";
 import { appendSegment, SCALAR_BREAK } from "./text-window.ts";
 import { extractTokens } from "./tokens.ts";
@@ -95,8 +95,9 @@ export function recordCanonicalFree(recorder: Recorder, canonical: string): void
  * there is some near the cut. Every slice after the first starts {@link SLICE_OVERLAP} units before
  * the previous one ended, so a token cut there — at no whitespace, or at one of its own spaces (a
  * phone number, an IBAN) — is seen whole in the next slice (a token seen twice, or cut, only adds
- * taint). A slice holding backslash escapes (`attacker\u0040evil.example`) has the tokens of its
- * decoded form indexed too (the window keeps the text as sent, once).
+ * taint). A slice holding backslash escapes (`attacker\u0040evil.example`) or hidden control
+ * characters has the tokens of its other readings (`readings.ts`) indexed too (the window keeps the
+ * text as sent, once).
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
@@ -115,15 +116,16 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
     recordCanonicalFree(recorder, canonicalOutput(recorder, slice));
     // Decoded, only its tokens are indexed: ordinary JSON text holds `\n` and `\"` everywhere, and
     // a second copy in the window would halve how far back the window reaches.
-    const decoded = decodeEscapes(slice);
-    if (decoded !== undefined) indexFreeTokens(recorder, canonicalize(decoded, { output: true }));
+    for (const reading of otherReadings(slice))
+      indexFreeTokens(recorder, canonicalize(reading, { output: true }));
     start = end < raw.length ? end - SLICE_OVERLAP : end;
   }
 }
 
 /**
  * Queues one free scalar of structured output; queued scalars are scanned together, separated by a
- * break no token or window match crosses. A scalar holding backslash escapes is queued decoded too.
+ * break no token or window match crosses. A scalar holding backslash escapes or hidden control
+ * characters is queued in its other readings too (`readings.ts`).
  *
  * Source: SPEC §2.5 "Untrusted text, recorded", "Free text versus field values".
  * @param recorder - The recorder.
@@ -133,10 +135,9 @@ export function recordFreeText(recorder: Recorder, raw: string): void {
 export function queueFreeScalar(recorder: Recorder, raw: string): void {
   recorder.pending.push(raw);
   recorder.pendingSize += raw.length + 1;
-  const decoded = decodeEscapes(raw);
-  if (decoded !== undefined) {
-    recorder.pending.push(decoded);
-    recorder.pendingSize += decoded.length + 1;
+  for (const reading of otherReadings(raw)) {
+    recorder.pending.push(reading);
+    recorder.pendingSize += reading.length + 1;
   }
   if (recorder.pendingSize >= SLICE_UNITS) flushFreeScalars(recorder);
 }
@@ -160,7 +161,8 @@ export function flushFreeScalars(recorder: Recorder): void {
  * Records one whole field value (a scalar or key in field position, or the value of a `Key: value`
  * line): each identity it holds (an address list is split) is a field occurrence under `key`; any
  * token inside it that is not one of those identities is free text. A value holding backslash
- * escapes is recorded a second time, decoded, under the same key.
+ * escapes or hidden control characters is recorded again in each of its other readings
+ * (`readings.ts`), under the same key.
  *
  * Source: SPEC §2.5 "Free text versus field values".
  * @param recorder - The recorder.
@@ -174,8 +176,7 @@ export function recordFieldValue(
   options: { readonly key?: string | undefined } = {},
 ): void {
   recordOneFieldValue(recorder, raw, options.key);
-  const decoded = decodeEscapes(raw);
-  if (decoded !== undefined) recordOneFieldValue(recorder, decoded, options.key);
+  for (const reading of otherReadings(raw)) recordOneFieldValue(recorder, reading, options.key);
 }
 
 function recordOneFieldValue(recorder: Recorder, raw: string, key: string | undefined): void {
