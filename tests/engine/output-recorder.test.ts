@@ -27,7 +27,7 @@ describe("identityKeys()", () => {
     ["bob@mail.partner.example", ["bob@mail.partner.example", "mail.partner.example", "partner.example"]],
     ["https://a.b.example/x", ["a.b.example", "b.example"]],
     ["@eve_smith", ["@eve_smith", "eve_smith"]],
-    ["+1 555 010 0000", ["+15550100000"]],
+    ["+1 555 010 0000", ["+15550100000", "tel-tail:550100000"]],
     ["riverside view hotel", ["riverside view hotel"]],
   ])("identityKeys(%p) is %p", (raw, keys) => {
     expect(identityKeys(identify(raw, canonicalize(raw, { destination: true })))).toEqual(keys);

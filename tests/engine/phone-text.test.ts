@@ -23,6 +23,6 @@ describe("asciiPhoneText()", () => {
   test("isPhoneShaped() and phoneKeys() read another script's digits as the number", () => {
     const arabic = "+1 \u0665\u0665\u0665 \u0661\u0662\u0663 \u0664\u0665\u0666\u0667";
     expect(isPhoneShaped(arabic)).toBe(true);
-    expect(phoneKeys(arabic)).toEqual(["+15551234567"]);
+    expect(phoneKeys(arabic)).toEqual(["+15551234567", "tel-tail:551234567"]);
   });
 });

@@ -122,6 +122,8 @@ export function oracleTokens(text: string, found: Visit): void {
     const prefix =
       match.startsWith("+") || match.startsWith("(+") ? undefined : /^(?:00|011)(?=[0-9]{7})/.exec(digits);
     if (prefix) visit(`+${digits.slice(prefix[0].length)}`, start, start + match.length);
+    // The last nine digits, which a national and an international spelling share.
+    if (digits.length >= 9) visit(`tel-tail:${digits.slice(-9)}`, start, start + match.length);
   });
   each(text, patterns.iban, (match, start) =>
     ibanKeys(match, (key) => visit(key, start, start + match.length)),

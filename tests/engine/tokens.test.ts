@@ -54,21 +54,25 @@ describe("extractTokens()", () => {
     ],
     ["an @handle with and without its sigil", "ping @eve_smith today", ["@eve_smith", "eve_smith"]],
     ["a #channel with and without its sigil", "post in #external-team.", ["#external-team", "external-team"]],
-    ["a phone as + and digits", "call +1 (555) 123-4567 now", ["+15551234567", "123-4567"]],
+    [
+      "a phone as + and digits, and its last nine digits",
+      "call +1 (555) 123-4567 now",
+      ["+15551234567", "123-4567", "tel-tail:551234567"],
+    ],
     [
       "a phone with a 00 call prefix also as + and the digits after it",
       "call 00 1 555 123 4567",
-      ["+0015551234567", "+15551234567"],
+      ["+0015551234567", "+15551234567", "tel-tail:551234567"],
     ],
     [
       "a phone with a 011 call prefix also as + and the digits after it",
       "call 011 44 20 7946 0958",
-      ["+011442079460958", "+442079460958"],
+      ["+011442079460958", "+442079460958", "tel-tail:079460958"],
     ],
     [
       "a phone written with + and then 00 as + and its digits only",
       "call +00 1 555 123 4567",
-      ["+0015551234567"],
+      ["+0015551234567", "tel-tail:551234567"],
     ],
     [
       "an IBAN and its grouped prefixes",
@@ -78,6 +82,7 @@ describe("extractTokens()", () => {
         "DE89370400440532",
         "DE893704004405320130",
         "DE89370400440532013000",
+        "tel-tail:400440532",
       ],
     ],
     [
