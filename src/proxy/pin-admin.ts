@@ -11,12 +11,10 @@
 
 import { readdirSync, unlinkSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { CommandIo } from "../commands/io.ts";
 import { errorText, renderUntrusted, safeName, shellWord } from "../engine/index.ts";
 import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
-import { terminalJson } from "../platform/terminal-json.ts";
 import { pinsDir, readPinFile } from "./file-pin-store.ts";
 import type { PinFile, PinRecord } from "./pin-file.ts";
 import { withPinLock } from "./pin-lock.ts";
@@ -200,30 +198,27 @@ export function chooseIdentity<T extends { readonly path: string; readonly file?
 }
 
 /**
- * Forgets a server: removes its pin file, also one that cannot be read as pins but still names it
- * (the next session pins it again on first sight). A name pinned under several identities (another
- * command or cwd) is refused, naming each, unless `id` chooses one. Each file is removed under its
- * lock, so a running session's write that read the file just before never puts it back: that
- * session finds it gone and keeps its pins in memory.
+ * The pin files `bouncer pins forget` would remove for a server, without removing any: its pin
+ * file, also one that cannot be read as pins but still names it. A name pinned under several
+ * identities (another command or cwd) is refused, naming each, unless `id` chooses one.
  *
  * Source: SPEC §5.7.
  * @param home - Bouncer's home directory.
  * @param server - The server name.
  * @param options - `id`: the file id of the identity to forget (`--id`).
- * @returns The removed files.
+ * @returns The files, with their content when it could be read.
  * @throws {BouncerError} `USAGE` for a bad `--id`; `PINS_UNKNOWN_SERVER` when no file names that
  *   server (of that id; a file that cannot be read as pins counts when its `server` field still
  *   names it); `PINS_SEVERAL_IDENTITIES` when several identities have that name and no `id`
- *   chooses; `PINS_LOCKED` or `PINS_UNWRITABLE` when a file's lock cannot be taken or the file
- *   cannot be removed.
+ *   chooses.
  */
-export async function forgetServer(
+export function pinsToForget(
   home: string,
   server: string,
   options: { readonly id?: string } = {},
-): Promise<string[]> {
+): { readonly path: string; readonly file?: PinFile }[] {
   const action = `forget server ${JSON.stringify(server)}`;
-  const { listing, id, taken } = chooseIdentity(home, {
+  const { listing, id, taken } = chooseIdentity<{ readonly path: string; readonly file?: PinFile }>(home, {
     server,
     ...(options.id === undefined ? {} : { id: options.id }),
     action,
@@ -245,8 +240,22 @@ export async function forgetServer(
         : `; ${listing.unreadable.length} pin file(s) name no server that can be read, remove them by hand: ${first.problem}`;
     throw new BouncerError("PINS_UNKNOWN_SERVER", `Cannot forget server "${server}": it has no pins${more}`);
   }
+  return taken;
+}
+
+/**
+ * Removes pin files, each under its lock, so a running session's write that read the file just
+ * before never puts it back: that session finds it gone and keeps its pins in memory.
+ *
+ * Source: SPEC §5.7.
+ * @param paths - The files ({@link pinsToForget}).
+ * @returns The files removed (one already gone is left out).
+ * @throws {BouncerError} `PINS_LOCKED` or `PINS_UNWRITABLE` when a file's lock cannot be taken or
+ *   the file cannot be removed.
+ */
+export async function removePinFiles(paths: readonly string[]): Promise<string[]> {
   const removed: string[] = [];
-  for (const { path } of taken) {
+  for (const path of paths) {
     const gone = await withPinLock(path, { verb: "remove", action: () => removeIfThere(path) });
     if (gone) removed.push(path);
   }
@@ -269,31 +278,4 @@ function removeIfThere(path: string): boolean {
       cause: error,
     });
   }
-}
-
-/**
- * Runs `bouncer pins forget SERVER [--id ID]`.
- *
- * Source: SPEC §5.7.
- * @param options - Server, the identity's file id when the name has several, JSON output, Bouncer's
- *   home.
- * @param io - Where output goes.
- * @returns 0.
- * @throws {BouncerError} `USAGE` (exit 2) for an empty SERVER or a bad `--id`; exit 1 when the
- *   server has no pins (of that id), or several identities and no id.
- */
-export async function runPinsForget(
-  options: { readonly server: string; readonly id?: string; readonly json?: boolean; readonly home: string },
-  io: CommandIo,
-): Promise<number> {
-  // An empty SERVER (an unset shell variable) is a usage error, as for pins accept (SPEC §5).
-  if (options.server === "") throw new BouncerError("USAGE", "Cannot forget pins: SERVER is empty");
-  const removed = await forgetServer(options.home, options.server, options);
-  if (options.json === true) io.out(`${terminalJson({ forgotten: options.server, files: removed })}\n`);
-  else {
-    io.out(
-      `Forgot the pins of server ${safeName(options.server)} (${removed.length} file${removed.length === 1 ? "" : "s"}); its next session pins it again on first sight (running sessions keep the pins they had until they restart)\n`,
-    );
-  }
-  return 0;
 }

@@ -2,7 +2,7 @@
  * `bouncer pins list [SERVER] | accept SERVER [TOOL] | forget SERVER` (`--json` on each): the
  * command's arguments, read by citty and handed to each subcommand's run function — listing the
  * pinned and pending definitions under `$BOUNCER_HOME/pins` (`pins-view.ts`), accepting pending ones
- * from a terminal (`pins-accept.ts`), forgetting a server (`pin-admin.ts`). Edge.
+ * from a terminal (`pins-accept.ts`), forgetting a server from a terminal (`pins-forget.ts`). Edge.
  *
  * Source: SPEC §5.7, §2.2.
  * @module
@@ -12,8 +12,8 @@ import { defineCommand } from "citty";
 import { type CommandIo, commandIo } from "../commands/io.ts";
 import { openControllingTerminal } from "../platform/controlling-terminal.ts";
 import { bouncerHome } from "../platform/home-dir.ts";
-import { runPinsForget } from "./pin-admin.ts";
 import { runPinsAccept } from "./pins-accept.ts";
+import { runPinsForget } from "./pins-forget.ts";
 import { runPinsList } from "./pins-view.ts";
 
 /**
@@ -101,17 +101,26 @@ const forgetCommand = defineCommand({
   meta: {
     name: "forget",
     description:
-      "Remove a server's pins: its next session pins it again on first sight; running sessions keep their pins until they restart",
+      "Remove a server's pins, confirmed on the terminal (/dev/tty): its next session pins it again on first sight; running sessions keep their pins until they restart",
   },
   args: {
     server: { type: "positional", description: "The server (--upstream-name)", required: true },
     id,
     json,
   },
-  run: ({ args, data }): Promise<number> => {
+  run: async ({ args, data }): Promise<number> => {
     const io = commandIo(data);
     const identity = typeof args.id === "string" ? { id: args.id } : {};
-    return runPinsForget({ server: args.server, ...identity, json: args.json === true, home: home(io) }, io);
+    // Always the real controlling terminal, as for accept: nothing a caller passes can answer.
+    const terminal = openControllingTerminal();
+    try {
+      return await runPinsForget(
+        { server: args.server, ...identity, json: args.json === true, home: home(io), terminal },
+        io,
+      );
+    } finally {
+      terminal?.close();
+    }
   },
 });
 

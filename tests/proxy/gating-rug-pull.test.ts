@@ -15,6 +15,7 @@ import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelco
 import { memoryIo } from "../../src/commands/io.ts";
 import { parsePinFile } from "../../src/proxy/pin-file.ts";
 import { runPinsAccept } from "../../src/proxy/pins-accept.ts";
+import { runPinsForget } from "../../src/proxy/pins-forget.ts";
 import { HONEST, POISONED } from "../fixtures/servers/rug-pull-upstream.ts";
 import {
   BUN,
@@ -198,9 +199,15 @@ describe("bouncer run against a rug pull", () => {
       const pulled = nextChange();
       await client.callTool({ name: "pull_rug", arguments: {} });
       await pulled;
-      const forgot = pinsCli(home, ["forget", "rug"]);
-      expect(forgot.status).toBe(0);
-      expect(forgot.stdout).toContain("running sessions keep the pins they had until they restart");
+      // Forgotten from a terminal: the real CLI under a pty where `script` is there, else the function.
+      if (HAS_SCRIPT) {
+        const forgot = pinsUnderPty(home, ["forget", "rug"], "y\n");
+        expect(forgot.screen).toContain("running sessions keep the pins they had until they restart");
+        expect(forgot.status).toBe(0);
+      } else {
+        const { terminal } = fakeTerminal(["y"]);
+        expect(await runPinsForget({ home, server: "rug", terminal }, memoryIo().io)).toBe(0);
+      }
       const blocked = await client.callTool({ name: "get_forecast", arguments: { city: "Paris" } });
       expect(blocked.isError).toBe(true);
       expect(text(blocked)).toContain("changed since it was pinned");

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { ToolDefinition } from "../../src/engine/index.ts";
 import { createFilePinStore, updatePinFile } from "../../src/proxy/file-pin-store.ts";
 import type { ServerContext } from "../../src/proxy/gate.ts";
-import { forgetServer } from "../../src/proxy/pin-admin.ts";
+import { pinsToForget, removePinFiles } from "../../src/proxy/pin-admin.ts";
 
 const SERVER: ServerContext = { name: "mail", command: ["mail-server"], cwd: "/work" };
 const SEND: ToolDefinition = { name: "send_email", description: "Send.", inputSchema: { type: "object" } };
@@ -15,8 +15,8 @@ function home(): string {
   return mkdtempSync(join(tmpdir(), "bouncer-pin-admin-"));
 }
 
-describe("forgetServer()", () => {
-  test("forgetServer() waits for a writer holding the pin file's lock, so a file it reports removed stays removed", async () => {
+describe("removePinFiles()", () => {
+  test("removePinFiles() of pinsToForget() waits for a writer holding the pin file's lock, so a file it reports removed stays removed", async () => {
     const dir = home();
     const gone: string[] = [];
     const session = createFilePinStore({ home: dir, onGone: (path) => gone.push(path) });
@@ -25,7 +25,7 @@ describe("forgetServer()", () => {
     // A writer (as a running session's) has read the file under its lock when `pins forget` starts.
     let forgetting: Promise<string[]> | string[] = [];
     await updatePinFile(path, (current) => {
-      forgetting = forgetServer(dir, "mail");
+      forgetting = removePinFiles(pinsToForget(dir, "mail").map(({ path }) => path));
       return current === undefined ? undefined : { ...current, pending: [] };
     });
     expect(await forgetting).toEqual([path]);

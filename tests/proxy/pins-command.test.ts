@@ -5,11 +5,15 @@ import { basename, dirname, join } from "node:path";
 import { memoryIo } from "../../src/commands/io.ts";
 import type { ToolDefinition } from "../../src/engine/index.ts";
 import { createFilePinStore } from "../../src/proxy/file-pin-store.ts";
-import { runPinsForget } from "../../src/proxy/pin-admin.ts";
 import { definitionHash } from "../../src/proxy/pin-file.ts";
+import { runPinsForget } from "../../src/proxy/pins-forget.ts";
 import { runPinsList } from "../../src/proxy/pins-view.ts";
 import { BUN, ROOT } from "./support/harness.ts";
 import { CHANGED, emptyHome, FS, homeWithPins, MAIL, SEND } from "./support/pin-homes.ts";
+import { fakeTerminal } from "./support/terminal.ts";
+
+/** A terminal where the person types yes. */
+const yes = () => fakeTerminal(["y"]).terminal;
 
 describe("bouncer pins", () => {
   test("runPinsList() lists pinned tools and pending definitions per server", async () => {
@@ -131,19 +135,21 @@ describe("bouncer pins", () => {
     const other = { ...MAIL, cwd: "/elsewhere" };
     await store.pin(other, [SEND]);
     const id = (server: typeof MAIL): string => basename(store.fileFor(server), ".json").slice(0, 8);
-    await expect(runPinsForget({ home, server: "mail" }, memoryIo().io)).rejects.toThrow(
+    await expect(runPinsForget({ home, server: "mail", terminal: yes() }, memoryIo().io)).rejects.toThrow(
       `Cannot forget server "mail": it is pinned under 2 identities (another command or working directory): `,
     );
-    await expect(runPinsForget({ home, server: "mail" }, memoryIo().io)).rejects.toThrow(
+    await expect(runPinsForget({ home, server: "mail", terminal: yes() }, memoryIo().io)).rejects.toThrow(
       `[${id(other)}] cwd "/elsewhere", command "mail-server"`,
     );
     expect(existsSync(store.fileFor(MAIL)) && existsSync(store.fileFor(other))).toBe(true);
-    expect(await runPinsForget({ home, server: "mail", id: id(other) }, memoryIo().io)).toBe(0);
+    expect(await runPinsForget({ home, server: "mail", id: id(other), terminal: yes() }, memoryIo().io)).toBe(
+      0,
+    );
     expect(existsSync(store.fileFor(other))).toBe(false);
     expect(existsSync(store.fileFor(MAIL))).toBe(true);
-    await expect(runPinsForget({ home, server: "mail", id: id(other) }, memoryIo().io)).rejects.toThrow(
-      `Cannot forget server "mail": it has no pins of id ${id(other)}`,
-    );
+    await expect(
+      runPinsForget({ home, server: "mail", id: id(other), terminal: yes() }, memoryIo().io),
+    ).rejects.toThrow(`Cannot forget server "mail": it has no pins of id ${id(other)}`);
   });
 
   test("runPinsList() --json for one server carries tools and pending with hashes", async () => {
@@ -226,7 +232,7 @@ describe("bouncer pins", () => {
     const home = await homeWithPins();
     const file = createFilePinStore({ home }).fileFor(FS);
     writeFileSync(file, JSON.stringify({ server: "fs", hashScheme: 99, tools: [] }));
-    expect(await runPinsForget({ home, server: "fs" }, memoryIo().io)).toBe(0);
+    expect(await runPinsForget({ home, server: "fs", terminal: yes() }, memoryIo().io)).toBe(0);
     expect(existsSync(file)).toBe(false);
   });
 
@@ -235,11 +241,11 @@ describe("bouncer pins", () => {
     const broken = createFilePinStore({ home }).fileFor(FS);
     mkdirSync(dirname(broken), { recursive: true });
     writeFileSync(broken, "not json");
-    await expect(runPinsForget({ home, server: "fs" }, memoryIo().io)).rejects.toThrow(
+    await expect(runPinsForget({ home, server: "fs", terminal: yes() }, memoryIo().io)).rejects.toThrow(
       /it has no pins; 1 pin file\(s\) name no server that can be read, remove them by hand: Cannot read pins ".*"/,
     );
     // The advice is a command that works (pins forget cannot tell whose file this is).
-    await expect(runPinsForget({ home, server: "fs" }, memoryIo().io)).rejects.toThrow(
+    await expect(runPinsForget({ home, server: "fs", terminal: yes() }, memoryIo().io)).rejects.toThrow(
       `fix the file, or remove it with: rm ${broken} (its server is then pinned again on first sight)`,
     );
     expect(existsSync(broken)).toBe(true);
@@ -247,7 +253,7 @@ describe("bouncer pins", () => {
 
   test("bouncer pins forget with an empty SERVER is a usage error (exit 2), as pins accept's is", async () => {
     const home = await homeWithPins();
-    await expect(runPinsForget({ home, server: "" }, memoryIo().io)).rejects.toThrow(
+    await expect(runPinsForget({ home, server: "", terminal: yes() }, memoryIo().io)).rejects.toThrow(
       "Cannot forget pins: SERVER is empty",
     );
     const cli = spawnSync(BUN, [join(ROOT, "src/cli.ts"), "pins", "forget", ""], {
@@ -262,10 +268,52 @@ describe("bouncer pins", () => {
     const home = await homeWithPins();
     const file = createFilePinStore({ home }).fileFor(FS);
     const { io } = memoryIo();
-    expect(await runPinsForget({ home, server: "fs" }, io)).toBe(0);
+    expect(await runPinsForget({ home, server: "fs", terminal: yes() }, io)).toBe(0);
     expect(existsSync(file)).toBe(false);
-    await expect(runPinsForget({ home, server: "fs" }, io)).rejects.toThrow(
+    await expect(runPinsForget({ home, server: "fs", terminal: yes() }, io)).rejects.toThrow(
       'Cannot forget server "fs": it has no pins',
     );
+  });
+
+  test("runPinsForget() asks on the terminal, showing what each file holds, and a no forgets nothing", async () => {
+    const home = await homeWithPins();
+    const file = createFilePinStore({ home }).fileFor(MAIL);
+    const declined = fakeTerminal(["n"]);
+    const { io, stdout } = memoryIo();
+    expect(await runPinsForget({ home, server: "mail", terminal: declined.terminal }, io)).toBe(0);
+    expect(stdout()).toBe("Nothing forgotten\n");
+    expect(existsSync(file)).toBe(true);
+    expect(declined.shown()).toBe(
+      `Pins of server mail: 1 tool pinned, 1 definition pending (${file})\nForget the pins of server mail? Its next session pins whatever the upstream lists then, unreviewed [y/N] `,
+    );
+    // End of input (Ctrl-D) is a no too.
+    expect(await runPinsForget({ home, server: "mail", terminal: fakeTerminal([]).terminal }, io)).toBe(0);
+    expect(existsSync(file)).toBe(true);
+    const json = memoryIo();
+    expect(await runPinsForget({ home, server: "mail", json: true, terminal: yes() }, json.io)).toBe(0);
+    expect(JSON.parse(json.stdout())).toEqual({ forgotten: "mail", files: [file] });
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test("runPinsForget() without a terminal refuses (exit 2) and removes nothing: an agent's shell tool cannot forget a rug pull into first sight", async () => {
+    const home = await homeWithPins();
+    const file = createFilePinStore({ home }).fileFor(MAIL);
+    await expect(runPinsForget({ home, server: "mail", terminal: undefined }, memoryIo().io)).rejects.toThrow(
+      'Cannot forget server "mail": there is no terminal to confirm on',
+    );
+    expect(existsSync(file)).toBe(true);
+    // The real CLI, started with no controlling terminal (a new session: setsid).
+    const cli = spawnSync("setsid", ["-w", BUN, join(ROOT, "src/cli.ts"), "pins", "forget", "mail"], {
+      encoding: "utf8",
+      input: "y\n",
+      env: { ...process.env, BOUNCER_HOME: home },
+    });
+    expect(cli.status).toBe(2);
+    expect(cli.stderr).toContain("bouncer pins forget asks on the controlling terminal (/dev/tty)");
+    expect(existsSync(file)).toBe(true);
+    // Nothing to forget is said first, terminal or not (exit 1).
+    await expect(
+      runPinsForget({ home, server: "nobody", terminal: undefined }, memoryIo().io),
+    ).rejects.toThrow('Cannot forget server "nobody": it has no pins');
   });
 });
