@@ -16,7 +16,7 @@ import type { JsonValue, ToolDefinition } from "../engine/index.ts";
 import { isJsonObject, safeName } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError, jsonParseDetail } from "../platform/errors.ts";
-import { describeFsError } from "../platform/fs-error-text.ts";
+import { describeReadError } from "../platform/fs-error-text.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import { terminalJson } from "../platform/terminal-json.ts";
 import { confinementWarnings, explainToolRules, resolveToolRules } from "../policy/index.ts";
@@ -98,7 +98,7 @@ async function readSchema(file: string, cwd: string): Promise<JsonValue> {
   try {
     text = readRegularTextFile(resolve(cwd, file)); // a FIFO is refused, not waited on
   } catch (error) {
-    throw new BouncerError("SCHEMA_INVALID", `Cannot read schema "${file}": ${describeFsError(error)}`, {
+    throw new BouncerError("SCHEMA_INVALID", `Cannot read schema "${file}": ${describeReadError(error)}`, {
       cause: error,
     });
   }

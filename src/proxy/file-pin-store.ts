@@ -17,7 +17,7 @@
  */
 
 import { statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { ToolDefinition } from "../engine/index.ts";
 import { BouncerError, errorCode, isBouncerError } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
@@ -33,6 +33,7 @@ import {
   serializePinFile,
 } from "./pin-file.ts";
 import { withPinLock } from "./pin-lock.ts";
+import { assertPrivate } from "./pin-privacy.ts";
 import { identityHash, scrubCommand } from "./server-identity.ts";
 
 /** A definition waiting for approval, as a walk found it. */
@@ -77,7 +78,10 @@ export function pinsDir(home: string): string {
 export function readPinFile(path: string): { readonly text: string; readonly file: PinFile } | undefined {
   let text: string;
   try {
-    assertPrivate(path, statSync(path).mode);
+    assertPrivate(path, statSync(path));
+    // Whoever may write the folder may put another file in this one's place (read again when
+    // its stamp changes, so a replaced file meets this check).
+    assertPrivate(dirname(path), statSync(dirname(path)), "Pins folder");
     text = readRegularTextFile(path); // a FIFO there would block every call and the shutdown
   } catch (error) {
     if (isBouncerError(error)) throw error;
@@ -274,25 +278,6 @@ export function createFilePinStore(options: {
 }
 
 /**
- * Refuses a pin file other users may write (group or world write bit, POSIX): whoever can change it
- * decides which tool definitions are trusted. Bouncer writes its pin files 0600; one made writable
- * by hand (or by a umask) is an error naming the `chmod` that fixes it, never silently used.
- *
- * Source: SPEC §2.2 (the pin store), §3.5 (fail closed).
- * @param path - The pin file.
- * @param mode - Its `stat` mode.
- * @throws {BouncerError} `PINS_UNSAFE`.
- */
-function assertPrivate(path: string, mode: number): void {
-  if (process.platform === "win32" || (mode & 0o022) === 0) return;
-  const octal = (mode & 0o777).toString(8).padStart(3, "0");
-  throw new BouncerError(
-    "PINS_UNSAFE",
-    `Pin file "${path}" can be written by other users (mode ${octal}), who could change which tool definitions are trusted: make it private with chmod 600 '${path.replaceAll("'", "'\\''")}'`,
-  );
-}
-
-/**
  * A file's identity and version: inode, size and mtime, or undefined when it does not exist.
  * @param path - The file.
  * @returns The stamp.
@@ -301,7 +286,7 @@ function assertPrivate(path: string, mode: number): void {
 function stampOf(path: string): string | undefined {
   try {
     const stats = statSync(path);
-    assertPrivate(path, stats.mode);
+    assertPrivate(path, stats);
     return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
   } catch (error) {
     if (isBouncerError(error)) throw error;

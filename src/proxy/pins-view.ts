@@ -117,7 +117,7 @@ export function runPinsList(
   io: CommandIo,
 ): number {
   const { servers, unreadable } = listPins(options.home, options.server);
-  for (const { problem } of unreadable) io.err(`${problem}\n`);
+  for (const { problem } of unreadable) io.err(`bouncer: ${problem}\n`);
   const failed = listingFailed(unreadable, { ...options, found: servers.length > 0 });
   const full = options.full === true;
   if (options.json === true) {

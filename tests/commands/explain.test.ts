@@ -93,9 +93,7 @@ describe("runExplain()", () => {
     writeFileSync(join(dir, "bad.json"), '{"inputSchema":');
     const run = (schema: string) =>
       runExplain({ tool: "t", schema, policies: [] }, memoryIo({ cwd: dir }).io);
-    await expect(run("missing.json")).rejects.toThrow(
-      'Cannot read schema "missing.json": no such file or folder (ENOENT)',
-    );
+    await expect(run("missing.json")).rejects.toThrow(/^Cannot read schema "missing\.json": no such file$/);
     await expect(run(".")).rejects.toThrow('Cannot read schema ".": it is a folder, not a file (EISDIR)');
     await expect(run("bad.json")).rejects.toThrow(
       /^Cannot read schema "bad\.json": invalid JSON: (?!JSON Parse error)\S/,

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -53,6 +54,41 @@ describe("createFilePinStore()", () => {
       await expect(fresh.load(SERVER)).rejects.toThrow("can be written by other users (mode 666)");
       await expect(fresh.load(SERVER)).rejects.toThrow(`chmod 600 '${path}'`);
       chmodSync(path, 0o644);
+      expect([...((await fresh.load(SERVER)) ?? new Map()).values()]).toEqual([SEND]);
+    },
+  );
+
+  test.skipIf(process.platform === "win32")(
+    "createFilePinStore() refuses a pins folder other users may write, naming the chmod that fixes it",
+    async () => {
+      const store = createFilePinStore({ home: home() });
+      await store.pin(SERVER, [SEND]);
+      const folder = dirname(store.fileFor(SERVER));
+      chmodSync(folder, 0o777);
+      const fresh = createFilePinStore({ home: dirname(folder) });
+      await expect(fresh.load(SERVER)).rejects.toThrow(
+        `Pins folder "${folder}" can be written by other users (mode 777)`,
+      );
+      await expect(fresh.load(SERVER)).rejects.toThrow(`chmod 700 '${folder}'`);
+      chmodSync(folder, 0o755);
+      expect([...((await fresh.load(SERVER)) ?? new Map()).values()]).toEqual([SEND]);
+    },
+  );
+
+  // Only root can give a file to another user.
+  test.skipIf(process.platform === "win32" || process.getuid?.() !== 0)(
+    "createFilePinStore() refuses a pin file that belongs to another user, and the same file given back",
+    async () => {
+      const store = createFilePinStore({ home: home() });
+      await store.pin(SERVER, [SEND]);
+      const path = store.fileFor(SERVER);
+      chownSync(path, 65534, 65534);
+      const fresh = createFilePinStore({ home: dirname(dirname(path)) });
+      // Root (uid 0) runs this test: a file of uid 65534 is another user's.
+      await expect(fresh.load(SERVER)).rejects.toThrow(
+        `Pin file "${path}" belongs to another user (uid 65534, not 0)`,
+      );
+      chownSync(path, 0, 0);
       expect([...((await fresh.load(SERVER)) ?? new Map()).values()]).toEqual([SEND]);
     },
   );

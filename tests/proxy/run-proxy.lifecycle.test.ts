@@ -317,7 +317,7 @@ describe("bouncer run life cycle", () => {
       const noServer = join(dir, "mcp.json");
       writeFileSync(noServer, JSON.stringify({ mcpServers: {} }));
       for (const [config, code, words] of [
-        [join(dir, "missing.json"), "CONFIG_UNREADABLE", "no such file or folder (ENOENT)"],
+        [join(dir, "missing.json"), "CONFIG_UNREADABLE", ": no such file"],
         [noServer, "CONFIG_INVALID", "has no such server"],
       ] as const) {
         const { command, args } = bouncerCommand("cli", ["--upstream-name", "echo", "--config", config]);
