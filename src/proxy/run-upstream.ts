@@ -8,6 +8,7 @@
  * @module
  */
 
+import { redactTokens } from "../audit/redact.ts";
 import { environmentHider } from "../audit/redact-env.ts";
 // A deep import on purpose (STYLE #9 otherwise): `bouncer run` loads this before it spawns the upstream: not the whole engine (SPEC §3.2 step 1).
 import { escapeControls } from "../engine/render.ts";
@@ -41,15 +42,19 @@ export async function bounded(promise: Promise<unknown>, ms: number): Promise<vo
 function noop(): void {}
 
 /**
- * The error every request gets once the upstream is gone (F07).
+ * The error every request gets once the upstream is gone (F07). Its `stderrTail` reaches the client
+ * and so the model: token-shaped strings and secret-named fields in it are redacted as in the audit
+ * log (the values of secret-named environment variables are hidden already, as it was written).
  *
- * Source: SPEC §3.3; field case F07.
+ * Source: SPEC §3.3; field case F07; §3.5 (redaction); review of `bouncer run` (a token the upstream
+ * printed before it died reached the client in clear, while its audit record was redacted).
  * @param name - The upstream name.
  * @param exit - How it ended.
- * @param stderrTail - The last 8 KiB of its stderr.
+ * @param tail - The last 8 KiB of its stderr.
  * @returns Message and data.
  */
-export function describeExit(name: string, exit: UpstreamExit | "eof", stderrTail: string): UpstreamFailure {
+export function describeExit(name: string, exit: UpstreamExit | "eof", tail: string): UpstreamFailure {
+  const stderrTail = redactTokens(tail);
   if (exit === "eof") {
     return { message: `Upstream "${escapeControls(name)}" closed its output`, data: { stderrTail } };
   }

@@ -188,6 +188,36 @@ describe("bouncer run life cycle", () => {
   );
 
   test(
+    "bouncer run redacts a token its dying upstream printed (in no environment variable) in the client's error, as in the audit log",
+    async () => {
+      const auditLog = join(mkdtempSync(join(tmpdir(), "bouncer-tailtoken-")), "audit.jsonl");
+      const token = `ghp_${"a1B2c3D4e5".repeat(4)}`;
+      const script = `echo "GITHUB_TOKEN=${token} rejected" >&2; echo "retry with ${token}" >&2; exit 3`;
+      const { command, args } = bouncerCommand("cli", [
+        "--upstream-name",
+        "gh",
+        "--audit-log",
+        auditLog,
+        "--",
+        "sh",
+        "-c",
+        script,
+      ]);
+      const session = startLines(command, args, { BOUNCER_HOME: home });
+      await waitUntil(() => session.stderr().includes('Upstream "gh" exited (code 3)'), 20_000, "the exit");
+      session.send(initializeRequest(0));
+      const answer = (await session.next((m) => m.id === 0, "the initialize error")) as {
+        error: { data: { stderrTail: string } };
+      };
+      session.child.stdin?.end();
+      expect((await deadline(session.exited, 20_000, "bouncer exits")).code).toBe(1);
+      expect(answer.error.data.stderrTail).toBe("GITHUB_TOKEN=[redacted] rejected\nretry with [redacted]\n");
+      expect(readFileSync(auditLog, "utf8")).not.toContain(token);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
     "bouncer run hides a secret-named environment value in a line its upstream wrote on stdout that is not JSON, in its stderr and the audit noise record",
     async () => {
       const auditLog = join(mkdtempSync(join(tmpdir(), "bouncer-envnoise-")), "audit.jsonl");

@@ -21,3 +21,12 @@ describe("describeExit names", () => {
     );
   });
 });
+
+describe("describeExit redaction", () => {
+  test("describeExit() redacts token-shaped strings and secret-named fields in the stderr tail the client gets", () => {
+    const tail = `GITHUB_TOKEN=ghp_${"x1".repeat(18)} failed\nAuthorization: Bearer abc.def.ghi\nplain line\n`;
+    expect(describeExit("gh", { code: 1, signal: null }, tail).data.stderrTail).toBe(
+      "GITHUB_TOKEN=[redacted] failed\nAuthorization: [redacted]\nplain line\n",
+    );
+  });
+});
