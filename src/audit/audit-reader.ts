@@ -14,6 +14,7 @@ import { basename, dirname, join } from "node:path";
 import { BouncerError, errorCode } from "../platform/errors.ts";
 import { describeFsError } from "../platform/fs-error-text.ts";
 import { readRegularFile } from "../platform/regular-file.ts";
+import { auditText, NOT_UTF8_LINE } from "./audit-line-text.ts";
 import type { AuditRecord } from "./audit-record.ts";
 
 /** A line the reader skipped. */
@@ -149,6 +150,7 @@ export function parseAuditLine(
   text: string,
 ): { readonly ok: true; readonly record: AuditRecord } | { readonly ok: false; readonly error: string } {
   if (text.trim() === "") return { ok: false, error: "empty line" };
+  if (text === NOT_UTF8_LINE) return { ok: false, error: "not UTF-8 text" };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -292,7 +294,7 @@ function readWithIdentity(file: string): {
   // The position ends after the last complete line: a line still being written is read again by
   // `--follow`, whole, once its newline is there.
   return {
-    text: bytes.toString("utf8"),
+    text: auditText(bytes),
     position: {
       identity: `${stats.dev}:${stats.ino}`,
       bytes: lineEnd,

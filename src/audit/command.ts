@@ -120,13 +120,14 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
     const then = options.follow === true ? ": waiting for it" : "";
     io.err(errorLine(`No audit log at "${options.auditLog}" yet${then}`));
   }
+  const tail = options.tail ?? (options.follow === true ? FOLLOW_TAIL : undefined);
+  const shown = tail === undefined ? read.records : tail === 0 ? [] : read.records.slice(-tail);
   if (options.summary === true) {
-    const summary = summarizeAudit(read.records);
+    // With `--tail N`, the counts of the last N records (the flag is never ignored).
+    const summary = summarizeAudit(shown);
     io.out(options.json === true ? `${terminalJson(summary, 2)}\n` : formatAuditSummary(summary));
     return 0;
   }
-  const tail = options.tail ?? (options.follow === true ? FOLLOW_TAIL : undefined);
-  const shown = tail === undefined ? read.records : tail === 0 ? [] : read.records.slice(-tail);
   // The table's header comes with its first row: under `--follow` of a log with nothing to show yet,
   // with the first record that arrives.
   let header = true;
@@ -166,7 +167,7 @@ function parseTail(value: string): number {
   if (!/^\d+$/.test(text)) {
     throw new BouncerError(
       "USAGE",
-      `Cannot run "bouncer audit": "--tail" needs a whole number, got "${value}"`,
+      `Cannot run "bouncer audit": "--tail" needs a whole number of 0 or more, got "${value}"`,
     );
   }
   const count = Number(text);
@@ -191,7 +192,10 @@ export const auditCommand = defineCommand({
     description: "Show the audit log (rotated files included): a table, a summary, or JSON for scripts",
   },
   args: {
-    summary: { type: "boolean", description: "Counts by verdict, contract, server and tool" },
+    summary: {
+      type: "boolean",
+      description: "Counts by verdict, contract, server and tool (with --tail, of the last N records)",
+    },
     tail: { type: "string", valueHint: "N", description: "Only the last N records" },
     follow: { type: "boolean", description: "Keep printing records as they are written" },
     json: {

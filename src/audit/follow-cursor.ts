@@ -11,6 +11,7 @@
 import { fstatSync, readSync, type Stats, statSync } from "node:fs";
 import { errorCode } from "../platform/errors.ts";
 import { openRegularFile } from "../platform/regular-file.ts";
+import { auditLineText } from "./audit-line-text.ts";
 import { type LogPosition, POSITION_HEAD_BYTES, parseAuditLine } from "./audit-reader.ts";
 import type { FollowOptions } from "./follow-audit-log.ts";
 
@@ -108,7 +109,7 @@ export function drain(
     }
     let newline = cursor.pending.indexOf(0x0a);
     while (newline !== -1) {
-      const raw = cursor.pending.subarray(0, newline).toString("utf8");
+      const raw = auditLineText(cursor.pending.subarray(0, newline));
       cursor.pending = cursor.pending.subarray(newline + 1);
       cursor.line++;
       const parsed = parseAuditLine(raw);

@@ -103,6 +103,17 @@ describe("readAuditLog()", () => {
     expect(files).toEqual([`${log}.2`, `${log}.1`, log]);
   });
 
+  test("readAuditLog() skips a line that is not UTF-8 as such, and reads the UTF-8 lines around it", () => {
+    const bad = Buffer.from(line(2).replace('"s"', '"ev\u00ffil"'), "latin1");
+    writeFileSync(log, Buffer.concat([Buffer.from(`${line(1)}\n`), bad, Buffer.from(`\n${line(3)}\n`)]));
+    const { records, issues } = readAuditLog(log);
+    expect(records.map((record) => record.seq)).toEqual([1, 3]);
+    expect(issues).toEqual([{ file: log, line: 2, message: "not UTF-8 text" }]);
+    // UTF-8 beyond ASCII is read as it is.
+    writeFileSync(log, `${line(4).replace('"s"', '"évil ✓"')}\n`);
+    expect(readAuditLog(log).records.map((record) => record.session)).toEqual(["évil ✓"]);
+  });
+
   test("readAuditLog() reads a file of a million records (no spread of them)", () => {
     writeFileSync(log, `${line(1)}\n`.repeat(1_000_000));
     expect(readAuditLog(log).records).toHaveLength(1_000_000);

@@ -198,6 +198,16 @@ describe("auditCommand", () => {
     });
   });
 
+  test("auditCommand --summary --tail N counts the last N records only", async () => {
+    seed();
+    const { code, stdout } = await run(["--audit-log", log, "--summary", "--tail", "2", "--json"]);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ records: 2 });
+    expect((await run(["--audit-log", log, "--summary", "--tail", "0", "--json"])).stdout).toContain(
+      '"records": 0',
+    );
+  });
+
   test("auditCommand --summary prints counts for people", async () => {
     seed();
     const { stdout } = await run(["--audit-log", log, "--summary"]);

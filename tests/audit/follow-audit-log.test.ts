@@ -88,6 +88,18 @@ test("followAuditLog() delivers only records appended after it started", async (
 const lineOf = (seq: number): string =>
   `${JSON.stringify({ ts: "2026-01-01T00:00:00.000Z", ...entry(seq) })}\n`;
 
+test("followAuditLog() reports an appended line that is not UTF-8 as such, and delivers the next one", async () => {
+  writeFileSync(log, "");
+  const followed = follow({ fromStart: true });
+  const head = Buffer.from('{"ts":"2026-01-01T00:00:00.000Z","event":"decision","seq":1,"server":"ev');
+  appendFileSync(log, Buffer.concat([head, Buffer.from([0xff]), Buffer.from('il"}\n')]));
+  appendFileSync(log, lineOf(2));
+  await until(() => followed.records.length === 1 && followed.issues.length === 1);
+  await followed.stop();
+  expect(followed.records.map((record) => record.seq)).toEqual([2]);
+  expect(followed.issues).toEqual([{ file: log, line: 1, message: "not UTF-8 text" }]);
+});
+
 test("followAuditLog() after a read goes on exactly where the read ended: nothing written meanwhile is missed", async () => {
   writeFileSync(log, lineOf(1) + lineOf(2));
   const read = readAuditLog(log);
