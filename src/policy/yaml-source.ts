@@ -48,6 +48,10 @@ export function readYamlSource(text: string, file: string): PolicySource {
       tooDeep = true;
       detail = "values nest too deeply to read";
     }
+    // The parser's advice is to a programmer (`please use YAML.parseAllDocuments()`): said to the
+    // person who wrote the file.
+    if (error.code === "MULTIPLE_DOCS")
+      detail = "a policy file holds one YAML document, and a `---` line here starts another";
     addIssue(source, { at: error.pos[0], code: "yaml_syntax", message: `YAML syntax error: ${detail}` });
   }
   return source;

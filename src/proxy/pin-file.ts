@@ -106,6 +106,7 @@ export function parsePinFile(text: string, fileName: string): PinFile {
   }
   if (!isObject(value)) throw corrupt("not a JSON object");
   const version = own(value, "version");
+  if (version === undefined) throw corrupt(`it has no "version" (this Bouncer writes ${PIN_FILE_VERSION})`);
   if (version !== PIN_FILE_VERSION) throw corrupt(`unsupported version ${JSON.stringify(version)}`);
   const scheme = own(value, "hashScheme");
   if (scheme !== PIN_HASH_SCHEME) {

@@ -260,6 +260,14 @@ describe("checkPolicy() strict validation (SPEC §4.2)", () => {
       contains: "YAML syntax error",
     },
     {
+      name: "a second YAML document, said to the person (not the parser's advice to a programmer)",
+      text: "version: 1\n---\nversion: 1\n",
+      code: "yaml_syntax",
+      line: 2,
+      column: 1,
+      contains: "a policy file holds one YAML document, and a `---` line here starts another",
+    },
+    {
       name: "a duplicate key",
       text: "t:\n  action: ask\n  action: deny\n",
       code: "yaml_syntax",

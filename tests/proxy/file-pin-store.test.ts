@@ -208,6 +208,17 @@ describe("createFilePinStore()", () => {
     },
   );
 
+  test("createFilePinStore() says a pin file of {} has no version, naming the version it writes", async () => {
+    const store = createFilePinStore({ home: home() });
+    await store.pin(SERVER, [SEND]);
+    const path = store.fileFor(SERVER);
+    writeFileSync(path, "{}");
+    const fresh = createFilePinStore({ home: dirname(dirname(path)) });
+    await expect(fresh.load(SERVER)).rejects.toThrow(
+      `Cannot read pins "${path}": it has no "version" (this Bouncer writes 1)`,
+    );
+  });
+
   test("FilePinStore.setPending() stores a changed definition beside the pins once, and pin() clears it", async () => {
     const store = createFilePinStore({ home: home() });
     await store.pin(SERVER, [SEND]);
