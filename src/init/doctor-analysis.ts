@@ -12,7 +12,9 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { loadPolicyPaths } from "../commands/policy-files.ts";
 import { isSinkShapedName, type JsonObject, schemaProperties, type ToolDefinition } from "../engine/index.ts";
+import { bouncerHome } from "../platform/home-dir.ts";
 import { matchPacks, resolveToolRules } from "../policy/index.ts";
+import { listPins } from "../proxy/pin-admin.ts";
 import type { ConfigEntry } from "./types.ts";
 
 /** One exfiltrating tool and the arguments its destinations are read from. */
@@ -90,4 +92,32 @@ function toDefinition(tool: Tool): ToolDefinition {
     inputSchema: tool.inputSchema as JsonObject,
     ...(tool.annotations === undefined ? {} : { annotations: tool.annotations as JsonObject }),
   };
+}
+
+/**
+ * The tools of a wrapped entry's server whose changed or new definitions wait in its pin files for
+ * review (`bouncer pins list NAME`), after doctor started it: what Bouncer holds back (a changed
+ * tool kept at its pinned definition, a new one hidden) and a person should look at.
+ *
+ * Source: SPEC §5.3 ("see what Bouncer makes of your setup"), §2.2 (pending definitions); review of
+ * `bouncer doctor` (it reported such a server as started, with no word of what was held back).
+ * @param entry - The config entry.
+ * @param where - The environment and working directory it was started with (`BOUNCER_HOME`).
+ * @returns Its `--upstream-name` and the tool names (sorted, each once), or undefined for an entry
+ *   that is not wrapped, runs with `--pins off`, or whose pins cannot be listed (`pins list` says
+ *   why).
+ */
+export function pendingReview(
+  entry: ConfigEntry,
+  where: { readonly env: Readonly<Record<string, string | undefined>>; readonly cwd: string },
+): { readonly server: string; readonly tools: readonly string[] } | undefined {
+  const wrapped = entry.wrapped;
+  if (wrapped === undefined || wrapped.pins === "off") return undefined;
+  try {
+    const { servers } = listPins(bouncerHome(where), wrapped.upstreamName);
+    const tools = [...new Set(servers.flatMap(({ file }) => file.pending.map((record) => record.name)))];
+    return { server: wrapped.upstreamName, tools: tools.sort() };
+  } catch {
+    return undefined;
+  }
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { escapeControls, safeName } from "../engine/index.ts";
+import { escapeControls, listCommand, safeName } from "../engine/index.ts";
 import { terminalJson } from "../platform/terminal-json.ts";
 import type { ServerAnalysis } from "./doctor-analysis.ts";
 
@@ -37,6 +37,11 @@ export interface DoctorRow {
   readonly analysisError?: string;
   /** What the server did wrong (a `tools/list` cursor that came back), though it started. */
   readonly defect?: string;
+  /**
+   * A wrapped entry's tools whose changed or new definitions wait for review in its pin files (held
+   * back by Bouncer: `bouncer pins list NAME`); absent when there are none.
+   */
+  readonly pending?: { readonly server: string; readonly tools: readonly string[] };
   /** Whether the client can answer asks (the elicitation table). */
   readonly clientAsks: string;
 }
@@ -121,6 +126,11 @@ export function renderDoctorTable(rows: readonly DoctorRow[]): string {
     }
     if (row.defect !== undefined)
       out += `\n${safeName(row.server)} (${safeName(row.file)}): server defect: ${escapeControls(row.defect)}\n`;
+    if (row.pending !== undefined) {
+      const { server, tools } = row.pending;
+      const count = `${tools.length} tool${tools.length === 1 ? "" : "s"}`;
+      out += `\n${safeName(row.server)} (${safeName(row.file)}): ${count} changed or new since pinned, held back until reviewed: ${tools.map(safeName).join(", ")}; see ${listCommand(server)}\n`;
+    }
     if (row.status === "started" && row.analysisError === undefined) continue;
     const detail = escapeControls(row.analysisError ?? row.detail ?? "");
     out += `\n${safeName(row.server)} (${safeName(row.file)}): ${row.status === "started" ? "policy" : row.status}: ${detail}\n`;

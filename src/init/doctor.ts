@@ -15,7 +15,7 @@ import path from "node:path";
 import { errorText, safeName } from "../engine/index.ts";
 import { errorLine } from "../platform/errors.ts";
 import type { Interrupted } from "../platform/stop-signals.ts";
-import { analyzeServer } from "./doctor-analysis.ts";
+import { analyzeServer, pendingReview } from "./doctor-analysis.ts";
 import { unnamedProjectFiles } from "./doctor-consent.ts";
 import { disabledEntries } from "./doctor-disabled.ts";
 import { launchServer } from "./doctor-launch.ts";
@@ -275,6 +275,7 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
     ...(result.initializeMs === undefined ? {} : { initializeMs: result.initializeMs }),
     ...(result.serverInfo === undefined ? {} : { serverInfo: result.serverInfo }),
     ...(result.defect === undefined ? {} : { defect: result.defect }),
+    ...reviewField(pendingReview(entry, spec)),
   };
   try {
     const facts = {
@@ -313,4 +314,12 @@ function workspaceFolder(file: string, cwd: string): string {
     return path.dirname(dir);
   if (path.basename(file) === ".mcp.json") return dir;
   return cwd;
+}
+
+/**
+ * @param pending - The server's tools waiting for review, if known.
+ * @returns A spreadable `{ pending }` when there are some, or nothing.
+ */
+function reviewField(pending: DoctorRow["pending"]): Pick<DoctorRow, "pending"> {
+  return pending === undefined || pending.tools.length === 0 ? {} : { pending };
 }

@@ -17,6 +17,7 @@ const SOURCE: Launcher = {
   command: process.execPath,
   prefixArgs: [...sourceRuntimeFlags("bun", sourceCliPath(), process.platform), sourceCliPath()],
 };
+const RUG_PULL_SERVER = new URL("../fixtures/servers/rug-pull-upstream.ts", import.meta.url).pathname;
 const PROXY_MISSING = !existsSync(new URL("../../src/proxy/command.ts", import.meta.url).pathname);
 const SECRET = "s3cr3t-doctor-value";
 
@@ -501,6 +502,40 @@ describe("doctorCommand", () => {
       expect(report.servers[0]).toMatchObject({ server: "fs", wrapped: true, status: "started" });
       expect(report.servers[0]?.tools).toBeGreaterThan(5);
       expect(report.servers[0]?.analysis).toMatchObject({ packs: ["filesystem"] });
+    },
+  );
+
+  test.skipIf(PROXY_MISSING)(
+    "doctorCommand names the tools of a wrapped server that Bouncer holds back until reviewed (changed since pinned)",
+    async () => {
+      const dir = tempDir("bouncer-doctor-rug-");
+      dirs.push(dir);
+      const file = path.join(dir, ".mcp.json");
+      const rug = { command: process.execPath, args: [RUG_PULL_SERVER] };
+      writeFileSync(file, `${JSON.stringify({ mcpServers: { rug } }, null, 2)}\n`);
+      const env = { PATH: "/usr/bin:/bin", HOME: dir, BOUNCER_HOME: path.join(dir, "bouncer-home") };
+      const options = { cwd: dir, env, doctor: { timeoutMs: 30_000 } };
+      expect(
+        (await runBouncer("init", ["--config", file, "--yes"], { cwd: dir, launcher: SOURCE })).code,
+      ).toBe(0);
+      // First sight pins the honest definition: nothing is held back.
+      const first = await runBouncer("doctor", ["--config", file, "--json"], options);
+      expect(
+        (JSON.parse(first.stdout) as { servers: Record<string, unknown>[] }).servers[0],
+      ).not.toHaveProperty("pending");
+      // The server changes between sessions (an environment variable: the same identity).
+      const config = JSON.parse(readFileSync(file, "utf8")) as {
+        mcpServers: { rug: Record<string, unknown> };
+      };
+      config.mcpServers.rug.env = { RUG_PULLED: "1" };
+      writeFileSync(file, JSON.stringify(config, null, 2));
+      const json = await runBouncer("doctor", ["--config", file, "--json"], options);
+      const [row] = (JSON.parse(json.stdout) as { servers: Record<string, unknown>[] }).servers;
+      expect(row).toMatchObject({ status: "started", pending: { server: "rug", tools: ["get_forecast"] } });
+      const table = await runBouncer("doctor", ["--config", file], options);
+      expect(table.stdout).toContain(
+        `rug (${file}): 1 tool changed or new since pinned, held back until reviewed: get_forecast; see bouncer pins list rug\n`,
+      );
     },
   );
 });
