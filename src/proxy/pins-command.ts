@@ -38,6 +38,7 @@ const listCommand = defineCommand({
   meta: { name: "list", description: "List pinned tools and pending (changed or new) definitions" },
   args: {
     server: { type: "positional", description: "Only this server (--upstream-name)", required: false },
+    id,
     full: {
       type: "boolean",
       description: "Show every change whole and each pending definition in full",
@@ -47,7 +48,11 @@ const listCommand = defineCommand({
   run: ({ args, data }): number => {
     const io = commandIo(data);
     const server = typeof args.server === "string" && args.server !== "" ? { server: args.server } : {};
-    return runPinsList({ ...server, full: args.full === true, json: args.json === true, home: home(io) }, io);
+    const identity = typeof args.id === "string" ? { id: args.id } : {};
+    return runPinsList(
+      { ...server, ...identity, full: args.full === true, json: args.json === true, home: home(io) },
+      io,
+    );
   },
 });
 

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { basename } from "node:path";
 import type { CommandIo } from "../commands/io.ts";
 import {
   ACCEPT_HASH_DIGITS,
@@ -19,8 +20,16 @@ import {
   listCommand,
   safeName,
 } from "../engine/index.ts";
+import { BouncerError } from "../platform/errors.ts";
 import { terminalJson } from "../platform/terminal-json.ts";
-import { identityId, identityLabel, listPins, replacing, type UnreadablePins } from "./pin-admin.ts";
+import {
+  identityId,
+  identityLabel,
+  listPins,
+  type PinListing,
+  replacing,
+  type UnreadablePins,
+} from "./pin-admin.ts";
 import type { PinRecord } from "./pin-file.ts";
 
 /** What a terminal shows of a change (more than an ask's form: 20 lines, 200 characters). */
@@ -100,23 +109,26 @@ function indent(text: string): string {
  * change whole and the pending definition in full) and the command that accepts exactly it.
  *
  * Source: SPEC §5.7, §2.2 ("saying what changed").
- * @param options - The server filter, `full`, JSON output (with every definition in full), Bouncer's
- *   home.
+ * @param options - The server and identity filters, `full`, JSON output (with every definition in
+ *   full), Bouncer's home.
  * @param io - Where output goes.
  * @returns 0, or 1 when a pin file of what was asked could not be read (every bad file is named on
  *   stderr; see {@link listingFailed}).
- * @throws {BouncerError} `PINS_UNREADABLE` when the pins folder cannot be listed.
+ * @throws {BouncerError} `PINS_UNREADABLE` when the pins folder cannot be listed; `USAGE` for a bad
+ *   `--id`.
  */
 export function runPinsList(
   options: {
     readonly server?: string;
+    /** Only the identity whose file id starts with this (`--id`, 8 to 64 hex digits). */
+    readonly id?: string;
     readonly full?: boolean;
     readonly json?: boolean;
     readonly home: string;
   },
   io: CommandIo,
 ): number {
-  const { servers, unreadable } = listPins(options.home, options.server);
+  const { servers, unreadable } = ofIdentity(listPins(options.home, options.server), options.id);
   for (const { problem } of unreadable) io.err(`bouncer: ${problem}\n`);
   const failed = listingFailed(unreadable, { ...options, found: servers.length > 0 });
   const full = options.full === true;
@@ -215,4 +227,23 @@ function listingFailed(
   return unreadable.some(
     (file) => file.server === options.server || (file.server === undefined && !options.found),
   );
+}
+
+/**
+ * The files of one identity (`--id`: the start of the file id `pins list` shows in brackets).
+ * @param listing - The files listed.
+ * @param id - The id prefix, if any.
+ * @returns The files whose name starts with it (all without one).
+ * @throws {BouncerError} `USAGE` when `id` is not 8 to 64 hex digits.
+ */
+function ofIdentity(listing: PinListing, id: string | undefined): PinListing {
+  if (id === undefined) return listing;
+  if (!/^[0-9a-fA-F]{8,64}$/.test(id)) {
+    throw new BouncerError(
+      "USAGE",
+      `Cannot list pins: --id ${JSON.stringify(id)} is not 8 to 64 hex digits of an identity (bouncer pins list shows them in brackets)`,
+    );
+  }
+  const ofId = ({ path }: { readonly path: string }): boolean => basename(path).startsWith(id.toLowerCase());
+  return { servers: listing.servers.filter(ofId), unreadable: listing.unreadable.filter(ofId) };
 }

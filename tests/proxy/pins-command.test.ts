@@ -129,6 +129,20 @@ describe("bouncer pins", () => {
     );
   });
 
+  test("runPinsList() --id lists one identity of a name pinned under several, and refuses an id that is no hex", async () => {
+    const home = await homeWithPins();
+    const store = createFilePinStore({ home });
+    const other = { ...MAIL, cwd: "/elsewhere" };
+    await store.pin(other, [SEND]);
+    const id = basename(store.fileFor(other), ".json").slice(0, 8);
+    const { io, stdout } = memoryIo();
+    expect(runPinsList({ home, server: "mail", id, json: true }, io)).toBe(0);
+    expect((JSON.parse(stdout()) as { cwd: string }[]).map((entry) => entry.cwd)).toEqual(["/elsewhere"]);
+    expect(() => runPinsList({ home, id: "zz" }, memoryIo().io)).toThrow(
+      'Cannot list pins: --id "zz" is not 8 to 64 hex digits',
+    );
+  });
+
   test("runPinsForget() refuses a name pinned under several identities, naming each, and --id forgets one", async () => {
     const home = await homeWithPins();
     const store = createFilePinStore({ home });
