@@ -10,7 +10,7 @@
 import { decodeBase64Text, isBase64, isTextualMime, looksLikeText } from "./base64-text.ts";
 import { isJsonObject, member } from "./json-access.ts";
 import { type Recorder, recordFreeText } from "./output-recorder.ts";
-import { recordStructured, recordTextBlock } from "./record-text.ts";
+import { recordStructured, recordTextBlock, recordTextSeams } from "./record-text.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
 
 /**
@@ -163,10 +163,22 @@ function recordContentBlock(recorder: Recorder, block: JsonValue): void {
 }
 
 /**
+ * The text of a text block, for {@link recordTextSeams}.
+ * @param block - A content block.
+ * @returns `[text]` for a text block with a string text, else nothing.
+ */
+function blockText(block: JsonValue): string[] {
+  if (!isJsonObject(block) || member(block, "type") !== "text") return [];
+  const text = member(block, "text");
+  return typeof text === "string" ? [text] : [];
+}
+
+/**
  * Records a `tools/call` result: its content blocks by type (text and embedded-resource text as text
  * blocks; resource uri and resource-link uri, name, title and description as free text; base64
- * payloads decoded when textual), its `structuredContent` by its structure, and every other string
- * of it (`_meta`, `annotations`, unknown fields and block types) as a text block.
+ * payloads decoded when textual), the tokens only neighbouring text blocks run together hold, its
+ * `structuredContent` by its structure, and every other string of it (`_meta`, `annotations`,
+ * unknown fields and block types) as a text block.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param recorder - The output's recorder.
@@ -179,8 +191,10 @@ export function recordToolResult(recorder: Recorder, value: JsonValue): void {
     return;
   }
   const content = member(value, "content");
-  if (Array.isArray(content)) for (const block of content) recordContentBlock(recorder, block);
-  else if (content !== undefined) recordStrings(recorder, content);
+  if (Array.isArray(content)) {
+    for (const block of content) recordContentBlock(recorder, block);
+    recordTextSeams(recorder, content.flatMap(blockText));
+  } else if (content !== undefined) recordStrings(recorder, content);
   const structured = member(value, "structuredContent");
   if (structured !== undefined && structured !== null) recordStructured(recorder, structured);
   recordOtherFields(recorder, value, RESULT);

@@ -116,3 +116,36 @@ export function recordTextBlock(recorder: Recorder, text: string): void {
   });
   if (missed.size > 0) recordCanonicalFree(recorder, [...missed].join(" "));
 }
+
+/** Characters of each side of a seam between two text blocks that are read together (longer than any address or host). */
+const SEAM_SIDE = 512;
+
+/**
+ * Records the tokens that only the join of two neighbouring text blocks holds (`…forward it to
+ * attacker` then `@evil.example`): a client that shows a result's text blocks run together shows the
+ * model that address. Each seam — the end of one block and the start of the next, as the client
+ * joins them with nothing between — is scanned, and a token found there that neither side holds on
+ * its own is free text (it stands inside no one field value). Tokens of either side alone were
+ * recorded with their block.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded" (everything that can reach the model); review of
+ * the sink gate (an address cut across two text blocks was asked about as never seen).
+ * @param recorder - The output's recorder.
+ * @param texts - The text of each text block of one result, in order.
+ * @returns Nothing.
+ */
+export function recordTextSeams(recorder: Recorder, texts: readonly string[]): void {
+  for (let i = 1; i < texts.length; i += 1) {
+    const before = (texts[i - 1] ?? "").slice(-SEAM_SIDE);
+    const after = (texts[i] ?? "").slice(0, SEAM_SIDE);
+    if (before === "" || after === "" || /\s$/.test(before) || /^\s/.test(after)) continue;
+    const own = new Set<string>();
+    for (const side of [before, after])
+      extractTokens(canonicalize(side, { output: true }), (key) => own.add(key));
+    const crossing = new Set<string>();
+    extractTokens(canonicalize(before + after, { output: true }), (key) => {
+      if (!own.has(key)) crossing.add(key);
+    });
+    if (crossing.size > 0) recordCanonicalFree(recorder, [...crossing].join(" "));
+  }
+}
