@@ -40,14 +40,24 @@ function quoteList(names: readonly string[]): string {
 }
 
 /**
- * Summarises a {@link PinDiff} in one line, untrusted names rendered safely.
+ * Summarises a {@link PinDiff} in one line, untrusted names rendered safely. With `unseen`, for text
+ * that reaches the model (a deny's reason): the names the changed definition brings — properties
+ * it adds, its annotation keys — are counted, never quoted, since that definition was not approved
+ * and a name is any text the upstream chooses; the names of removed properties come from the
+ * pinned definition and stay.
  *
- * Source: SPEC §2.2, §3.4.
+ * Source: SPEC §2.2 (a changed definition never reaches the model unapproved), §3.4; review of the
+ * proxy (an added property named as an instruction reached the model in the block text, unrecorded).
  * @param diff - The diff.
- * @returns e.g. `description (1 line removed, 2 added); input properties added "bcc"`.
+ * @param options - `unseen`: the summary is for the model, not for the person reviewing.
+ * @returns e.g. `description (1 line removed, 2 added); input properties added "bcc"`, or with
+ *   `unseen` `…; 1 input property added`.
  * @throws Never.
  */
-export function summarizePinDiff(diff: PinDiff): string {
+export function summarizePinDiff(diff: PinDiff, options: { readonly unseen?: boolean } = {}): string {
+  const unseen = options.unseen === true;
+  const count = (items: readonly string[], one: string, many: string): string =>
+    `${items.length} ${items.length === 1 ? one : many}`;
   const parts: string[] = [];
   if (diff.descriptionChanged) {
     const lines = diff.descriptionLines ?? [];
@@ -57,8 +67,13 @@ export function summarizePinDiff(diff: PinDiff): string {
     parts.push(`${what} (${removed} ${removed === 1 ? "line" : "lines"} removed, ${added} added)`);
   }
   if (diff.titleChanged) parts.push("title");
-  if (diff.propertiesAdded.length > 0)
-    parts.push(`input properties added ${quoteList(diff.propertiesAdded)}`);
+  if (diff.propertiesAdded.length > 0) {
+    parts.push(
+      unseen
+        ? `${count(diff.propertiesAdded, "input property", "input properties")} added`
+        : `input properties added ${quoteList(diff.propertiesAdded)}`,
+    );
+  }
   if (diff.propertiesRemoved.length > 0) {
     parts.push(`input properties removed ${quoteList(diff.propertiesRemoved)}`);
   }
@@ -68,7 +83,13 @@ export function summarizePinDiff(diff: PinDiff): string {
   if (diff.outputSchemaChanged) parts.push("output schema");
   if (diff.annotationsChanged) {
     const keys = diff.annotationKeys ?? [];
-    parts.push(keys.length > 0 ? `annotations ${quoteList(keys)}` : "annotations");
+    parts.push(
+      keys.length === 0
+        ? "annotations"
+        : unseen
+          ? `annotations (${count(keys, "key", "keys")})`
+          : `annotations ${quoteList(keys)}`,
+    );
   }
   return parts.length > 0 ? parts.join("; ") : "no pinned field";
 }

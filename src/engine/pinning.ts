@@ -214,7 +214,8 @@ export function evaluatePinning(input: CallInput): ContractResult {
   if (pin.kind === "changed") {
     const reason: Reason = {
       code: "pin_changed",
-      message: `Tool ${name} changed since it was pinned (${summarizePinDiff(pin.diff)}); ${acceptHint(input, pin.hash)}`,
+      // What the model reads: the change counted, none of the unapproved definition's own words.
+      message: `Tool ${name} changed since it was pinned (${summarizePinDiff(pin.diff, { unseen: true })}); ${acceptHint(input, pin.hash)}`,
       source: "default",
     };
     const question: Question = {

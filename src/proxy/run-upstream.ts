@@ -71,6 +71,22 @@ export function describeExit(name: string, exit: UpstreamExit | "eof", tail: str
 }
 
 /**
+ * How the upstream's stderr is redacted — what Bouncer's stderr shows, the tail its error data and
+ * audit record carry, its stdout noise: the values of the environment's secret-named variables,
+ * then token-shaped strings and secret-named fields (`GITHUB_TOKEN=ghp_…`), as the audit log is.
+ * The drain redacts the tail before it cuts it, so a token its start would cut is redacted whole.
+ *
+ * Source: SPEC §3.5 (redaction); review of `bouncer run` (a token the upstream printed reached the
+ * client in clear, and a token the tail's cut halved kept most of its characters).
+ * @param env - The upstream's environment.
+ * @returns The redaction.
+ */
+function stderrRedaction(env: Readonly<Record<string, string>>): (text: string) => string {
+  const hide = environmentHider(env);
+  return hide === undefined ? redactTokens : (text) => redactTokens(hide(text));
+}
+
+/**
  * Spawns the upstream with Bouncer's environment, the values of its secret-named variables hidden in
  * its stderr (SPEC §3.5).
  *
@@ -102,7 +118,7 @@ export function startUpstream(
         {
           writeStderr: options.writeStderr,
           baseEnv: env,
-          redactStderr: environmentHider,
+          redactStderr: stderrRedaction,
           ...(options.stderrFlow === undefined ? {} : { stderrFlow: options.stderrFlow }),
         },
       ),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeExit } from "../../src/proxy/run-upstream.ts";
+import { describeExit, startUpstream } from "../../src/proxy/run-upstream.ts";
 
 describe("describeExit", () => {
   test.each([
@@ -29,4 +29,35 @@ describe("describeExit redaction", () => {
       "GITHUB_TOKEN=[redacted] failed\nAuthorization: [redacted]\nplain line\n",
     );
   });
+});
+
+describe("startUpstream stderr redaction", () => {
+  test.skipIf(process.platform === "win32")(
+    "startUpstream() redacts a token in the upstream's stderr lines and tail, also one the 8 KiB tail's start would cut",
+    async () => {
+      const token = `ghp_${"E5f6G7h8I9".repeat(4)}`;
+      const filler = "x".repeat(8162);
+      let written = "";
+      const started = startUpstream(
+        {
+          name: "gh",
+          launch: {
+            command: "sh",
+            args: ["-c", `printf 'auth failed for ${token}\\n${filler}\\n' >&2`],
+            cwd: ".",
+            source: "argv",
+          },
+        },
+        { writeStderr: (text) => (written += text), env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } },
+      );
+      if (started.kind !== "started") throw new Error("the upstream did not start");
+      await started.upstream.exited;
+      await Bun.sleep(50);
+      const tail = started.upstream.stderrTail();
+      expect(tail.length).toBeLessThanOrEqual(8192);
+      expect(tail).not.toContain(token.slice(-12));
+      expect(written).toContain("[upstream:gh] auth failed for [redacted]");
+      expect(written).not.toContain(token.slice(-12));
+    },
+  );
 });
