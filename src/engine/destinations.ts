@@ -7,9 +7,11 @@
 
 import { type DestinationRule, destinationRule, type SelectOptions } from "./destination-rule.ts";
 import { isJsonObject, member } from "./json-access.ts";
+import { jsonContainer } from "./json-text.ts";
 import { type ArgumentKeys, collectParamValues, type ParamPath } from "./param-paths.ts";
-import { itemsOf, listedProperties, valueShapes } from "./schema-walk.ts";
+import { itemsOf, listedProperties } from "./schema-walk.ts";
 import type { JsonObject, JsonValue, RuleSource } from "./types.ts";
+import { valueShapes } from "./value-shapes.ts";
 
 export { type DestinationPiece, destinationPieces, type PieceOptions } from "./destination-pieces.ts";
 
@@ -155,8 +157,9 @@ const MAX_NESTED_DEPTH = 64;
  * `headers.Bcc`, `attachments[].url`; a mail filter's `criteria.to` too). The schema is read
  * through local `$ref`s and `anyOf`/`oneOf`/`allOf`. A string where the schema admits an object or
  * a list (or says nothing of the type) that is the JSON text of one is walked as what it parses to
- * (the MCP Python SDK parses such a string before validating); where only an object or a list will
- * do, a string that is neither, or that opens as one and does not parse, is taken whole. Past
+ * (the MCP Python SDK parses such a string before validating, as Python's parser reads it:
+ * `json-text.ts`); where only an object or a list will do, a string that is neither is taken whole.
+ * Past
  * {@link MAX_NESTED_DEPTH} levels the value is taken whole.
  * @param value - The argument's value.
  * @param at - Its name, the whole schema (for `$ref`s), its schema node, and the `named` rule.
@@ -209,31 +212,12 @@ function nestedDestinations(
       // does, for every argument not typed `str`): walked as what it parses to.
       if (shapes.typed && !shapes.container) continue;
       const parsed = jsonContainer(v);
-      if (parsed !== undefined && parsed !== null)
-        stack.push({ value: parsed, schema, param, path, depth: depth + 1 });
-      // Where an object or a list will do, a string that is neither is taken whole when only those
-      // will do, or when it reads as a bracket JSON does not parse (Python's parser takes `NaN`): the
-      // server's reading of it is not known (fail closed).
-      else if (shapes.container && (!shapes.string || parsed === null))
-        found.push({ param, path, value: v, source: "default" });
+      if (parsed !== undefined) stack.push({ value: parsed, schema, param, path, depth: depth + 1 });
+      // Where only an object or a list will do, a string that is neither is taken whole: the
+      // server's reading of it is not known (fail closed). Where a string will do too, it stays one
+      // (the SDK keeps a string its parser refuses).
+      else if (shapes.container && !shapes.string) found.push({ param, path, value: v, source: "default" });
     }
   }
   return found;
-}
-
-/**
- * The object or list a string is the JSON text of.
- * @param text - A string argument value.
- * @returns The parsed value; `null` for a text that opens as one (`{`, `[` after white space) and
- *   does not parse to one; undefined for any other text.
- */
-function jsonContainer(text: string): JsonObject | JsonValue[] | null | undefined {
-  const first = text.trimStart().charAt(0);
-  if (first !== "{" && first !== "[") return undefined;
-  try {
-    const parsed = JSON.parse(text) as JsonValue;
-    return typeof parsed === "object" && parsed !== null ? parsed : null;
-  } catch {
-    return null;
-  }
 }

@@ -4,9 +4,9 @@
  * @module
  */
 
+import { phoneKeys } from "./phone-iban-keys.ts";
 import { asciiPhoneText } from "./phone-text.ts";
 import { schemeLessHost } from "./scheme-less-hosts.ts";
-import { phoneKeys } from "./token-scan.ts";
 import {
   asciiDomainAddress,
   isEmailShaped,

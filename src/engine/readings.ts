@@ -11,14 +11,24 @@
 import { decodeEscapes } from "./escapes.ts";
 
 /**
- * Control characters that draw nothing: C0 but for tab, line feed, vertical tab, form feed,
- * carriage return (white space, which canonical form collapses) and escape (whose sequences
- * canonical form removes as a whole); DEL; C1.
+ * Control characters that draw nothing: C0 but for tab, line feed, vertical tab, form feed and
+ * carriage return (white space, which canonical form collapses); DEL; C1.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is matched
-const HIDDEN_CONTROL = /[\u0000-\u0008\u000e-\u001a\u001c-\u001f\u007f-\u009f]/g;
+const HIDDEN_CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: as above
-const HAS_HIDDEN_CONTROL = /[\u0000-\u0008\u000e-\u001a\u001c-\u001f\u007f-\u009f]/;
+const HAS_HIDDEN_CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/;
+/** What starts a terminal control sequence: escape, 8-bit CSI or OSC. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the introducers are what is matched
+const SEQUENCE_START = /[\u001b\u009b\u009d]/;
+/**
+ * A terminal control sequence (ECMA-48), 7-bit or 8-bit, that a terminal shows nothing of: an
+ * operating system command up to its terminator (an OSC 8 hyperlink's `ESC ] 8 ; ; URI BEL`), a
+ * control sequence (`ESC [ 1 m`, `CSI 0 m`), or a two-character escape.
+ */
+const TERMINAL_SEQUENCE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences are what is matched
+  /(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?|\u001b[@-Z\\^_]?/g;
 
 /**
  * A text without its hidden control characters.
@@ -36,19 +46,33 @@ export function withoutHiddenControls(text: string): string | undefined {
 
 /**
  * The readings of an untrusted text other than the text as sent: its escapes decoded, and the text
- * and that decoding without hidden control characters — each only when it differs.
+ * and that decoding without hidden control characters, and as a terminal shows them (control
+ * sequences removed whole) — each only when it differs, each once.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param text - Untrusted text as the upstream sent it.
- * @returns Zero to three texts, none equal to `text`.
+ * @returns Zero to five texts, none equal to `text`.
  * @example otherReadings("a\\u0007\u0007@x.example") // ["a\u0007\u0007@x.example", "a\\u0007@x.example", "a@x.example"]
  */
 export function otherReadings(text: string): string[] {
   const decoded = decodeEscapes(text);
   const readings = decoded === undefined ? [] : [decoded];
-  const bare = withoutHiddenControls(text);
-  if (bare !== undefined) readings.push(bare);
-  const decodedBare = decoded === undefined ? undefined : withoutHiddenControls(decoded);
-  if (decodedBare !== undefined && decodedBare !== bare) readings.push(decodedBare);
+  for (const form of decoded === undefined ? [text] : [text, decoded]) {
+    for (const reading of [withoutHiddenControls(form), asTerminalShows(form)]) {
+      if (reading !== undefined && reading !== text && !readings.includes(reading)) readings.push(reading);
+    }
+  }
   return readings;
+}
+
+/**
+ * A text as a terminal shows it: its control sequences removed whole (`attacker\u001b]8;;\u0007@evil`
+ * shows `attacker@evil`), then its hidden control characters.
+ * @param text - Any text.
+ * @returns That text, or undefined when it holds no escape or control sequence introducer.
+ */
+function asTerminalShows(text: string): string | undefined {
+  if (!SEQUENCE_START.test(text)) return undefined;
+  const shown = text.replace(TERMINAL_SEQUENCE, "");
+  return withoutHiddenControls(shown) ?? shown;
 }

@@ -6,13 +6,12 @@
  * @module
  */
 
+import { ibanKeys, phoneKeys } from "./phone-iban-keys.ts";
 import { asciiPhoneText } from "./phone-text.ts";
 import { UNSPACED_SCRIPT_CLASS } from "./scripts.ts";
 import {
   type FoundToken,
   type FoundVisitor,
-  ibanKeys,
-  phoneKeys,
   scanAlphanumerics,
   scanEmails,
   scanHandles,

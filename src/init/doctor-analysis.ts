@@ -9,6 +9,7 @@
  * @module
  */
 
+import { realpathSync } from "node:fs";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { loadPolicyPaths } from "../commands/policy-files.ts";
 import { isSinkShapedName, type JsonObject, schemaProperties, type ToolDefinition } from "../engine/index.ts";
@@ -95,8 +96,9 @@ function toDefinition(tool: Tool): ToolDefinition {
 }
 
 /**
- * The tools of a wrapped entry's server whose changed or new definitions wait in its pin files for
- * review (`bouncer pins list NAME`), after doctor started it: what Bouncer holds back (a changed
+ * The tools of a wrapped entry's server whose changed or new definitions wait in its pin files (of
+ * its name, run in the folder doctor started it in) for review (`bouncer pins list NAME`), after
+ * doctor started it: what Bouncer holds back (a changed
  * tool kept at its pinned definition, a new one hidden) and a person should look at.
  *
  * Source: SPEC §5.3 ("see what Bouncer makes of your setup"), §2.2 (pending definitions); review of
@@ -115,9 +117,26 @@ export function pendingReview(
   if (wrapped === undefined || wrapped.pins === "off") return undefined;
   try {
     const { servers } = listPins(bouncerHome(where), wrapped.upstreamName);
-    const tools = [...new Set(servers.flatMap(({ file }) => file.pending.map((record) => record.name)))];
+    // The identity doctor started: the name run in this folder (the same name elsewhere, another
+    // project's, has pins of its own).
+    const folders = new Set([where.cwd, realFolder(where.cwd)]);
+    const own = servers.filter(({ file }) => folders.has(file.cwd));
+    const tools = [...new Set(own.flatMap(({ file }) => file.pending.map((record) => record.name)))];
     return { server: wrapped.upstreamName, tools: tools.sort() };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A folder's real path (symbolic links resolved), or the folder as given when it cannot be resolved.
+ * @param folder - An absolute folder.
+ * @returns Its real path.
+ */
+function realFolder(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return folder;
   }
 }

@@ -317,6 +317,9 @@ function workspaceFolder(file: string, cwd: string): string {
 }
 
 /**
+ * The row's `pending` member: the tools Bouncer holds back until reviewed, when there are some.
+ *
+ * Source: SPEC §5.3, §2.2 (pending definitions).
  * @param pending - The server's tools waiting for review, if known.
  * @returns A spreadable `{ pending }` when there are some, or nothing.
  */

@@ -8,6 +8,7 @@ import {
   type Sourced,
   selectDestinations,
 } from "../../src/engine/index.ts";
+import { jsonContainer } from "../../src/engine/json-text.ts";
 import { schemaOf } from "./helpers.ts";
 
 const user = (value: string): Sourced<string> => ({ value, source: "user:bouncer.yaml" as RuleSource });
@@ -256,36 +257,46 @@ describe("selectDestinations()", () => {
     ).toEqual(["options.bcc=options.bcc:d@evil.example", "to=to:boss@corp.example"].sort());
   });
 
-  test("selectDestinations() takes a string whole where only an object or a list will do, or where it opens as JSON and does not parse", () => {
+  test("selectDestinations() reads JSON text as Python's parser does (NaN, Infinity), takes a string whole only where a string will not do", () => {
     const schema = {
       type: "object",
       properties: {
         options: { type: "object", properties: { priority: { type: "string" } } },
         either: { anyOf: [{ type: "string" }, { type: "object", properties: { to: { type: "string" } } }] },
         note: { type: "string" },
-        anything: {},
+        anything: { title: "Anything" },
       },
     };
     expect(selected({ options: "x@evil.example" }, { schema, tool: "send_message" })).toEqual([
       "options=options:x@evil.example",
     ]);
-    // Python's parser reads NaN, JSON.parse does not: the server's reading is not known.
-    const nan = '{"to": "x@evil.example", "n": NaN}';
-    expect(selected({ either: nan }, { schema, tool: "send_message" })).toEqual([`either=either:${nan}`]);
+    // Python's json.loads takes NaN and Infinity, JSON.parse does not: read as json.loads reads them,
+    // under a schema that says nothing of the type too (pydantic's `Any`).
+    for (const name of ["either", "anything", "options"]) {
+      const text = '{"to": "x@evil.example", "n": NaN, "m": [-Infinity, Infinity]}';
+      expect(selected({ [name]: text }, { schema, tool: "send_message" })).toEqual([
+        `${name}.to=${name}.to:x@evil.example`,
+      ]);
+    }
     expect(selected({ anything: '{"to": "y@evil.example"}' }, { schema, tool: "send_message" })).toEqual([
       "anything.to=anything.to:y@evil.example",
     ]);
-    // A string that may be one stays one: plain text under string-or-object, any text under a string.
+    // A string that may be one stays one: plain text and bracketed prose under string-or-object, any
+    // text under a string, text under a schema that says nothing of the type.
     expect(
       selected(
         {
-          either: "x@evil.example",
+          either: "[FYI] build is green, see x@evil.example",
           note: '{"to": "x@evil.example"}',
           anything: "[draft] see x@evil.example",
         },
         { schema, tool: "send_message" },
       ),
     ).toEqual([]);
+    // Where only an object will do, bracketed text that is no JSON is taken whole.
+    expect(selected({ options: "{not json x@evil.example" }, { schema, tool: "send_message" })).toEqual([
+      "options=options:{not json x@evil.example",
+    ]);
   });
 
   test("selectDestinations() takes a whole value whose shape does not fit the sink path (fail closed)", () => {
@@ -331,6 +342,21 @@ describe("selectDestinations() and destinationRule()", () => {
   });
 });
 
+describe("jsonContainer()", () => {
+  test.each<[string, unknown]>([
+    ['{"a": 1}', { a: 1 }],
+    [' [1, "x"]', [1, "x"]],
+    ['{"n": NaN, "i": -Infinity, "s": "NaN, \\"Infinity\\""}', { n: null, i: null, s: 'NaN, "Infinity"' }],
+    ['{"a": NaNa}', undefined],
+    ["[draft] notes", undefined],
+    ['"just a string"', undefined],
+    ["42", undefined],
+    ["{not json", undefined],
+  ])("jsonContainer(%p) is %p", (text, value) => {
+    expect(jsonContainer(text)).toEqual(value as never);
+  });
+});
+
 describe("flattenValue()", () => {
   test.each<[string, Parameters<typeof flattenValue>[0], string[]]>([
     ["a string as it is", "a@x.example", ["v:a@x.example"]],
@@ -354,6 +380,18 @@ describe("flattenValue()", () => {
 });
 
 describe("destinationPieces()", () => {
+  test("destinationPieces() of a sink holding a hidden control character adds its reading without it, never eligible for trust", () => {
+    const pieces = destinationPieces("boss\u0007@corp.example", { sink: true });
+    expect(pieces.map((piece) => [piece.canonical, piece.eligible, piece.decoded === true])).toEqual([
+      ["boss\u0007@corp.example", true, false],
+      ["boss@corp.example", false, true],
+    ]);
+    // Recorded output's field values are split as written (their other readings are recorded apart).
+    expect(destinationPieces("boss\u0007@corp.example").map((piece) => piece.canonical)).toEqual([
+      "boss\u0007@corp.example",
+    ]);
+  });
+
   test.each<[string, string, string[]]>([
     ["splits a comma list", "a@evil.example, boss@corp.example", ["a@evil.example", "boss@corp.example"]],
     ["splits a semicolon list", "a@evil.example;boss@corp.example", ["a@evil.example", "boss@corp.example"]],

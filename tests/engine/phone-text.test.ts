@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { phoneKeys } from "../../src/engine/phone-iban-keys.ts";
 import { asciiPhoneText } from "../../src/engine/phone-text.ts";
-import { phoneKeys } from "../../src/engine/token-scan.ts";
 import { isPhoneShaped } from "../../src/engine/token-shapes.ts";
 
 describe("asciiPhoneText()", () => {
