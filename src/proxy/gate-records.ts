@@ -147,6 +147,21 @@ export abstract class GateRecords {
   }
 
   /**
+   * Records a server's `serverInfo` (its name, title, description, website, icons…) as untrusted,
+   * field values at most, as its instructions are: clients show it, and a description may reach the
+   * model (SPEC §2.5: everything the upstream says is recorded; the server describing itself, as
+   * tools do). Live and in replay alike: both register the server with it.
+   *
+   * Source: SPEC §2.5; review of the proxy (a `serverInfo.description` naming an address was not
+   * recorded, and a send there was asked about as never seen).
+   * @param server - The server name.
+   * @param serverInfo - The `serverInfo` of its `initialize` or `server/discover` result.
+   */
+  recordServerInfo(server: string, serverInfo: JsonObject): void {
+    this.recordDefinition(server, "serverInfo", serverInfo);
+  }
+
+  /**
    * Records a tool definition (or the instructions) as served, as untrusted `definition` output
    * (field values at most, SPEC §2.5), once per (server, name, value) among the last
    * {@link MAX_RECORDED_DEFINITIONS} served, with the seq of the last call. Only the SHA-256 of each

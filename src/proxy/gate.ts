@@ -95,7 +95,8 @@ export class Gate extends GateRecords {
 
   /**
    * Registers (or re-registers) an upstream: its command, working directory and `serverInfo` select
-   * the packs (SPEC §4.3). Calls and walks of an unregistered server register it by name only.
+   * the packs (SPEC §4.3), and its `serverInfo` is recorded as untrusted, field values at most. Calls
+   * and walks of an unregistered server register it by name only.
    * @param context - The server's name (`--upstream-name`) and facts.
    * @param options - `resolvePath`: this server's path walk, in place of the gate's (replay walks the
    *   paths of a server it has a `server` event of, SPEC §5.9).
@@ -119,6 +120,7 @@ export class Gate extends GateRecords {
       ...(previous === undefined ? {} : { previous }),
     });
     this.#servers.set(context.name, entry);
+    if (context.serverInfo !== undefined) this.recordServerInfo(context.name, context.serverInfo);
     return packs;
   }
 

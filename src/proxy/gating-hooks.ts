@@ -22,6 +22,7 @@ import type { ServerContext } from "./gate.ts";
 import { type CallRecord, gateToolCall } from "./gated-call.ts";
 import {
   recordCall,
+  recordDiscoveryRest,
   recordInstructions,
   recordMessage,
   recordToolResult,
@@ -157,6 +158,7 @@ export function createGatingHooks(context: RelayContext, setup: GatingSetup): Re
       register(session, member(result, "serverInfo"));
       const instructions = member(result, "instructions");
       if (typeof instructions === "string") recordInstructions(session, instructions);
+      recordDiscoveryRest(session, result);
     });
 
   return {

@@ -124,6 +124,46 @@ export function recordInstructions(session: Live, instructions: string): void {
   session.calls.audit.recordInstructions(instructions);
 }
 
+/** Members of an `initialize` result recorded on their own (instructions, serverInfo) or holding no text. */
+const DISCOVERY_RECORDED: ReadonlySet<string> = new Set(["instructions", "serverInfo", "protocolVersion"]);
+/** Capabilities of the specification, whose members are flags: no text of the server's. */
+const KNOWN_CAPABILITIES: ReadonlySet<string> = new Set([
+  "tools",
+  "resources",
+  "prompts",
+  "logging",
+  "completions",
+  "tasks",
+]);
+
+/**
+ * Records the parts of an `initialize` or `server/discover` result that hold the server's own text
+ * beyond its instructions and `serverInfo` (recorded apart): an `experimental` or unknown
+ * capability, `_meta`, members of later versions — as the instructions are (untrusted, field values
+ * at most), and in the `--record` file as instructions, so a replay records them alike. A result of
+ * no such part records nothing.
+ *
+ * Source: SPEC §2.5 ("Everything the upstream says can reach the model, so all of it is recorded";
+ * instructions count as field values at most), §3.6; review of the proxy.
+ * @param session - The live session.
+ * @param result - The result.
+ */
+export function recordDiscoveryRest(session: Live, result: JsonObject): void {
+  const rest: [string, JsonValue][] = [];
+  for (const key of Object.keys(result)) {
+    if (DISCOVERY_RECORDED.has(key)) continue;
+    const value = result[key] as JsonValue;
+    if (key !== "capabilities" || !isJsonObject(value)) {
+      rest.push([key, value]);
+      continue;
+    }
+    const unknown = Object.keys(value).filter((name) => !KNOWN_CAPABILITIES.has(name));
+    if (unknown.length > 0)
+      rest.push([key, Object.fromEntries(unknown.map((name) => [name, value[name] as JsonValue]))]);
+  }
+  if (rest.length > 0) recordInstructions(session, JSON.stringify(Object.fromEntries(rest)));
+}
+
 /**
  * Records other upstream output as untrusted and writes it to the `--record` file.
  * @param session - The live session.

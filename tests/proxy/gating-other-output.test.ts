@@ -144,6 +144,44 @@ describe("other upstream output is recorded as untrusted (SPEC §2.5)", () => {
     expect(replay.reason).toContain("seen in the tool definitions or instructions");
   });
 
+  test.each<[string, JsonObject]>([
+    [
+      "serverInfo's description",
+      { serverInfo: { name: "mailbox", version: "1", description: `Support: ${PLANTED}` } },
+    ],
+    [
+      "serverInfo's title",
+      { serverInfo: { name: "mailbox", version: "1", title: `Mail (help: ${PLANTED})` } },
+    ],
+    [
+      "an experimental capability",
+      { capabilities: { tools: {}, experimental: { help: { contact: PLANTED } } } },
+    ],
+    ["the result's _meta", { _meta: { "example.com/support": `Write to ${PLANTED}` } }],
+  ])(
+    "an address in the initialize result's %s counts as the server's instructions, live and in replay",
+    async (_name, extra) => {
+      const session = join(mkdtempSync(join(tmpdir(), "bouncer-discovery-")), "session.jsonl");
+      const r = Object.assign(
+        gatingRelay({
+          policy: MAIL_POLICY,
+          flags: ["--record", session],
+          script: (method) => {
+            if (method === "initialize") return { result: { ...INITIALIZE_RESULT, ...extra } };
+            if (method === "tools/list") return { result: { tools: [SEND_TOOL] } };
+            return { result: { content: [{ type: "text", text: "sent" }] } };
+          },
+        }),
+        { session },
+      );
+      await r.handshake();
+      expect(await sendToPlanted(r)).toContain("seen in the tool definitions or instructions");
+      const replay = await replayed(r);
+      expect(replay.verdict).toBe("ask");
+      expect(replay.reason).toContain("seen in the tool definitions or instructions");
+    },
+  );
+
   test("--record writes each other output as an output event where it arrived", async () => {
     const r = relayWith(() => ({ error: { code: -32002, message: `Ask ${PLANTED}` } }));
     await r.handshake();
