@@ -214,10 +214,23 @@ function nestedDestinations(
       const parsed = jsonContainer(v);
       if (parsed !== undefined) stack.push({ value: parsed, schema, param, path, depth: depth + 1 });
       // Where only an object or a list will do, a string that is neither is taken whole: the
-      // server's reading of it is not known (fail closed). Where a string will do too, it stays one
-      // (the SDK keeps a string its parser refuses).
-      else if (shapes.container && !shapes.string) found.push({ param, path, value: v, source: "default" });
+      // server's reading of it is not known (fail closed). Where a string will do too, so is one
+      // that reads as an object or a list some parser other than JSON's takes (`{bcc: x}`,
+      // `{'bcc': 'x'}`, a trailing comma: YAML, `ast.literal_eval`, JSON5); prose stays prose
+      // (`[FYI] build is green`: the SDK keeps a string its parser refuses).
+      else if (shapes.container && (!shapes.string || looksStructured(v)))
+        found.push({ param, path, value: v, source: "default" });
     }
   }
   return found;
+}
+
+/**
+ * Whether a string that is no JSON still reads as an object or a list to a laxer parser: it opens
+ * with `{`, or with `[` followed by `{`, `[`, a quote or a closing `]`.
+ * @param text - A string argument value.
+ * @returns True for `{bcc: x}`, `['a@x']`; false for `[FYI] build is green`.
+ */
+function looksStructured(text: string): boolean {
+  return /^\s*(?:\{|\[\s*[[{"'\]])/.test(text);
 }

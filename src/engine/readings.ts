@@ -18,17 +18,19 @@ import { decodeEscapes } from "./escapes.ts";
 const HIDDEN_CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: as above
 const HAS_HIDDEN_CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/;
-/** What starts a terminal control sequence: escape, 8-bit CSI or OSC. */
+/** What starts a terminal control sequence: escape, or an 8-bit introducer (CSI, OSC, DCS, APC, PM, SOS). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the introducers are what is matched
-const SEQUENCE_START = /[\u001b\u009b\u009d]/;
+const SEQUENCE_START = /[\u001b\u0090\u0098\u009b\u009d-\u009f]/;
 /**
- * A terminal control sequence (ECMA-48), 7-bit or 8-bit, that a terminal shows nothing of: an
- * operating system command up to its terminator (an OSC 8 hyperlink's `ESC ] 8 ; ; URI BEL`), a
- * control sequence (`ESC [ 1 m`, `CSI 0 m`), or a two-character escape.
+ * A terminal control sequence (ECMA-48), 7-bit or 8-bit, that a terminal shows nothing of: a
+ * control string up to its terminator — an operating system command (an OSC 8 hyperlink's `ESC ] 8
+ * ; ; URI BEL`), a device control string, an application program command, a privacy message, a
+ * start of string (`ESC P`, `ESC _`, `ESC ^`, `ESC X`, and their 8-bit forms) — a control sequence
+ * (`ESC [ 1 m`, `CSI 0 m`), or a two-character escape.
  */
 const TERMINAL_SEQUENCE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences are what is matched
-  /(?:\u001b\]|\u009d)[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?|\u001b[@-Z\\^_]?/g;
+  /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?|\u001b[@-Z\\^_]?/g;
 
 /**
  * A text without its hidden control characters.

@@ -9,6 +9,7 @@ import { flattenValue } from "./destinations.ts";
 import { isJsonObject, member } from "./json-access.ts";
 import { createRecorder, recordFreeText } from "./output-recorder.ts";
 import { recordError, recordStrings, recordToolResult } from "./record-result.ts";
+import { recordTextSeams, textMembers } from "./record-text.ts";
 import type { IndexEntry, RecordedOutput, TaintStore } from "./taint-index.ts";
 import { flushWindow } from "./text-window.ts";
 import type { ToolRules } from "./types.ts";
@@ -71,7 +72,11 @@ export function recordOutput(
       for (const { value } of flattenValue(output.value, "")) recordFreeText(recorder, value);
     } else if (isJsonObject(output.value) && Array.isArray(member(output.value, "content"))) {
       recordToolResult(recorder, output.value);
-    } else recordStrings(recorder, output.value);
+    } else {
+      recordStrings(recorder, output.value);
+      // `resources/read` contents, `prompts/get` messages: texts a client may show run together.
+      recordTextSeams(recorder, textMembers(output.value));
+    }
   } finally {
     // Also when the index is full (a throw): the window keeps no slice of this output.
     flushWindow(store.window);

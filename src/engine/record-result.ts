@@ -163,13 +163,15 @@ function recordContentBlock(recorder: Recorder, block: JsonValue): void {
 }
 
 /**
- * The text of a text block, for {@link recordTextSeams}.
+ * The text of a text block or an embedded resource, for {@link recordTextSeams}.
  * @param block - A content block.
- * @returns `[text]` for a text block with a string text, else nothing.
+ * @returns `[text]` for a text block or embedded resource with a string text, else nothing.
  */
 function blockText(block: JsonValue): string[] {
-  if (!isJsonObject(block) || member(block, "type") !== "text") return [];
-  const text = member(block, "text");
+  if (!isJsonObject(block)) return [];
+  const type = member(block, "type");
+  const holder = type === "text" ? block : type === "resource" ? member(block, "resource") : undefined;
+  const text = isJsonObject(holder) ? member(holder, "text") : undefined;
   return typeof text === "string" ? [text] : [];
 }
 

@@ -6,6 +6,7 @@
  */
 
 import { canonicalize } from "./canonical.ts";
+import { member } from "./json-access.ts";
 import { isDestinationShapedKey } from "./key-shapes.ts";
 import {
   flushFreeScalars,
@@ -117,35 +118,73 @@ export function recordTextBlock(recorder: Recorder, text: string): void {
   if (missed.size > 0) recordCanonicalFree(recorder, [...missed].join(" "));
 }
 
-/** Characters of each side of a seam between two text blocks that are read together (longer than any address or host). */
+/** Characters of each side of a seam between text blocks read together (longer than any address or host). */
 const SEAM_SIDE = 512;
+/** Blocks a seam's side reaches back or forward over at most (an address cut into more is not seen whole). */
+const SEAM_PIECES = 8;
 
 /**
- * Records the tokens that only the join of two neighbouring text blocks holds (`…forward it to
- * attacker` then `@evil.example`): a client that shows a result's text blocks run together shows the
- * model that address. Each seam — the end of one block and the start of the next, as the client
- * joins them with nothing between — is scanned, and a token found there that neither side holds on
- * its own is free text (it stands inside no one field value). Tokens of either side alone were
- * recorded with their block.
+ * Records the tokens that only the join of neighbouring text blocks holds (`…forward it to attacker`
+ * then `@evil.example`, or an address cut into three): a client that shows an output's texts run
+ * together shows the model that address. Empty texts are passed over; at each seam the end of the
+ * texts before it and the start of those after it (up to {@link SEAM_SIDE} characters and
+ * {@link SEAM_PIECES} texts each way), joined with nothing between, are scanned, and a token found
+ * there that no one text holds on its own is free text (it stands inside no one field value). Tokens
+ * of a text alone were recorded with it.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded" (everything that can reach the model); review of
- * the sink gate (an address cut across two text blocks was asked about as never seen).
+ * the sink gate (an address cut across text blocks was asked about as never seen).
  * @param recorder - The output's recorder.
- * @param texts - The text of each text block of one result, in order.
+ * @param texts - The texts of one output that a client may show run together, in order.
  * @returns Nothing.
  */
 export function recordTextSeams(recorder: Recorder, texts: readonly string[]): void {
-  for (let i = 1; i < texts.length; i += 1) {
-    const before = (texts[i - 1] ?? "").slice(-SEAM_SIDE);
-    const after = (texts[i] ?? "").slice(0, SEAM_SIDE);
-    if (before === "" || after === "" || /\s$/.test(before) || /^\s/.test(after)) continue;
+  const pieces = texts.filter((text) => text !== "");
+  for (let i = 1; i < pieces.length; i += 1) {
+    if (/\s$/.test(pieces[i - 1] ?? "") || /^\s/.test(pieces[i] ?? "")) continue;
+    const parts: string[] = [];
+    let need = SEAM_SIDE;
+    for (let j = i - 1; j >= 0 && j >= i - SEAM_PIECES && need > 0; j -= 1) {
+      const part = (pieces[j] ?? "").slice(-need);
+      parts.unshift(part);
+      need -= part.length;
+    }
+    need = SEAM_SIDE;
+    for (let j = i; j < pieces.length && j < i + SEAM_PIECES && need > 0; j += 1) {
+      const part = (pieces[j] ?? "").slice(0, need);
+      parts.push(part);
+      need -= part.length;
+    }
     const own = new Set<string>();
-    for (const side of [before, after])
-      extractTokens(canonicalize(side, { output: true }), (key) => own.add(key));
+    for (const part of parts) extractTokens(canonicalize(part, { output: true }), (key) => own.add(key));
     const crossing = new Set<string>();
-    extractTokens(canonicalize(before + after, { output: true }), (key) => {
+    extractTokens(canonicalize(parts.join(""), { output: true }), (key) => {
       if (!own.has(key)) crossing.add(key);
     });
     if (crossing.size > 0) recordCanonicalFree(recorder, [...crossing].join(" "));
   }
+}
+
+/**
+ * The `text` members of a result other than a tool's, in document order (`resources/read`'s
+ * `contents[].text`, `prompts/get`'s `messages[].content.text`): the texts a client may show run
+ * together, for {@link recordTextSeams}.
+ * @param value - The result.
+ * @returns The texts.
+ */
+export function textMembers(value: JsonValue): string[] {
+  const texts: string[] = [];
+  const stack: JsonValue[] = [value];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (Array.isArray(item)) for (let i = item.length - 1; i >= 0; i -= 1) stack.push(item[i] ?? null);
+    else if (item !== null && typeof item === "object") {
+      const keys = Object.keys(item);
+      // Found depth-first, in order: a `text` of this object before its other members' texts.
+      const text = member(item, "text");
+      for (let i = keys.length - 1; i >= 0; i -= 1)
+        if (keys[i] !== "text") stack.push(item[keys[i] as string] as JsonValue);
+      if (typeof text === "string") texts.push(text);
+    }
+  }
+  return texts;
 }

@@ -293,6 +293,16 @@ describe("selectDestinations()", () => {
         { schema, tool: "send_message" },
       ),
     ).toEqual([]);
+    // Where a string will do too, text that reads as an object or a list to a laxer parser is taken
+    // whole (YAML flow, Python literals, JSON5), prose is not.
+    for (const text of [
+      "{bcc: x@evil.example}",
+      "{'bcc': 'x@evil.example'}",
+      '{"bcc": "x@evil.example",}',
+      "['x@evil.example']",
+    ]) {
+      expect(selected({ either: text }, { schema, tool: "send_message" })).toEqual([`either=either:${text}`]);
+    }
     // Where only an object will do, bracketed text that is no JSON is taken whole.
     expect(selected({ options: "{not json x@evil.example" }, { schema, tool: "send_message" })).toEqual([
       "options=options:{not json x@evil.example",
