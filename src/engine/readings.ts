@@ -11,13 +11,16 @@
 import { decodeEscapes } from "./escapes.ts";
 
 /**
- * Control characters that draw nothing: C0 but for tab, line feed, vertical tab, form feed and
- * carriage return (white space, which canonical form collapses); DEL; C1.
+ * Characters that draw nothing a model copies: control characters — C0 but for tab, line feed,
+ * vertical tab, form feed and carriage return (white space, which canonical form collapses); DEL;
+ * C1 — and lone surrogates (half a UTF-16 pair, which no encoder writes as a character).
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is matched
-const HIDDEN_CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
-const HAS_HIDDEN_CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/;
+const HIDDEN_CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is matched
+  /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const HAS_HIDDEN_CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: as above
+  /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /** What starts a terminal control sequence: escape, or an 8-bit introducer (CSI, OSC, DCS, APC, PM, SOS). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the introducers are what is matched
 const SEQUENCE_START = /[\u001b\u0090\u0098\u009b\u009d-\u009f]/;
