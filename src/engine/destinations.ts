@@ -158,9 +158,9 @@ const MAX_NESTED_DEPTH = 64;
  * through local `$ref`s and `anyOf`/`oneOf`/`allOf`. A string where the schema admits an object or
  * a list (or says nothing of the type) that is the JSON text of one is walked as what it parses to
  * (the MCP Python SDK parses such a string before validating, as Python's parser reads it:
- * `json-text.ts`); where only an object or a list will do, a string that is neither is taken whole.
- * Past
- * {@link MAX_NESTED_DEPTH} levels the value is taken whole.
+ * `json-text.ts`); where only an object or a list will do, a string that is neither is taken whole,
+ * and so is one that reads as an object or a list to a laxer parser. Past {@link MAX_NESTED_DEPTH}
+ * levels the value is taken whole.
  * @param value - The argument's value.
  * @param at - Its name, the whole schema (for `$ref`s), its schema node, and the `named` rule.
  * @returns The nested destinations, each with its parameter path (`options.reply_to`,

@@ -11,16 +11,22 @@
 import { decodeEscapes } from "./escapes.ts";
 
 /**
- * Characters that draw nothing a model copies: control characters — C0 but for tab, line feed,
- * vertical tab, form feed and carriage return (white space, which canonical form collapses); DEL;
- * C1 — and lone surrogates (half a UTF-16 pair, which no encoder writes as a character).
+ * Control characters that draw nothing: C0 but for tab, line feed, vertical tab, form feed and
+ * carriage return (white space, which canonical form collapses); DEL; C1.
  */
-const HIDDEN_CONTROL =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is matched
-  /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const HAS_HIDDEN_CONTROL =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: as above
-  /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is matched
+const HIDDEN_CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
+const HAS_HIDDEN_CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/;
+/** A lone surrogate: half a UTF-16 pair, which no encoder writes as a character. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `String.prototype.isWellFormed` (ES2024; in Bun and Deno alike): false when the text holds a lone
+ * surrogate. Native, so the common case (no lone surrogate, emoji or not) costs no regular expression.
+ */
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
+
 /** What starts a terminal control sequence: escape, or an 8-bit introducer (CSI, OSC, DCS, APC, PM, SOS). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the introducers are what is matched
 const SEQUENCE_START = /[\u001b\u0090\u0098\u009b\u009d-\u009f]/;
@@ -36,7 +42,7 @@ const TERMINAL_SEQUENCE =
   /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)?|(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]?|\u001b[@-Z\\^_]?/g;
 
 /**
- * A text without its hidden control characters.
+ * A text without its hidden control characters and lone surrogates.
  *
  * Source: SPEC §2.5 "Canonical form" (what is not drawn is removed: format characters; control
  * characters, stricter, as another reading); review of the sink gate (a BEL inside a planted address
@@ -46,7 +52,11 @@ const TERMINAL_SEQUENCE =
  * @example withoutHiddenControls("attacker\u0007@evil.example") // "attacker@evil.example"
  */
 export function withoutHiddenControls(text: string): string | undefined {
-  return HAS_HIDDEN_CONTROL.test(text) ? text.replace(HIDDEN_CONTROL, "") : undefined;
+  const controls = HAS_HIDDEN_CONTROL.test(text);
+  const surrogates = !isWellFormed(text);
+  if (!controls && !surrogates) return undefined;
+  const bare = controls ? text.replace(HIDDEN_CONTROL, "") : text;
+  return surrogates ? bare.replace(LONE_SURROGATE, "") : bare;
 }
 
 /**

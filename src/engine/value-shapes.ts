@@ -8,10 +8,16 @@ import { isJsonObject, member } from "./json-access.ts";
 import { schemaAlternatives } from "./schema-walk.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
 
-/** JSON Schema keywords that only an object's schema has. */
-const OBJECT_KEYWORDS = ["properties", "additionalProperties", "patternProperties", "required"] as const;
-/** JSON Schema keywords that only a list's schema has. */
-const ARRAY_KEYWORDS = ["items", "prefixItems", "contains"] as const;
+/** JSON Schema keywords that only an object's or a list's schema has. */
+const CONTAINER_KEYWORDS = [
+  "properties",
+  "additionalProperties",
+  "patternProperties",
+  "required",
+  "items",
+  "prefixItems",
+  "contains",
+] as const;
 
 /**
  * What a node's schema says of a value's shape, for a string met where it may stand for an object
@@ -63,8 +69,7 @@ function shapesUncached(root: JsonObject | undefined, node: JsonValue | undefine
       else if (name === "object" || name === "array") container = true;
     }
     if (names.length > 0) continue;
-    const keywords = [...OBJECT_KEYWORDS, ...ARRAY_KEYWORDS];
-    if (keywords.some((keyword) => member(alternative, keyword) !== undefined)) {
+    if (CONTAINER_KEYWORDS.some((keyword) => member(alternative, keyword) !== undefined)) {
       typed = true;
       container = true;
     }
