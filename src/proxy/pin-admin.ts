@@ -153,6 +153,32 @@ function describeIdentities(files: readonly { readonly path: string; readonly fi
 }
 
 /**
+ * The files of one identity (`--id`: the start of the file id `pins list` shows in brackets).
+ *
+ * Source: SPEC §2.2 ("Server identity"), §5.7.
+ * @param listing - The files listed.
+ * @param options - `id` as typed (none: every file); `action`: what the command does, for a bad
+ *   id's message (`list pins`).
+ * @returns The files whose name starts with the id.
+ * @throws {BouncerError} `USAGE` (exit 2) when the id is not 8 to 64 hex digits.
+ */
+export function ofIdentity(
+  listing: PinListing,
+  options: { readonly id?: string | undefined; readonly action: string },
+): PinListing {
+  if (options.id === undefined) return listing;
+  if (!/^[0-9a-fA-F]{8,64}$/.test(options.id)) {
+    throw new BouncerError(
+      "USAGE",
+      `Cannot ${options.action}: --id ${JSON.stringify(options.id)} is not 8 to 64 hex digits of an identity (bouncer pins list shows them in brackets)`,
+    );
+  }
+  const id = options.id.toLowerCase();
+  const ofId = ({ path }: { readonly path: string }): boolean => basename(path, ".json").startsWith(id);
+  return { servers: listing.servers.filter(ofId), unreadable: listing.unreadable.filter(ofId) };
+}
+
+/**
  * Chooses the one identity of a server name that `pins accept` or `pins forget` acts on: checks
  * `id` (8 to 64 hex digits), lists the server's pin files of that identity (every file without an
  * id), takes from them what the command acts on, and refuses when that lies in several files (the
@@ -178,17 +204,8 @@ export function chooseIdentity<T extends { readonly path: string; readonly file?
     readonly refusal: (files: readonly T[], identities: string) => string;
   },
 ): { readonly listing: PinListing; readonly id?: string; readonly taken: T[] } {
-  if (options.id !== undefined && !/^[0-9a-fA-F]{8,64}$/.test(options.id)) {
-    throw new BouncerError(
-      "USAGE",
-      `Cannot ${options.action}: --id ${JSON.stringify(options.id)} is not 8 to 64 hex digits of an identity (bouncer pins list shows them in brackets)`,
-    );
-  }
   const id = options.id?.toLowerCase();
-  const all = listPins(home, options.server);
-  const ofId = ({ path }: { readonly path: string }): boolean =>
-    id === undefined || basename(path, ".json").startsWith(id);
-  const listing = { servers: all.servers.filter(ofId), unreadable: all.unreadable.filter(ofId) };
+  const listing = ofIdentity(listPins(home, options.server), options);
   const taken = options.take(listing, id);
   const files = [...new Map(taken.map((item) => [item.path, item])).values()];
   if (files.length > 1) {

@@ -10,7 +10,6 @@
  * @module
  */
 
-import { basename } from "node:path";
 import type { CommandIo } from "../commands/io.ts";
 import {
   ACCEPT_HASH_DIGITS,
@@ -20,13 +19,12 @@ import {
   listCommand,
   safeName,
 } from "../engine/index.ts";
-import { BouncerError } from "../platform/errors.ts";
 import { terminalJson } from "../platform/terminal-json.ts";
 import {
   identityId,
   identityLabel,
   listPins,
-  type PinListing,
+  ofIdentity,
   replacing,
   type UnreadablePins,
 } from "./pin-admin.ts";
@@ -128,7 +126,10 @@ export function runPinsList(
   },
   io: CommandIo,
 ): number {
-  const { servers, unreadable } = ofIdentity(listPins(options.home, options.server), options.id);
+  const { servers, unreadable } = ofIdentity(listPins(options.home, options.server), {
+    id: options.id,
+    action: "list pins",
+  });
   for (const { problem } of unreadable) io.err(`bouncer: ${problem}\n`);
   const failed = listingFailed(unreadable, { ...options, found: servers.length > 0 });
   const full = options.full === true;
@@ -227,23 +228,4 @@ function listingFailed(
   return unreadable.some(
     (file) => file.server === options.server || (file.server === undefined && !options.found),
   );
-}
-
-/**
- * The files of one identity (`--id`: the start of the file id `pins list` shows in brackets).
- * @param listing - The files listed.
- * @param id - The id prefix, if any.
- * @returns The files whose name starts with it (all without one).
- * @throws {BouncerError} `USAGE` when `id` is not 8 to 64 hex digits.
- */
-function ofIdentity(listing: PinListing, id: string | undefined): PinListing {
-  if (id === undefined) return listing;
-  if (!/^[0-9a-fA-F]{8,64}$/.test(id)) {
-    throw new BouncerError(
-      "USAGE",
-      `Cannot list pins: --id ${JSON.stringify(id)} is not 8 to 64 hex digits of an identity (bouncer pins list shows them in brackets)`,
-    );
-  }
-  const ofId = ({ path }: { readonly path: string }): boolean => basename(path).startsWith(id.toLowerCase());
-  return { servers: listing.servers.filter(ofId), unreadable: listing.unreadable.filter(ofId) };
 }
