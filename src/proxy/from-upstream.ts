@@ -12,6 +12,7 @@ import type { JsonObject } from "../engine/index.ts";
 import { rpcMemberVariant } from "./case-variants.ts";
 import { exactMessage, exactNumbers } from "./exact-numbers.ts";
 import { upstreamNotification, upstreamRequest } from "./from-upstream-own.ts";
+import { gluedObjects } from "./json-scan.ts";
 import { classify, errorResponseText, isJsonObject, RPC_ERROR, type RpcErrorObject } from "./jsonrpc.ts";
 import type { OversizedLine } from "./line-framer.ts";
 import type { RelayCore } from "./relay-core.ts";
@@ -88,7 +89,27 @@ export function upstreamGone(core: RelayCore, failure: UpstreamFailure): Promise
 }
 
 /**
- * Parses and routes one upstream line (noise reported; a JSON message after a text prefix salvaged).
+ * The objects of a line that holds two or more JSON objects one after the other, when every one of
+ * them parses (all or nothing: a line with one piece that does not is left to {@link salvage}).
+ * @param line - An upstream line that does not parse as JSON.
+ * @returns The objects' texts, or undefined.
+ */
+function gluedMessages(line: string): string[] | undefined {
+  const pieces = gluedObjects(line);
+  if (pieces === undefined) return undefined;
+  for (const piece of pieces) {
+    try {
+      JSON.parse(piece);
+    } catch {
+      return undefined;
+    }
+  }
+  return pieces;
+}
+
+/**
+ * Parses and routes one upstream line (noise reported; a JSON message after a text prefix salvaged;
+ * messages glued on one line routed one by one, in order).
  * @param core - The relay.
  * @param text - The line.
  * @returns A promise while a hook records an answer.
@@ -99,6 +120,12 @@ export function fromUpstream(core: RelayCore, text: string): void | Promise<void
   try {
     value = JSON.parse(line);
   } catch {
+    const glued = gluedMessages(line);
+    if (glued !== undefined) {
+      core.noise({ side: "upstream", kind: "glued", bytes: line.length, preview: preview(line) });
+      for (const piece of glued) core.enqueue(() => fromUpstream(core, piece));
+      return;
+    }
     const { at, salvaged } = salvage(line);
     const kind = salvaged === undefined ? "not_json" : "salvaged";
     core.noise({

@@ -220,3 +220,31 @@ export function findUniqueIdSpan(text: string): Span | undefined {
 export function spliceSpan(text: string, span: Span, replacement: string): string {
   return text.slice(0, span.start) + replacement + text.slice(span.end);
 }
+
+/** How many objects one glued line may hold before it is left as noise (a hostile line has many). */
+const GLUED_MAX = 64;
+
+/**
+ * The texts of two or more JSON objects written one after the other on one line, with nothing but
+ * whitespace between them (`{"jsonrpc":…,"id":1,…}{"jsonrpc":…,"id":2,…}`: a server that forgot a
+ * newline), else undefined. Only the bounds are found here; each text is parsed by the caller. At
+ * most {@link GLUED_MAX} objects; a line that holds anything else between or after them (a scalar,
+ * an array, text, a cut-off object) is not glued.
+ *
+ * Source: SPEC §3.3 (framing: noise is skipped, never fatal; never a hang); carried from the
+ * session 16 closing note (two answers glued on one line answered neither).
+ * @param text - A line that does not parse as JSON.
+ * @returns The objects' texts, in order, or undefined.
+ */
+export function gluedObjects(text: string): string[] | undefined {
+  const pieces: string[] = [];
+  let i = skipSpace(text, 0);
+  while (i < text.length) {
+    if (text.charCodeAt(i) !== 0x7b || pieces.length === GLUED_MAX) return undefined;
+    const end = valueEnd(text, i);
+    if (end === -1) return undefined;
+    pieces.push(text.slice(i, end));
+    i = skipSpace(text, end);
+  }
+  return pieces.length >= 2 ? pieces : undefined;
+}

@@ -29,6 +29,7 @@ import { WorkQueue, type WorkTask } from "./work-queue.ts";
 const NOISE_NAMES: Readonly<Record<NoiseReport["kind"], string>> = {
   not_json: "a line that is not JSON",
   salvaged: "text before a JSON message",
+  glued: "several messages on one line",
   oversize: "an over-long line",
   batch: "a batch",
   invalid: "an invalid message",

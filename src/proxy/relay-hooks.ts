@@ -97,8 +97,11 @@ export type InitializeDecision =
 /** Something on a pipe that was not a usable JSON-RPC message. */
 export interface NoiseReport {
   readonly side: "client" | "upstream";
-  /** `not_json`; `salvaged` (a JSON message after a text prefix, delivered); `oversize`; `batch`; `invalid`. */
-  readonly kind: "not_json" | "salvaged" | "oversize" | "batch" | "invalid";
+  /**
+   * `not_json`; `salvaged` (a JSON message after a text prefix, delivered); `glued` (two or more
+   * messages on one line, each delivered); `oversize`; `batch`; `invalid`.
+   */
+  readonly kind: "not_json" | "salvaged" | "glued" | "oversize" | "batch" | "invalid";
   readonly bytes: number;
   /** The first characters, as a JSON string literal (safe to print). */
   readonly preview: string;

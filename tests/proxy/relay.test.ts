@@ -576,6 +576,33 @@ describe("Relay message rules", () => {
     expect(noise.map((n) => n.kind)).toEqual(["salvaged"]);
   });
 
+  test("Relay answers each of two calls whose answers the upstream glued on one line, in order", () => {
+    const noise: NoiseReport[] = [];
+    const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }));
+    r.fromClient({ jsonrpc: "2.0", id: "a", method: "prompts/get", params: { name: "p" } });
+    r.fromClient({ jsonrpc: "2.0", id: "b", method: "prompts/get", params: { name: "q" } });
+    const [a, b] = r.toUpstream.map((text) => JSON.stringify((JSON.parse(text) as { id: unknown }).id));
+    r.fromUpstream(
+      `{"jsonrpc":"2.0","id":${b},"result":{"messages":[],"description":"{b}"}} {"jsonrpc":"2.0","id":${a},"result":{"messages":[]}}`,
+    );
+    expect(r.toClient.map((text) => JSON.parse(text))).toEqual([
+      { jsonrpc: "2.0", id: "b", result: { messages: [], description: "{b}" } },
+      { jsonrpc: "2.0", id: "a", result: { messages: [] } },
+    ]);
+    expect(noise.map((n) => n.kind)).toEqual(["glued"]);
+  });
+
+  test("Relay leaves a glued line with one piece that does not parse to salvage, answering nothing", () => {
+    const noise: NoiseReport[] = [];
+    const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }));
+    r.fromClient({ jsonrpc: "2.0", id: "a", method: "prompts/get", params: { name: "p" } });
+    const a = JSON.stringify(r.lastUpstream().id);
+    r.fromUpstream(`{"jsonrpc":"2.0","id":${a},"result":{"messages":[]}}{id:1}`);
+    r.fromUpstream(`{"jsonrpc":"2.0","id":${a},"result":{"messages":[]}}42`);
+    expect(r.toClient).toEqual([]);
+    expect(noise.map((n) => n.kind)).toEqual(["not_json", "not_json"]);
+  });
+
   test("Relay takes no message nested in another's cut-off text for an answer", () => {
     const noise: NoiseReport[] = [];
     const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }));

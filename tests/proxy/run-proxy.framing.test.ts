@@ -92,6 +92,28 @@ describe("bouncer run framing (field cases)", () => {
   );
 
   test(
+    "bouncer run delivers two messages the upstream glued on one line, in order, and says so on stderr",
+    async () => {
+      const session = start("cli");
+      await handshake(session);
+      session.send(call(6, "glued", {}, { progressToken: "p-6" }));
+      await session.next((m) => m.id === 6, "the glued answer");
+      const tail = session.lines.slice(-2).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(tail[0]).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: "p-6", progress: 1, total: 1 },
+      });
+      expect(tail[1]).toMatchObject({ id: 6, result: { content: [{ text: "glued done" }] } });
+      await waitUntil(
+        () => session.stderr().includes("several messages on one line"),
+        "the glued line logged",
+      );
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
     "bouncer run keeps banners, glued prefixes, a BOM and box drawing off its stdout (F03), and escapes what it quotes on stderr",
     async () => {
       const session = start("cli", ["--banner"]);
