@@ -41,8 +41,17 @@ export function upstreamResponse(
 ): void | Promise<void> {
   const { line } = raw;
   if (message.id === null) {
-    core.log(`The upstream sent an error without an id: ${preview(line)}`);
-    return;
+    const sole = soleOpenId(core);
+    if (sole === undefined) {
+      core.log(
+        `The upstream sent an error without an id while ${core.upstream.table.size} requests were open (which one it answers cannot be known): ${preview(line)}`,
+      );
+      return;
+    }
+    core.log(
+      `The upstream sent an error without an id while one request was open: taken as its answer: ${preview(line)}`,
+    );
+    return upstreamResponse(core, { ...message, id: sole }, raw);
   }
   const outcome = {
     ...outcomeOf(message),
@@ -64,6 +73,20 @@ export function upstreamResponse(
   const span = findIdSpan(line);
   const text = span === undefined ? line : spliceSpan(line, span, pending.idText);
   return deliverAnswer(core, pending, { outcome, text });
+}
+
+/**
+ * The id of the one request open at the upstream, Bouncer's own or relayed, else undefined (none,
+ * or several). An error with `id: null` (JSON-RPC 2.0 §5: the id of the request could not be read)
+ * can only have meant that one: it settles it, rather than leaving its call waiting for ever.
+ *
+ * Source: JSON-RPC 2.0 §5; SPEC §3.3 ("never a hang"); carried from the session 16 closing note.
+ * @param core - The relay.
+ * @returns The outgoing id, or undefined.
+ */
+function soleOpenId(core: RelayCore): RequestId | undefined {
+  if (core.upstream.table.size !== 1) return undefined;
+  return core.upstream.table.entries()[0]?.[0];
 }
 
 /**

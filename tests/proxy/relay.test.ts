@@ -576,6 +576,30 @@ describe("Relay message rules", () => {
     expect(noise.map((n) => n.kind)).toEqual(["salvaged"]);
   });
 
+  test("Relay takes an upstream error with id null for the answer of the one request open", () => {
+    const r = memoryRelay();
+    r.fromClient({ jsonrpc: "2.0", id: "only", method: "prompts/get", params: { name: "p" } });
+    r.fromUpstream({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    expect(r.lastClient()).toEqual({
+      jsonrpc: "2.0",
+      id: "only",
+      error: { code: -32700, message: "Parse error" },
+    });
+    expect(r.logs.some((line) => line.includes("taken as its answer"))).toBe(true);
+  });
+
+  test("Relay answers nothing with an upstream error with id null while two requests are open", () => {
+    const r = memoryRelay();
+    r.fromClient({ jsonrpc: "2.0", id: "a", method: "prompts/get", params: { name: "p" } });
+    r.fromClient({ jsonrpc: "2.0", id: "b", method: "prompts/get", params: { name: "q" } });
+    r.fromUpstream({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    expect(r.toClient).toEqual([]);
+    expect(r.logs.some((line) => line.includes("while 2 requests were open"))).toBe(true);
+    const [a] = r.toUpstream.map((text) => (JSON.parse(text) as { id: unknown }).id);
+    r.fromUpstream({ jsonrpc: "2.0", id: a, result: { messages: [] } });
+    expect(r.lastClient()).toEqual({ jsonrpc: "2.0", id: "a", result: { messages: [] } });
+  });
+
   test("Relay answers each of two calls whose answers the upstream glued on one line, in order", () => {
     const noise: NoiseReport[] = [];
     const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }));

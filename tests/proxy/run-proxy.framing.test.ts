@@ -107,6 +107,7 @@ describe("bouncer run framing (field cases)", () => {
       expect(tail[1]).toMatchObject({ id: 6, result: { content: [{ text: "glued done" }] } });
       await waitUntil(
         () => session.stderr().includes("several messages on one line"),
+        10_000,
         "the glued line logged",
       );
     },
