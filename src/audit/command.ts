@@ -131,11 +131,12 @@ export async function runAudit(options: AuditOptions, io: CommandIo): Promise<nu
   // The table's header comes with its first row: under `--follow` of a log with nothing to show yet,
   // with the first record that arrives.
   let header = true;
+  const widths: number[] = [];
   const print = (records: readonly AuditRecord[]): void => {
     if (options.json === true) {
       for (const record of records) io.out(`${terminalJson(record)}\n`);
     } else if (records.length > 0) {
-      io.out(formatAuditTable(records, { color: io.color, header }));
+      io.out(formatAuditTable(records, { color: io.color, header, widths }));
       header = false;
     }
   };

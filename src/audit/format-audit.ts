@@ -20,6 +20,12 @@ export interface FormatOptions {
   readonly color?: boolean;
   /** Print the header row (tables only). Default true; `--follow` prints it once. */
   readonly header?: boolean;
+  /**
+   * Column widths kept from one table to the next (tables only): each column is at least as wide
+   * as here, and the widths used are written back, so that the rows `--follow` prints one by one
+   * line up with those before them (a wider cell widens its column from that row on).
+   */
+  readonly widths?: number[];
 }
 
 /** Widest a narrow column may get. */
@@ -90,11 +96,12 @@ function paint(text: string, word: string, options: FormatOptions): string {
 }
 
 /**
- * Renders records as a table with a header row; columns are as wide as their widest cell (capped).
+ * Renders records as a table with a header row; columns are as wide as their widest cell (capped),
+ * or as `options.widths` when that is wider.
  *
  * Source: SPEC §5.6 (time, server, tool, verdict, contract, reason).
  * @param records - Records to show, oldest first.
- * @param options - Colour; whether to print the header row.
+ * @param options - Colour; whether to print the header row; widths kept across calls.
  * @returns The table, one line per record, each ending in a newline; `""` for no records.
  */
 export function formatAuditTable(records: readonly AuditRecord[], options: FormatOptions = {}): string {
@@ -112,8 +119,12 @@ export function formatAuditTable(records: readonly AuditRecord[], options: Forma
   });
   // A loop, not `Math.max(...rows)`: a spread of a large log's rows would overflow the call stack.
   const widths = HEADERS.map((header, i) =>
-    rows.reduce((widest, row) => Math.max(widest, (row[i] ?? "").length), header.length),
+    rows.reduce(
+      (widest, row) => Math.max(widest, (row[i] ?? "").length),
+      Math.max(header.length, options.widths?.[i] ?? 0),
+    ),
   );
+  if (options.widths !== undefined) options.widths.splice(0, widths.length, ...widths);
   const line = (row: readonly string[], verdictWord?: string): string =>
     row
       .map((text, i) => {

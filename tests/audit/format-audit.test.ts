@@ -34,6 +34,17 @@ test("formatAuditTable() prints a header and one aligned row per record", () => 
   expect(lines[4]).toBe("");
 });
 
+test("formatAuditTable() with kept widths lines a row printed alone up with the header printed before it", () => {
+  const widths: number[] = [];
+  const wide = { ...records[0], server: "a-much-longer-server-name" } as AuditRecord;
+  const head = formatAuditTable([wide], { widths }).split("\n");
+  const next = formatAuditTable([records[0] as AuditRecord], { header: false, widths }).split("\n");
+  expect(next[0]?.indexOf("send_email")).toBe(head[0]?.indexOf("TOOL"));
+  expect(formatAuditTable([records[0] as AuditRecord], { header: false }).indexOf("send_email")).toBeLessThan(
+    head[0]?.indexOf("TOOL") ?? 0,
+  );
+});
+
 test("formatAuditTable() marks a --mode audit verdict as not enforced: would deny, would ask", () => {
   const audit = [
     { ...records[0], mode: "audit" },
