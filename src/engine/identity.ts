@@ -78,7 +78,14 @@ export interface ScalarIdentity extends IdentityBase {
 export type Identity = EmailIdentity | UrlIdentity | ScalarIdentity;
 
 const SCHEME_URL = /^(?:[a-z][a-z0-9+.-]*:\/\/|(?:https?|wss?|ftp|file):)/i;
-const SCHEMELESS_URL = /^([\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+)(?::[0-9]{1,5})?(?:[/?#]\S*)?$/u;
+// An empty port (`evil.example:/collect`) is the default one to the WHATWG parser.
+const SCHEMELESS_URL = /^([\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+)(?::[0-9]{0,5})?(?:[/?#]\S*)?$/u;
+/**
+ * A scheme-less URL with userinfo (`x@evil.example/collect`, `u:p@evil.example:8443`): a path, query,
+ * fragment or port after the host, so that an email address is never one.
+ */
+const SCHEMELESS_USERINFO_URL =
+  /^[^@/?#\\\s]+@([\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+)(?::[0-9]{0,5}(?=$|[/?#])|(?=[/?#]))(?:[/?#]\S*)?$/u;
 
 /**
  * Whether a value would be parsed as a URL: it has a scheme (`x://`, or a special scheme such as
@@ -91,6 +98,20 @@ const SCHEMELESS_URL = /^([\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+)(?::[0
 export function isUrlShaped(value: string): boolean {
   if (SCHEME_URL.test(value)) return !/^mailto:/i.test(value);
   const host = SCHEMELESS_URL.exec(value)?.[1];
+  return host !== undefined && isHostShaped(host.toLowerCase());
+}
+
+/**
+ * Whether a value is read as a URL for its identity: {@link isUrlShaped}, or a scheme-less URL with
+ * userinfo, which a tool adding `https://` sends to the host after the `@` (never trusted: a URL with
+ * userinfo never is).
+ *
+ * Source: SPEC §2.5 "Identity" (a scheme-less `host[:port]/path` is treated as `https://`);
+ * sink-gate review of session 18 (`x@evil.example/collect` was asked, not denied).
+ */
+function readsAsUrl(value: string): boolean {
+  if (isUrlShaped(value)) return true;
+  const host = SCHEMELESS_USERINFO_URL.exec(value)?.[1];
   return host !== undefined && isHostShaped(host.toLowerCase());
 }
 
@@ -134,9 +155,9 @@ export function otherReadingHost(raw: string): string | undefined {
 }
 
 function urlIdentity(raw: string | undefined, canonical: string): UrlIdentity | undefined {
-  const fromRaw = raw !== undefined && isUrlShaped(raw) ? parseUrl(raw) : undefined;
+  const fromRaw = raw !== undefined && readsAsUrl(raw) ? parseUrl(raw) : undefined;
   const same = fromRaw !== undefined && raw?.toLowerCase() === canonical;
-  const fromCanonical = same ? fromRaw : isUrlShaped(canonical) ? parseUrl(canonical) : undefined;
+  const fromCanonical = same ? fromRaw : readsAsUrl(canonical) ? parseUrl(canonical) : undefined;
   const url = fromRaw ?? fromCanonical;
   if (url === undefined || url.hostname === "") return undefined;
   const origin = `${url.protocol}//${url.host}`;
@@ -176,6 +197,29 @@ function urlIdentity(raw: string | undefined, canonical: string): UrlIdentity | 
 }
 
 /**
+ * URI schemes whose value is a phone number: `tel:` (RFC 3966), `sms:`/`mms:` (RFC 5724), and the
+ * messaging forms tools take (`whatsapp:+44…` is the `To` of Twilio's messaging API).
+ */
+const PHONE_URI = /^(?:tel|sms|smsto|mms|mmsto|callto|whatsapp|viber|signal|facetime|facetime-audio):/;
+
+/**
+ * The number of a phone URI (`tel:+44…;phone-context=…`, `sms:+44…?body=…`, `whatsapp:+44…`): after
+ * the scheme, up to its parameters or query; any other value as it is.
+ *
+ * Source: SPEC §2.5 "Identity" (a phone-shaped value); sink-gate review of session 18 (a number
+ * planted in output and sent as `whatsapp:+44…` or `sms:+44…` was asked, not denied).
+ * @param canonical - A canonical destination.
+ * @returns The value to read as a phone number.
+ */
+function phoneOfUri(canonical: string): string {
+  const scheme = PHONE_URI.exec(canonical);
+  if (scheme === null) return canonical;
+  const rest = canonical.slice(scheme[0].length);
+  const end = rest.search(/[;?]/);
+  return end === -1 ? rest : rest.slice(0, end);
+}
+
+/**
  * Resolves one destination (already split, SPEC §2.5 "Splitting") to its identity. Emails are
  * recognised on the canonical form; URLs are parsed with the WHATWG parser on the raw value — never
  * on the percent-decoded form — and only when the raw value does not parse is the canonical form
@@ -201,7 +245,7 @@ export function identify(raw: string | undefined, canonical: string): Identity {
   }
   const url = urlIdentity(raw, canonical);
   if (url !== undefined) return url;
-  const phone = canonical.startsWith("tel:") ? canonical.slice(4) : canonical;
+  const phone = phoneOfUri(canonical);
   if (isPhoneShaped(phone)) {
     // `+` and its digits is the index key (taint matches any spelling of the digits; a leading
     // `00` or `011` is also read as `+`), but only a number written with `+` has that identity for

@@ -68,8 +68,11 @@ function scanUrls(text: string, add: (candidate: string, url: string) => void): 
     const url = readUrl(candidate);
     if (url !== undefined) add(candidate, url);
   };
-  // After the value's own scheme (its identity is its first URL), wherever a scheme starts.
-  URL_START.lastIndex = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 1;
+  // After the value's own scheme (its identity is its first URL), wherever a scheme starts; from
+  // the very start when the value as a whole is no URL (`https://evil.example (upload endpoint)`:
+  // its identity is then no URL, and a tool taking its first word or URL still reaches that host).
+  const whole = parsesAsUrl(text);
+  URL_START.lastIndex = whole ? (/^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 1) : 0;
   for (let m = URL_START.exec(text); m !== null; m = URL_START.exec(text)) {
     URL_END.lastIndex = m.index;
     const stop = URL_END.exec(text);
@@ -79,7 +82,24 @@ function scanUrls(text: string, add: (candidate: string, url: string) => void): 
   }
   if (LIST_OR_SPACE.test(text)) {
     const words = text.split(LIST_OR_SPACE);
-    for (const word of words.slice(words[0] === "" ? 2 : 1)) if (!word.includes("//")) visit(word);
+    const first = words[0] === "" ? 1 : 0;
+    for (const word of words.slice(whole ? first + 1 : first)) if (!word.includes("//")) visit(word);
+  }
+}
+
+/**
+ * Whether a value as a whole is a URL its identity is read from (URL-shaped, and the WHATWG parser
+ * takes it, scheme-less ones as `https://`).
+ * @param text - A value.
+ * @returns True when its first URL is its own identity.
+ */
+function parsesAsUrl(text: string): boolean {
+  if (!isUrlShaped(text)) return false;
+  try {
+    new URL(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`);
+    return true;
+  } catch {
+    return false;
   }
 }
 
