@@ -156,7 +156,8 @@ function piecesOf(raw: string, options: PieceOptions): DestinationPiece[] {
   const listed = splitList(whole);
   const isList = listed.length > 1 || (listed.length === 1 && listed[0] !== whole);
   const mailto = sink && !(whole.includes("?") && isMailto(trimmed)) ? undefined : mailtoParts(whole, sink);
-  const parts = mailto ?? (isList && listed.some(isAddress) ? listed : undefined);
+  const parts =
+    mailto ?? (isList && (sink ? listed.some(isAddress) : listed.every(isAddress)) ? listed : undefined);
   if (parts === undefined) return single;
   const wholeEligible = trimmed.toLowerCase() === whole;
   const written = wholeEligible ? undefined : writtenParts(trimmed);
