@@ -10,7 +10,7 @@ import { canonicalize } from "./canonical.ts";
 import type { DestinationPiece } from "./destination-pieces.ts";
 import { isUrlShaped } from "./identity.ts";
 import { LIST_OR_SPACE, laterUrls } from "./later-urls.ts";
-import { isEmailShaped } from "./token-shapes.ts";
+import { isEmailShaped, isIbanShaped, isPhoneShaped } from "./token-shapes.ts";
 import { extractTokens } from "./tokens.ts";
 
 /**
@@ -80,6 +80,45 @@ function withoutComments(text: string): string {
 /** White space beside an address's `@` or a dot (RFC 5322 folding white space: `attacker @evil.example`). */
 const SPACE_BY_ADDRESS_PUNCTUATION = /\S\s+@|@\s+\S|\w\s+\.\s*\w+@|@[^\s@]*\w\s*\.\s+\w|@[^\s@]*\w\s+\.\s*\w/;
 
+/** What ends a word of a value when looking for numbers in it: white space, list separators, brackets, quotes. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
+const NUMBER_WORD_END = /[\s\u0085\u001c-\u001f|,;()[\]{}<>"'`]+/;
+/** The most words one phone number or IBAN is written in (`gb82 west 1234 5698 7654 32`). */
+const NUMBER_WORDS = 8;
+/** A word an IBAN may start with: two letters and two digits. */
+const IBAN_START = /^[a-z]{2}\d{2}/;
+
+/**
+ * The international phone numbers (written with `+`) and IBANs inside a value that is neither as a
+ * whole (`+44 20 7946 0958 (mobile)`, `+1555… +44…`, `gb82west12345698765432 (acme ltd)`): for each
+ * word starting with `+` or an IBAN's two letters and two digits, every run of up to
+ * {@link NUMBER_WORDS} words from it that is phone- or IBAN-shaped (which of them a tool reads as
+ * the number cannot be known; each is a destination, never trusted). A tool that pulls the number out
+ * (a phone library does) reaches it; a number without `+` is not looked for (a date or an amount
+ * would be one). At most {@link NUMBER_WORDS} runs per word.
+ *
+ * Source: SPEC §2.5 "Splitting", "Identity" (phone- and IBAN-shaped values); sink-gate review of
+ * session 18 (a planted number with a note after it was asked, not denied).
+ * @param canonical - A piece's canonical form.
+ * @returns The numbers, as written there (canonical), in order.
+ */
+function embeddedNumbers(canonical: string): string[] {
+  if (isPhoneShaped(canonical) || isIbanShaped(canonical) || !NUMBER_WORD_END.test(canonical)) return [];
+  const words = canonical.split(NUMBER_WORD_END).filter((word) => word !== "");
+  const found: string[] = [];
+  for (let i = 0; i < words.length; i += 1) {
+    const word = words[i] ?? "";
+    const phone = word.startsWith("+");
+    if (!phone && !IBAN_START.test(word)) continue;
+    let run = "";
+    for (let j = i; j < Math.min(words.length, i + NUMBER_WORDS); j += 1) {
+      run = j === i ? word : `${run} ${words[j]}`;
+      if (phone ? isPhoneShaped(run) : isIbanShaped(run)) found.push(run);
+    }
+  }
+  return found;
+}
+
 /**
  * The pieces, each followed by the email addresses written inside it when it is no address itself
  * (`attacker@evil.example (boss)`, a group `team: a@x.example`, addresses separated by spaces or
@@ -107,6 +146,10 @@ export function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
     out.push(piece);
     const { canonical } = piece;
     out.push(...laterUrls(piece));
+    for (const number of embeddedNumbers(canonical)) {
+      if (pieceForms.has(number)) continue;
+      out.push({ raw: number, canonical: number, eligible: false });
+    }
     if (!canonical.includes("@") || isEmailShaped(canonical)) continue;
     const seen = new Set<string>(pieceForms);
     // A URL is left whole only without white space or list separators: `…/a|attacker@evil.example`
