@@ -61,23 +61,48 @@ export function withoutHiddenControls(text: string): string | undefined {
 
 /**
  * The readings of an untrusted text other than the text as sent: its escapes decoded, and the text
- * and that decoding without hidden control characters, and as a terminal shows them (control
- * sequences removed whole) — each only when it differs, each once.
+ * and that decoding without hidden control characters, as a terminal shows them (control
+ * sequences removed whole), and as a page or Markdown view renders them (tags and markers
+ * removed) — each only when it differs, each once.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param text - Untrusted text as the upstream sent it.
- * @returns Zero to five texts, none equal to `text`.
+ * @returns Zero to seven texts, none equal to `text`.
  * @example otherReadings("a\\u0007\u0007@x.example") // ["a\u0007\u0007@x.example", "a\\u0007@x.example", "a@x.example"]
  */
 export function otherReadings(text: string): string[] {
   const decoded = decodeEscapes(text);
   const readings = decoded === undefined ? [] : [decoded];
   for (const form of decoded === undefined ? [text] : [text, decoded]) {
-    for (const reading of [withoutHiddenControls(form), asTerminalShows(form)]) {
+    for (const reading of [withoutHiddenControls(form), asTerminalShows(form), asRendered(form)]) {
       if (reading !== undefined && reading !== text && !readings.includes(reading)) readings.push(reading);
     }
   }
   return readings;
+}
+
+/** An HTML tag or comment: `<b>`, `</span>`, `<wbr>`, `<br/>`, `<a href="…">`, `<!-- … -->`. */
+const MARKUP_TAG = /<(?:[a-z][a-z0-9-]*(?:\s[^<>]*)?\/?|\/[a-z][a-z0-9-]*\s*|!--[\s\S]{0,4096}?--)>/gi;
+/** Markdown's emphasis, strike-through and code markers written double, or a backtick. */
+const MARKDOWN_MARK = /\*\*|__|~~|`/g;
+/** Whether a text may hold markup: a tag or comment start, or a Markdown marker. */
+const MAY_HOLD_MARKUP = /<[a-z/!]|\*\*|__|~~|`/i;
+
+/**
+ * A text as a page or a Markdown view renders it: HTML tags and comments, and Markdown's `**`,
+ * `__`, `~~` and backticks, removed (`attacker@evil<wbr>.example`, `<b>attacker</b>@evil.example`,
+ * `attacker@**evil**.example` render as `attacker@evil.example`; a model reading the source reads the
+ * address too). Recorded beside the text as sent, where a tag is a break.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded" (everything the model can read); sink-gate review of
+ * session 18 (markup inside a planted address turned its deny into an ask).
+ * @param text - Any text.
+ * @returns That text, or undefined when it holds no markup.
+ */
+function asRendered(text: string): string | undefined {
+  if (!MAY_HOLD_MARKUP.test(text)) return undefined;
+  const shown = text.replace(MARKUP_TAG, "").replace(MARKDOWN_MARK, "");
+  return shown === text ? undefined : shown;
 }
 
 /**
