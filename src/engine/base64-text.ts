@@ -71,8 +71,14 @@ function charsetOf(mimeType: string | undefined): string | undefined {
   return match?.[1];
 }
 
-/** Base64 (either alphabet, padding optional) to bytes, or undefined when it is not base64. */
-function decodeBase64Bytes(data: string): Uint8Array | undefined {
+/**
+ * Base64 (either alphabet, padding optional) to bytes, or undefined when it is not base64.
+ *
+ * Source: SPEC §2.5 "Untrusted text, recorded".
+ * @param data - The base64 text.
+ * @returns The bytes, or undefined.
+ */
+export function decodeBase64Bytes(data: string): Uint8Array | undefined {
   let binary: string;
   try {
     const standard = data.replace(/[-_]/g, (c) => (c === "-" ? "+" : "/")).replace(/\s+/g, "");

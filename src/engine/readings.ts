@@ -8,6 +8,7 @@
  * @module
  */
 
+import { decodeEncodedWords } from "./encoded-words.ts";
 import { decodeEscapes } from "./escapes.ts";
 
 /**
@@ -62,19 +63,25 @@ export function withoutHiddenControls(text: string): string | undefined {
 /**
  * The readings of an untrusted text other than the text as sent: its escapes decoded, and the text
  * and that decoding without hidden control characters, as a terminal shows them (control
- * sequences removed whole), and as a page or Markdown view renders them (tags and markers
- * removed) — each only when it differs, each once.
+ * sequences removed whole), as a page or Markdown view renders them (tags and markers
+ * removed), and with MIME encoded words decoded (`encoded-words.ts`) — each only when it differs,
+ * each once.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param text - Untrusted text as the upstream sent it.
- * @returns Zero to seven texts, none equal to `text`.
+ * @returns Zero to nine texts, none equal to `text`.
  * @example otherReadings("a\\u0007\u0007@x.example") // ["a\u0007\u0007@x.example", "a\\u0007@x.example", "a@x.example"]
  */
 export function otherReadings(text: string): string[] {
   const decoded = decodeEscapes(text);
   const readings = decoded === undefined ? [] : [decoded];
   for (const form of decoded === undefined ? [text] : [text, decoded]) {
-    for (const reading of [withoutHiddenControls(form), asTerminalShows(form), asRendered(form)]) {
+    for (const reading of [
+      withoutHiddenControls(form),
+      asTerminalShows(form),
+      asRendered(form),
+      decodeEncodedWords(form),
+    ]) {
       if (reading !== undefined && reading !== text && !readings.includes(reading)) readings.push(reading);
     }
   }
