@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
+import { redactTokens } from "../../src/audit/redact.ts";
 import { drainStderr, MAX_HELD_CHARS } from "../../src/platform/stderr-drain.ts";
 
 function drain(
@@ -104,6 +105,63 @@ describe("drainStderr() with redact", () => {
     const { tail } = await drainHiding([`${"x".repeat(100)}Tr0ub4dor&3${"y".repeat(20)}`], { tailBytes: 25 });
     expect(tail).toBe(`cted]${"y".repeat(20)}`);
     expect(tail).not.toContain("dor&3");
+  });
+});
+
+describe("drainStderr and a PEM private key written line by line", () => {
+  const body = [
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7",
+    "k3yB0dyL1n3Tw0xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+  ];
+  const lines = [
+    "-----BEGIN PRIVATE KEY-----\n",
+    `${body[0]}\n`,
+    `${body[1]}\n`,
+    "-----END PRIVATE KEY-----\n",
+    "after\n",
+  ];
+
+  async function drainKey(chunks: readonly string[], tailBytes?: number) {
+    const stream = new PassThrough();
+    let out = "";
+    const handle = drainStderr(stream, {
+      name: "k",
+      write: (text) => (out += text),
+      redact: redactTokens,
+      ...(tailBytes === undefined ? {} : { tailBytes }),
+    });
+    for (const chunk of chunks) {
+      stream.write(Buffer.from(chunk));
+      // One write at a time, as an upstream printing the key line by line.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    stream.end();
+    return new Promise<{ out: string; tail: string }>((resolve) => {
+      stream.on("end", () => resolve({ out, tail: handle.tail() }));
+      stream.resume();
+    });
+  }
+
+  test("drainStderr() hides every line of the key's body, written one write per line, and writes what follows", async () => {
+    const { out, tail } = await drainKey(lines);
+    for (const line of body) {
+      expect(out).not.toContain(line);
+      expect(tail).not.toContain(line);
+    }
+    expect(out).toContain("[upstream:k] after\n");
+    expect(tail).toContain("after");
+  });
+
+  test("drainStderr() hides a key's body in a tail that cut off its BEGIN line", async () => {
+    const { tail } = await drainKey(lines, 60);
+    expect(tail).not.toContain("xxxxxxxxxx");
+    expect(tail).toContain("after");
+  });
+
+  test("drainStderr() hides the tail of a key still open at the end", async () => {
+    const { tail, out } = await drainKey(lines.slice(0, 3), 60);
+    expect(tail).not.toContain(body[1]);
+    expect(out).not.toContain(body[1]);
   });
 });
 
