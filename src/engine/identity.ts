@@ -203,22 +203,33 @@ function urlIdentity(raw: string | undefined, canonical: string): UrlIdentity | 
 const PHONE_URI = /^(?:tel|sms|smsto|mms|mmsto|callto|whatsapp|viber|signal|facetime|facetime-audio):/;
 
 /**
- * The number of a phone URI (`tel:+44…;phone-context=…`, `sms:+44…?body=…`, `whatsapp:+44…`): after
- * the scheme, up to its parameters or query; any other value as it is.
+ * The number of a phone URI (`whatsapp:+44…`, `tel:+44…;phone-context=…`, `sms:+44…?body=…`) and
+ * what follows it (its `;` parameters or `?` query), or undefined for a value of no such scheme.
  *
  * Source: SPEC §2.5 "Identity" (a phone-shaped value); sink-gate review of session 18 (a number
  * planted in output and sent as `whatsapp:+44…` or `sms:+44…` was asked, not denied).
  * @param canonical - A canonical destination.
- * @returns The value to read as a phone number.
+ * @returns The number and the rest, or undefined.
  */
-function phoneOfUri(canonical: string): string {
+function phoneUri(canonical: string): { readonly number: string; readonly rest: string } | undefined {
   const scheme = PHONE_URI.exec(canonical);
-  if (scheme === null) return canonical;
-  const rest = canonical.slice(scheme[0].length);
-  const end = rest.search(/[;?]/);
-  return end === -1 ? rest : rest.slice(0, end);
+  if (scheme === null) return undefined;
+  const after = canonical.slice(scheme[0].length);
+  const end = after.search(/[;?]/);
+  return end === -1 ? { number: after, rest: "" } : { number: after.slice(0, end), rest: after.slice(end) };
 }
 
+/** A run of digits with separators that may be a phone number, inside other text. */
+const NUMBER_RUN = /\+?\d[\d\s().-]{5,}\d/g;
+
+/**
+ * The index keys of every phone number written in a text (taint only).
+ * @param text - Any text (a phone URI's parameters or query).
+ * @returns Their keys.
+ */
+function numberKeysIn(text: string): string[] {
+  return [...text.matchAll(NUMBER_RUN)].flatMap(([run]) => (isPhoneShaped(run) ? phoneKeys(run) : []));
+}
 /**
  * Resolves one destination (already split, SPEC §2.5 "Splitting") to its identity. Emails are
  * recognised on the canonical form; URLs are parsed with the WHATWG parser on the raw value — never
@@ -245,7 +256,8 @@ export function identify(raw: string | undefined, canonical: string): Identity {
   }
   const url = urlIdentity(raw, canonical);
   if (url !== undefined) return url;
-  const phone = phoneOfUri(canonical);
+  const uri = phoneUri(canonical);
+  const phone = uri === undefined ? canonical : uri.number;
   if (isPhoneShaped(phone)) {
     // `+` and its digits is the index key (taint matches any spelling of the digits; a leading
     // `00` or `011` is also read as `+`), but only a number written with `+` has that identity for
@@ -258,6 +270,17 @@ export function identify(raw: string | undefined, canonical: string): Identity {
     const key = keys[0] ?? "";
     const id =
       asciiPhoneText(phone) !== phone ? canonical : phone.trimStart().startsWith("+") ? key : key.slice(1);
+    if (uri !== undefined && uri.rest !== "") {
+      // Parameters or a query after the number may name other recipients (`sms:+1…;+44…?body=x`,
+      // `?to=+44…`): the value is its own identity (never the number's, for trust or approvals), and
+      // every number in it is probed (taint only).
+      return {
+        kind: "string",
+        id: canonical,
+        keys: [...new Set([canonical, ...keys, ...numberKeysIn(uri.rest)])],
+        token: true,
+      };
+    }
     return { kind: "phone", id, keys, token: true };
   }
   if (isIbanShaped(canonical)) {
