@@ -6,6 +6,7 @@
  * @module
  */
 
+import { getCountrySpecifications, isValidIBAN } from "ibantools";
 import { canonicalize } from "./canonical.ts";
 import type { DestinationPiece } from "./destination-pieces.ts";
 import { isUrlShaped } from "./identity.ts";
@@ -80,22 +81,34 @@ function withoutComments(text: string): string {
 /** White space beside an address's `@` or a dot (RFC 5322 folding white space: `attacker @evil.example`). */
 const SPACE_BY_ADDRESS_PUNCTUATION = /\S\s+@|@\s+\S|\w\s+\.\s*\w+@|@[^\s@]*\w\s*\.\s+\w|@[^\s@]*\w\s+\.\s*\w/;
 
-/** What ends a word of a value when looking for numbers in it: white space, list separators, brackets, quotes. */
+/**
+ * What ends a word of a value when looking for numbers in it: white space, list separators,
+ * brackets, quotes, a scheme's or a label's `:` and `/` (`tel:+44…`, `IBAN:GB82…`, `…/mobile`).
+ */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
-const NUMBER_WORD_END = /[\s\u0085\u001c-\u001f|,;()[\]{}<>"'`]+/;
+const NUMBER_WORD_END = /[\s\u0085\u001c-\u001f|,;:/()[\]{}<>"'`]+/;
 /** The most words one phone number or IBAN is written in (`gb82 west 1234 5698 7654 32`). */
 const NUMBER_WORDS = 8;
-/** A word an IBAN may start with: two letters and two digits. */
-const IBAN_START = /^[a-z]{2}\d{2}/;
+/** A word a phone number may start with: `+` or `00`, then a digit. */
+const PHONE_START = /^(?:\+|00)\d/;
+/** A later word of a phone number: digits and the separators between them. */
+const PHONE_WORD = /^[\d().-]+$/;
+/** A word an IBAN may start with: two letters (its country), two digits, letters or digits. */
+const IBAN_START = /^([a-z]{2})\d{2}[a-z0-9]*$/;
+/** A later word of an IBAN. */
+const IBAN_WORD = /^[a-z0-9]+$/;
+/** Each country's IBAN length (ibantools' registry), by upper-case country code. */
+const IBAN_SPECS = getCountrySpecifications();
 
 /**
- * The international phone numbers (written with `+`) and IBANs inside a value that is neither as a
- * whole (`+44 20 7946 0958 (mobile)`, `+1555… +44…`, `gb82west12345698765432 (acme ltd)`): for each
- * word starting with `+` or an IBAN's two letters and two digits, every run of up to
- * {@link NUMBER_WORDS} words from it that is phone- or IBAN-shaped (which of them a tool reads as
- * the number cannot be known; each is a destination, never trusted). A tool that pulls the number out
- * (a phone library does) reaches it; a number without `+` is not looked for (a date or an amount
- * would be one). At most {@link NUMBER_WORDS} runs per word.
+ * The international phone numbers (written with `+` or `00`) and valid IBANs inside a value that is
+ * neither as a whole (`+44 20 7946 0958 (mobile)`, `+1555… +44…`, `tel:+44… (mobile)`,
+ * `gb82west12345698765432 (acme ltd)`, `IBAN:GB82…`): for each word that may start one, every run
+ * of up to {@link NUMBER_WORDS} words from it that is phone-shaped, or the run as long as the
+ * country's IBANs that ibantools validates (so a postcode such as `se22 0ab …` or a commit hash is
+ * none). A tool that pulls the number out (a phone library does) reaches it; a number without `+`
+ * or `00` is not looked for (a date or an amount would be one). At most {@link NUMBER_WORDS} steps
+ * per word.
  *
  * Source: SPEC §2.5 "Splitting", "Identity" (phone- and IBAN-shaped values); sink-gate review of
  * session 18 (a planted number with a note after it was asked, not denied).
@@ -103,20 +116,50 @@ const IBAN_START = /^[a-z]{2}\d{2}/;
  * @returns The numbers, as written there (canonical), in order.
  */
 function embeddedNumbers(canonical: string): string[] {
-  if (isPhoneShaped(canonical) || isIbanShaped(canonical) || !NUMBER_WORD_END.test(canonical)) return [];
-  const words = canonical.split(NUMBER_WORD_END).filter((word) => word !== "");
+  if (isPhoneShaped(canonical) || isValidIban(canonical) || !NUMBER_WORD_END.test(canonical)) return [];
+  const words = canonical
+    .split(NUMBER_WORD_END)
+    .map((word) => word.replace(/[.!?]+$/, ""))
+    .filter((word) => word !== "");
   const found: string[] = [];
   for (let i = 0; i < words.length; i += 1) {
     const word = words[i] ?? "";
-    const phone = word.startsWith("+");
-    if (!phone && !IBAN_START.test(word)) continue;
-    let run = "";
-    for (let j = i; j < Math.min(words.length, i + NUMBER_WORDS); j += 1) {
-      run = j === i ? word : `${run} ${words[j]}`;
-      if (phone ? isPhoneShaped(run) : isIbanShaped(run)) found.push(run);
+    if (PHONE_START.test(word)) {
+      let run = word;
+      for (let j = i; j < Math.min(words.length, i + NUMBER_WORDS); j += 1) {
+        if (j > i) {
+          const next = words[j] ?? "";
+          if (!PHONE_WORD.test(next)) break;
+          run = `${run} ${next}`;
+        }
+        if (isPhoneShaped(run)) found.push(run);
+      }
+      continue;
     }
+    const country = IBAN_START.exec(word)?.[1];
+    const chars = country === undefined ? undefined : IBAN_SPECS[country.toUpperCase()]?.chars;
+    if (chars === undefined || chars === null) continue;
+    let run = word;
+    let length = word.length;
+    for (let j = i + 1; length < chars && j < Math.min(words.length, i + NUMBER_WORDS); j += 1) {
+      const next = words[j] ?? "";
+      if (!IBAN_WORD.test(next)) break;
+      run = `${run} ${next}`;
+      length += next.length;
+    }
+    if (length === chars && isValidIban(run)) found.push(run);
   }
   return found;
+}
+
+/**
+ * Whether a canonical text is a valid IBAN (country length, format and check digits), spaces
+ * allowed.
+ * @param text - A canonical (lower-case) text.
+ * @returns True for a valid IBAN.
+ */
+function isValidIban(text: string): boolean {
+  return text.length <= 42 && isIbanShaped(text) && isValidIBAN(text.replaceAll(" ", "").toUpperCase());
 }
 
 /**

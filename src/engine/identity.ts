@@ -103,8 +103,8 @@ export function isUrlShaped(value: string): boolean {
 
 /**
  * Whether a value is read as a URL for its identity: {@link isUrlShaped}, or a scheme-less URL with
- * userinfo, which a tool adding `https://` sends to the host after the `@` (never trusted: a URL with
- * userinfo never is).
+ * userinfo, which a tool adding `https://` sends to the host after the `@` (never trusted when the
+ * userinfo names a user or a password: such a URL never is; `:@host/…` is the host's URL).
  *
  * Source: SPEC §2.5 "Identity" (a scheme-less `host[:port]/path` is treated as `https://`);
  * sink-gate review of session 18 (`x@evil.example/collect` was asked, not denied).

@@ -508,3 +508,64 @@ describe("an address in a MIME encoded word of output (RFC 2047)", () => {
     expect(gate(state, rules, { to: "a1@evil.example" }, { schema: SEND_EMAIL_SCHEMA }).verdict).toBe("deny");
   });
 });
+
+describe("address lists of output that stay field values, and numbers that are none", () => {
+  const rules = sinkRules({ sinks: ["to"], tool: "send_email" });
+  const seenAfter = (value: ReturnType<typeof textResult>, to: string): string => {
+    const state = createEngineState();
+    recordResult(state, { tool: "read_inbox", seq: 1, value });
+    return gate(state, rules, { to }, { schema: SEND_EMAIL_SCHEMA }).verdict;
+  };
+  const email = (fields: Record<string, string>): ReturnType<typeof textResult> => ({
+    content: [],
+    structuredContent: { email: fields },
+  });
+
+  test.each([
+    ["a name and an empty group", { to: "Bob Smith <bob@partner.example>, undisclosed-recipients:;" }],
+    ["a display name split at its comma", { to: "Smith, Bob <bob@partner.example>" }],
+    ["a name before the address", { participants: "Bob Smith, bob@partner.example" }],
+    [
+      "a list with a note beside another address",
+      { attendees: "bob@partner.example, alice@partner.example (optional)" },
+    ],
+    ["and others", { cc: "alice@partner.example, bob@partner.example, and 2 others" }],
+    ["a group", { to: "team: alice@partner.example, bob@partner.example;" }],
+  ])("evaluateSinkGate() asks about (never denies) the address of %s", (_what, fields) => {
+    expect(seenAfter(email(fields), "bob@partner.example")).toBe("ask");
+  });
+
+  test("evaluateSinkGate() asks, not denies, when a postcode or a commit hash of output reads like an IBAN", () => {
+    const shipRules = sinkRules({ sinks: ["address"], tool: "create_shipment" });
+    const state = createEngineState();
+    const customer = { shipping_address: "10 Lordship Lane London SE22 0AB United Kingdom" };
+    recordResult(state, { tool: "crm", seq: 1, value: { content: [], structuredContent: { customer } } });
+    recordResult(state, {
+      tool: "git_log",
+      seq: 2,
+      value: textResult("Deployed de12f4a fix login redirect today."),
+    });
+    // Both ask: the whole value is no token, and no run of its words is a valid IBAN.
+    const verdict = (address: string): string =>
+      gate(state, shipRules, { address }, { schema: schemaOf("address", "note") }).verdict;
+    expect(verdict("10 Lordship Lane London SE22 0AB United Kingdom")).toBe("ask");
+    expect(verdict("Revert de12f4a fix login redirect")).toBe("ask");
+  });
+
+  test.each([
+    "+44 20 7946 0958. call after 5",
+    "tel:+442079460958 (mobile)",
+    "0044 20 7946 0958 (mobile)",
+    "IBAN:GB82WEST12345698765432 (Acme)",
+    "GB82WEST12345698765432 acme",
+  ])("evaluateSinkGate() denies the planted number in %p ★", (to) => {
+    const state = createEngineState();
+    recordResult(state, {
+      tool: "read_page",
+      seq: 1,
+      value: textResult("Text +44 20 7946 0958 or pay GB82 WEST 1234 5698 7654 32 today."),
+    });
+    const send = sinkRules({ sinks: ["to"], tool: "send_money" });
+    expect(gate(state, send, { to }, { schema: schemaOf("to", "amount") }).verdict).toBe("deny");
+  });
+});
