@@ -40,8 +40,15 @@ export function literalSecretWarnings(entry: ConfigEntry): string[] {
   return warnings;
 }
 
-/** `NAME=value` inside an argument (`-e API_KEY=…`, `sh -c "TOKEN=… exec …"`, `a=1,token=…`). */
-const ASSIGNMENT = /(?:^|[\s;&|'"(,])([A-Za-z_][A-Za-z0-9_.-]*)=([^\s'";&|),]+)/g;
+/**
+ * `NAME=value` inside an argument (`-e API_KEY=…`, `sh -c "TOKEN=… exec …"`, `a=1,token=…`). The
+ * value may be quoted as a shell quotes it: `TOKEN='…'` (to the next `'`), `export API_KEY="…"` (to
+ * the next `"` not escaped by `\`); a quote left open runs to the argument's end.
+ */
+const ASSIGNMENT =
+  /(?:^|[\s;&|'"(,])([A-Za-z_][A-Za-z0-9_.-]*)=('[^']*'?|"(?:[^"\\]|\\.)*"?|[^\s'";&|),]+)/gs;
+/** The quotes around a quoted assigned value, and a `\` escape inside double quotes. */
+const QUOTED_VALUE = /^(?:'([^']*)'?|"((?:[^"\\]|\\.)*)"?)$/s;
 /**
  * A flag: its dashes (1), its name (2), and its value written in the same argument, after `=` (3)
  * or after white space (4: `--token X` as one element, a client's args split by hand).
@@ -81,16 +88,41 @@ const QUERY = /[?&]([A-Za-z0-9_.-]+)=([^&#\s]+)/g;
 const HEADER = /^\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(\S.*)$/s;
 
 /**
+ * An assigned value as the shell reads it: without its quotes, a `\"` inside double quotes read as
+ * `"` (`'S3cret'` → `S3cret`, `"a\"b"` → `a"b`); an unquoted value as written.
+ * @param value - The value as written after `=`.
+ * @returns The value.
+ */
+function unquoted(value: string): string {
+  const quoted = QUOTED_VALUE.exec(value);
+  if (quoted === null) return value;
+  return quoted[1] ?? (quoted[2] ?? "").replace(/\\(.)/gs, "$1");
+}
+
+/**
+ * The literal values of secret-named `name=value` pairs the pattern finds (quotes taken off, see
+ * {@link unquoted}; an empty value, a placeholder, path, boolean or short number is none).
+ * @param pattern - A global pattern with the name in group 1 and the value in group 2.
+ * @param text - The argument.
+ * @returns The values, in order.
+ */
+function secretPairValues(pattern: RegExp, text: string): string[] {
+  const values: string[] = [];
+  for (const match of text.matchAll(pattern)) {
+    const value = unquoted(match[2] ?? "");
+    if (value !== "" && isSecretName(match[1] ?? "") && isLiteralSecret(value)) values.push(value);
+  }
+  return values;
+}
+
+/**
  * Whether some `name=value` pair the pattern finds has a secret's name and a literal value.
  * @param pattern - A global pattern with the name in group 1 and the value in group 2.
  * @param text - The argument.
  * @returns True when one does.
  */
 function hasSecretPair(pattern: RegExp, text: string): boolean {
-  for (const match of text.matchAll(pattern)) {
-    if (isSecretName(match[1] ?? "") && isLiteralSecret(match[2] ?? "")) return true;
-  }
-  return false;
+  return secretPairValues(pattern, text).length > 0;
 }
 
 /**
@@ -235,8 +267,8 @@ export function hasSecretArgs(
 /**
  * The secret values an argument list holds, to hide wherever they may be echoed (a server's
  * stderr): each argument {@link secretArgSpans} marks, and within it the part a server would print
- * alone — the value of a `NAME=value` assignment or a `Name: value` header, a URL's password, the
- * secret values of a JSON-valued argument.
+ * alone — the value of a `NAME=value` assignment (also one inside `sh -c "…"`, without its
+ * quotes) or a `Name: value` header, a URL's password, the secret values of a JSON-valued argument.
  *
  * Source: SPEC §5.2 ("secrets masked"), field case F11.
  * @param args - An entry's arguments, placeholders filled in.
@@ -254,6 +286,7 @@ export function secretArgValues(args: readonly string[]): string[] {
     if (spaced !== undefined) values.push(spaced);
     const password = USERINFO.exec(arg)?.[1];
     if (password !== undefined) values.push(password);
+    values.push(...secretPairValues(ASSIGNMENT, arg));
     values.push(...jsonSecrets(arg));
   }
   return values;

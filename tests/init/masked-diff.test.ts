@@ -59,6 +59,30 @@ describe("maskedDiff()", () => {
     },
   );
 
+  test("maskedDiff() masks, and the plan does not stash, a quoted secret assignment inside sh -c", () => {
+    const text = `${JSON.stringify(
+      {
+        mcpServers: {
+          sh1: { command: "bash", args: ["-c", "GITHUB_TOKEN='S3cretSingleQ' exec npx -y srv"] },
+          sh2: { command: "sh", args: ["-c", 'export API_KEY="S3cret\\"DoubleQ"; exec npx srv'] },
+        },
+      },
+      null,
+      2,
+    )}\n`;
+    const client = clientInfo("claude-code");
+    const plan = planInit(text, { client, mode: "wrap", launcher: BREW_LAUNCHER });
+    const diff = maskedDiff(plan, { file: ".mcp.json", client });
+    expect(diff).toContain("+");
+    expect(diff).not.toContain("S3cret");
+    expect(plan.after).not.toContain("x-bouncer-upstream");
+    expect(plan.actions.map((action) => action.message)).toEqual([
+      'wrap "sh1" (no x-bouncer-upstream: its arguments hold a secret)',
+      'wrap "sh2" (no x-bouncer-upstream: its arguments hold a secret)',
+    ]);
+    expect(plan.warnings).toHaveLength(2);
+  });
+
   test("maskedDiff() is empty when nothing changes", () => {
     const sample = { file: "edge/cursor-remote-url-only.mcp.json", kind: "cursor" } as const;
     const client = sampleClient(sample);

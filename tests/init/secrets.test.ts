@@ -1,6 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: client placeholders such as ${VAR} are the data under test
 import { describe, expect, test } from "bun:test";
-import { hasSecretArgs, isSecretArg, literalSecretWarnings } from "../../src/init/secret-args.ts";
+import {
+  hasSecretArgs,
+  isSecretArg,
+  literalSecretWarnings,
+  secretArgValues,
+} from "../../src/init/secret-args.ts";
 import {
   hasTokenShape,
   isPlaceholder,
@@ -166,6 +171,10 @@ describe("isSecretArg()", () => {
     ["JSON inside a JSON string", JSON.stringify({ env: JSON.stringify({ token: "plainvalue5" }) })],
     ["a token shape inside a JSON-valued argument", '{"x": "ghp_FAKE000000000000000000000000000000"}'],
     ["an assignment after a comma", "mode=fast,token=plainvalue6"],
+    ["a single-quoted assignment in sh -c", "GITHUB_TOKEN='S3cretSingleQ' exec npx -y srv"],
+    ["a double-quoted export in sh -c", 'export API_KEY="S3cretDoubleQ"; exec npx srv'],
+    ["a double-quoted value with an escaped quote", 'API_KEY="S3c\\"ret Q" exec srv'],
+    ["a quote left open", "TOKEN='plainvalue7"],
   ])("isSecretArg() finds %s", (_name, value) => {
     expect(isSecretArg(value)).toBe(true);
   });
@@ -187,8 +196,18 @@ describe("isSecretArg()", () => {
     ["a key file's path in a JSON-valued argument", '{"keyFile": "/home/me/key.pem", "privateRepos": false}'],
     ["a JSON-valued argument without secret names", '{"name": "x", "port": 8080, "tags": ["a"]}'],
     ["text that only starts like JSON", '{"apiKey": not json'],
+    ["a quoted placeholder assignment", "GITHUB_TOKEN='${GITHUB_TOKEN}' exec npx srv"],
+    ["a double-quoted placeholder export", 'export API_KEY="$API_KEY"; exec npx srv'],
+    ["an empty quoted assignment", "TOKEN='' exec srv"],
+    ["a quoted plain assignment", 'DEBUG="1" exec srv'],
   ])("isSecretArg() passes %s", (_name, value) => {
     expect(isSecretArg(value)).toBe(false);
+  });
+
+  test("secretArgValues() gives a quoted assignment's value without its quotes (as a server echoes it)", () => {
+    const values = secretArgValues(["-c", `GITHUB_TOKEN='S3cretSingleQ' API_KEY="a\\"b" exec npx srv`]);
+    expect(values).toContain("S3cretSingleQ");
+    expect(values).toContain('a"b');
   });
 
   test("hasSecretArgs() counts a Bearer credential (no stash for it)", () => {
