@@ -102,6 +102,24 @@ function shownAs(value: string, name: string): string {
 }
 
 /**
+ * Whether a string written after a secret-like name hides something, by the rule a field written
+ * in a string is hidden by: not empty, not a word such as `true` or a placeholder such as
+ * `${API_KEY}` or `$PW`, not a number of up to six digits under a token count's name
+ * (`--max-tokens 1000`), not a URL of a host alone (`https://evil.example/`). An argv list's
+ * element after a secret-named flag (`["psql", "--password", "…"]`) is judged by it, as
+ * `"psql --password …"` is.
+ *
+ * Source: SPEC §3.5 ("values of arguments named like secrets … become `[redacted]`").
+ * @param value - The value as written.
+ * @param name - The name it is under (a flag, dashes and all).
+ * @returns True when `redactSecretFields` would hide all or part of it.
+ * @example isSecretFieldValue("hunter2", "--password") // => true
+ */
+export function isSecretFieldValue(value: string, name: string): boolean {
+  return shownAs(value, name) !== value;
+}
+
+/**
  * Whether a number under a secret-like name is no secret: a count of language-model tokens of up
  * to six digits (`max_tokens: 1000`), as the same value written in a string is (`max_tokens=1000`).
  * Under any other secret-like name (`password`, `pin`, `otp`, `token`) the number is the secret.

@@ -11,7 +11,7 @@
  */
 
 import { canonicalize, renderUntrusted, renderUntrustedEnd } from "../engine/index.ts";
-import { MAX_DEPTH, redactText, secretMembers, secretPairIndex } from "./redact.ts";
+import { MAX_DEPTH, redactText, secretListNames, secretMembers } from "./redact.ts";
 import { destinationParts, isPlainNumber } from "./redact-fields.ts";
 import {
   addPieces,
@@ -74,9 +74,11 @@ export function argumentSecrets(value: unknown): ArgumentSecrets {
     if (typeof item !== "object" || item === null) continue;
     // Children go on the stack last first, so values are found in document order.
     if (Array.isArray(item)) {
-      const secretAt = secretPairIndex(item);
-      for (let i = item.length - 1; i >= 0; i -= 1)
-        stack.push({ item: item[i], under: under || i === secretAt, depth: depth + 1, name: "" });
+      const secretAt = secretListNames(item);
+      for (let i = item.length - 1; i >= 0; i -= 1) {
+        const name = secretAt.get(i);
+        stack.push({ item: item[i], under: under || name !== undefined, depth: depth + 1, name: name ?? "" });
+      }
       continue;
     }
     const keys = Object.keys(item);

@@ -17,7 +17,7 @@ import {
   TOKEN_SHAPES,
   URL_PASSWORD,
 } from "../platform/secret-shapes.ts";
-import { destinationParts, isPlainNumber, redactSecretFields } from "./redact-fields.ts";
+import { destinationParts, isPlainNumber, isSecretFieldValue, redactSecretFields } from "./redact-fields.ts";
 import { redactFlagSecrets } from "./secret-flags.ts";
 
 export { isSecretName };
@@ -170,12 +170,13 @@ function redactAt(
   if (typeof value !== "object") return undefined;
   if (depth >= MAX_DEPTH) return "[too deep]";
   if (Array.isArray(value)) {
-    const secretAt = secretPairIndex(value);
-    return value.map((item: unknown, i) =>
-      i === secretAt
-        ? secretValue(item, String(value[0]), redactString)
-        : (redactAt(item, depth + 1, redactString) ?? null),
-    );
+    const secretAt = secretListNames(value);
+    return value.map((item: unknown, i) => {
+      const name = secretAt.get(i);
+      return name !== undefined
+        ? secretValue(item, name, redactString)
+        : (redactAt(item, depth + 1, redactString) ?? null);
+    });
   }
   const out: { [key: string]: JsonValue } = Object.create(null);
   const keys = Object.keys(value);
@@ -232,19 +233,46 @@ export function secretMembers(object: object, keys: readonly string[]): (key: st
   return (key) => (key === label ? false : key === valueKey ? secretLabel : isSecretName(key));
 }
 
+/** A list element that is a flag alone (`--password`, `-token`): its name, dashes and all. */
+const LIST_FLAG = /^--?[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/** No secret names found in a list (shared: most lists have none). */
+const NO_NAMES: ReadonlyMap<number, string> = new Map();
+
 /**
- * The index of the secret in a pair written as a list (`["Authorization", "token …"]`): 1 when the
- * list is two strings and the first is a secret-like name, else -1.
+ * The secrets of a list and the name each is under: the second of a pair written as a list
+ * (`["Authorization", "token …"]`: two strings, the first a secret-like name), and in any other
+ * list (an argv: `["psql", "--password", "…", "--api-key", "…"]`) each element after a flag alone
+ * whose name is secret-like ({@link isSecretName}), unless that element is a flag itself or no
+ * secret by the rule a flag's value in a string is judged by ({@link isSecretFieldValue}:
+ * `--max-tokens 1000`, `--password ${PW}` stay) — what `"psql --password …"` written as one string
+ * hides. A number there is a secret unless a short count (`--max-tokens`, 1000). `--token=…` in
+ * one element is a string's assignment, redacted as such.
  *
- * Source: SPEC §3.5.
+ * Source: SPEC §3.5 ("values of arguments named like secrets … become `[redacted]`"); review s18
+ * finding A2 (an argv list's flag values were logged in clear).
  * @param list - A list of the value redacted.
- * @returns 1 or -1.
+ * @returns From the index of each secret to the name it is under (empty when none).
  */
-export function secretPairIndex(list: readonly unknown[]): number {
-  const [name, second] = list;
-  return list.length === 2 && typeof name === "string" && typeof second === "string" && isSecretName(name)
-    ? 1
-    : -1;
+export function secretListNames(list: readonly unknown[]): ReadonlyMap<number, string> {
+  const [first, second] = list;
+  if (list.length === 2 && typeof first === "string" && typeof second === "string" && isSecretName(first))
+    return new Map([[1, first]]);
+  let found: Map<number, string> | undefined;
+  for (let i = 0; i < list.length - 1; i += 1) {
+    const flag = list[i];
+    if (typeof flag !== "string" || !LIST_FLAG.test(flag) || !isSecretName(flag)) continue;
+    const next = list[i + 1];
+    const secret =
+      typeof next === "string"
+        ? !LIST_FLAG.test(next) && isSecretFieldValue(next, flag)
+        : typeof next === "number" && !(Number.isFinite(next) && isPlainNumber(next, flag));
+    if (!secret) continue;
+    found ??= new Map();
+    found.set(i + 1, flag);
+    i += 1; // the value is no flag
+  }
+  return found ?? NO_NAMES;
 }
 
 /**
@@ -257,7 +285,7 @@ export function secretPairIndex(list: readonly unknown[]): number {
  *
  * Source: SPEC §3.5.
  * @param value - The value under the key.
- * @param name - The key (a labelled pair's label, a listed pair's first string).
+ * @param name - The key (a labelled pair's label, a listed pair's first string, an argv's flag).
  * @param redactString - How the shown part's string is redacted (token shapes, URL passwords).
  * @returns What the audit log stores.
  */

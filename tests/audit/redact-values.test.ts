@@ -39,6 +39,26 @@ describe("argumentSecrets()", () => {
     ).toEqual(["Zq9xLmP2vK", "token abc123xyz"]);
   });
 
+  test("argumentSecrets() takes the element after a secret-named flag in an argv list as a secret", () => {
+    expect(
+      secretsOf({
+        argv: [
+          "psql",
+          "-h",
+          "db",
+          "--password",
+          "S3cretArgvPw",
+          "--max-tokens",
+          "1000",
+          "--api-key",
+          "S3cretArgvKey",
+        ],
+      }),
+    ).toEqual(["S3cretArgvPw", "S3cretArgvKey"]);
+    const args = { to: "bob@x.example", argv: ["psql", "--password", "S3cretArgvPw"] };
+    expect(recordText("saw s3cretargvpw and S3cretArgvPw", args)).not.toContain("rgvpw");
+  });
+
   test("argumentSecrets() lists the values under secret-named keys at any depth, numbers as text", () => {
     const found = secretsOf({
       to: "bob@x.example",

@@ -339,6 +339,28 @@ describe("redactJson()", () => {
     });
   });
 
+  test("redactJson() redacts the element after a secret-named flag in an argv list, as the same command in one string", () => {
+    const placeholder = ["$", "{PW}"].join("");
+    expect(
+      redactJson({
+        argv: ["psql", "-h", "db", "--password", "S3cretArgvPw", "--api-key", "S3cretArgvKey"],
+        java: ["keytool", "-token", "S3cretShort", "-v"],
+        joined: ["srv", "--token=S3cretJoined", "--db-password", 12345678],
+        kept: ["llm", "--max-tokens", "1000", "--password", placeholder, "--token", "--verbose", "--api-key"],
+        dest: ["curl", "--token-url", "https://auth.example/oauth/x"],
+      }),
+    ).toEqual({
+      argv: ["psql", "-h", "db", "--password", REDACTED, "--api-key", REDACTED],
+      java: ["keytool", "-token", REDACTED, "-v"],
+      joined: ["srv", `--token=${REDACTED}`, "--db-password", REDACTED],
+      kept: ["llm", "--max-tokens", "1000", "--password", placeholder, "--token", "--verbose", "--api-key"],
+      dest: ["curl", "--token-url", `https://auth.example/${REDACTED}`],
+    });
+    expect(redactText("psql --password S3cretArgvPw --max-tokens 1000")).toBe(
+      `psql --password ${REDACTED} --max-tokens 1000`,
+    );
+  });
+
   test("redactJson() redacts tokens and cuts long strings inside arguments", () => {
     const long = "z".repeat(5000);
     const out = redactJson({
