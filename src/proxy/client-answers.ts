@@ -67,7 +67,7 @@ export function settleUnusable(core: RelayCore, id: RequestId, error: RpcErrorOb
  * @param line - The head and tail of the line.
  */
 export function clientOversize(core: RelayCore, line: OversizedLine): void {
-  core.noise({ side: "client", kind: "oversize", bytes: line.byteLength, preview: preview(line.head) });
+  core.noise({ side: "client", kind: "oversize", bytes: line.byteLength, text: line.head });
   const { idText, kind } = oversizedLineId(line);
   const limit = core.options.maxLineBytes === undefined ? {} : { limitBytes: core.options.maxLineBytes };
   const error = oversizeError(line.byteLength, { side: "client", ...limit });
@@ -103,7 +103,7 @@ export function clientInvalidAnswer(
   message: Classified & { readonly kind: "invalid" },
   line: string,
 ): void {
-  core.noise({ side: "client", kind: "invalid", bytes: line.length, preview: preview(line) });
+  core.noise({ side: "client", kind: "invalid", bytes: line.length, text: line });
   const error = {
     code: RPC_ERROR.invalidRequest,
     message: `The client's answer is invalid: ${message.reason}`,

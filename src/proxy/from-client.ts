@@ -42,7 +42,7 @@ export function receiveFromClient(core: RelayCore, line: string): void {
   try {
     value = JSON.parse(line);
   } catch {
-    core.noise({ side: "client", kind: "not_json", bytes: line.length, preview: preview(line) });
+    core.noise({ side: "client", kind: "not_json", bytes: line.length, text: line });
     core.sendClient(
       errorResponseText("null", {
         code: RPC_ERROR.parseError,
@@ -57,7 +57,7 @@ export function receiveFromClient(core: RelayCore, line: string): void {
       side: "client",
       kind: batch ? "batch" : "invalid",
       bytes: line.length,
-      preview: preview(line),
+      text: line,
     });
     const message = batch ? "Invalid request: batches are not supported" : "Invalid request: not an object";
     core.sendClient(errorResponseText("null", { code: RPC_ERROR.invalidRequest, message }));
@@ -75,7 +75,7 @@ export function receiveFromClient(core: RelayCore, line: string): void {
     clientResponse(core, message, { line, value });
   else if (message.response) clientInvalidAnswer(core, message, line);
   else {
-    core.noise({ side: "client", kind: "invalid", bytes: line.length, preview: preview(line) });
+    core.noise({ side: "client", kind: "invalid", bytes: line.length, text: line });
     const idText = message.id === null ? "null" : JSON.stringify(message.id);
     core.sendClient(
       errorResponseText(idText, {
@@ -104,7 +104,7 @@ function clientCaseVariant(
   raw: { readonly line: string; readonly variant: { readonly key: string; readonly member: string } },
 ): void {
   const { line, variant } = raw;
-  core.noise({ side: "client", kind: "invalid", bytes: line.length, preview: preview(line) });
+  core.noise({ side: "client", kind: "invalid", bytes: line.length, text: line });
   const what = `the top-level key ${JSON.stringify(variant.key)} is ${JSON.stringify(variant.member)} in other letter case (some servers read it as that member)`;
   const answer = message.kind === "result" || message.kind === "error";
   if (answer || (message.kind === "invalid" && message.response)) {

@@ -38,7 +38,7 @@ export function upstreamOversize(core: RelayCore, line: OversizedLine): void {
       side: "upstream",
       kind: "oversize",
       bytes: line.byteLength,
-      preview: preview(line.head),
+      text: line.head,
     });
     const limit = core.options.maxLineBytes === undefined ? {} : { limitBytes: core.options.maxLineBytes };
     const error = oversizeError(line.byteLength, { side: "upstream", ...limit });
@@ -122,7 +122,7 @@ export function fromUpstream(core: RelayCore, text: string): void | Promise<void
   } catch {
     const glued = gluedMessages(line);
     if (glued !== undefined) {
-      core.noise({ side: "upstream", kind: "glued", bytes: line.length, preview: preview(line) });
+      core.noise({ side: "upstream", kind: "glued", bytes: line.length, text: line });
       for (const piece of glued) core.enqueue(() => fromUpstream(core, piece));
       return;
     }
@@ -132,7 +132,7 @@ export function fromUpstream(core: RelayCore, text: string): void | Promise<void
       side: "upstream",
       kind,
       bytes: line.length,
-      preview: preview(salvaged === undefined ? line : line.slice(0, at)),
+      text: salvaged === undefined ? line : line.slice(0, at),
     });
     if (salvaged === undefined) return;
     value = salvaged;
@@ -140,7 +140,7 @@ export function fromUpstream(core: RelayCore, text: string): void | Promise<void
   }
   const exact = exactNumbers(line);
   if (Array.isArray(value)) {
-    core.noise({ side: "upstream", kind: "batch", bytes: line.length, preview: preview(line) });
+    core.noise({ side: "upstream", kind: "batch", bytes: line.length, text: line });
     for (const [index, element] of value.entries()) {
       if (!isJsonObject(element)) continue;
       const written = exactMessage(exact, index);
@@ -149,7 +149,7 @@ export function fromUpstream(core: RelayCore, text: string): void | Promise<void
     return;
   }
   if (!isJsonObject(value)) {
-    core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
+    core.noise({ side: "upstream", kind: "invalid", bytes: line.length, text: line });
     return;
   }
   return upstreamMessage(core, value, { line, exact: exactMessage(exact) });
@@ -188,7 +188,7 @@ function upstreamMessage(
   if (message.kind === "result" || message.kind === "error") return upstreamResponse(core, message, raw);
   if (message.kind === "request") return upstreamRequest(core, message, raw);
   if (message.kind === "notification") return upstreamNotification(core, message, raw);
-  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
+  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, text: line });
   if (message.response) {
     if (message.id !== null) return upstreamInvalidAnswer(core, message.id, message.reason);
     return;

@@ -22,8 +22,16 @@ import {
 } from "./jsonrpc.ts";
 import { Leg } from "./leg.ts";
 import type { NoiseReport, RelayContext, RelayHooks, SessionInfo } from "./relay-hooks.ts";
+import { hiddenPreview } from "./relay-support.ts";
 import type { PendingClient, PendingUpstream, RelayOptions } from "./relay-types.ts";
 import { WorkQueue, type WorkTask } from "./work-queue.ts";
+
+/**
+ * Noise as it is seen: the report without its preview, and the text the preview is made from (the
+ * line, an over-long line's head, a salvaged line's prefix), whole: {@link RelayCore.noise} hides
+ * the upstream's secrets in it before it cuts it.
+ */
+export type NoiseSeen = Omit<NoiseReport, "preview"> & { readonly text: string };
 
 /** What noise kinds are called in logs. */
 const NOISE_NAMES: Readonly<Record<NoiseReport["kind"], string>> = {
@@ -280,12 +288,16 @@ export class RelayCore {
   }
 
   /**
-   * Reports noise to stderr and to the hook, the upstream's with its environment secrets hidden.
-   * @param report - What was seen.
+   * Reports noise to stderr and to the hook, its preview made here: the upstream's with its
+   * secrets hidden before the preview is cut ({@link hiddenPreview}), the client's as written.
+   *
+   * Source: SPEC §3.5; review s18 finding B3 (the cut came first and halved a secret).
+   * @param seen - What was seen, with the text it is previewed from.
    */
-  noise(report: NoiseReport): void {
-    const hide = report.side === "upstream" ? this.options.hideUpstreamSecrets : undefined;
-    const noise = hide === undefined ? report : { ...report, preview: hide(report.preview) };
+  noise(seen: NoiseSeen): void {
+    const { text, ...rest } = seen;
+    const hide = seen.side === "upstream" ? this.options.hideUpstreamSecrets : undefined;
+    const noise: NoiseReport = { ...rest, preview: hiddenPreview(text, hide) };
     this.log(
       `The ${noise.side} wrote ${NOISE_NAMES[noise.kind]} (${noise.bytes} characters): ${noise.preview}`,
     );

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { redactCutTokens } from "../audit/redact.ts";
 import type { JsonObject, JsonValue } from "../engine/index.ts";
 import { errorText } from "../engine/index.ts";
 import { scanTopLevel } from "./json-scan.ts";
@@ -21,12 +22,40 @@ export const PREVIEW_CHARS = 200;
 const TAIL_ID = /[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
 
 /**
+ * Characters of a line redacted before its preview is cut (as many as the upstream's stderr drain
+ * redacts of an unterminated line at once, `MAX_HELD_CHARS`): a secret that starts in the preview
+ * is whole in them.
+ */
+export const REDACTED_HEAD_CHARS = 64 * 1024;
+
+/**
  * The first characters of a line as a JSON string literal (control characters escaped).
  * @param text - The line.
  * @returns A printable preview.
  */
 export function preview(text: string): string {
   return JSON.stringify(text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text);
+}
+
+/**
+ * {@link preview} of what the upstream wrote, its secrets hidden first: the redaction runs over the
+ * line's first {@link REDACTED_HEAD_CHARS} characters before the cut at {@link PREVIEW_CHARS}, so a
+ * secret the cut would halve is recognised whole (a URL's password, a token), and a token start the
+ * cut still leaves is redacted as the audit log redacts one in a reason (`redactCutTokens`).
+ *
+ * Source: SPEC §3.5 (redaction); review s18 findings B2 and B3 (upstream text on Bouncer's stderr
+ * unredacted, and noise cut before it was redacted).
+ * @param text - The upstream's line (or message text).
+ * @param hide - The upstream's redaction (`bouncer run`: its environment's secret values, token
+ *   shapes, secret-named fields); without one, the plain preview.
+ * @returns A printable preview.
+ */
+export function hiddenPreview(text: string, hide: ((text: string) => string) | undefined): string {
+  if (hide === undefined) return preview(text);
+  const head = text.length > REDACTED_HEAD_CHARS ? text.slice(0, REDACTED_HEAD_CHARS) : text;
+  const shown = hide(head);
+  const cut = shown.length > PREVIEW_CHARS || head.length < text.length;
+  return redactCutTokens(JSON.stringify(cut ? `${shown.slice(0, PREVIEW_CHARS)}…` : shown));
 }
 
 /**

@@ -10,7 +10,6 @@
 import type { Classified, RequestId } from "./jsonrpc.ts";
 import { errorResponseText, RPC_ERROR } from "./jsonrpc.ts";
 import type { RelayCore } from "./relay-core.ts";
-import { preview } from "./relay-support.ts";
 import type { TopLevelRepeat } from "./top-level-repeats.ts";
 import { upstreamInvalidAnswer } from "./upstream-answers.ts";
 
@@ -91,7 +90,7 @@ function refuseUpstreamMessage(
   },
 ): void | Promise<void> {
   const { line, reason, id } = refusal;
-  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, preview: preview(line) });
+  core.noise({ side: "upstream", kind: "invalid", bytes: line.length, text: line });
   if (id === null) {
     core.log(refusal.dropped);
     return;

@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { LazyAbort, type OversizedKind, oversizedLineId } from "../../src/proxy/relay-support.ts";
+import { redactTokens } from "../../src/audit/redact.ts";
+import {
+  hiddenPreview,
+  LazyAbort,
+  type OversizedKind,
+  oversizedLineId,
+  PREVIEW_CHARS,
+  preview,
+} from "../../src/proxy/relay-support.ts";
 import { memoryRelay, settle } from "./support/memory-relay.ts";
 
 describe("LazyAbort", () => {
@@ -19,6 +27,30 @@ describe("LazyAbort", () => {
     const abort = new LazyAbort();
     abort.abort();
     expect(abort.signal.aborted).toBe(true);
+  });
+});
+
+describe("hiddenPreview()", () => {
+  const pad = "x".repeat(150);
+
+  test("hiddenPreview() redacts a URL's password the 200-character cut would halve, before it cuts", () => {
+    const line = `${pad} postgres://admin:Hunt3rSecretLongValueABCDEFGHIJKLMNOPQRSTUVWXYZ@db.example/x`;
+    const shown = hiddenPreview(line, redactTokens);
+    expect(shown).not.toContain("Hunt3r");
+    expect(shown).toBe(JSON.stringify(`${pad} postgres://admin:[redacted]@db.example/x`));
+  });
+
+  test("hiddenPreview() redacts a token the cut would halve whole, before it cuts", () => {
+    const token = ["ghp", "_", "abcdefghijklmnopqrstuvwxyz0123456789"].join("");
+    const line = `${"y".repeat(PREVIEW_CHARS - 12)} ${token} ${"z".repeat(300)}`;
+    const shown = hiddenPreview(line, redactTokens);
+    expect(shown).not.toContain("ghp_");
+    expect(shown).toEndWith(' [redacted] …"');
+  });
+
+  test("hiddenPreview() without a redaction is the plain preview", () => {
+    const line = `${pad} password=hunter2 ${"z".repeat(300)}`;
+    expect(hiddenPreview(line, undefined)).toBe(preview(line));
   });
 });
 

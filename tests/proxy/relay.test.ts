@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { redactTokens } from "../../src/audit/redact.ts";
+import { environmentHider } from "../../src/audit/redact-env.ts";
 import type { JsonValue } from "../../src/engine/index.ts";
 import type { NoiseReport, RelayContext } from "../../src/proxy/relay-hooks.ts";
 import { deadline } from "./support/harness.ts";
@@ -649,6 +651,36 @@ describe("Relay message rules", () => {
     r.fromUpstream(`x${'{"jsonrpc":"2.0","id":1,"res'.repeat(6)}{"jsonrpc":"2.0","id":1,"result":{}}`);
     expect(r.toClient.length).toBe(before);
     expect(noise.map((n) => n.kind)).toEqual(["not_json"]);
+  });
+});
+
+describe("Relay and the upstream's secrets in its noise", () => {
+  const env = { DB_PASSWORD: "EnvPassw0rdSecret" };
+  const token = ["ghp", "_", "abcdefghijklmnopqrstuvwxyz0123456789"].join("");
+  const planted = `${token} ${env.DB_PASSWORD} password=Hunt3rFieldSecret`;
+  // What `bouncer run` passes: the environment's secret values, then token shapes and fields.
+  const envHide = environmentHider(env);
+  const hide = (text: string): string => redactTokens(envHide === undefined ? text : envHide(text));
+  const secrets = ["ghp_", "EnvPassw0rd", "Hunt3r"];
+  const hidden = (lines: readonly string[]): void => {
+    for (const secret of secrets) expect(lines.join("\n")).not.toContain(secret);
+  };
+
+  test("Relay hides the upstream's secrets in a noise preview before it cuts it, on stderr and for the hook", () => {
+    const noise: NoiseReport[] = [];
+    const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }), {
+      hideUpstreamSecrets: hide,
+    });
+    const url = "postgres://admin:Hunt3rSecretLongValueABCDEFGHIJKLMNOPQRSTUVWXYZ@db.example/x";
+    r.fromUpstream(`${"x".repeat(150)} ${url}`);
+    r.fromUpstream(`${"x".repeat(190)} ${token}`);
+    r.fromUpstream(`${"x".repeat(180)} ${planted}`);
+    hidden(r.logs);
+    hidden(noise.map((report) => report.preview));
+    expect(noise[0]?.preview).toContain("postgres://admin:[redacted]@db.example/x");
+    // The client's noise is quoted as written (its own text).
+    r.fromClient("password=ClientTypedThis");
+    expect(r.logs.at(-1)).toContain("password=ClientTypedThis");
   });
 });
 
