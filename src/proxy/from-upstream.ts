@@ -17,7 +17,7 @@ import { classify, errorResponseText, isJsonObject, RPC_ERROR, type RpcErrorObje
 import type { OversizedLine } from "./line-framer.ts";
 import type { RelayCore } from "./relay-core.ts";
 import type { UpstreamFailure } from "./relay-hooks.ts";
-import { oversizedLineId, oversizeError, parseIdText, preview } from "./relay-support.ts";
+import { oversizedLineId, oversizeError, parseIdText } from "./relay-support.ts";
 import { repeatsAKey } from "./strict-json.ts";
 import { topLevelRepeat } from "./top-level-repeats.ts";
 import { upstreamInvalidAnswer, upstreamResponse } from "./upstream-answers.ts";
@@ -204,7 +204,7 @@ function upstreamMessage(
  * re-serialisation of the message as `JSON.parse` read it (the last copy of each key), which
  * is what the hooks record as untrusted output. A client whose parser keeps the first copy would
  * otherwise show the model text Bouncer never recorded (an address planted there would only be asked
- * about, never denied). Said on stderr.
+ * about, never denied). Said on stderr, its preview redacted as the upstream's stderr is.
  *
  * Source: SPEC §2.5 ("Everything the upstream says can reach the model, so all of it is recorded"),
  * §3.1 ("Other messages may be forwarded as their original bytes").
@@ -223,7 +223,7 @@ function asRecorded(core: RelayCore, value: JsonObject, text: string): string | 
   }
   if (rewritten !== undefined) {
     core.log(
-      `The upstream wrote a message that repeats a key inside it: relayed as Bouncer read and recorded it (the last copy of each key): ${preview(text)}`,
+      `The upstream wrote a message that repeats a key inside it: relayed as Bouncer read and recorded it (the last copy of each key): ${core.upstreamPreview(text)}`,
     );
   }
   return rewritten;

@@ -54,6 +54,8 @@ export interface GatingSetup {
   readonly home: string;
   /** The values of the upstream's secret-named environment variables, hidden in audit records. */
   readonly upstreamSecrets?: readonly string[];
+  /** The upstream's stderr redaction, for diagnostic lines that quote the upstream. */
+  readonly hideUpstreamSecrets?: (text: string) => string;
   /** One diagnostic line to stderr. */
   readonly log: (message: string) => void;
   /**
@@ -171,6 +173,7 @@ export async function startGatingSession(
     requestUpstream: (method, params, options) => context.requestUpstream(method, params, options),
     notifyClient: (method, params) => context.notifyClient(method, params),
     log,
+    ...(setup.hideUpstreamSecrets === undefined ? {} : { hideUpstreamSecrets: setup.hideUpstreamSecrets }),
     mode: run.mode,
     onListed: listedToolWarnings({
       policy,

@@ -288,6 +288,18 @@ export class RelayCore {
   }
 
   /**
+   * A preview of text the upstream wrote, for a diagnostic line: its secrets hidden before it is cut
+   * ({@link hiddenPreview}, with the upstream's stderr redaction).
+   *
+   * Source: SPEC §3.5; review s18 finding B2.
+   * @param text - A line or message of the upstream.
+   * @returns A printable preview.
+   */
+  upstreamPreview(text: string): string {
+    return hiddenPreview(text, this.options.hideUpstreamSecrets);
+  }
+
+  /**
    * Reports noise to stderr and to the hook, its preview made here: the upstream's with its
    * secrets hidden before the preview is cut ({@link hiddenPreview}), the client's as written.
    *

@@ -209,6 +209,7 @@ export async function runProxy(
     home: bouncerHome({ env, cwd }),
     // Output that prints its configuration shows them in excerpts: audit records hide them (SPEC §3.5).
     upstreamSecrets: environmentSecrets(env),
+    ...(upstream?.hideSecrets === undefined ? {} : { hideUpstreamSecrets: upstream.hideSecrets }),
     log,
     policyFiles: policy.files,
     ...(recording.recorder === undefined ? {} : { recorder: recording.recorder }),

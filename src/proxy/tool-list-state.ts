@@ -36,6 +36,12 @@ export interface ToolListOptions {
   readonly notifyClient: RelayContext["notifyClient"];
   readonly log: (message: string) => void;
   /**
+   * The upstream's stderr redaction (`bouncer run`: its environment's secret values, token shapes,
+   * secret-named fields), applied to what a failed walk's line on stderr quotes of the upstream's
+   * error; default none.
+   */
+  readonly hideUpstreamSecrets?: (text: string) => string;
+  /**
    * `--mode` (default `enforce`). Under `audit` the client is shown the tools as listed now, and
    * what enforce would hide or keep at its pin is audited as such (SPEC §3.8).
    */
@@ -187,7 +193,9 @@ export class ToolListState {
       listed = { listed: walk.tools, visible: result.visible, complete: this.#complete };
     } catch (error) {
       const message = errorText(error);
-      log(`Cannot walk the upstream's tools: ${message}`);
+      // Its words hidden as its stderr is: the line reaches logs (review s18 finding B2).
+      const hide = this.#options.hideUpstreamSecrets;
+      log(`Cannot walk the upstream's tools: ${hide === undefined ? message : hide(message)}`);
       // The upstream's own error reaches the model (the client's tools/list, the denies of calls):
       // recorded as untrusted output, or, when that fails, not shown (SPEC §2.5).
       const failure =

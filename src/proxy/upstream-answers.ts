@@ -20,7 +20,7 @@ import {
 } from "./jsonrpc.ts";
 import type { RelayCore } from "./relay-core.ts";
 import type { RpcOutcome } from "./relay-hooks.ts";
-import { internalError, outcomeOf, PREVIEW_CHARS, preview } from "./relay-support.ts";
+import { internalError, outcomeOf, PREVIEW_CHARS } from "./relay-support.ts";
 import type { PendingClient } from "./relay-types.ts";
 import { RequestView } from "./request-view.ts";
 
@@ -41,15 +41,16 @@ export function upstreamResponse(
 ): void | Promise<void> {
   const { line } = raw;
   if (message.id === null) {
+    // What it wrote is quoted with its secrets hidden, as its stderr is (review s18 finding B2).
     const sole = soleOpenId(core);
     if (sole === undefined) {
       core.log(
-        `The upstream sent an error without an id while ${core.upstream.table.size} requests were open (which one it answers cannot be known): ${preview(line)}`,
+        `The upstream sent an error without an id while ${core.upstream.table.size} requests were open (which one it answers cannot be known): ${core.upstreamPreview(line)}`,
       );
       return;
     }
     core.log(
-      `The upstream sent an error without an id while one request was open: taken as its answer: ${preview(line)}`,
+      `The upstream sent an error without an id while one request was open: taken as its answer: ${core.upstreamPreview(line)}`,
     );
     return upstreamResponse(core, { ...message, id: sole }, raw);
   }

@@ -654,7 +654,7 @@ describe("Relay message rules", () => {
   });
 });
 
-describe("Relay and the upstream's secrets in its noise", () => {
+describe("Relay and the upstream's secrets in its diagnostics", () => {
   const env = { DB_PASSWORD: "EnvPassw0rdSecret" };
   const token = ["ghp", "_", "abcdefghijklmnopqrstuvwxyz0123456789"].join("");
   const planted = `${token} ${env.DB_PASSWORD} password=Hunt3rFieldSecret`;
@@ -665,6 +665,36 @@ describe("Relay and the upstream's secrets in its noise", () => {
   const hidden = (lines: readonly string[]): void => {
     for (const secret of secrets) expect(lines.join("\n")).not.toContain(secret);
   };
+
+  test("Relay quotes a message that repeats a key inside it with the upstream's secrets hidden", () => {
+    const r = memoryRelay(() => ({}), { hideUpstreamSecrets: hide });
+    r.fromClient({ jsonrpc: "2.0", id: "p", method: "prompts/get", params: { name: "p" } });
+    const id = JSON.stringify(r.lastUpstream().id);
+    r.fromUpstream(
+      `{"jsonrpc":"2.0","id":${id},"result":{"description":"${planted}","meta":{"a":1,"a":2},"messages":[]}}`,
+    );
+    const lines = r.logs.filter((line) => line.includes("repeats a key inside it"));
+    expect(lines).toHaveLength(1);
+    hidden(lines);
+    expect(lines[0]).toContain("[redacted] [redacted] password=[redacted]");
+  });
+
+  test.each([
+    ["no request is open", 0, "while 0 requests were open"],
+    ["one request is open", 1, "taken as its answer"],
+  ])(
+    "Relay quotes an error without an id with the upstream's secrets hidden when %s",
+    (_name, open, said) => {
+      const r = memoryRelay(() => ({}), { hideUpstreamSecrets: hide });
+      for (let n = 0; n < open; n += 1)
+        r.fromClient({ jsonrpc: "2.0", id: n, method: "prompts/get", params: { name: "p" } });
+      r.fromUpstream({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `boom ${planted}` } });
+      const lines = r.logs.filter((line) => line.includes("without an id"));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(said);
+      hidden(lines);
+    },
+  );
 
   test("Relay hides the upstream's secrets in a noise preview before it cuts it, on stderr and for the hook", () => {
     const noise: NoiseReport[] = [];

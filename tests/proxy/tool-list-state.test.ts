@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAuditWriter, createSessionRecorder } from "../../src/audit/index.ts";
 import type { WriteBytes } from "../../src/audit/line-writer.ts";
+import { redactTokens } from "../../src/audit/redact.ts";
 import { builtinPacks } from "../../src/platform/packs.ts";
 import { parsePolicyFiles } from "../../src/policy/index.ts";
 import { Gate } from "../../src/proxy/gate.ts";
@@ -47,7 +48,15 @@ async function mailGate(): Promise<Gate> {
  */
 function failingList(
   gate: Gate,
-  options: { readonly write?: WriteBytes; readonly log?: (message: string) => void } = {},
+  options: {
+    readonly write?: WriteBytes;
+    readonly log?: (message: string) => void;
+    /** The upstream's error (default {@link PLANTED}). */
+    readonly error?: string;
+    /** The tool list's own logger, and the upstream's redaction it is given. */
+    readonly toolsLog?: (message: string) => void;
+    readonly hideUpstreamSecrets?: (text: string) => string;
+  } = {},
 ): { readonly tools: ToolListState; readonly audit: SessionAudit; readonly session: string } {
   const dir = mkdtempSync(join(tmpdir(), "bouncer-tls-"));
   const session = join(dir, "session.jsonl");
@@ -68,9 +77,12 @@ function failingList(
     server: SERVER,
     audit,
     requestUpstream: () =>
-      Promise.reject(new RpcError({ code: -32000, message: PLANTED }, { fromPeer: true })),
+      Promise.reject(new RpcError({ code: -32000, message: options.error ?? PLANTED }, { fromPeer: true })),
     notifyClient: () => {},
-    log: () => {},
+    log: options.toolsLog ?? (() => {}),
+    ...(options.hideUpstreamSecrets === undefined
+      ? {}
+      : { hideUpstreamSecrets: options.hideUpstreamSecrets }),
   });
   return { tools, audit, session };
 }
@@ -98,6 +110,19 @@ describe("ToolListState", () => {
       },
       { event: "tools", server: "mail", run: "r", error: PLANTED },
     ]);
+  });
+
+  test("walk() logs a failed walk with the upstream's secrets hidden by its redaction", async () => {
+    const gate = await mailGate();
+    const logs: string[] = [];
+    const token = ["ghp", "_", "abcdefghijklmnopqrstuvwxyz0123456789"].join("");
+    const { tools } = failingList(gate, {
+      error: `cannot list: ${token} password=Hunt3rFieldSecret`,
+      toolsLog: (message) => void logs.push(message),
+      hideUpstreamSecrets: redactTokens,
+    });
+    await tools.walk();
+    expect(logs).toEqual(["Cannot walk the upstream's tools: cannot list: [redacted] password=[redacted]"]);
   });
 
   test("walk() shows a failed walk in Bouncer's words when the upstream's error cannot be recorded", async () => {
