@@ -4,7 +4,9 @@
  * is left out. A token
  * cut at the edge (`ghp_abcdefghijklmnopqrstuvwxyz` of a 40-character token, or its last 26
  * characters at the start) would show most of a secret in a shape that no token pattern recognises
- * any more; left out, it shows nothing. Pure.
+ * any more; left out, it shows nothing. A field whose name the start's cut halves or drops
+ * (`…db_password: Hunt3r…`, `…_api_key = Hunt3r…`) has its value left out with it: without its name
+ * no rule would know the value for a secret. Pure.
  *
  * Source: SPEC §3.5 ("token-shaped strings … in `evidence` and `reason` are redacted"), §2.1
  * (evidence excerpts).
@@ -45,7 +47,48 @@ export function startAfterCutWord(text: string, from: number, start: number): nu
   if (from <= 0 || !inToken(text.charCodeAt(from - 1))) return from;
   let at = from;
   while (at < start && inToken(text.charCodeAt(at))) at += 1;
-  return at;
+  return afterCutField(text, at, start);
+}
+
+/** A space or a tab. */
+function isBlank(c: number): boolean {
+  return c === 0x20 || c === 0x09;
+}
+
+/** A quote or a backslash (the quotes around a JSON name, `\"` inside a JSON string). */
+function isQuoting(c: number): boolean {
+  return c === 0x22 || c === 0x27 || c === 0x5c;
+}
+
+/**
+ * Where an excerpt starts after a cut word that may have been a field's name: when a `:` or `=`
+ * follows it (after its closing quotes and blanks: `password": "…"`, `api_key = …`), after the
+ * field's value too — a quoted string to its closing quote, or a word of token characters. Else,
+ * or when the occurrence comes first, where the cut word ended.
+ *
+ * Source: SPEC §3.5 (secret-named values in `evidence` are redacted); review s18 finding A1 (the
+ * value of a field whose name the edge cut was written in clear).
+ * @param text - The text the excerpt is cut from.
+ * @param at - Where the cut word ends.
+ * @param start - Where the occurrence starts (`at <= start`).
+ * @returns The offset the excerpt starts at, between `at` and `start`.
+ */
+function afterCutField(text: string, at: number, start: number): number {
+  let i = at;
+  while (i < start && isQuoting(text.charCodeAt(i))) i += 1;
+  while (i < start && isBlank(text.charCodeAt(i))) i += 1;
+  const separator = text.charCodeAt(i);
+  if (i >= start || (separator !== 0x3a && separator !== 0x3d)) return at;
+  i += 1;
+  while (i < start && isBlank(text.charCodeAt(i))) i += 1;
+  while (i < start && text.charCodeAt(i) === 0x5c) i += 1;
+  const quote = text.charCodeAt(i);
+  if (i < start && (quote === 0x22 || quote === 0x27)) {
+    const close = text.indexOf(text.charAt(i), i + 1);
+    return close === -1 || close >= start ? start : close + 1;
+  }
+  while (i < start && inToken(text.charCodeAt(i))) i += 1;
+  return i;
 }
 
 /**
