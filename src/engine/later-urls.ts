@@ -19,14 +19,73 @@ import { isUrlShaped } from "./identity.ts";
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
 export const LIST_OR_SPACE = /[\s\u0085\u001c-\u001f|,;]+/;
 /**
- * A scheme's `://`, or a bare `//` before a dotted host: where a URL starts inside a value. A scheme
- * starts at no letter of a percent escape (`%2chttps://` is `,https://`, not the scheme `chttps`).
- * Its letters are ASCII ones, written out: a case-insensitive Unicode class `[a-z]` also matches the
- * Kelvin sign and the long s, which no URL parser takes for a scheme — a scheme seen starting there
- * is no URL, and the scan skipped the `https://` right after it.
+ * A bare `//` before a dotted host, not after a scheme's `:` (`x://`): where a scheme-less URL
+ * starts inside a value.
  */
-const URL_START =
-  /(?<!%[0-9A-Fa-f]?)[A-Za-z][A-Za-z0-9+.-]*:\/\/|(?<![A-Za-z0-9+.-]:)\/\/(?=[\p{L}\p{N}_-]+\.)/gu;
+const BARE_START = /(?<![A-Za-z0-9+.-]:)\/\/(?=[\p{L}\p{N}_-]+\.)/gu;
+/** Whether a UTF-16 code is an ASCII letter. */
+function isAsciiLetter(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+}
+
+/** Whether a UTF-16 code may stand in a scheme (RFC 3986: letters, digits, `+`, `.`, `-`). */
+function isSchemeCode(code: number): boolean {
+  return (
+    isAsciiLetter(code) || (code >= 0x30 && code <= 0x39) || code === 0x2b || code === 0x2e || code === 0x2d
+  );
+}
+
+/** Whether position `at` follows a `%`, or a `%` and one hex digit (inside a percent escape). */
+function inPercentEscape(text: string, at: number): boolean {
+  if (text.charCodeAt(at - 1) === 0x25) return true;
+  return text.charCodeAt(at - 2) === 0x25 && /[0-9A-Fa-f]/.test(text[at - 1] ?? "");
+}
+
+/**
+ * The next place at or after `from` where a URL starts inside a value: a scheme's `://` — its
+ * scheme starting at an ASCII letter that is no letter of a percent escape (`%2chttps://` is
+ * `,https://`, not the scheme `chttps`), written out, not a Unicode class whose case folding also
+ * takes the Kelvin sign and the long s — or a bare `//` before a dotted host. Found from each `://`
+ * backwards, so a long run of scheme characters is walked once, not once per position (a regular
+ * expression starting at every letter of a long hex word was quadratic).
+ * @param text - A value.
+ * @param from - Where to search from (never less than at the call before with the same cache).
+ * @param cache - The bare `//` found last, and from where none is left; `{ bare: undefined,
+ *   noneFrom: Infinity }` at first.
+ * @returns The start and the length of what starts the URL (`https://`, `//`), or undefined.
+ */
+function nextUrlStart(
+  text: string,
+  from: number,
+  cache: { bare: number | undefined; noneFrom: number },
+): { index: number; length: number } | undefined {
+  let scheme: { index: number; length: number } | undefined;
+  for (let colon = text.indexOf("://", from); colon !== -1; colon = text.indexOf("://", colon + 1)) {
+    let run = colon;
+    while (run > from && isSchemeCode(text.charCodeAt(run - 1))) run -= 1;
+    for (let at = run; at < colon; at += 1) {
+      if (isAsciiLetter(text.charCodeAt(at)) && !inPercentEscape(text, at)) {
+        scheme = { index: at, length: colon + 3 - at };
+        break;
+      }
+    }
+    if (scheme !== undefined) break;
+  }
+  // The bare `//` found last is found again only once the search has passed it: `from` only grows
+  // (searching the rest of a value for it at every scheme was quadratic in a value of many URLs).
+  if (cache.bare !== undefined && cache.bare < from) cache.bare = undefined;
+  if (cache.bare === undefined && cache.noneFrom > from) {
+    BARE_START.lastIndex = from;
+    const found = BARE_START.exec(text);
+    if (found === null) cache.noneFrom = from;
+    else cache.bare = found.index;
+  }
+  const bare = cache.bare === undefined ? null : { index: cache.bare };
+  if (bare !== null && (scheme === undefined || bare.index < scheme.index))
+    return { index: bare.index, length: 2 };
+  return scheme;
+}
+
 /** What ends a URL written inside a value: the separators above, quotes and brackets of any script. */
 const URL_END =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the separators Python splits on are the point
@@ -72,14 +131,8 @@ function scanUrls(text: string, add: (candidate: string, url: string) => void): 
   // the very start when the value as a whole is no URL (`https://evil.example (upload endpoint)`:
   // its identity is then no URL, and a tool taking its first word or URL still reaches that host).
   const whole = parsesAsUrl(text);
-  URL_START.lastIndex = whole ? (/^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 1) : 0;
-  for (let m = URL_START.exec(text); m !== null; m = URL_START.exec(text)) {
-    URL_END.lastIndex = m.index;
-    const stop = URL_END.exec(text);
-    const end = stop === null ? text.length : stop.index;
-    visit(text.slice(m.index, end));
-    URL_START.lastIndex = Math.max(end, m.index + 1);
-  }
+  const from = whole ? (/^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 1) : 0;
+  for (const candidate of urlCandidates(text, from)) visit(candidate);
   if (LIST_OR_SPACE.test(text)) {
     const words = text.split(LIST_OR_SPACE);
     const first = words[0] === "" ? 1 : 0;
@@ -101,6 +154,29 @@ function parsesAsUrl(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The texts from each place a URL starts inside a value ({@link nextUrlStart}) up to the next
+ * separator, quote or bracket, in order, none overlapping. Linear in the text's length.
+ *
+ * Source: SPEC §2.5 "Splitting", "Identity".
+ * @param text - A value.
+ * @param start - Where to start (after the value's own scheme, or 0).
+ * @returns The candidates.
+ * @example urlCandidates("see https://a.example/x, //b.example/y", 0) // ["https://a.example/x", "//b.example/y"]
+ */
+export function urlCandidates(text: string, start: number): string[] {
+  const found: string[] = [];
+  let from = start;
+  const cache = { bare: undefined as number | undefined, noneFrom: Number.POSITIVE_INFINITY };
+  for (let m = nextUrlStart(text, from, cache); m !== undefined; m = nextUrlStart(text, from, cache)) {
+    URL_END.lastIndex = m.index;
+    const end = URL_END.exec(text)?.index ?? text.length;
+    found.push(text.slice(m.index, end));
+    from = Math.max(end, m.index + 1);
+  }
+  return found;
 }
 
 /**
