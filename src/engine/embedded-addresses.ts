@@ -117,6 +117,8 @@ const IBAN_SPECS = getCountrySpecifications();
  */
 function embeddedNumbers(canonical: string): string[] {
   if (isPhoneShaped(canonical) || isValidIban(canonical) || !NUMBER_WORD_END.test(canonical)) return [];
+  // A URL's path holds numbers that are none (`…/orders/0001234567`): its host decides.
+  if (!LIST_OR_SPACE.test(canonical) && isUrlShaped(canonical)) return [];
   const words = canonical
     .split(NUMBER_WORD_END)
     .map((word) => word.replace(/[.!?]+$/, ""))

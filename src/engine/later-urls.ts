@@ -41,6 +41,18 @@ function inPercentEscape(text: string, at: number): boolean {
   return text.charCodeAt(at - 2) === 0x25 && /[0-9A-Fa-f]/.test(text[at - 1] ?? "");
 }
 
+/** What one scan of a value remembers between its searches (`from` only grows). */
+interface UrlStartCache {
+  /** The next bare `//` found, if still ahead. */
+  bare: number | undefined;
+  /** From where no bare `//` is left. */
+  noneFrom: number;
+  /** The next scheme's start found, if still ahead. */
+  scheme: { index: number; length: number } | undefined;
+  /** From where no scheme is left. */
+  noSchemeFrom: number;
+}
+
 /**
  * The next place at or after `from` where a URL starts inside a value: a scheme's `://` — its
  * scheme starting at an ASCII letter that is no letter of a percent escape (`%2chttps://` is
@@ -50,15 +62,18 @@ function inPercentEscape(text: string, at: number): boolean {
  * expression starting at every letter of a long hex word was quadratic).
  * @param text - A value.
  * @param from - Where to search from (never less than at the call before with the same cache).
- * @param cache - The bare `//` found last, and from where none is left; `{ bare: undefined,
- *   noneFrom: Infinity }` at first.
+ * @param cache - What the scan found before (empty at first).
  * @returns The start and the length of what starts the URL (`https://`, `//`), or undefined.
  */
 function nextUrlStart(
   text: string,
   from: number,
-  cache: { bare: number | undefined; noneFrom: number },
+  cache: UrlStartCache,
 ): { index: number; length: number } | undefined {
+  // The scheme found last is found again only once the search has passed its start (a later `from`
+  // leaves the same leftmost start), and none is found again past where none was left.
+  if (cache.scheme !== undefined && cache.scheme.index >= from) return pick(text, from, cache, cache.scheme);
+  if (from >= cache.noSchemeFrom) return pick(text, from, cache, undefined);
   let scheme: { index: number; length: number } | undefined;
   for (let colon = text.indexOf("://", from); colon !== -1; colon = text.indexOf("://", colon + 1)) {
     let run = colon;
@@ -71,6 +86,25 @@ function nextUrlStart(
     }
     if (scheme !== undefined) break;
   }
+  cache.scheme = scheme;
+  if (scheme === undefined) cache.noSchemeFrom = from;
+  return pick(text, from, cache, scheme);
+}
+
+/**
+ * The earlier of a scheme's start and the next bare `//` at or after `from`.
+ * @param text - A value.
+ * @param from - Where the search is.
+ * @param cache - The scan's cache.
+ * @param scheme - The next scheme's start, if any.
+ * @returns The start and the length of what starts the URL, or undefined.
+ */
+function pick(
+  text: string,
+  from: number,
+  cache: UrlStartCache,
+  scheme: { index: number; length: number } | undefined,
+): { index: number; length: number } | undefined {
   // The bare `//` found last is found again only once the search has passed it: `from` only grows
   // (searching the rest of a value for it at every scheme was quadratic in a value of many URLs).
   if (cache.bare !== undefined && cache.bare < from) cache.bare = undefined;
@@ -169,7 +203,12 @@ function parsesAsUrl(text: string): boolean {
 export function urlCandidates(text: string, start: number): string[] {
   const found: string[] = [];
   let from = start;
-  const cache = { bare: undefined as number | undefined, noneFrom: Number.POSITIVE_INFINITY };
+  const cache: UrlStartCache = {
+    bare: undefined,
+    noneFrom: Number.POSITIVE_INFINITY,
+    scheme: undefined,
+    noSchemeFrom: Number.POSITIVE_INFINITY,
+  };
   for (let m = nextUrlStart(text, from, cache); m !== undefined; m = nextUrlStart(text, from, cache)) {
     URL_END.lastIndex = m.index;
     const end = URL_END.exec(text)?.index ?? text.length;
