@@ -8,6 +8,7 @@
  * @module
  */
 
+import { splitShellCommand } from "../policy/shell-words.ts";
 import { hasTokenShape, isPlaceholder, isSecretName } from "./secrets.ts";
 import type { ConfigEntry, Span } from "./types.ts";
 
@@ -196,6 +197,35 @@ export function isSecretArg(value: string): boolean {
 }
 
 /**
+ * The literal values after secret-named flags inside an argument that is a command line of its own
+ * (`sh -c "exec npx srv --api-key S3cret"`, `--token=S3cret`, `-k S3cret`): its words split as a
+ * shell splits them, or at white space and shell operators where it holds some. A placeholder,
+ * path, boolean or short number is none. An argument of one word has none (the flag rules of the
+ * list apply to it).
+ *
+ * Source: SPEC §5.2 ("secrets masked"), field case F11; review of session 18 (a flag's secret in
+ * `sh -c` was shown in the diff and copied to the stash).
+ * @param value - One argument.
+ * @returns The values, in order.
+ */
+function commandFlagSecrets(value: string): string[] {
+  if (!/\S\s+\S/.test(value)) return [];
+  const words = splitShellCommand(value) ?? value.split(/[\s;&|()]+/).filter((word) => word !== "");
+  const found: string[] = [];
+  words.forEach((word, index) => {
+    const flag = FLAG.exec(word);
+    const name = flag?.[2];
+    const short = flag?.[1] === "-" && name !== undefined && SECRET_SHORT_FLAGS.has(name);
+    if (name === undefined || !(isSecretName(name) || short)) return;
+    const joined = flag?.[3];
+    const secret = joined ?? words[index + 1];
+    if (secret !== undefined && secret !== "" && !secret.startsWith("-") && isLiteralSecret(unquoted(secret)))
+      found.push(unquoted(secret));
+  });
+  return found;
+}
+
+/**
  * {@link isSecretArg} at a JSON level (a string inside a JSON-valued argument is level 1).
  * @param value - The text.
  * @param level - How many JSON levels enclose it.
@@ -206,6 +236,7 @@ function secretInText(value: string, level: number): boolean {
   const password = USERINFO.exec(value)?.[1];
   if (password !== undefined && !isPlaceholder(password)) return true;
   if (hasSecretPair(ASSIGNMENT, value) || hasSecretPair(QUERY, value)) return true;
+  if (commandFlagSecrets(value).length > 0) return true;
   const header = HEADER.exec(value);
   if (header !== null && isSecretName(header[1] ?? "") && isLiteralSecret(header[2] ?? "")) return true;
   return jsonSecrets(value, level).length > 0;
@@ -287,6 +318,7 @@ export function secretArgValues(args: readonly string[]): string[] {
     const password = USERINFO.exec(arg)?.[1];
     if (password !== undefined) values.push(password);
     values.push(...secretPairValues(ASSIGNMENT, arg));
+    values.push(...commandFlagSecrets(arg));
     values.push(...jsonSecrets(arg));
   }
   return values;

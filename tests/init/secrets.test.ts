@@ -175,6 +175,9 @@ describe("isSecretArg()", () => {
     ["a double-quoted export in sh -c", 'export API_KEY="S3cretDoubleQ"; exec npx srv'],
     ["a double-quoted value with an escaped quote", 'API_KEY="S3c\\"ret Q" exec srv'],
     ["a quote left open", "TOKEN='plainvalue7"],
+    ["a secret flag's value in sh -c", "exec npx srv --api-key S3cretFlagVal"],
+    ["a secret flag's = value in sh -c", "exec npx srv --api-key=S3cretFlagVal && echo ok"],
+    ["a quoted secret flag value in sh -c", "npx srv --token 'S3cretQuoted' --port 8080"],
   ])("isSecretArg() finds %s", (_name, value) => {
     expect(isSecretArg(value)).toBe(true);
   });
@@ -200,6 +203,9 @@ describe("isSecretArg()", () => {
     ["a double-quoted placeholder export", 'export API_KEY="$API_KEY"; exec npx srv'],
     ["an empty quoted assignment", "TOKEN='' exec srv"],
     ["a quoted plain assignment", 'DEBUG="1" exec srv'],
+    ["a secret flag's placeholder in sh -c", 'exec npx srv --api-key "$API_KEY"'],
+    ["a secret flag followed by another flag in sh -c", "exec npx srv --api-key --verbose"],
+    ["a secret-named measure flag's number in sh -c", "exec npx srv --max-tokens 1000"],
   ])("isSecretArg() passes %s", (_name, value) => {
     expect(isSecretArg(value)).toBe(false);
   });
@@ -208,6 +214,12 @@ describe("isSecretArg()", () => {
     const values = secretArgValues(["-c", `GITHUB_TOKEN='S3cretSingleQ' API_KEY="a\\"b" exec npx srv`]);
     expect(values).toContain("S3cretSingleQ");
     expect(values).toContain('a"b');
+  });
+
+  test("secretArgValues() gives a secret flag's value inside sh -c, without its quotes", () => {
+    const values = secretArgValues(["-c", "exec npx srv --token 'S3cretQuoted' --port 8080"]);
+    expect(values).toContain("S3cretQuoted");
+    expect(hasSecretArgs(["sh", "-c", "exec npx srv --api-key S3cretFlagVal"])).toBe(true);
   });
 
   test("hasSecretArgs() counts a Bearer credential (no stash for it)", () => {
