@@ -283,6 +283,13 @@ export function identify(raw: string | undefined, canonical: string): Identity {
     }
     return { kind: "phone", id, keys, token: true };
   }
+  if (uri !== undefined) {
+    // A phone URI whose number is not read alone (`sms:+1…&to=+44…`, `sms:?to=+44…`): its numbers
+    // are probed (taint only), the value its own identity.
+    const numbers = numberKeysIn(`${uri.number}${uri.rest}`);
+    if (numbers.length > 0)
+      return { kind: "string", id: canonical, keys: [canonical, ...new Set(numbers)], token: true };
+  }
   if (isIbanShaped(canonical)) {
     const id = canonical.replaceAll(" ", "").toUpperCase();
     return { kind: "iban", id, keys: [id], token: true };

@@ -432,6 +432,8 @@ describe("a phone URI with parameters or a query after a trusted number", () => 
     "tel:+15550001111;x=+442079460958",
     "whatsapp:+15550001111?to=+442079460958",
     "sms:+15550001111?cc=+44 20 7946 0958",
+    "sms:+15550001111&to=+442079460958",
+    "sms:?to=+442079460958",
   ])("evaluateSinkGate() denies %p: the planted number after the trusted one ★", (to) => {
     expect(gate(planted(), rules, { to }, { schema }).verdict).toBe("deny");
   });
