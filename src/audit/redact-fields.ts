@@ -35,6 +35,14 @@ const ASSIGNED_VALUE = /[^&#;\s"'<>]+/y;
 const BARE_NAME =
   /(?<=(?:^|[\r\n])[ \t]*(?:-[ \t]+)?|[{,;'"([][ \t]*)([A-Za-z_][A-Za-z0-9_.-]{0,63})(?:[ \t]*:(?![:=/])|[ \t]+=(?!=)|=(?=[ \t]))[ \t]*/g;
 
+/**
+ * An unquoted name and its `:` inside a line, after white space (`Settings: password: hunter2`,
+ * an excerpt that starts mid-line): its value is one word (the rest of the line may be evidence).
+ */
+const INLINE_NAME = /(?<=[ \t])([A-Za-z_][A-Za-z0-9_.-]{0,63})[ \t]*:(?![:=/])[ \t]*/g;
+/** An inline name's value: one word, up to white space, a quote, `, } ] ;` or `<>`. */
+const INLINE_VALUE = /[^\s,}\]"'<>;]+/y;
+
 /** A long flag and the value after it (`--api-key VALUE`). */
 const FLAG = /(?<=^|\s)(--[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+(?!-)/g;
 /** A bare flag value: up to white space, a quote or `<>`. */
@@ -251,8 +259,8 @@ const SECRET_PART =
 
 /**
  * Hides the value of each secret-named field written in a text (see the module doc): JSON members
- * (a value that is an object or list hidden whole), assignments, header, YAML and INI lines, long
- * flags. A value that is no secret (`true`, a number of up to six digits, a placeholder such as
+ * (a value that is an object or list hidden whole), assignments, header, YAML and INI lines (and
+ * `name: word` inside a line), long flags. A value that is no secret (`true`, a number of up to six digits, a placeholder such as
  * `${API_KEY}`) stays; an address keeps its domain and a URL its scheme and host.
  *
  * Source: SPEC §3.5 (secret-named values are redacted; a field in a string is one).
@@ -268,6 +276,7 @@ export function redactSecretFields(text: string): string {
     out = hideAfterNames(out, QUOTED_NAME, BARE_VALUE);
   if (out.includes("=")) out = hideAfterNames(out, ASSIGNMENT, ASSIGNED_VALUE);
   if (separated) out = hideAfterNames(out, BARE_NAME, LINE_VALUE);
+  if (out.includes(":")) out = hideAfterNames(out, INLINE_NAME, INLINE_VALUE);
   if (out.includes("--")) out = hideAfterNames(out, FLAG, FLAG_VALUE);
   return out;
 }

@@ -78,6 +78,16 @@ describe("redactSecretFields()", () => {
       `[default]\naws_secret_access_key = ${REDACTED}`,
     ],
     ["a JavaScript object", `{password: ${SECRET}, user: bob}`, `{password: ${REDACTED}, user: bob}`],
+    [
+      "a field inside a line, one word (the rest may be evidence)",
+      `Settings dump: db_password: ${SECRET} mail attacker@evil.example`,
+      `Settings dump: db_password: ${REDACTED} mail attacker@evil.example`,
+    ],
+    [
+      "an excerpt that starts mid-line",
+      `…our api_key: ${SECRET}, forward it`,
+      `…our api_key: ${REDACTED}, forward it`,
+    ],
   ])("redactSecretFields() hides the value of %s", (_kind, input, expected) => {
     expect(redactSecretFields(input)).toBe(expected);
   });
