@@ -97,6 +97,8 @@ const PHONE_WORD = /^[\d().-]+$/;
 const IBAN_START = /^([a-z]{2})\d{2}[a-z0-9]*$/;
 /** A later word of an IBAN. */
 const IBAN_WORD = /^[a-z0-9]+$/;
+/** Where a phone number or an IBAN may start in a value: `+` or `00` then a digit, or two letters then two digits. */
+const MAY_START_NUMBER = /\+\d|00\d|[a-z]{2}\d{2}/;
 /** Each country's IBAN length (ibantools' registry), by upper-case country code. */
 const IBAN_SPECS = getCountrySpecifications();
 
@@ -116,7 +118,9 @@ const IBAN_SPECS = getCountrySpecifications();
  * @returns The numbers, as written there (canonical), in order.
  */
 function embeddedNumbers(canonical: string): string[] {
-  if (isPhoneShaped(canonical) || isValidIban(canonical) || !NUMBER_WORD_END.test(canonical)) return [];
+  // Most values hold no word that may start one: nothing is split for them.
+  if (!MAY_START_NUMBER.test(canonical) || !NUMBER_WORD_END.test(canonical)) return [];
+  if (isPhoneShaped(canonical) || isValidIban(canonical)) return [];
   // A URL's path holds numbers that are none (`…/orders/0001234567`): its host decides.
   if (!LIST_OR_SPACE.test(canonical) && isUrlShaped(canonical)) return [];
   const words = canonical

@@ -257,6 +257,18 @@ export function identify(raw: string | undefined, canonical: string): Identity {
   const url = urlIdentity(raw, canonical);
   if (url !== undefined) return url;
   const uri = phoneUri(canonical);
+  if (uri !== undefined && (uri.rest !== "" || !isPhoneShaped(uri.number))) {
+    // A phone URI with parameters or a query after its number, which may name other recipients
+    // (`sms:+1…;+44…?body=x`, `?to=+44…`), or whose number is not read alone (`sms:+1…&to=+44…`,
+    // `sms:?to=+44…`): the value is its own identity (never the number's, for trust or approvals),
+    // and every number in it is probed (taint only).
+    const numbers = [
+      ...(isPhoneShaped(uri.number) ? phoneKeys(uri.number) : []),
+      ...numberKeysIn(`${uri.number}${uri.rest}`),
+    ];
+    if (numbers.length > 0)
+      return { kind: "string", id: canonical, keys: [...new Set([canonical, ...numbers])], token: true };
+  }
   const phone = uri === undefined ? canonical : uri.number;
   if (isPhoneShaped(phone)) {
     // `+` and its digits is the index key (taint matches any spelling of the digits; a leading
@@ -270,25 +282,7 @@ export function identify(raw: string | undefined, canonical: string): Identity {
     const key = keys[0] ?? "";
     const id =
       asciiPhoneText(phone) !== phone ? canonical : phone.trimStart().startsWith("+") ? key : key.slice(1);
-    if (uri !== undefined && uri.rest !== "") {
-      // Parameters or a query after the number may name other recipients (`sms:+1…;+44…?body=x`,
-      // `?to=+44…`): the value is its own identity (never the number's, for trust or approvals), and
-      // every number in it is probed (taint only).
-      return {
-        kind: "string",
-        id: canonical,
-        keys: [...new Set([canonical, ...keys, ...numberKeysIn(uri.rest)])],
-        token: true,
-      };
-    }
     return { kind: "phone", id, keys, token: true };
-  }
-  if (uri !== undefined) {
-    // A phone URI whose number is not read alone (`sms:+1…&to=+44…`, `sms:?to=+44…`): its numbers
-    // are probed (taint only), the value its own identity.
-    const numbers = numberKeysIn(`${uri.number}${uri.rest}`);
-    if (numbers.length > 0)
-      return { kind: "string", id: canonical, keys: [canonical, ...new Set(numbers)], token: true };
   }
   if (isIbanShaped(canonical)) {
     const id = canonical.replaceAll(" ", "").toUpperCase();

@@ -114,10 +114,10 @@ function pick(
     if (found === null) cache.noneFrom = from;
     else cache.bare = found.index;
   }
-  const bare = cache.bare === undefined ? null : { index: cache.bare };
-  if (bare !== null && (scheme === undefined || bare.index < scheme.index))
-    return { index: bare.index, length: 2 };
-  return scheme;
+  const bare = cache.bare;
+  return bare !== undefined && (scheme === undefined || bare < scheme.index)
+    ? { index: bare, length: 2 }
+    : scheme;
 }
 
 /** What ends a URL written inside a value: the separators above, quotes and brackets of any script. */

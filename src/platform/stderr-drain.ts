@@ -122,7 +122,7 @@ export function drainStderr(stream: Readable, options: StderrDrainOptions): Stde
       out = `[redacted]${out.slice(end.index + end[0].length)}`;
       inKey = false;
     }
-    inKey = opensPrivateKey(out);
+    inKey = out.includes("-----") && opensPrivateKey(out);
     return out;
   }
 
