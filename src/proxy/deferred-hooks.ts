@@ -14,7 +14,7 @@
  */
 
 import { errorText } from "../engine/index.ts";
-import type { RelayContext, RelayHooks } from "./relay-hooks.ts";
+import type { InitializeDecision, RelayContext, RelayHooks } from "./relay-hooks.ts";
 
 /** Builds the real hooks (the gate) for a relay; may take a while. */
 export type HooksLoader = (context: RelayContext) => Promise<RelayHooks>;
@@ -80,12 +80,24 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
 
   return {
     onClientInitialize: (request) => {
+      // The real hooks hear of the handshake first, with what happened meanwhile and before anything
+      // waiting for them: a `tools/list` the client sends right behind its `initialize` must not
+      // find them without it (they would register the server without the result's serverInfo, and
+      // no pack matched by serverInfo.name would apply; field case F08's pipelined start).
+      let verdict: Promise<InitializeDecision> | undefined;
+      observe((hooks) => {
+        try {
+          verdict = Promise.resolve(hooks.onClientInitialize(request));
+        } catch (error) {
+          verdict = Promise.reject(error);
+        }
+      });
       // The policy files were validated before the spawn: the gate's own verdict follows, and a
       // refusal then ends the session before anything can be decided ungated. The gate starts
       // loading once this task has written the `initialize` to the upstream.
       setTimeout(() => {
         ready()
-          .then((hooks) => hooks.onClientInitialize(request))
+          .then(() => verdict ?? Promise.reject(new Error("the gate did not take the initialize")))
           .then(
             (decision) => (decision.kind === "error" ? context.endSession(decision.exitCode) : undefined),
             // A gate that failed to build has ended the session already; one whose own verdict

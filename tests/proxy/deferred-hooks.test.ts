@@ -100,6 +100,23 @@ describe("deferredHooks()", () => {
     expect(gate.seen).toEqual(["initialize result", "initialized", "noise upstream", "call echo"]);
   });
 
+  test("deferredHooks() hands the gate the client's initialize before a tools/list sent right behind it", async () => {
+    const gate = controlledGate({
+      onClientInitialize: () => {
+        gate.seen.push("initialize");
+        return { kind: "forward" };
+      },
+      whenReady: async () => void gate.seen.push("ready"),
+    });
+    const r = memoryRelay((context) => deferredHooks(context, gate.load));
+    r.fromClient(INITIALIZE);
+    r.fromClient({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    await settle();
+    gate.finish();
+    await settle();
+    expect(gate.seen.slice(0, 2)).toEqual(["initialize", "ready"]);
+  });
+
   test("deferredHooks() answers a waiting tools/call with an error and ends the session with 1 when the gate fails", async () => {
     const gate = controlledGate();
     const r = memoryRelay((context) => deferredHooks(context, gate.load));
