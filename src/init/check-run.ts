@@ -124,7 +124,13 @@ export async function runCheck(
     io.err("bouncer: Check incomplete: a client config could not be read\n");
     return 2;
   }
-  if (problems === 0) io.err("Every stdio server is wrapped\n");
+  if (problems === 0)
+    // Not "every stdio server is wrapped" when there was none: only remote (or unwrappable) entries.
+    io.err(
+      rows.some((row) => row.status !== "skipped")
+        ? "Every stdio server is wrapped\n"
+        : "No stdio servers in the selected configs (skipped entries are not wrapped by Bouncer)\n",
+    );
   return problems > 0 ? 1 : 0;
 }
 

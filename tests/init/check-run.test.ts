@@ -375,6 +375,8 @@ describe("runCheck()", () => {
     const result = await runBouncer("init", ["--check", "--config", file], { cwd: dir });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/\nskipped +Sentry +.+ remote server \(url\)\n/);
+    expect(result.stderr).toContain("No stdio servers in the selected configs");
+    expect(result.stderr).not.toContain("Every stdio server is wrapped");
   });
 
   test("init --check exits 2 on a file that does not parse", async () => {
