@@ -17,7 +17,7 @@ import {
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { signalProcessTree } from "../platform/kill-tree.ts";
-import { spawnUpstream, type UpstreamProcess } from "../platform/spawn-upstream.ts";
+import { spawnUpstream, type UpstreamExit, type UpstreamProcess } from "../platform/spawn-upstream.ts";
 import { killUpstreamNow, stopUpstream } from "../platform/stop-upstream.ts";
 
 /** How to start the server. */
@@ -103,7 +103,12 @@ export class GroupStdioTransport implements Transport {
         this.onmessage?.(message);
       }
     });
-    void server.exited.then(() => this.#finish());
+    void server.exited.then((exit) => {
+      // Exited on its own (not stopped by close()): that, with its code, is why the handshake or
+      // the listing failed, not the SDK's bare "Connection closed" (a newcomer's test of doctor).
+      if (this.#stopping === undefined && this.#failure === undefined) this.#failure = exitReason(exit);
+      this.#finish();
+    });
   }
 
   /**
@@ -174,8 +179,9 @@ export class GroupStdioTransport implements Transport {
   }
 
   /**
-   * Why the transport gave the server up on its own (a line over the SDK's 10 MiB limit), if it did:
-   * it is then closed (pending requests fail with "Connection closed") and the server is stopped.
+   * Why the transport ended on its own, if it did: the server exited before it was closed (`The
+   * server exited (code 3)`), or the transport gave it up (a line over the SDK's 10 MiB limit), then
+   * closed (pending requests fail with "Connection closed") and the server is stopped.
    */
   get failure(): string | undefined {
     return this.#failure;
@@ -211,4 +217,16 @@ export class GroupStdioTransport implements Transport {
     this.#closed = true;
     this.onclose?.();
   }
+}
+
+/**
+ * Why a server that exited on its own ended the session.
+ * @param exit - How it ended.
+ * @returns E.g. `The server exited (code 3)`, `The server exited (signal SIGKILL)`.
+ */
+function exitReason(exit: UpstreamExit): string {
+  if (exit.error !== undefined) return `The server could not run: ${exit.error}`;
+  return exit.signal !== null
+    ? `The server exited (signal ${exit.signal})`
+    : `The server exited (code ${exit.code})`;
 }

@@ -48,6 +48,27 @@ describe("launchServer", () => {
   });
 
   test.if(process.platform !== "win32")(
+    "launchServer names a server's own exit and its code, not the SDK's Connection closed",
+    async () => {
+      const dir = tempDir("bouncer-doctor-");
+      dirs.push(dir);
+      const result = await launchServer(
+        {
+          command: "sh",
+          args: ["-c", "echo starting >&2; exit 3"],
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+          cwd: dir,
+        },
+        { timeoutMs: 20_000 },
+      );
+      expect(result.status).toBe("error");
+      expect(result.error).toBe("The server exited (code 3)");
+      expect(result.stderrTail).toContain("starting");
+    },
+    30_000,
+  );
+
+  test.if(process.platform !== "win32")(
     "launchServer stops the group of a server that exited first, leaving a child running",
     async () => {
       const dir = tempDir("bouncer-doctor-");
