@@ -9,6 +9,7 @@ import { asciiPhoneText } from "./phone-text.ts";
 import { schemeLessHost } from "./scheme-less-hosts.ts";
 import {
   asciiDomainAddress,
+  hostKey,
   isEmailShaped,
   isHostShaped,
   isIbanShaped,
@@ -154,6 +155,24 @@ export function otherReadingHost(raw: string): string | undefined {
   return host === "" || /[\s\\[\]]/.test(host) ? undefined : host.toLowerCase();
 }
 
+/**
+ * A URL host as recorded text would index it: percent escapes decoded (an opaque host keeps them),
+ * lower-cased, non-ASCII labels in punycode (`hostKey`).
+ * @param host - A host as the WHATWG parser gives it, or as written.
+ * @returns The key; the host itself when it decodes to nothing else.
+ */
+function textHostKey(host: string): string {
+  let decoded = host;
+  if (host.includes("%")) {
+    try {
+      decoded = decodeURIComponent(host);
+    } catch {
+      decoded = host;
+    }
+  }
+  return hostKey(decoded.toLowerCase());
+}
+
 function urlIdentity(raw: string | undefined, canonical: string): UrlIdentity | undefined {
   const fromRaw = raw !== undefined && readsAsUrl(raw) ? parseUrl(raw) : undefined;
   const same = fromRaw !== undefined && raw?.toLowerCase() === canonical;
@@ -175,6 +194,13 @@ function urlIdentity(raw: string | undefined, canonical: string): UrlIdentity | 
   // `evil.example` taints `https://hooks.example\@evil.example/`.
   const other = trustable || raw === undefined ? undefined : otherReadingHost(raw);
   if (other !== undefined && !hosts.includes(other)) hosts.push(other);
+  // A host of a scheme the WHATWG parser does not know (`s3://`, `sftp://`) is opaque: kept
+  // percent-encoded (`s3://bücher.example` → `b%C3%BCcher.example`) and in its case; text indexes a
+  // host lower-cased and in punycode (`hostKey`), so that form is probed too (taint only).
+  for (const host of [...hosts]) {
+    const key = textHostKey(host);
+    if (key !== host) hosts.push(key);
+  }
   // `evil.example.` is the DNS name `evil.example`: probe it as the text would index it (taint only).
   for (const host of [...hosts]) if (host.endsWith(".")) hosts.push(host.replace(/\.+$/, ""));
   // `[::ffff:7f00:1]` (written `[::ffff:127.0.0.1]`) reaches `127.0.0.1` (taint only).

@@ -28,6 +28,7 @@ import {
 import { type VariantShapes, withTokenVariants } from "./token-variants.ts";
 import { scanUrlIpv4Hosts } from "./url-ipv4.ts";
 import { scanIpv6Hosts } from "./url-ipv6.ts";
+import { scanUrlLabelHosts } from "./url-label-hosts.ts";
 
 /** An address starting exactly at `lastIndex` (its start is found by scanning back from `@`). */
 const EMAIL_AT = /[\p{L}\p{M}\p{N}._+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+/uy;
@@ -152,6 +153,7 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
     });
   }
   scanUrlIpv4Hosts(text, report);
+  scanUrlLabelHosts(text, report);
   if (text.includes(":")) scanIpv6Hosts(text, report);
   if (at || text.includes("#")) {
     each(text, {
@@ -190,7 +192,8 @@ const NON_ASCII = /[\u0080-\uffff]/;
  * Finds every destination-shaped token in canonical text, each reported with its span and the key
  * a destination identity is looked up by: emails as written, hosts in ASCII form with their parent
  * domains, handles and channels with and without their sigil, phones as `+` and digits, IBANs upper
- * case without spaces, alphanumeric tokens (6–64 characters, with a digit) as written. ASCII text is
+ * case without spaces, alphanumeric tokens (6–64 characters, with a digit) as written, and the host
+ * of a URL that is one label (`s3://exfil-bucket/x`: `url-label-hosts.ts`). ASCII text is
  * scanned without building a string per token (a key that is a slice of the text is reported as its
  * offsets).
  *
@@ -223,6 +226,7 @@ function scanShapes(text: string, visit: FoundVisitor): void {
   if (at && text.includes('"@')) quotedAddresses(text, keyReporter(found, visit));
   if (text.includes(".")) scanHosts(scan);
   scanUrlIpv4Hosts(text, keyReporter(found, visit));
+  scanUrlLabelHosts(text, keyReporter(found, visit));
   if (text.includes(":")) scanIpv6Hosts(text, keyReporter(found, visit));
   if (at || text.includes("#")) scanHandles(scan);
   if (!/[0-9]/.test(text)) return;

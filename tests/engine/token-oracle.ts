@@ -15,6 +15,7 @@ import {
 import { tokenVariants } from "../../src/engine/token-variants.ts";
 import { scanUrlIpv4Hosts } from "../../src/engine/url-ipv4.ts";
 import { scanIpv6Hosts } from "../../src/engine/url-ipv6.ts";
+import { scanUrlLabelHosts } from "../../src/engine/url-label-hosts.ts";
 
 const SHAPES = { isEmail: isEmailShaped, isHost: isHostShaped };
 
@@ -106,6 +107,8 @@ export function oracleTokens(text: string, found: Visit): void {
   // IPv4 hosts of URLs in another notation, as the WHATWG parser reads them (one regex: its own cases
   // are in url-ipv4.test.ts).
   scanUrlIpv4Hosts(text, (key, span) => visit(key, span.start, span.start + span.length));
+  // Hosts of one label of URLs (their own cases are in url-label-hosts.test.ts).
+  scanUrlLabelHosts(text, (key, span) => visit(key, span.start, span.start + span.length));
   // IPv6 addresses, as the WHATWG parser writes them (their own cases are in url-ipv6.test.ts).
   scanIpv6Hosts(text, (key, span) => visit(key, span.start, span.start + span.length));
   if (at || text.includes("#")) {
