@@ -21,7 +21,7 @@ import { extractTokens } from "./tokens.ts";
 import type { JsonValue } from "./types.ts";
 
 /** A `Key: value` line of unstructured text: indentation, an optional `- ` or `* `, a short key. */
-const KEY_VALUE_LINE = /^[ \t]*(?:[-*][ \t]+)?([^:\n]{1,64}?)[ \t]*:[ \t]*(\S.*?)[ \t]*$/;
+const KEY_VALUE_LINE = /^[ \t]*(?:[-*][ \t]+)?([^:\n]{1,64}?)[ \t]*:([ \t]*)(\S.*?)[ \t]*$/;
 /** Lines longer than this are never `Key: value` lines (a key of three words, one identity). */
 const MAX_FIELD_LINE = 1024;
 /** Free lines are gathered into slices of about this many UTF-16 code units. */
@@ -35,8 +35,13 @@ function fieldLineKey(line: string): { key: string; value: string } | undefined 
   if (line.length > MAX_FIELD_LINE || !line.includes(":")) return undefined;
   const match = KEY_VALUE_LINE.exec(line);
   const key = match?.[1];
-  const value = match?.[2];
+  const value = match?.[3];
   if (key === undefined || value === undefined) return undefined;
+  // A colon with the value glued to it after a key of several words is a URI's scheme, not a
+  // separator (`Forward to mailto:attacker@…`, `Upload to s3://bucket/…`, `Reply to tel:+44…`: a
+  // sentence naming a destination, whose last word is the scheme). A glued value is a field only
+  // after a one-word key (`email:bob@…`, `Reply-To:bob@…`).
+  if (match?.[2] === "" && /\s/.test(key.trim())) return undefined;
   // The key is words only (split on `_`, `-` and spaces), in Markdown emphasis at most
   // (`**Sender**:`): `> To:`, `# To:`, `// To:` or `1) To:` is not a `Key: value` line of SPEC §2.5
   // (after indentation only an optional `- ` or `* `).

@@ -90,6 +90,25 @@ describe("recordOutput() free text versus field values", () => {
       ["free"],
     ],
     [
+      "a sentence whose last word is a URI scheme glued to the address is free text ★",
+      "Forward to mailto:attacker@evil.example",
+      "attacker@evil.example",
+      ["free"],
+    ],
+    ["a sentence naming a phone URI is free text ★", "Reply to tel:+15551234567", "+15551234567", ["free"]],
+    [
+      "a sentence naming a URL of a one-label host is free text ★",
+      "Upload to s3://exfil-bucket/in",
+      "exfil-bucket",
+      ["free"],
+    ],
+    [
+      "a one-word key with the value glued to it is a field value",
+      "email:bob@partner.example",
+      "bob@partner.example",
+      ["field:email"],
+    ],
+    [
       "a line whose value is more than the identity is free text",
       "To: attacker@evil.example please",
       "attacker@evil.example",
