@@ -24,6 +24,7 @@ import {
   hostSuffixes,
   isEmailShaped,
   isHostShaped,
+  isPhoneShaped,
 } from "./token-shapes.ts";
 import { type VariantShapes, withTokenVariants } from "./token-variants.ts";
 import { scanUrlIpv4Hosts } from "./url-ipv4.ts";
@@ -120,12 +121,54 @@ function phonesAndIbans(text: string, scan: { readonly iban: RegExp; readonly re
     pattern: PHONE,
     visit: (match, start) => {
       for (const key of phoneKeys(match)) report(key, { start, length: match.length });
+      phoneRuns(match, (run, at) => {
+        for (const key of phoneKeys(run)) report(key, { start: start + at, length: run.length });
+      });
     },
   });
   each(text, {
     pattern: scan.iban,
     visit: (match, start) => ibanKeys(match, (key) => report(key, { start, length: match.length })),
   });
+}
+
+/** Digits the other side of a space must have for a phone match to be split there (a sort code's 6). */
+const SPLIT_SIDE_DIGITS = 6;
+
+/** How many ASCII digits a text holds. */
+function digitCount(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) n += 1;
+  }
+  return n;
+}
+
+/**
+ * The numbers a phone match holds on word boundaries, before or after one of its spaces, when both
+ * sides are numbers of their own: the phone pattern runs on over a space into the next group of
+ * digits, so `12-34-56 12345678` (a sort code, then an account number) is one match, and `12345678`
+ * — a token of the text, sent alone — was indexed by nothing (SPEC §2.5: "on token boundaries"). A
+ * side is a number of its own with {@link SPLIT_SIDE_DIGITS} digits or more, and the run kept must
+ * be phone-shaped: the groups of one number (`+1 555 123 4567`) are not split.
+ *
+ * Source: SPEC §2.5 "Index, not rescans"; hostile hunt of the sink gate.
+ * @param match - A match of the phone pattern (ASCII digits).
+ * @param visit - Called with each such run and its offset in the match, prefixes first.
+ * @returns Nothing.
+ * @example phoneRuns("12-34-56 12345678", (run) => run) // visits "12345678"
+ */
+function phoneRuns(match: string, visit: (run: string, at: number) => void): void {
+  if (!match.includes(" ")) return;
+  for (let at = match.indexOf(" "); at !== -1; at = match.indexOf(" ", at + 1)) {
+    const before = match.slice(0, at);
+    if (digitCount(match.slice(at)) >= SPLIT_SIDE_DIGITS && isPhoneShaped(before)) visit(before, 0);
+  }
+  for (let at = match.indexOf(" "); at !== -1; at = match.indexOf(" ", at + 1)) {
+    const after = match.slice(at + 1);
+    if (digitCount(match.slice(0, at)) >= SPLIT_SIDE_DIGITS && isPhoneShaped(after)) visit(after, at + 1);
+  }
 }
 
 /** The token patterns on text with characters above U+007F (Unicode classes, keys built as strings). */

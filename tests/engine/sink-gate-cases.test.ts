@@ -599,3 +599,16 @@ describe("a sentence naming a destination by a URI, not a Key: value line (SPEC 
     expect(gate(state, sinkRules({ sinks: ["to"] }), { to: "bob@partner.example" }).verdict).toBe("ask");
   });
 });
+
+describe("a number of output run on into the digits beside it (SPEC §2.5: on token boundaries) ★", () => {
+  const pay = sinkRules({ sinks: ["account_number"], tool: "send_money" });
+  const schema = schemaOf("account_number", "sort_code", "amount");
+  test.each([
+    ["Pay to sort code 12-34-56 12345678 today.", "12345678"],
+    ["Pay to account 12345678 20-00-00 today.", "12345678"],
+  ])("evaluateSinkGate() denies the number of %p sent alone as %p", (text, account) => {
+    const state = createEngineState();
+    recordResult(state, { tool: "read_page", seq: 1, value: textResult(text) });
+    expect(gate(state, pay, { account_number: account }, { schema }).verdict).toBe("deny");
+  });
+});

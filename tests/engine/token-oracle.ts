@@ -4,6 +4,7 @@
  * @module
  */
 
+import { phoneKeys } from "../../src/engine/phone-iban-keys.ts";
 import { asciiPhoneText } from "../../src/engine/phone-text.ts";
 import {
   asciiDomainAddress,
@@ -11,6 +12,7 @@ import {
   hostSuffixes,
   isEmailShaped,
   isHostShaped,
+  isPhoneShaped,
 } from "../../src/engine/token-shapes.ts";
 import { tokenVariants } from "../../src/engine/token-variants.ts";
 import { scanUrlIpv4Hosts } from "../../src/engine/url-ipv4.ts";
@@ -127,6 +129,23 @@ export function oracleTokens(text: string, found: Visit): void {
     if (prefix) visit(`+${digits.slice(prefix[0].length)}`, start, start + match.length);
     // The last nine digits, which a national and an international spelling share.
     if (digits.length >= 9) visit(`tel-tail:${digits.slice(-9)}`, start, start + match.length);
+    // The numbers before or after a space that are phones themselves, beside another number of 6
+    // digits or more (`12-34-56 12345678`).
+    const words = match.split(" ");
+    const runs: [string, number][] = [];
+    const digitsOf = (part: string): number => part.replace(/[^0-9]/g, "").length;
+    for (let k = 1; k < words.length; k += 1) {
+      const before = words.slice(0, k).join(" ");
+      if (digitsOf(words.slice(k).join(" ")) >= 6) runs.push([before, 0]);
+    }
+    for (let k = 1; k < words.length; k += 1) {
+      const after = words.slice(k).join(" ");
+      if (digitsOf(words.slice(0, k).join(" ")) >= 6) runs.push([after, match.length - after.length]);
+    }
+    for (const [run, at] of runs) {
+      if (!isPhoneShaped(run)) continue;
+      for (const key of phoneKeys(run)) visit(key, start + at, start + at + run.length);
+    }
   });
   each(text, patterns.iban, (match, start) =>
     ibanKeys(match, (key) => visit(key, start, start + match.length)),

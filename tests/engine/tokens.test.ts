@@ -62,22 +62,24 @@ describe("extractTokens()", () => {
     [
       "a phone with a 00 call prefix also as + and the digits after it",
       "call 00 1 555 123 4567",
-      ["+0015551234567", "+15551234567", "tel-tail:551234567"],
+      // `123 4567` beside six digits is a number of its own too (a sort code and an account).
+      ["+0015551234567", "+1234567", "+15551234567", "tel-tail:551234567"],
     ],
     [
       "a phone with a 011 call prefix also as + and the digits after it",
       "call 011 44 20 7946 0958",
-      ["+011442079460958", "+442079460958", "tel-tail:079460958"],
+      ["+0114420", "+011442079460958", "+442079460958", "+79460958", "tel-tail:079460958"],
     ],
     [
       "a phone written with + and then 00 as + and its digits only",
       "call +00 1 555 123 4567",
-      ["+0015551234567", "tel-tail:551234567"],
+      ["+0015551234567", "+1234567", "tel-tail:551234567"],
     ],
     [
       "an IBAN and its grouped prefixes",
       "pay de89 3704 0044 0532 0130 00",
       [
+        "+00440532", // … and so are the groups after six digits of them
         "+89370400440532", // its digits are phone-shaped too
         "DE89370400440532",
         "DE893704004405320130",
