@@ -26,7 +26,7 @@ import {
   isHostShaped,
   isPhoneShaped,
 } from "./token-shapes.ts";
-import { type VariantShapes, withTokenVariants } from "./token-variants.ts";
+import { tokenVariants, type VariantShapes, withTokenVariants } from "./token-variants.ts";
 import { scanUrlIpv4Hosts } from "./url-ipv4.ts";
 import { scanIpv6Hosts } from "./url-ipv6.ts";
 import { scanUrlLabelHosts } from "./url-label-hosts.ts";
@@ -171,6 +171,20 @@ function phoneRuns(match: string, visit: (run: string, at: number) => void): voi
   }
 }
 
+/**
+ * The hosts a host with labels that are not ASCII stands for without glued punctuation
+ * (`tokenVariants` of the host as written: `_bücher.example_` → `bücher.example`); none for an
+ * ASCII host, whose key is its text and gets its variants from the scan's visitor.
+ *
+ * Source: SPEC §2.5 "Index, not rescans" (hosts also in punycode); hostile hunt of the sink gate.
+ * @param match - A host match of canonical text.
+ * @returns The variants (usually none).
+ */
+function unicodeHostVariants(match: string): string[] {
+  if (/^[\x21-\x7e]*$/.test(match) || !/^[._+-]|[._+-]$|[._+-]{2}/.test(match)) return [];
+  return tokenVariants(match, SHAPES);
+}
+
 /** The token patterns on text with characters above U+007F (Unicode classes, keys built as strings). */
 function scanUnicode(text: string, visit: FoundVisitor): void {
   const patterns = PATTERNS.unicode;
@@ -192,6 +206,11 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
         const last = match.slice(match.lastIndexOf(".") + 1);
         if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
         for (const key of hostSuffixes(hostKey(match))) report(key, { start, length: match.length });
+        // Glued punctuation is taken off the host as written, before punycode: `_bücher.example_`
+        // in punycode is `xn--_bcher-4ya.example_`, whose variants are no host anyone sends to.
+        for (const variant of unicodeHostVariants(match)) {
+          for (const key of hostSuffixes(hostKey(variant))) report(key, { start, length: match.length });
+        }
       },
     });
   }

@@ -104,6 +104,12 @@ export function oracleTokens(text: string, found: Visit): void {
       const last = match.slice(match.lastIndexOf(".") + 1);
       if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
       for (const key of hostSuffixes(hostKey(match))) visit(key, start, start + match.length);
+      // A non-ASCII host's glued punctuation is taken off before punycode.
+      if (/[^\x21-\x7e]/.test(match) && /^[._+-]|[._+-]$|[._+-]{2}/.test(match)) {
+        for (const variant of tokenVariants(match, SHAPES)) {
+          for (const key of hostSuffixes(hostKey(variant))) visit(key, start, start + match.length);
+        }
+      }
     });
   }
   // IPv4 hosts of URLs in another notation, as the WHATWG parser reads them (one regex: its own cases
