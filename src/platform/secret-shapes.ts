@@ -3,7 +3,7 @@
  * masks in a diff and keeps out of a config) and the audit log (what it redacts, SPEC §3.5): names
  * such as `api_key`, `accessToken`, `PGPASSWORD`, `MYSQL_PWD`, and token shapes of well-known
  * services (GitHub, OpenAI/Anthropic, Slack, AWS, JWT, Google, Stripe, GitLab, npm, Hugging Face,
- * SendGrid, Google OAuth, Linear, Perplexity), HTTP `Bearer`/`Basic` credentials and PEM private keys.
+ * SendGrid, Google OAuth, Linear, Perplexity, webhook signing secrets, PyPI, Vault, DigitalOcean), HTTP `Bearer`/`Basic` credentials and PEM private keys.
  * Edge (pure string work; the only state is a bounded cache of names).
  *
  * Source: SPEC §3.5 ("arguments named like secrets (token, password, secret, key, authorization,
@@ -223,7 +223,13 @@ export const TOKEN_SHAPES: readonly RegExp[] = [
   /(?<=\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?)basic\s+[a-z0-9+/]{8,}={0,2}/gi,
   /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}/gi, // Google API keys
   /(?<![A-Za-z0-9_])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}/g, // Stripe
-  /(?<![A-Za-z0-9_-])glpat-[0-9A-Za-z_-]{20,}/g, // GitLab
+  // GitLab: personal, runner, deploy, pipeline trigger, feed, incoming mail, OAuth and other tokens.
+  /(?<![A-Za-z0-9_-])gl(?:pat|rt|dt|ptt|ft|imt|soat|oas|cbt|agent|ffct)-[0-9A-Za-z_-]{20,}/g,
+  /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{20,}/g, // webhook signing secrets (Stripe, Svix)
+  /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{20,}/gi, // Google OAuth client secrets
+  /(?<![A-Za-z0-9_-])pypi-AgE(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{50,}/gi, // PyPI upload tokens
+  /(?<![A-Za-z0-9_.-])hv[sbr]\.[A-Za-z0-9_-]{20,}/g, // HashiCorp Vault service, batch, recovery tokens
+  /(?<![A-Za-z0-9_])do[por]_v1_[a-f0-9]{64}/gi, // DigitalOcean personal, OAuth and refresh tokens
   /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}/g, // npm
   /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}/g, // Hugging Face
   /(?<![A-Za-z0-9_])SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/gi, // SendGrid
@@ -253,7 +259,7 @@ export const URL_PASSWORD =
  * Source: SPEC §3.5, §5.2.
  */
 export const TOKEN_PREFIX_SOURCE =
-  "gh[pousr]_|github_pat_|sk-|xox[abposre]-|xapp-|a(?:kia|sia|bia|cca|gpa|ida|roa|ipa|npa|nva|pka)|eyj|aiza|[srp]k_(?:live|test)_|glpat-|npm_|hf_|sg\\.|ya29\\.|lin_api_|pplx-";
+  "gh[pousr]_|github_pat_|sk-|xox[abposre]-|xapp-|a(?:kia|sia|bia|cca|gpa|ida|roa|ipa|npa|nva|pka)|eyj|aiza|[srp]k_(?:live|test)_|gl(?:pat|rt|dt|ptt|ft|imt|soat|oas|cbt|agent|ffct)-|whsec_|gocspx-|pypi-age|hv[sbr]\\.|do[por]_v1_|npm_|hf_|sg\\.|ya29\\.|lin_api_|pplx-";
 
 /**
  * Searches for any of some patterns at once: the alternation of the case-sensitive ones and of the

@@ -84,10 +84,35 @@ describe("TOKEN_SHAPES", () => {
     ["Perplexity", fake("pplx-", "abcdefghijklmnopqrstuvwx")],
     ["AWS (ASIA)", fake("ASIA", "IOSFODNN7EXAMPLE")],
     ["HTTP Basic", fake("Basic ", "dXNlcjpwYXNz")],
+    ["GitLab runner", fake("glrt-", "abcdefghij1234567890")],
+    ["GitLab deploy", fake("gldt-", "abcdefghij1234567890")],
+    ["GitLab pipeline trigger", fake("glptt-", "0123456789abcdef01234567")],
+    ["webhook signing secret", fake("whsec_", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")],
+    ["Google OAuth client secret", fake("GOCSPX-", "1a2B3c4D5e6F7g8H9i0J1k2L3m4N")],
+    [
+      "PyPI",
+      fake("pypi-", "AgEIcHlwaS5vcmcCJGFiY2RlZjEyLTM0NTYtNzg5MC1hYmNkLWVmMDEyMzQ1Njc4OQACKlszLCJ4In1d"),
+    ],
+    ["Vault service", fake("hvs.", "CAESIJ1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P")],
+    ["DigitalOcean", fake("dop_v1_", "0123456789abcdef".repeat(4))],
   ])("the audit log redacts and init masks a %s token", (_kind, token) => {
     expect(hasTokenShape(`x ${token} y`)).toBe(true);
     expect(audit.redactText(`x ${token} y`)).toBe(`x ${audit.REDACTED} y`);
     expect(init.maskTokens(`x ${token} y`)).not.toContain(token);
+  });
+
+  test.each([
+    ["a PyPI package name", "pypi-agent-toolkit-for-the-model-context-protocol-servers"],
+    ["a Vault path", "hvs.example"],
+    ["a short webhook name", "whsec_rotation"],
+    ["a DigitalOcean word", "dop_v1_notes"],
+  ])("no token shape is found in %s", (_kind, text) => {
+    expect(hasTokenShape(`x ${text} y`)).toBe(false);
+  });
+
+  test("a newer token's start is redacted where a reason cut it, and its prefix kept where init masks it", () => {
+    expect(audit.redactCutTokens(`"x ${fake("glrt-", "abcdefgh")}…"`)).toBe(`"x ${audit.REDACTED}…"`);
+    expect(init.maskTokens(fake("hvs.", "CAESIJ1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P"))).toBe("hvs.********");
   });
 
   test("the audit log redacts every token shape, and a URL password beside them", () => {
