@@ -10,7 +10,8 @@
  * @module
  */
 
-import { isCountName, isSecretName } from "../platform/secret-shapes.ts";
+import { isCountName, isSecretName, SECRET_NAME_PART } from "../platform/secret-shapes.ts";
+import { type TextPair, textPairs } from "./labelled-text.ts";
 
 /** What a hidden value becomes (the same text as `REDACTED` of `redact.ts`, which imports this file). */
 const HIDDEN = "[redacted]";
@@ -206,16 +207,54 @@ function isSecretField(name: string): boolean {
 }
 
 /**
+ * Hides the value that starts at an offset, under a secret-like name: a string (quoted as the name
+ * is, or with `"`/`'`; a missing closing quote: to the end), an object or a list (hidden whole), or
+ * what `bare` finds.
+ * @param text - The text.
+ * @param start - Where the value starts.
+ * @param name - The name it is under (for what is shown of it).
+ * @param options - `escapes`: the backslashes before the name's quotes (JSON inside a JSON string);
+ *   `bare`: how a value that is no string, object or list is found (sticky).
+ * @returns Where the value ends and what it is written as, or undefined when there is none.
+ */
+function hiddenValueAt(
+  text: string,
+  start: number,
+  name: string,
+  options: { readonly escapes: string; readonly bare: RegExp },
+): { readonly end: number; readonly value: string } | undefined {
+  OPENING.lastIndex = start;
+  const opening = OPENING.exec(text)?.[0];
+  if (opening !== undefined) {
+    const found = stringEnd(text, start + opening.length, opening);
+    const inner = text.slice(start + opening.length, found.closed ? found.end - opening.length : found.end);
+    const shown = shownAs(inner, name);
+    return {
+      end: found.end,
+      value:
+        shown === inner ? text.slice(start, found.end) : `${opening}${shown}${found.closed ? opening : ""}`,
+    };
+  }
+  if (text[start] === "{" || text[start] === "[")
+    return { end: nestedEnd(text, start, `${options.escapes}"`), value: HIDDEN };
+  options.bare.lastIndex = start;
+  const found = options.bare.exec(text);
+  if (found === null) return undefined;
+  return { end: start + found[0].length, value: shownAs(found[0], name) };
+}
+
+/**
  * Replaces the value after each secret-named name that a pattern finds (the name and what follows
  * it in group 0, the name in the last group), scanning on after each value (what a hidden object
- * holds is gone with it). A value is a string (quoted as the name is, or with `"`/`'`; a missing
- * closing quote: to the end), an object or a list (hidden whole), or what `bare` finds.
+ * holds is gone with it). A value is read by {@link hiddenValueAt}. A value that starts at an offset
+ * in `kept` (a labelled pair's label, `labelled-text.ts`) is a name, and stays.
  * @param text - The text.
  * @param names - A global pattern as above.
  * @param bare - How a value that is no string, object or list is found (sticky).
+ * @param kept - Offsets of values that stay (default none).
  * @returns The text with those values hidden.
  */
-function hideAfterNames(text: string, names: RegExp, bare: RegExp): string {
+function hideAfterNames(text: string, names: RegExp, bare: RegExp, kept?: ReadonlySet<number>): string {
   let out = "";
   let from = 0;
   names.lastIndex = 0;
@@ -223,39 +262,46 @@ function hideAfterNames(text: string, names: RegExp, bare: RegExp): string {
     const name = match.at(-1) ?? "";
     if (!isSecretField(name)) continue;
     const start = match.index + match[0].length;
-    OPENING.lastIndex = start;
-    const opening = OPENING.exec(text)?.[0];
-    let end: number;
-    let value: string;
-    if (opening !== undefined) {
-      const found = stringEnd(text, start + opening.length, opening);
-      end = found.end;
-      const inner = text.slice(start + opening.length, found.closed ? end - opening.length : end);
-      const shown = shownAs(inner, name);
-      value = shown === inner ? text.slice(start, end) : `${opening}${shown}${found.closed ? opening : ""}`;
-    } else if (text[start] === "{" || text[start] === "[") {
-      end = nestedEnd(text, start, `${match.length > 2 ? (match[1] ?? "") : ""}"`);
-      value = HIDDEN;
-    } else {
-      bare.lastIndex = start;
-      const found = bare.exec(text);
-      if (found === null) continue;
-      end = start + found[0].length;
-      value = shownAs(found[0], name);
-    }
-    out += `${text.slice(from, start)}${value}`;
-    from = end;
-    names.lastIndex = Math.max(end, names.lastIndex);
+    if (kept?.has(start) === true) continue;
+    const escapes = match.length > 2 ? (match[1] ?? "") : "";
+    const hidden = hiddenValueAt(text, start, name, { escapes, bare });
+    if (hidden === undefined) continue;
+    out += `${text.slice(from, start)}${hidden.value}`;
+    from = hidden.end;
+    names.lastIndex = Math.max(hidden.end, names.lastIndex);
   }
   return from === 0 ? text : out + text.slice(from);
 }
 
 /**
- * What every secret-like name holds in some case (`isSecretName`: its secret words and endings,
- * `pass`), or a `%` (a percent-escaped name): a text with neither names no secret field.
+ * Hides the value of each labelled pair written in a text whose label is secret-like
+ * (`labelled-text.ts`: `{"name":"X-Api-Key","value":"…"}`, `<add key="ApiKey" value="…"/>`).
+ * @param text - The text.
+ * @param pairs - Its pairs (`textPairs`).
+ * @returns The text with those values hidden.
  */
-const SECRET_PART =
-  /token|pass|pwd|secret|key|auth|cookie|credential|pat|sig|otp|mfa|pin|cvv|cvc|mnemonic|%/i;
+function hidePairValues(text: string, pairs: readonly TextPair[]): string {
+  let out = "";
+  let from = 0;
+  for (const pair of pairs) {
+    if (!pair.secret || pair.valueAt < from) continue;
+    const hidden = hiddenValueAt(text, pair.valueAt, pair.name, { escapes: "", bare: BARE_VALUE });
+    if (hidden === undefined) continue;
+    out += `${text.slice(from, pair.valueAt)}${hidden.value}`;
+    from = hidden.end;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
+ * The offsets of the labels of the labelled pairs written in a text: names, not values, though
+ * under a secret-like member name (`"key": "ApiKey"`, `ParameterKey="DbPassword"`).
+ * @param text - The text.
+ * @returns The offsets (empty when it holds no pair).
+ */
+function labelOffsets(text: string): ReadonlySet<number> {
+  return new Set(textPairs(text).map((pair) => pair.labelAt));
+}
 
 /**
  * Hides the value of each secret-named field written in a text (see the module doc): JSON members
@@ -269,14 +315,19 @@ const SECRET_PART =
  * @example redactSecretFields('{"password":"hunter2"}') // => '{"password":"[redacted]"}'
  */
 export function redactSecretFields(text: string): string {
-  if (!SECRET_PART.test(text)) return text;
+  if (!SECRET_NAME_PART.test(text)) return text;
   let out = text;
   const separated = out.includes("=") || out.includes(":");
+  const pairs = separated ? textPairs(out) : [];
+  if (pairs.some((pair) => pair.secret)) out = hidePairValues(out, pairs);
+  const paired = pairs.some((pair) => pair.secretLabelName);
+  // A pair's label is a name: the passes below keep it (recomputed, as each pass moves offsets).
+  const kept = (): ReadonlySet<number> | undefined => (paired ? labelOffsets(out) : undefined);
   if (separated && (out.includes('"') || out.includes("'")))
-    out = hideAfterNames(out, QUOTED_NAME, BARE_VALUE);
-  if (out.includes("=")) out = hideAfterNames(out, ASSIGNMENT, ASSIGNED_VALUE);
-  if (separated) out = hideAfterNames(out, BARE_NAME, LINE_VALUE);
-  if (out.includes(":")) out = hideAfterNames(out, INLINE_NAME, INLINE_VALUE);
+    out = hideAfterNames(out, QUOTED_NAME, BARE_VALUE, kept());
+  if (out.includes("=")) out = hideAfterNames(out, ASSIGNMENT, ASSIGNED_VALUE, kept());
+  if (separated) out = hideAfterNames(out, BARE_NAME, LINE_VALUE, kept());
+  if (out.includes(":")) out = hideAfterNames(out, INLINE_NAME, INLINE_VALUE, kept());
   if (out.includes("--")) out = hideAfterNames(out, FLAG, FLAG_VALUE);
   return out;
 }

@@ -9,6 +9,7 @@
 
 import { createHash } from "node:crypto";
 import type { JsonValue } from "../engine/index.ts";
+import { isSecretPair, labelledPair } from "../platform/labelled-pairs.ts";
 import { cachedByName } from "../platform/name-cache.ts";
 import {
   anyOf,
@@ -195,25 +196,13 @@ function redactAt(
   return out;
 }
 
-/** Member names that label a `{name, value}` pair (`{"name": "Authorization", "value": "…"}`). */
-const LABEL_KEYS: ReadonlySet<string> = new Set([
-  "name",
-  "key",
-  "header",
-  "field",
-  "variable",
-  "label",
-  "env",
-]);
-/** Member names that hold a labelled pair's value. */
-const VALUE_KEYS: ReadonlySet<string> = new Set(["value", "val"]);
-
 /**
  * Which members of an object hold secrets: those with a secret-like name — except in a labelled
- * pair, as HTTP, Kubernetes and CI tools pass headers and environment variables
- * (`{"name": "DB_PASSWORD", "value": "…"}`, `{"key": "X-Api-Key", "value": "…"}`), where the label
- * is shown (a `key` member there is a name, not a key) and the value is a secret when the label is
- * secret-like.
+ * pair (`labelled-pairs.ts`), as HTTP, Kubernetes, CI and CloudFormation tools pass headers,
+ * variables and parameters (`{"name": "DB_PASSWORD", "value": "…"}`, `{"key": "X-Api-Key",
+ * "value": "…"}`, `{"headerName": "Authorization", "headerValue": "…"}`, `{"ParameterKey":
+ * "DbPassword", "ParameterValue": "…"}`), where the label is shown (a `key` member there is a name,
+ * not a key) and the value is a secret when a label is secret-like or its own name is.
  *
  * Source: SPEC §3.5 ("values of arguments named like secrets"): the label is the name.
  * @param object - An object of the value redacted.
@@ -221,16 +210,11 @@ const VALUE_KEYS: ReadonlySet<string> = new Set(["value", "val"]);
  * @returns From a member's key to whether its value is hidden.
  */
 export function secretMembers(object: object, keys: readonly string[]): (key: string) => boolean {
-  let label: string | undefined;
-  let valueKey: string | undefined;
-  for (const key of keys) {
-    const lower = key.toLowerCase();
-    if (LABEL_KEYS.has(lower) && typeof Reflect.get(object, key) === "string") label ??= key;
-    else if (VALUE_KEYS.has(lower)) valueKey ??= key;
-  }
-  if (label === undefined || valueKey === undefined) return isSecretName;
-  const secretLabel = isSecretName(String(Reflect.get(object, label)));
-  return (key) => (key === label ? false : key === valueKey ? secretLabel : isSecretName(key));
+  const pair = labelledPair(keys, (key) => typeof Reflect.get(object, key) === "string");
+  if (pair === undefined) return isSecretName;
+  const secretValue =
+    isSecretPair(pair, (key) => String(Reflect.get(object, key))) || isSecretName(pair.value);
+  return (key) => (key === pair.label ? false : key === pair.value ? secretValue : isSecretName(key));
 }
 
 /** A list element that is a flag alone (`--password`, `-token`): its name, dashes and all. */

@@ -100,10 +100,12 @@ const KEY_ENDING =
 /**
  * Splits a name into lower-case words at anything but a letter or digit and at camelCase
  * (`X-Api-Key`, `apiKey`, `APIKey`, `api_key` → `api`, `key`).
+ *
+ * Source: SPEC §3.5 (names like token, password, secret, key…: judged word by word).
  * @param name - A name (hostile: any string).
  * @returns Its words, lower-cased.
  */
-function nameWords(name: string): string[] {
+export function nameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
@@ -182,6 +184,16 @@ function isSecretPair(words: readonly string[]): boolean {
  * @example isSecretName("PGPASSWORD") // => true
  */
 export const isSecretName: (name: string) => boolean = cachedByName((name) => isSecretWords(nameWords(name)));
+
+/**
+ * What every secret-like name ({@link isSecretName}: its secret words and endings, `pass`) holds in
+ * some case, or a `%` (a percent-escaped name): a text with neither names no secret. A quick test
+ * before a text is searched for names.
+ *
+ * Source: SPEC §3.5.
+ */
+export const SECRET_NAME_PART: RegExp =
+  /token|pass|pwd|secret|key|auth|cookie|credential|pat|sig|otp|mfa|pin|cvv|cvc|mnemonic|%/i;
 
 /**
  * Whether a flag's name is secret-like under server identity recipe 1: a secret word anywhere in it

@@ -25,6 +25,36 @@ describe("redactSecretFields()", () => {
       `{\\"client_secret\\":\\"${REDACTED}\\"}`,
     ],
     [
+      "a labelled pair in a JSON body",
+      `[{"name":"X-Api-Key","value":"${SECRET}"},{"name":"Accept","value":"json"}]`,
+      `[{"name":"X-Api-Key","value":"${REDACTED}"},{"name":"Accept","value":"json"}]`,
+    ],
+    [
+      "a labelled pair in a JSON body, value first",
+      `{"value": "${SECRET}", "key": "Authorization"}`,
+      `{"value": "${REDACTED}", "key": "Authorization"}`,
+    ],
+    [
+      "a prefixed labelled pair in a JSON body",
+      `{"headerName":"Authorization","headerValue":"${SECRET}"}`,
+      `{"headerName":"Authorization","headerValue":"${REDACTED}"}`,
+    ],
+    [
+      "a CloudFormation parameter in JSON inside a JSON string",
+      `[{\\"ParameterKey\\":\\"DbPassword\\",\\"ParameterValue\\":\\"${SECRET}\\"}]`,
+      `[{\\"ParameterKey\\":\\"DbPassword\\",\\"ParameterValue\\":\\"${REDACTED}\\"}]`,
+    ],
+    [
+      "a .NET appSettings entry",
+      `<appSettings><add key="ApiKey" value="${SECRET}"/><add key="Mode" value="fast"/></appSettings>`,
+      `<appSettings><add key="ApiKey" value="${REDACTED}"/><add key="Mode" value="fast"/></appSettings>`,
+    ],
+    [
+      "a labelled pair whose label is no secret",
+      `{"key":"Content-Type","value":"application/json"}`,
+      `{"key":"Content-Type","value":"application/json"}`,
+    ],
+    [
       "a JSON member holding an object",
       `{"credentials":{"id":"${SECRET}"},"n":1}`,
       `{"credentials":${REDACTED},"n":1}`,
@@ -170,5 +200,27 @@ describe("redactText() with secret-named fields", () => {
     expect(line).not.toContain(SECRET);
     expect(line).toContain("https://api.example/x");
     expect(line).toContain("https://a.example");
+  });
+
+  test("toRecord() hides the value of a labelled pair, as an object and written in a string, and keeps its label", () => {
+    const headers = [{ headerName: "X-Api-Key", headerValue: SECRET }];
+    const record = toRecord(
+      {
+        event: "decision",
+        session: "s",
+        server: "http",
+        tool: "fetch",
+        args: {
+          headers,
+          body: JSON.stringify({ Parameters: [{ ParameterKey: "DbPassword", ParameterValue: SECRET }] }),
+        },
+        reason: `Argument "headers" = ${JSON.stringify(JSON.stringify(headers))} was seen`,
+      },
+      { ts: "2026-01-01T00:00:00.000Z", bouncer: "0" },
+    );
+    const line = JSON.stringify(record);
+    expect(line).not.toContain(SECRET);
+    expect(line).toContain("X-Api-Key");
+    expect(line).toContain("DbPassword");
   });
 });

@@ -39,6 +39,12 @@ describe("argumentSecrets()", () => {
     ).toEqual(["Zq9xLmP2vK", "token abc123xyz"]);
   });
 
+  test("argumentSecrets() takes a prefixed labelled pair's secret-like value as a secret, and hides it where the reason quotes it", () => {
+    const args = { params: [{ ParameterKey: "DbPassword", ParameterValue: "Hunt3rCfnPw" }] };
+    expect(secretsOf(args)).toEqual(["Hunt3rCfnPw"]);
+    expect(recordText("output said hunt3rcfnpw", args)).not.toContain("hunt3rcfnpw");
+  });
+
   test("argumentSecrets() takes the element after a secret-named flag in an argv list as a secret", () => {
     expect(
       secretsOf({

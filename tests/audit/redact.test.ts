@@ -339,6 +339,48 @@ describe("redactJson()", () => {
     });
   });
 
+  test("redactJson() reads a prefixed pair's label as the name: headerName/headerValue, ParameterKey/ParameterValue, OptionName/Value", () => {
+    expect(
+      redactJson({
+        headers: [
+          { headerName: "Authorization", headerValue: "token abc123xyz" },
+          { headerName: "Accept", headerValue: "json" },
+        ],
+        Parameters: [
+          { ParameterKey: "DbPassword", ParameterValue: "hunter2xyz" },
+          { ParameterKey: "VpcId", ParameterValue: "vpc-0abc" },
+        ],
+        OptionSettings: [{ Namespace: "aws:rds:dbinstance", OptionName: "DBPassword", Value: "hunter2xyz" }],
+        jar: [{ cookieName: "session_id", cookieValue: "s3ss10nv4lue" }],
+      }),
+    ).toEqual({
+      headers: [
+        { headerName: "Authorization", headerValue: REDACTED },
+        { headerName: "Accept", headerValue: "json" },
+      ],
+      Parameters: [
+        { ParameterKey: "DbPassword", ParameterValue: REDACTED },
+        { ParameterKey: "VpcId", ParameterValue: "vpc-0abc" },
+      ],
+      OptionSettings: [{ Namespace: "aws:rds:dbinstance", OptionName: "DBPassword", Value: REDACTED }],
+      jar: [{ cookieName: "session_id", cookieValue: REDACTED }],
+    });
+  });
+
+  test("redactJson() still hides a key's own value beside a value member, and a value member named like a secret", () => {
+    expect(
+      redactJson({
+        a: { apiKey: "S3cretApiKey", apiValue: "x" },
+        b: { tokenName: "deploy", tokenValue: "S3cretTokVal" },
+        c: { accessKey: "S3cretAccess", value: "v" },
+      }),
+    ).toEqual({
+      a: { apiKey: REDACTED, apiValue: "x" },
+      b: { tokenName: "deploy", tokenValue: REDACTED },
+      c: { accessKey: REDACTED, value: "v" },
+    });
+  });
+
   test("redactJson() redacts the element after a secret-named flag in an argv list, as the same command in one string", () => {
     const placeholder = ["$", "{PW}"].join("");
     expect(
