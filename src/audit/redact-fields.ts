@@ -16,8 +16,11 @@ import { type TextPair, textPairs } from "./labelled-text.ts";
 /** What a hidden value becomes (the same text as `REDACTED` of `redact.ts`, which imports this file). */
 const HIDDEN = "[redacted]";
 
-/** A quoted name (JSON, a Python dict, JSON inside a JSON string: `\"name\"`) and its `:` or `=`. */
-const QUOTED_NAME = /(\\*)(["'])([^"'\\\r\n=]{1,64})\1\2[ \t]*[:=][ \t]*/g;
+/**
+ * A quoted name (JSON, a Python dict, JSON inside a JSON string: `\"name\"`), its `\u` escapes
+ * included (`"\u0070assword"`), and its `:` or `=`.
+ */
+const QUOTED_NAME = /(\\*)(["'])((?:[^"'\\\r\n=]|\\+u[0-9A-Fa-f]{4}){1,64})\1\2[ \t]*[:=][ \t]*/g;
 
 /**
  * `name=value` where a name starts: at the start, after white space or `? & ; # , ( | ' " { [ : =`
@@ -38,11 +41,17 @@ const BARE_NAME =
 
 /**
  * An unquoted name and its `:` inside a line, after white space (`Settings: password: hunter2`,
- * an excerpt that starts mid-line): its value is one word (the rest of the line may be evidence).
+ * an excerpt that starts mid-line), after `=` (`--header=Authorization: …`) or after a glued
+ * `-H` (`curl -HX-Api-Key:…`): its value is one word (the rest of the line may be evidence).
  */
-const INLINE_NAME = /(?<=[ \t])([A-Za-z_][A-Za-z0-9_.-]{0,63})[ \t]*:(?![:=/])[ \t]*/g;
-/** An inline name's value: one word, up to white space, a quote, `, } ] ;` or `<>`. */
-const INLINE_VALUE = /[^\s,}\]"'<>;]+/y;
+const INLINE_NAME = /(?<=[ \t=]|\s-H)([A-Za-z_][A-Za-z0-9_.-]{0,63})[ \t]*:(?![:=/])[ \t]*/g;
+/**
+ * An inline name's value: one word, up to white space, a quote, `, } ] ;` or `<>` — two after an
+ * HTTP authorization scheme (`Authorization: token …`, `Bearer …`, `Basic …`), whose credential
+ * is the second.
+ */
+const INLINE_VALUE =
+  /(?:(?:token|bearer|basic|digest|bot|apikey|api-key|key|sso-key|otp|negotiate|hmac)[ \t]+(?=[^\s,}\]"'<>;]))?[^\s,}\]"'<>;]+/iy;
 
 /** A long flag and the value after it (`--api-key VALUE`). */
 const FLAG = /(?<=^|\s)(--[A-Za-z][A-Za-z0-9_-]{0,63})[ \t]+(?!-)/g;
@@ -192,18 +201,32 @@ const LINE_VALUE =
 const OPENING = /\\*["']/y;
 
 /**
- * Whether a name is secret-like, a percent-escaped one read unescaped (`api%5Fkey`).
+ * Whether a name is secret-like, a percent-escaped one read unescaped (`api%5Fkey`), and a JSON
+ * name read with its `\u` escapes decoded (`"\u0070assword"` is `"password"` to a JSON parser).
  * @param name - A name as written.
  * @returns True when a value under it is a secret.
  */
 function isSecretField(name: string): boolean {
   if (isSecretName(name)) return true;
+  if (name.includes("\\u")) return isSecretField(decodeJsonEscapes(name));
   if (!name.includes("%") && !name.includes("+")) return false;
   try {
     return isSecretName(decodeURIComponent(name.replaceAll("+", " ")));
   } catch {
     return false; // a malformed escape: judged as written
   }
+}
+
+/** A JSON `\u` escape, with the backslashes of JSON inside a JSON string (`\\u0070`). */
+const JSON_ESCAPE = /\\+u([0-9A-Fa-f]{4})/g;
+
+/**
+ * A name with its JSON `\u` escapes decoded (`\u0070assword` → `password`).
+ * @param name - A name as written.
+ * @returns The name a JSON parser reads.
+ */
+function decodeJsonEscapes(name: string): string {
+  return name.replace(JSON_ESCAPE, (_escape, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
 /**

@@ -25,30 +25,66 @@ const VALUE = String.raw`[^\s"']{1,4096}`;
 const SAME_COMMAND = String.raw`[^\n|;&]{0,256}?`;
 
 /**
- * Each rule finds what stays (group 1) and the secret after it (group 2). Only the secret is
- * replaced; the command around it stays readable.
+ * Each rule finds what stays (group `kept`) and the secret after it (group `secret`); a rule with a
+ * `name` group inside `kept` counts only where that name is secret-like (`aws configure set
+ * aws_secret_access_key …`). Only the secret is replaced; the command around it stays readable.
  */
 const FLAG_RULES: readonly RegExp[] = [
   new RegExp(
-    String.raw`(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b${SAME_COMMAND}\s-p["']?)(${VALUE})`,
+    String.raw`(?<kept>\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b${SAME_COMMAND}\s-p["']?)(?<secret>${VALUE})`,
     "g",
   ),
-  new RegExp(String.raw`(\bsshpass\b${SAME_COMMAND}\s-p\s*["']?)(${VALUE})`, "g"),
-  new RegExp(String.raw`(\b(?:docker|podman|nerdctl)\s+login\b${SAME_COMMAND}\s-p\s+["']?)(${VALUE})`, "g"),
-  new RegExp(String.raw`(\bredis-cli\b${SAME_COMMAND}\s-a\s+["']?)(${VALUE})`, "g"),
-  new RegExp(String.raw`(\bzip\b${SAME_COMMAND}\s-P\s+["']?)(${VALUE})`, "g"),
-  new RegExp(String.raw`(\b7za?\b${SAME_COMMAND}\s-p["']?)(${VALUE})`, "g"),
-  new RegExp(String.raw`(\s-pass(?:in|out)?\s+pass:["']?)(${VALUE})`, "g"),
+  new RegExp(String.raw`(?<kept>\bsshpass\b${SAME_COMMAND}\s-p\s*["']?)(?<secret>${VALUE})`, "g"),
   new RegExp(
-    String.raw`((?:^|\s)(?:-u|-U|--user|--proxy-user)(?:\s+|=)["']?[^\s:"']{0,256}:)(${VALUE})`,
+    String.raw`(?<kept>\b(?:docker|podman|nerdctl|az)\s+login\b${SAME_COMMAND}\s-p\s+["']?)(?<secret>${VALUE})`,
     "g",
   ),
-  new RegExp(String.raw`(\bmachine\s+\S{1,256}(?:\s+login\s+\S{1,256})?\s+password\s+["']?)(${VALUE})`, "g"),
-  /(\becho\s+["']?)([^\s"'|]+)(?=["']?\s*\|\s*gh\s+auth\s+login\b)/g,
+  new RegExp(String.raw`(?<kept>\bredis-cli\b${SAME_COMMAND}\s-a\s+["']?)(?<secret>${VALUE})`, "g"),
+  new RegExp(String.raw`(?<kept>\bzip\b${SAME_COMMAND}\s-P\s+["']?)(?<secret>${VALUE})`, "g"),
+  new RegExp(String.raw`(?<kept>\b7za?\b${SAME_COMMAND}\s-p["']?)(?<secret>${VALUE})`, "g"),
+  // SQL Server's tools: `sqlcmd -S db -U sa -P …` (and glued, `-P…`).
+  new RegExp(
+    String.raw`(?<kept>\b(?:sqlcmd|bcp|osql|isql)\b${SAME_COMMAND}\s-P\s*["']?)(?<secret>${VALUE})`,
+    "g",
+  ),
+  // `openssl enc -k …`: the password of an encryption.
+  new RegExp(String.raw`(?<kept>\bopenssl\b${SAME_COMMAND}\s-k\s+["']?)(?<secret>${VALUE})`, "g"),
+  new RegExp(String.raw`(?<kept>\s-pass(?:in|out)?\s+pass:["']?)(?<secret>${VALUE})`, "g"),
+  new RegExp(
+    String.raw`(?<kept>(?:^|\s)(?:-u|-U|--user|--proxy-user)(?:\s+|=)["']?[^\s:"']{0,256}:)(?<secret>${VALUE})`,
+    "g",
+  ),
+  new RegExp(
+    String.raw`(?<kept>\bmachine\s+\S{1,256}(?:\s+login\s+\S{1,256})?\s+password\s+["']?)(?<secret>${VALUE})`,
+    "g",
+  ),
+  // A setting given as two words: `aws configure set aws_secret_access_key …`, `npm config set
+  // //registry.npmjs.org/:_authToken …`, `git config --global x.token …`, `yarn config set npmAuthToken …`.
+  new RegExp(
+    String.raw`(?<kept>\b(?:config|configure)\s+set\s+(?:--?[A-Za-z][\w-]{0,31}(?:\s+[^\s-]\S{0,127})?\s+){0,4}["']?(?<name>[^\s"'=]{1,128})["']?\s+["']?)(?<secret>${VALUE})`,
+    "g",
+  ),
+  new RegExp(
+    String.raw`(?<kept>(?:^|[\s;&|(])git\s+config\s+(?:--?[A-Za-z][\w-]{0,31}\s+){0,4}(?<name>[^\s"'=-][^\s"'=]{0,127})\s+["']?)(?<secret>${VALUE})`,
+    "g",
+  ),
+  // Commands whose value is a secret whatever it is called: `gh secret set X --body …`, `dotnet
+  // user-secrets set X …`.
+  new RegExp(
+    String.raw`(?<kept>\bgh\s+secret\s+set\b${SAME_COMMAND}\s(?:--body|-b)(?:\s+|=)["']?)(?<secret>${VALUE})`,
+    "g",
+  ),
+  new RegExp(
+    String.raw`(?<kept>\buser-secrets\s+set\s+(?:--?[A-Za-z][\w-]{0,31}\s+\S{1,256}\s+){0,4}["']?[^\s"']{1,128}["']?\s+["']?)(?<secret>${VALUE})`,
+    "g",
+  ),
+  // A secret echoed into a command that reads it from its input.
+  /(?<kept>\becho\s+["']?)(?<secret>[^\s"'|]+)(?=["']?\s*\|\s*(?:gh\s+auth\s+login\b|[^\n|;&]{0,256}?\s--(?:password-stdin|with-token|token-stdin)\b))/g,
 ];
 
 /** A word one of {@link FLAG_RULES} needs: a text with none holds nothing for them. */
-const ANY_RULE = /mysql|mariadb|sshpass|login|redis-cli|zip|7z|-pass|-u|-U|--user|--proxy-user|machine/;
+const ANY_RULE =
+  /mysql|mariadb|sshpass|login|redis-cli|zip|7z|-pass|-u|-U|--user|--proxy-user|machine|sqlcmd|bcp|osql|isql|openssl|config|secret|echo/;
 
 /** An XML element with text only (`<password>…</password>`), its name in group 1. */
 const ELEMENT = /<([A-Za-z_][\w.:-]{0,63})>([^<]{1,4096})<\/\1>/g;
@@ -56,9 +92,70 @@ const ELEMENT = /<([A-Za-z_][\w.:-]{0,63})>([^<]{1,4096})<\/\1>/g;
 /** A flag's value that is no secret: a placeholder (`$DB_PASS`, `${X}`, `%X%`) or a mask. */
 const PLACEHOLDER = /^(?:\$\{[^}]*\}|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|\*+|<[^<>]*>)$/;
 
+/** Where a secret of the module doc stands in a text. */
+export interface FlagSecret {
+  /** Offset of its first character. */
+  readonly start: number;
+  /** Offset after its last character. */
+  readonly end: number;
+}
+
 /**
- * Hides the secrets of the module doc in a text: each password after its flag, each secret-named
- * XML element's text. A placeholder (`-p$DB_PASS`) stays.
+ * Finds the secrets of the module doc in a text: each password after its flag, each value of a
+ * secret-named setting given as two words, each secret-named XML element's text. A placeholder
+ * (`-p$DB_PASS`) is none.
+ *
+ * Source: SPEC §3.5, §5.2.
+ * @param text - Any string.
+ * @returns Where they stand, in order, none overlapping (empty when the text holds none).
+ * @example flagSecrets("mysql -phunter2") // => [{ start: 8, end: 15 }]
+ */
+export function flagSecrets(text: string): FlagSecret[] {
+  const found: FlagSecret[] = [];
+  if (ANY_RULE.test(text)) {
+    for (const rule of FLAG_RULES) {
+      rule.lastIndex = 0;
+      for (const match of text.matchAll(rule)) {
+        const { kept = "", secret = "", name } = match.groups ?? {};
+        if (PLACEHOLDER.test(secret) || (name !== undefined && !isSecretName(name))) continue;
+        const start = match.index + kept.length;
+        found.push({ start, end: start + secret.length });
+      }
+    }
+  }
+  if (text.includes("</")) {
+    for (const match of text.matchAll(ELEMENT)) {
+      const [whole, name = "", inner = ""] = match;
+      if (!isSecretName(name) || inner.trim() === "" || PLACEHOLDER.test(inner.trim())) continue;
+      const start = match.index + whole.indexOf(">") + 1;
+      found.push({ start, end: start + inner.length });
+    }
+  }
+  return merged(found);
+}
+
+/**
+ * Spans sorted and merged where they overlap or touch.
+ * @param spans - Any spans.
+ * @returns The merged spans, in order.
+ */
+function merged(spans: FlagSecret[]): FlagSecret[] {
+  if (spans.length < 2) return spans;
+  spans.sort((a, b) => a.start - b.start);
+  const out: FlagSecret[] = [];
+  for (const span of spans) {
+    const last = out.at(-1);
+    if (last !== undefined && span.start <= last.end)
+      out[out.length - 1] = { start: last.start, end: Math.max(last.end, span.end) };
+    else out.push(span);
+  }
+  return out;
+}
+
+/**
+ * Hides the secrets of the module doc in a text ({@link flagSecrets}): each password after its
+ * flag, each secret-named setting's value, each secret-named XML element's text. A placeholder
+ * (`-p$DB_PASS`) stays.
  *
  * Source: SPEC §3.5.
  * @param text - Any string.
@@ -66,22 +163,13 @@ const PLACEHOLDER = /^(?:\$\{[^}]*\}|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|\*+|<[^<>]*>)
  * @example redactFlagSecrets("mysql -uroot -phunter2 db") // => "mysql -uroot -p[redacted] db"
  */
 export function redactFlagSecrets(text: string): string {
-  let out = text;
-  if (ANY_RULE.test(out)) {
-    for (const rule of FLAG_RULES) {
-      rule.lastIndex = 0;
-      out = out.replace(rule, (whole: string, kept: string, secret: string) =>
-        PLACEHOLDER.test(secret) ? whole : `${kept}${HIDDEN}`,
-      );
-    }
+  const spans = flagSecrets(text);
+  if (spans.length === 0) return text;
+  let out = "";
+  let from = 0;
+  for (const { start, end } of spans) {
+    out += `${text.slice(from, start)}${HIDDEN}`;
+    from = end;
   }
-  if (out.includes("</")) {
-    ELEMENT.lastIndex = 0;
-    out = out.replace(ELEMENT, (whole: string, name: string, inner: string) =>
-      isSecretName(name) && inner.trim() !== "" && !PLACEHOLDER.test(inner.trim())
-        ? `<${name}>${HIDDEN}</${name}>`
-        : whole,
-    );
-  }
-  return out;
+  return out + text.slice(from);
 }

@@ -187,13 +187,13 @@ export const isSecretName: (name: string) => boolean = cachedByName((name) => is
 
 /**
  * What every secret-like name ({@link isSecretName}: its secret words and endings, `pass`) holds in
- * some case, or a `%` (a percent-escaped name): a text with neither names no secret. A quick test
+ * some case, or a `%` or `\u` (a percent- or JSON-escaped name): a text with none names no secret. A quick test
  * before a text is searched for names.
  *
  * Source: SPEC §3.5.
  */
 export const SECRET_NAME_PART: RegExp =
-  /token|pass|pwd|secret|key|auth|cookie|credential|pat|sig|otp|mfa|pin|cvv|cvc|mnemonic|%/i;
+  /token|pass|pwd|secret|key|auth|cookie|credential|pat|sig|otp|mfa|pin|cvv|cvc|mnemonic|%|\\u/i;
 
 /**
  * Whether a flag's name is secret-like under server identity recipe 1: a secret word anywhere in it

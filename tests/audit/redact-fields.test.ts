@@ -25,6 +25,31 @@ describe("redactSecretFields()", () => {
       `{\\"client_secret\\":\\"${REDACTED}\\"}`,
     ],
     [
+      "a JSON member whose name is \\u-escaped",
+      `{"\\u0070assword":"${SECRET}","user":"bob"}`,
+      `{"\\u0070assword":"${REDACTED}","user":"bob"}`,
+    ],
+    [
+      "a \\u-escaped name in JSON inside a JSON string",
+      `{\\"api\\\\u005fkey\\":\\"${SECRET}\\"}`,
+      `{\\"api\\\\u005fkey\\":\\"${REDACTED}\\"}`,
+    ],
+    [
+      "a header after --header=",
+      `curl --header=Authorization: token ${SECRET} https://a.example`,
+      `curl --header=Authorization: ${REDACTED} https://a.example`,
+    ],
+    [
+      "a header glued to -H",
+      `curl -HX-Api-Key:${SECRET} https://a.example`,
+      `curl -HX-Api-Key:${REDACTED} https://a.example`,
+    ],
+    [
+      "a header's scheme and credential inside a line",
+      `headers: Accept: json Authorization: Token ${SECRET} sent`,
+      `headers: Accept: json Authorization: ${REDACTED} sent`,
+    ],
+    [
       "a labelled pair in a JSON body",
       `[{"name":"X-Api-Key","value":"${SECRET}"},{"name":"Accept","value":"json"}]`,
       `[{"name":"X-Api-Key","value":"${REDACTED}"},{"name":"Accept","value":"json"}]`,

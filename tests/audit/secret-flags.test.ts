@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { redactText } from "../../src/audit/redact.ts";
-import { redactFlagSecrets } from "../../src/audit/secret-flags.ts";
+import { flagSecrets, redactFlagSecrets } from "../../src/audit/secret-flags.ts";
 
 describe("redactText() on command lines and credential files (secrets no secret-like name precedes)", () => {
   test.each([
@@ -80,6 +80,45 @@ describe("redactText() on command lines and credential files (secrets no secret-
       "git clone https://alice:p@ssw0rdXYZ@git.example.com/r",
       "git clone https://alice:[redacted]@git.example.com/r",
     ],
+    ["sqlcmd -P", "sqlcmd -S db -U sa -P SqlPass9 -Q x", "sqlcmd -S db -U sa -P [redacted] -Q x"],
+    ["bcp -P glued", "bcp t out f -S db -U sa -PBcpPass9", "bcp t out f -S db -U sa -P[redacted]"],
+    ["openssl -k", "openssl enc -aes256 -k OsslPass9 -in f", "openssl enc -aes256 -k [redacted] -in f"],
+    ["az login -p", "az login -u bob -p AzPass99", "az login -u bob -p [redacted]"],
+    [
+      "aws configure set",
+      "aws configure set aws_secret_access_key AwsSecret9 && aws configure set region eu-west-1",
+      "aws configure set aws_secret_access_key [redacted] && aws configure set region eu-west-1",
+    ],
+    [
+      "aws configure set with a profile",
+      "aws configure set --profile p default.aws_session_token AwsSession9",
+      "aws configure set --profile p default.aws_session_token [redacted]",
+    ],
+    [
+      "npm config set",
+      "npm config set //registry.npmjs.org/:_authToken NpmTok99",
+      "npm config set //registry.npmjs.org/:_authToken [redacted]",
+    ],
+    [
+      "git config",
+      "git config --global github.token GitTok99",
+      "git config --global github.token [redacted]",
+    ],
+    [
+      "gh secret set --body",
+      "gh secret set DEPLOY --body GhBody99",
+      "gh secret set DEPLOY --body [redacted]",
+    ],
+    [
+      "dotnet user-secrets set",
+      'dotnet user-secrets set "Smtp:Relay" DotnetSecret9',
+      'dotnet user-secrets set "Smtp:Relay" [redacted]',
+    ],
+    [
+      "a password echoed into --password-stdin",
+      "echo DockerPw99 | docker login -u bob --password-stdin",
+      "echo [redacted] | docker login -u bob --password-stdin",
+    ],
   ])("redactText() hides %s", (_name, text, expected) => {
     expect(redactText(text)).toBe(expected);
   });
@@ -91,8 +130,17 @@ describe("redactText() on command lines and credential files (secrets no secret-
     ["psql's user", "psql -U postgres -h db"],
     ["an XML element not named like a secret", "<user>bob</user>"],
     ["a login without a password", "docker login registry.example"],
+    ["a setting not named like a secret", "aws configure set region eu-west-1"],
+    ["git's user name", 'git config --global user.name "Bob"'],
+    ["an echo into another command", "echo hello | wc -c"],
+    ["sqlcmd's query", "sqlcmd -S db -Q 'select 1'"],
   ])("redactText() keeps %s", (_name, text) => {
     expect(redactText(text)).toBe(text);
+  });
+
+  test("flagSecrets() gives where each secret stands, merged where two rules find one", () => {
+    const text = "mysql -u bob:pw -pMyPass9 db";
+    expect(flagSecrets(text).map(({ start, end }) => text.slice(start, end))).toEqual(["pw", "MyPass9"]);
   });
 
   test("redactFlagSecrets() leaves a text with none of its words as it is", () => {
