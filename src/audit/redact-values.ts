@@ -13,6 +13,7 @@
 import { canonicalize, renderUntrusted, renderUntrustedEnd } from "../engine/index.ts";
 import { MAX_DEPTH, redactText, secretListNames, secretMembers } from "./redact.ts";
 import { destinationParts, isPlainNumber } from "./redact-fields.ts";
+import { argvFlagSecrets, hideSpans } from "./secret-flags.ts";
 import {
   addPieces,
   hideForms,
@@ -75,8 +76,18 @@ export function argumentSecrets(value: unknown): ArgumentSecrets {
     // Children go on the stack last first, so values are found in document order.
     if (Array.isArray(item)) {
       const secretAt = secretListNames(item);
+      const flagged = under ? undefined : argvFlagSecrets(item);
       for (let i = item.length - 1; i >= 0; i -= 1) {
         const name = secretAt.get(i);
+        const spans = name === undefined ? flagged?.get(i) : undefined;
+        if (spans !== undefined) {
+          // An argv's `-pS3cret`: the password a secret, the element shown with it hidden.
+          const text = item[i] as string;
+          for (const { start, end } of spans)
+            if (end - start >= MIN_SECRET_VALUE) found.add(text.slice(start, end));
+          if (depth < MAX_DEPTH) others.push(hideSpans(text, spans));
+          continue;
+        }
         stack.push({ item: item[i], under: under || name !== undefined, depth: depth + 1, name: name ?? "" });
       }
       continue;

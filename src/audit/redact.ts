@@ -19,7 +19,7 @@ import {
   URL_PASSWORD,
 } from "../platform/secret-shapes.ts";
 import { destinationParts, isPlainNumber, isSecretFieldValue, redactSecretFields } from "./redact-fields.ts";
-import { redactFlagSecrets } from "./secret-flags.ts";
+import { argvFlagSecrets, hideSpans, redactFlagSecrets } from "./secret-flags.ts";
 
 export { isSecretName };
 
@@ -172,11 +172,13 @@ function redactAt(
   if (depth >= MAX_DEPTH) return "[too deep]";
   if (Array.isArray(value)) {
     const secretAt = secretListNames(value);
+    const flagged = argvFlagSecrets(value);
     return value.map((item: unknown, i) => {
       const name = secretAt.get(i);
-      return name !== undefined
-        ? secretValue(item, name, redactString)
-        : (redactAt(item, depth + 1, redactString) ?? null);
+      const spans = flagged.get(i);
+      if (name !== undefined) return secretValue(item, name, redactString);
+      if (spans !== undefined) return redactString(hideSpans(item as string, spans));
+      return redactAt(item, depth + 1, redactString) ?? null;
     });
   }
   const out: { [key: string]: JsonValue } = Object.create(null);

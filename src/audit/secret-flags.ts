@@ -164,7 +164,57 @@ function merged(spans: FlagSecret[]): FlagSecret[] {
  */
 export function redactFlagSecrets(text: string): string {
   const spans = flagSecrets(text);
-  if (spans.length === 0) return text;
+  return spans.length === 0 ? text : hideSpans(text, spans);
+}
+
+/**
+ * The secrets of the module doc in an argument list (an argv: `["mysql", "-uroot", "-pS3cret"]`,
+ * `["curl", "-u", "bob:S3cret"]`), found in the command line the list makes, its elements joined by
+ * spaces — what `"mysql -uroot -pS3cret"` written as one string hides. A list with an element that
+ * is no string is no argv.
+ *
+ * Source: SPEC §3.5; review s18 finding A2 (an argv list's secrets were logged in clear).
+ * @param list - A list of the value redacted.
+ * @returns From the index of each element holding one to where each stands in it (empty when none).
+ * @example argvFlagSecrets(["mysql", "-pS3cret"]).get(1) // => [{ start: 2, end: 8 }]
+ */
+export function argvFlagSecrets(list: readonly unknown[]): ReadonlyMap<number, readonly FlagSecret[]> {
+  if (list.length < 2 || list.length > MAX_ARGV || !list.every((item) => typeof item === "string"))
+    return NO_SECRETS;
+  const text = (list as readonly string[]).join(" ");
+  const spans = flagSecrets(text);
+  if (spans.length === 0) return NO_SECRETS;
+  const found = new Map<number, FlagSecret[]>();
+  let index = 0;
+  let offset = 0; // where element `index` starts in `text`
+  for (const span of spans) {
+    for (let at = span.start; at < span.end; ) {
+      while (offset + (list[index] as string).length < at) offset += (list[index++] as string).length + 1;
+      const element = list[index] as string;
+      const start = Math.max(at, offset) - offset;
+      const end = Math.min(span.end - offset, element.length);
+      if (end > start) found.set(index, [...(found.get(index) ?? []), { start, end }]);
+      at = offset + element.length + 1;
+    }
+  }
+  return found;
+}
+
+/** Elements of an argument list looked at as one command line at most. */
+const MAX_ARGV = 4096;
+
+/** No secrets found in a list (shared: most lists have none). */
+const NO_SECRETS: ReadonlyMap<number, readonly FlagSecret[]> = new Map();
+
+/**
+ * A text with some spans of it replaced by `"[redacted]"`.
+ *
+ * Source: SPEC §3.5.
+ * @param text - Any string.
+ * @param spans - Spans of it, in order, not overlapping ({@link flagSecrets}, {@link argvFlagSecrets}).
+ * @returns The text with each span hidden.
+ */
+export function hideSpans(text: string, spans: readonly FlagSecret[]): string {
   let out = "";
   let from = 0;
   for (const { start, end } of spans) {

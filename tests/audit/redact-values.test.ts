@@ -45,6 +45,12 @@ describe("argumentSecrets()", () => {
     expect(recordText("output said hunt3rcfnpw", args)).not.toContain("hunt3rcfnpw");
   });
 
+  test("argumentSecrets() takes a password glued to its flag in an argv list as a secret, and hides it where the reason quotes it", () => {
+    const args = { argv: ["mysql", "-uroot", "-pMyArgvPw9", "db"] };
+    expect(secretsOf(args)).toEqual(["MyArgvPw9"]);
+    expect(recordText("the server said myargvpw9 is wrong", args)).not.toContain("myargvpw9");
+  });
+
   test("argumentSecrets() takes the element after a secret-named flag in an argv list as a secret", () => {
     expect(
       secretsOf({

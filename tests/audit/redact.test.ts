@@ -381,6 +381,26 @@ describe("redactJson()", () => {
     });
   });
 
+  test("redactJson() redacts a password glued to its flag or after a user in an argv list, as the same command in one string", () => {
+    expect(
+      redactJson({
+        mysql: ["mysql", "-uroot", "-pMyArgvPw9", "db"],
+        curl: ["curl", "-u", "bob:CurlArgvPw9", "https://api.example/x"],
+        sqlcmd: ["sqlcmd", "-S", "db", "-U", "sa", "-P", "SqlArgvPw9"],
+        ssh: ["ssh", "-p", "2222", "bob@host"],
+        docker: ["docker", "run", "-p", "8080:80", "nginx"],
+        mixed: ["mysql", 1, "-pNotAnArgv"],
+      }),
+    ).toEqual({
+      mysql: ["mysql", "-uroot", `-p${REDACTED}`, "db"],
+      curl: ["curl", "-u", `bob:${REDACTED}`, "https://api.example/x"],
+      sqlcmd: ["sqlcmd", "-S", "db", "-U", "sa", "-P", REDACTED],
+      ssh: ["ssh", "-p", "2222", "bob@host"],
+      docker: ["docker", "run", "-p", "8080:80", "nginx"],
+      mixed: ["mysql", 1, "-pNotAnArgv"],
+    });
+  });
+
   test("redactJson() redacts the element after a secret-named flag in an argv list, as the same command in one string", () => {
     const placeholder = ["$", "{PW}"].join("");
     expect(
