@@ -334,11 +334,13 @@ function labelOffsets(text: string): ReadonlySet<number> {
  *
  * Source: SPEC §3.5 (secret-named values are redacted; a field in a string is one).
  * @param text - Any string.
+ * @param options - `namePart`: the quick test a text must pass to be searched for names (default
+ *   `SECRET_NAME_PART`; the server identity passes recipe 1's, `IDENTITY_NAME_PART`).
  * @returns The text with those values replaced by `"[redacted]"`.
  * @example redactSecretFields('{"password":"hunter2"}') // => '{"password":"[redacted]"}'
  */
-export function redactSecretFields(text: string): string {
-  if (!SECRET_NAME_PART.test(text)) return text;
+export function redactSecretFields(text: string, options: { readonly namePart?: RegExp } = {}): string {
+  if (!(options.namePart ?? SECRET_NAME_PART).test(text)) return text;
   let out = text;
   const separated = out.includes("=") || out.includes(":");
   const pairs = separated ? textPairs(out) : [];

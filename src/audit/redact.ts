@@ -80,9 +80,11 @@ export function cutLongString(text: string): string {
  *
  * Source: SPEC §3.5 ("strings shaped like known tokens").
  * @param text - Any string.
+ * @param options - `namePart`: the quick test of secret-named fields (`redactSecretFields`; the
+ *   server identity passes recipe 1's).
  * @returns The text with tokens replaced; unchanged when it holds none.
  */
-export function redactTokens(text: string): string {
+export function redactTokens(text: string, options: { readonly namePart?: RegExp } = {}): string {
   let out = text;
   if (text.length > PREFILTER_MAX_CHARS || ANY_TOKEN.some((search) => search.test(text))) {
     for (const pattern of TOKEN_PATTERNS) {
@@ -90,7 +92,7 @@ export function redactTokens(text: string): string {
       out = out.replace(pattern, REDACTED);
     }
   }
-  return redactFlagSecrets(redactSecretFields(out));
+  return redactFlagSecrets(redactSecretFields(out, options));
 }
 
 /**

@@ -262,7 +262,7 @@ export function createSessionRecorder(
       const event: JsonObject = {
         event: "server",
         server,
-        command: info.command.map(redactTokens),
+        command: info.command.map((part) => redactTokens(part)),
         cwd: info.cwd,
       };
       if (info.serverInfo !== undefined) event.serverInfo = info.serverInfo;

@@ -171,6 +171,42 @@ function isSecretPair(words: readonly string[]): boolean {
 }
 
 /**
+ * What every secret-like name ({@link isSecretName}) holds in some case — one of its secret words,
+ * `pass`, `key`, a last-word secret (`jwt`, `bearer`) or the last word of a two-word one (`code`,
+ * `phrase`, `words`) — or a `%` or `\u` (a percent- or JSON-escaped name): a text with none names no
+ * secret. A quick test before a text is searched for names; built from the rule's own words, so
+ * the two cannot drift apart.
+ *
+ * Source: SPEC §3.5.
+ */
+export const SECRET_NAME_PART: RegExp = new RegExp(
+  [
+    ...SECRET_WORDS,
+    ...LAST_WORD_SECRETS,
+    ...[...SECRET_PAIRS].map((pair) => pair.slice(pair.indexOf(" ") + 1)),
+    "pass",
+    "key",
+    "%",
+    "\\\\u",
+  ]
+    .sort((a, b) => b.length - a.length)
+    .join("|"),
+  "i",
+);
+
+/**
+ * {@link SECRET_NAME_PART} as server identity recipe 1 first had it (without the last-word and
+ * two-word secrets, or escaped names): the quick test of the redaction the identity hash removes
+ * secrets by (`src/proxy/server-identity.ts`). A text it passed went unredacted by name
+ * (`--jwt=…`), and so made a server's identity: judged by the later test, that identity, and with
+ * it the pin file's name, would change. Frozen; a new recipe needs a new identity version.
+ *
+ * Source: SPEC §2.2 ("Server identity"); `tests/proxy/server-identity.test.ts` (recipe 1's hashes).
+ */
+export const IDENTITY_NAME_PART: RegExp =
+  /token|pass|pwd|secret|key|auth|cookie|credential|pat|sig|otp|mfa|pin|cvv|cvc|mnemonic|%/i;
+
+/**
  * Whether a name (an argument or object key, an env variable, a flag without dashes, a header) is
  * secret-like: one of its words is a secret word such as `token`, `password`, `pwd`, `secret`,
  * `key`, `authorization`, `cookie`, `credential` or `pat`, or a word ends in one written together
@@ -184,16 +220,6 @@ function isSecretPair(words: readonly string[]): boolean {
  * @example isSecretName("PGPASSWORD") // => true
  */
 export const isSecretName: (name: string) => boolean = cachedByName((name) => isSecretWords(nameWords(name)));
-
-/**
- * What every secret-like name ({@link isSecretName}: its secret words and endings, `pass`) holds in
- * some case, or a `%` or `\u` (a percent- or JSON-escaped name): a text with none names no secret. A quick test
- * before a text is searched for names.
- *
- * Source: SPEC §3.5.
- */
-export const SECRET_NAME_PART: RegExp =
-  /token|pass|pwd|secret|key|auth|cookie|credential|pat|sig|otp|mfa|pin|cvv|cvc|mnemonic|%|\\u/i;
 
 /**
  * Whether a flag's name is secret-like under server identity recipe 1: a secret word anywhere in it

@@ -9,7 +9,7 @@
 
 import { createHash } from "node:crypto";
 import { REDACTED, redactTokens } from "../audit/index.ts";
-import { isIdentitySecretName } from "../platform/secret-shapes.ts";
+import { IDENTITY_NAME_PART, isIdentitySecretName } from "../platform/secret-shapes.ts";
 
 /** The facts that make up a server's identity. */
 export interface IdentityFacts {
@@ -52,7 +52,8 @@ export function scrubCommand(command: readonly string[]): string[] {
       }
       continue;
     }
-    out.push(redactTokens(argument));
+    // Recipe 1's quick test of names: a later one would change what the identity holds.
+    out.push(redactTokens(argument, { namePart: IDENTITY_NAME_PART }));
   }
   return out;
 }

@@ -49,6 +49,11 @@ describe("redactSecretFields()", () => {
       `headers: Accept: json Authorization: Token ${SECRET} sent`,
       `headers: Accept: json Authorization: ${REDACTED} sent`,
     ],
+    ["a JSON member named for a JWT", `{"service_jwt":"${SECRET}"}`, `{"service_jwt":"${REDACTED}"}`],
+    ["an assignment of a JWT", `SERVICE_JWT=${SECRET} srv`, `SERVICE_JWT=${REDACTED} srv`],
+    ["a bearer line", `bearer: ${SECRET}`, `bearer: ${REDACTED}`],
+    ["a recovery code", `recovery_code=${SECRET}&x=1`, `recovery_code=${REDACTED}&x=1`],
+    ["a seed phrase", `{"seed_phrase": "${SECRET} word"}`, `{"seed_phrase": "${REDACTED}"}`],
     [
       "a labelled pair in a JSON body",
       `[{"name":"X-Api-Key","value":"${SECRET}"},{"name":"Accept","value":"json"}]`,

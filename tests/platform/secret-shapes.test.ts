@@ -1,7 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import * as audit from "../../src/audit/redact.ts";
 import * as init from "../../src/init/secrets.ts";
-import { hasTokenShape, isSecretName, TOKEN_SHAPES } from "../../src/platform/secret-shapes.ts";
+import {
+  hasTokenShape,
+  isSecretName,
+  SECRET_NAME_PART,
+  TOKEN_SHAPES,
+} from "../../src/platform/secret-shapes.ts";
 
 /** Builds a fake token from parts (so no scanner mistakes this file for a leak). */
 function fake(...parts: string[]): string {
@@ -67,6 +72,30 @@ describe("isSecretName()", () => {
     "seed_words_count",
   ])("isSecretName(%p) is false", (name) => {
     expect(isSecretName(name)).toBe(false);
+  });
+
+  test("SECRET_NAME_PART passes every secret-like name, so no quick test skips one", () => {
+    const names = [
+      "service_jwt",
+      "bearer",
+      "recovery_code",
+      "backup_codes",
+      "verification_code",
+      "seed_phrase",
+      "seed_words",
+      "api_key",
+      "DB_PASS",
+      "x-auth",
+      "passcode",
+      "signature",
+      "mnemonic",
+    ];
+    for (const name of names) {
+      expect(isSecretName(name)).toBe(true);
+      expect(SECRET_NAME_PART.test(name)).toBe(true);
+    }
+    expect(SECRET_NAME_PART.test("\\u0070assword")).toBe(true);
+    expect(SECRET_NAME_PART.test("nothing here but numbers 42")).toBe(false);
   });
 
   test("isSecretName() is the one rule of the audit log and of init", () => {
