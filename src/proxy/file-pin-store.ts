@@ -34,7 +34,7 @@ import {
 } from "./pin-file.ts";
 import { withPinLock } from "./pin-lock.ts";
 import { assertPrivate } from "./pin-privacy.ts";
-import { identityHash, scrubCommand } from "./server-identity.ts";
+import { identityHash, storedCommand } from "./server-identity.ts";
 
 /** A definition waiting for approval, as a walk found it. */
 export interface PendingDefinition {
@@ -175,7 +175,7 @@ export function createFilePinStore(options: {
   };
   const blank = (server: ServerContext): PinFile => ({
     server: server.name,
-    command: scrubCommand(server.command ?? []),
+    command: storedCommand(server.command ?? []),
     cwd: server.cwd ?? "",
     tools: [],
     pending: [],
@@ -240,6 +240,8 @@ export function createFilePinStore(options: {
         }));
         return {
           ...file,
+          // A file written before its secrets were known as such loses them at its next write.
+          command: storedCommand(server.command ?? []),
           tools: [...file.tools.filter((record) => !names.has(record.name)), ...pinned],
           pending: file.pending.filter((record) => !names.has(record.name)),
         };
@@ -270,7 +272,9 @@ export function createFilePinStore(options: {
         if (current === undefined && wanted.length === 0) return undefined;
         const file = current ?? blank(server);
         const next = replacePending(file, { wanted, at });
-        return next === undefined ? undefined : { ...file, pending: next };
+        return next === undefined
+          ? undefined
+          : { ...file, command: storedCommand(server.command ?? []), pending: next };
       });
       if (text !== undefined) remember(path, text);
     },

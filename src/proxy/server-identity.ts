@@ -8,7 +8,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { REDACTED, redactTokens } from "../audit/index.ts";
+import { REDACTED, redactJson, redactTokens } from "../audit/index.ts";
 import { IDENTITY_NAME_PART, isIdentitySecretName } from "../platform/secret-shapes.ts";
 
 /** The facts that make up a server's identity. */
@@ -56,6 +56,38 @@ export function scrubCommand(command: readonly string[]): string[] {
     out.push(redactTokens(argument, { namePart: IDENTITY_NAME_PART }));
   }
   return out;
+}
+
+/** Short flags whose value is a secret by convention (`-k KEY`: the API key of many CLIs, as `init` holds). */
+const SECRET_SHORT_FLAGS: ReadonlySet<string> = new Set(["-k"]);
+
+/**
+ * The command line as the pin file stores it (and `bouncer pins list` shows it): what
+ * {@link scrubCommand} removes, and whatever else the audit log hides of the same list — the value
+ * after a flag that only its later rules call secret (`--bearer`, `--jwt`, `--recovery-code`,
+ * `--seed-phrase`), a password glued to its flag (`-pS3cret`) or after a user (`-u bob:S3cret`), a
+ * secret-named assignment — and the value after `-k`. The identity hash still uses
+ * {@link scrubCommand} alone (recipe 1): the file keeps its name.
+ *
+ * Source: SPEC §2.2 ("env values never take part and are never stored"; "the arguments with
+ * token-shaped values removed"), §3.5 (redaction); review finding E1 (a pin file stored the values
+ * of `-k`, `--bearer`, `--jwt` and `--recovery-code`).
+ * @param command - The command line, command first.
+ * @returns The same line with secrets replaced by `[redacted]`.
+ */
+export function storedCommand(command: readonly string[]): string[] {
+  const scrubbed = scrubCommand(command);
+  const audited = redactJson(command);
+  return scrubbed.map((part, index) => {
+    const argument = command[index] ?? "";
+    const previous = command[index - 1];
+    if (previous !== undefined && SECRET_SHORT_FLAGS.has(previous) && !argument.startsWith("-"))
+      return REDACTED;
+    // What the identity's flag rule hid (`--max-tokens 1000` too) stays hidden.
+    if (part !== redactTokens(argument, { namePart: IDENTITY_NAME_PART })) return part;
+    const shown = Array.isArray(audited) ? audited[index] : undefined;
+    return typeof shown === "string" ? shown : part;
+  });
 }
 
 /**

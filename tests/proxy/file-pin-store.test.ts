@@ -43,6 +43,74 @@ describe("createFilePinStore()", () => {
     expect([...((await store.load(SERVER)) ?? new Map()).values()]).toEqual([SEND, READ]);
   });
 
+  test("createFilePinStore() stores no secret of the command line, under the name recipe 1 gives the file", async () => {
+    const command = [
+      "npx",
+      "srv",
+      "-k",
+      "KeyShortFlag9",
+      "--bearer",
+      "BearerValue9",
+      "--jwt=JwtValue9",
+      "--recovery-code",
+      "RecoveryCode9",
+      "--db",
+      "mysql -uroot -pGluedPw9",
+      "--token",
+      "TokenValue9",
+      "--port",
+      "8080",
+    ];
+    const server: ServerContext = { name: "srv", command, cwd: "/work" };
+    const store = createFilePinStore({ home: home() });
+    await store.pin(server, [SEND]);
+    const path = store.fileFor(server);
+    const text = readFileSync(path, "utf8");
+    for (const secret of [
+      "KeyShortFlag9",
+      "BearerValue9",
+      "JwtValue9",
+      "RecoveryCode9",
+      "GluedPw9",
+      "TokenValue9",
+    ])
+      expect(text).not.toContain(secret);
+    expect(parsePinFile(text, path).command).toEqual([
+      "npx",
+      "srv",
+      "-k",
+      "[redacted]",
+      "--bearer",
+      "[redacted]",
+      "--jwt=[redacted]",
+      "--recovery-code",
+      "[redacted]",
+      "--db",
+      "mysql -uroot -p[redacted]",
+      "--token",
+      "[redacted]",
+      "--port",
+      "8080",
+    ]);
+    // The hash is recipe 1's: the value after --bearer is part of the identity, as it was.
+    expect(store.fileFor({ ...server, command: command.with(5, "OtherBearer") })).not.toBe(path);
+    expect(store.fileFor({ ...server, command: command.with(12, "OtherToken") })).toBe(path);
+  });
+
+  test("createFilePinStore() drops a secret an older pin file stored from its command at the next write", async () => {
+    const server: ServerContext = { name: "srv", command: ["srv", "--bearer", "BearerValue9"], cwd: "/work" };
+    const store = createFilePinStore({ home: home() });
+    await store.pin(server, [SEND]);
+    const path = store.fileFor(server);
+    // As an earlier Bouncer wrote it: the value after --bearer in clear.
+    writeFileSync(path, readFileSync(path, "utf8").replace('"[redacted]"', '"BearerValue9"'), {
+      mode: 0o600,
+    });
+    expect(readFileSync(path, "utf8")).toContain("BearerValue9");
+    await createFilePinStore({ home: dirname(dirname(path)) }).pin(server, [READ]);
+    expect(readFileSync(path, "utf8")).not.toContain("BearerValue9");
+  });
+
   test.skipIf(process.platform === "win32")(
     "createFilePinStore() refuses a pin file other users may write, naming the chmod that fixes it",
     async () => {
