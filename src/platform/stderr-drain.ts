@@ -11,6 +11,7 @@
 
 import type { Readable } from "node:stream";
 import { escapeControls } from "../engine/render.ts";
+import { keyBodyCut, privateKeyLines } from "./private-key-lines.ts";
 import type { StderrFlow } from "./stderr-output.ts";
 
 /** Options of {@link drainStderr}. */
@@ -105,26 +106,8 @@ export function drainStderr(stream: Readable, options: StderrDrainOptions): Stde
   const keptBytes = redact === undefined ? tailBytes : tailBytes * 2;
   /** Text not yet written: with redaction, the unterminated end of the current line. */
   let held = "";
-  /** Whether a PEM private key has begun on an earlier line and not ended yet (redaction only). */
-  let inKey = false;
-
-  /**
-   * Whole lines with the body of a PEM private key that began on an earlier write hidden (the
-   * secret-shape rule sees one write at a time: a key written line by line showed its body).
-   * @param text - Whole lines about to be redacted and written.
-   * @returns The text with such lines as `[redacted]`.
-   */
-  function privateKeyLines(text: string): string {
-    let out = text;
-    if (inKey) {
-      const end = PEM_END.exec(out);
-      if (end === null) return out.replace(/[^\n]+/g, "[redacted]");
-      out = `[redacted]${out.slice(end.index + end[0].length)}`;
-      inKey = false;
-    }
-    inKey = out.includes("-----") && opensPrivateKey(out);
-    return out;
-  }
+  /** PEM private keys written line by line (redaction only): their body lines are hidden. */
+  const keys = privateKeyLines();
 
   /**
    * Writes decoded text; with redaction, only whole lines (and a held line past its limit).
@@ -144,7 +127,7 @@ export function drainStderr(stream: Readable, options: StderrDrainOptions): Stde
     if (flush) cut = held.length;
     else if (cut === 0 && held.length > MAX_HELD_CHARS) cut = forcedCut(held);
     if (cut === 0) return;
-    const out = format(redact(privateKeyLines(held.slice(0, cut))));
+    const out = format(redact(keys.hide(held.slice(0, cut))));
     held = held.slice(cut);
     if (out !== "") options.write(out);
   }
@@ -181,49 +164,10 @@ export function drainStderr(stream: Readable, options: StderrDrainOptions): Stde
   return {
     tail: () => {
       const text = new TextDecoder("utf-8").decode(tail).replace(/^\uFFFD+/, "");
-      return redact === undefined ? text : lastBytes(redact(keyBodyCut(text, inKey)), tailBytes);
+      return redact === undefined ? text : lastBytes(redact(keyBodyCut(text, keys.open())), tailBytes);
     },
     bytes: () => total,
   };
-}
-
-/** The first line of a PEM private key. */
-const PEM_BEGIN = /-----BEGIN[A-Z ]*PRIVATE KEY(?: BLOCK)?-----/gi;
-/** The last line of a PEM private key. */
-const PEM_END = /-----END[A-Z ]*PRIVATE KEY(?: BLOCK)?-----/i;
-
-/**
- * Whether a text leaves a PEM private key open: its last `-----BEGIN … PRIVATE KEY-----` has no
- * `-----END … PRIVATE KEY-----` after it.
- * @param text - Text.
- * @returns True when the key's body goes on after the text.
- */
-function opensPrivateKey(text: string): boolean {
-  let last = -1;
-  PEM_BEGIN.lastIndex = 0;
-  for (let m = PEM_BEGIN.exec(text); m !== null; m = PEM_BEGIN.exec(text)) last = m.index + m[0].length;
-  return last !== -1 && !PEM_END.test(text.slice(last));
-}
-
-/**
- * The kept tail with a key body cut off from its first line hidden: up to an END line that no
- * BEGIN line comes before, or the whole text when a key is still open and its BEGIN line is not in
- * it.
- *
- * Source: SPEC §3.5 (strings shaped like known tokens are redacted); redaction review of session
- * 18 (the body of a key written line by line reached Bouncer's stderr).
- * @param text - The tail's text.
- * @param open - Whether a key is open at the tail's end.
- * @returns The text to redact.
- */
-function keyBodyCut(text: string, open: boolean): string {
-  PEM_BEGIN.lastIndex = 0;
-  const begin = PEM_BEGIN.exec(text);
-  const end = PEM_END.exec(text);
-  if (end !== null && (begin === null || begin.index > end.index))
-    return `[redacted]${text.slice(end.index + end[0].length)}`;
-  if (open && begin === null) return "[redacted]";
-  return text;
 }
 
 /**

@@ -11,6 +11,7 @@
 
 import type { JsonObject } from "../engine/index.ts";
 import { errorText } from "../engine/index.ts";
+import { privateKeyLines } from "../platform/private-key-lines.ts";
 import { heldChars } from "./from-upstream-own.ts";
 import {
   errorResponseText,
@@ -73,6 +74,8 @@ export class RelayCore {
   });
   /** Bouncer's answers to the upstream's own messages dropped while refusing. */
   #repliesDropped = 0;
+  /** PEM private keys the upstream writes on stdout line by line, a line of noise each. */
+  readonly #upstreamKeys = privateKeyLines();
 
   /**
    * @param options - Output functions, hooks factory and settings.
@@ -303,13 +306,16 @@ export class RelayCore {
    * Reports noise to stderr and to the hook, its preview made here: the upstream's with its
    * secrets hidden before the preview is cut ({@link hiddenPreview}), the client's as written.
    *
-   * Source: SPEC §3.5; review s18 finding B3 (the cut came first and halved a secret).
+   * Source: SPEC §3.5; review s18 finding B3 (the cut came first and halved a secret); the
+   * noise review (a PEM private key's body written on stdout, one line of noise each, was shown).
    * @param seen - What was seen, with the text it is previewed from.
    */
   noise(seen: NoiseSeen): void {
     const { text, ...rest } = seen;
     const hide = seen.side === "upstream" ? this.options.hideUpstreamSecrets : undefined;
-    const noise: NoiseReport = { ...rest, preview: hiddenPreview(text, hide) };
+    // A key's body after its BEGIN line is a line of noise each: hidden as the stderr drain hides it.
+    const shown = hide === undefined ? text : this.#upstreamKeys.hide(text);
+    const noise: NoiseReport = { ...rest, preview: hiddenPreview(shown, hide) };
     this.log(
       `The ${noise.side} wrote ${NOISE_NAMES[noise.kind]} (${noise.bytes} characters): ${noise.preview}`,
     );

@@ -712,6 +712,27 @@ describe("Relay and the upstream's secrets in its diagnostics", () => {
     r.fromClient("password=ClientTypedThis");
     expect(r.logs.at(-1)).toContain("password=ClientTypedThis");
   });
+
+  test("Relay hides the body of a PEM private key the upstream writes on stdout line by line, up to its END line", () => {
+    const noise: NoiseReport[] = [];
+    const r = memoryRelay(() => ({ onNoise: (report) => void noise.push(report) }), {
+      hideUpstreamSecrets: hide,
+    });
+    const body = ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "BKcwggSjAgEAAoIBAQC7KeyBodyLine2"];
+    r.fromUpstream(["-----BEGIN", "PRIVATE KEY-----"].join(" "));
+    for (const line of body) r.fromUpstream(line);
+    r.fromUpstream(["-----END", "PRIVATE KEY-----"].join(" "));
+    r.fromUpstream("listening on port 8080");
+    for (const line of body)
+      expect([...r.logs, ...noise.map((report) => report.preview)].join("\n")).not.toContain(line);
+    expect(noise.map((report) => report.preview)).toEqual([
+      '"[redacted]"',
+      '"[redacted]"',
+      '"[redacted]"',
+      '"[redacted]"',
+      '"listening on port 8080"',
+    ]);
+  });
 });
 
 describe("Relay upstream failure", () => {

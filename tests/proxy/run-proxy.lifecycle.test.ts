@@ -256,6 +256,46 @@ describe("bouncer run life cycle", () => {
   );
 
   test(
+    "bouncer run hides the body of a PEM private key its upstream writes on stdout, in its stderr and the audit noise records",
+    async () => {
+      const auditLog = join(mkdtempSync(join(tmpdir(), "bouncer-keynoise-")), "audit.jsonl");
+      const body = ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", "BKcwggSjAgEAAoIBAQC7StdoutKeyBody"];
+      const key = [
+        ["-----BEGIN", "PRIVATE KEY-----"].join(" "),
+        ...body,
+        ["-----END", "PRIVATE KEY-----"].join(" "),
+      ];
+      const script = `printf '%s\\n' ${key.map((line) => `'${line}'`).join(" ")}; exec "$0" "$1"`;
+      const { command, args } = bouncerCommand("cli", [
+        "--upstream-name",
+        "keys",
+        "--audit-log",
+        auditLog,
+        "--",
+        "sh",
+        "-c",
+        script,
+        BUN,
+        FRAMING_UPSTREAM,
+      ]);
+      const session = startLines(command, args, { BOUNCER_HOME: home });
+      session.send(initializeRequest(0));
+      await session.next((m) => m.id === 0, "initialize answered");
+      session.child.stdin?.end();
+      await deadline(session.exited, 20_000, "bouncer exits");
+      const records = readFileSync(auditLog, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { event: string; reason?: string })
+        .filter((record) => record.event === "noise");
+      expect(records).toHaveLength(4);
+      for (const text of [session.stderr(), readFileSync(auditLog, "utf8")])
+        for (const line of body) expect(text).not.toContain(line);
+    },
+    E2E_TIMEOUT,
+  );
+
+  test(
     "bouncer run exits 1 when its upstream died before the client said anything and the client then leaves",
     async () => {
       const { command, args } = bouncerCommand("cli", ["--upstream-name", "die", "--", "sh", "-c", "exit 3"]);
