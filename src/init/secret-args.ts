@@ -1,13 +1,16 @@
 /**
  * Secrets in an entry's command line: which arguments hold one (a secret-named flag's value, `-k`'s
  * value, a token, a `Bearer` credential, a URL's password, a secret-named `NAME=value`, query
- * parameter or header, a secret-named key of a JSON-valued argument), and the warnings `init` gives
- * for literal secrets in an entry. Pure.
+ * parameter or header, a secret-named key or labelled pair of a JSON-valued argument, and what the
+ * audit log hides without a secret-like name: `curl -u user:…`, `mysql -p…`, `<apiKey>…</apiKey>`,
+ * `secret-flags.ts`), and the warnings `init` gives for literal secrets in an entry. Pure.
  *
  * Source: SPEC §5.2 ("A unified diff is shown with secrets masked"), field case F11.
  * @module
  */
 
+import { argvFlagSecrets, flagSecrets } from "../audit/secret-flags.ts";
+import { isSecretPair, labelledPair } from "../platform/labelled-pairs.ts";
 import { splitShellCommand } from "../policy/shell-words.ts";
 import { hasTokenShape, isPlaceholder, isSecretName } from "./secrets.ts";
 import type { ConfigEntry, Span } from "./types.ts";
@@ -85,8 +88,8 @@ function isLiteralSecret(value: string): boolean {
 }
 /** A query parameter `name=value`. */
 const QUERY = /[?&]([A-Za-z0-9_.-]+)=([^&#\s]+)/g;
-/** A header-shaped argument `Name: value` (`X-API-Key: …`). */
-const HEADER = /^\s*([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(\S.*)$/s;
+/** A header-shaped argument `Name: value` (`X-API-Key: …`), also after a flag's `=` (`--header=…`). */
+const HEADER = /^\s*(?:--?[A-Za-z][A-Za-z0-9_-]*=)?([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(\S.*)$/s;
 
 /**
  * An assigned value as the shell reads it: without its quotes, a `\"` inside double quotes read as
@@ -150,8 +153,10 @@ function jsonOf(value: string): unknown {
 /**
  * The secrets of a JSON-valued argument (`{"apiKey":"…"}`, as `mcp-server-x '{"token": …}'` takes its
  * settings): each literal string or number under a secret-named key at any depth (a list inherits
- * its key; not a placeholder, path, boolean or short number), and each string that holds a secret
- * itself (JSON inside it included, up to {@link MAX_JSON_LEVELS} levels).
+ * its key; not a placeholder, path, boolean or short number) or in the value member of a labelled
+ * pair whose label is secret-like (`{"name": "Authorization", "value": …}`, `labelled-pairs.ts`;
+ * its label is a name), and each string that holds a secret itself (JSON inside it included, up to
+ * {@link MAX_JSON_LEVELS} levels).
  *
  * Source: SPEC §5.2 ("secrets masked"), field case F11; the review of JSON-valued arguments.
  * @param value - One argument.
@@ -169,8 +174,14 @@ function jsonSecrets(value: string, level = 0): string[] {
     if (Array.isArray(node)) {
       for (const child of node) stack.push({ node: child, named });
     } else if (typeof node === "object" && node !== null) {
-      for (const [key, child] of Object.entries(node))
-        stack.push({ node: child, named: named || isSecretName(key) });
+      // A labelled pair (`{"name": "Authorization", "value": …}`): the label names the value.
+      const keys = Object.keys(node);
+      const pair = labelledPair(keys, (key) => typeof Reflect.get(node, key) === "string");
+      const secretPair = pair !== undefined && isSecretPair(pair, (key) => String(Reflect.get(node, key)));
+      for (const key of keys) {
+        const byName = key === pair?.label ? false : isSecretName(key) || (secretPair && key === pair?.value);
+        stack.push({ node: Reflect.get(node, key), named: named || byName });
+      }
     } else if (typeof node === "number" || typeof node === "string") {
       const text = String(node);
       if (named && isLiteralSecret(text)) found.push(text);
@@ -183,8 +194,10 @@ function jsonSecrets(value: string, level = 0): string[] {
 /**
  * Whether one argument holds a secret in itself: a token shape, a `Bearer` credential, a URL's
  * password, a secret-named `NAME=value` assignment, query parameter or `Name: value` header with a
- * literal value (not a placeholder), or, in a JSON-valued argument, a literal value under a
- * secret-named key ({@link jsonSecrets}).
+ * literal value (not a placeholder; `--header=Name: value` too), a password the audit log hides by
+ * its flag or element (`curl -u bob:…`, `mysql -p…`, `<apiKey>…</apiKey>`: `flagSecrets`), or, in
+ * a JSON-valued argument, a literal value under a secret-named key or labelled by a secret-like
+ * name ({@link jsonSecrets}).
  *
  * Source: SPEC §5.2 ("secrets masked"), field case F11.
  * @param value - One element of `args` (or the command).
@@ -237,6 +250,8 @@ function secretInText(value: string, level: number): boolean {
   if (password !== undefined && !isPlaceholder(password)) return true;
   if (hasSecretPair(ASSIGNMENT, value) || hasSecretPair(QUERY, value)) return true;
   if (commandFlagSecrets(value).length > 0) return true;
+  // What the audit log hides without a secret-like name: `curl -u bob:…`, `mysql -p…`, `<apiKey>…</apiKey>`.
+  if (flagSecrets(value).length > 0) return true;
   const header = HEADER.exec(value);
   if (header !== null && isSecretName(header[1] ?? "") && isLiteralSecret(header[2] ?? "")) return true;
   return jsonSecrets(value, level).length > 0;
@@ -244,7 +259,9 @@ function secretInText(value: string, level: number): boolean {
 
 /**
  * Ranges of arguments that hold secrets: the value after a secret-named flag (`--api-key X`) or `-k`,
- * a `--token=X` argument or one element `--token X` (flag and value in one), and any element that holds one itself ({@link isSecretArg}).
+ * a `--token=X` argument or one element `--token X` (flag and value in one), any element that holds
+ * one itself ({@link isSecretArg}), and an element holding a password of the command line the list
+ * makes (`["mysql", "-pS3cret"]`, `["curl", "-u", "bob:S3cret"]`: `argvFlagSecrets`).
  *
  * Source: SPEC §5.2, field case F11.
  * @param items - The elements of an `args` array, decoded, with their ranges.
@@ -274,6 +291,11 @@ export function secretArgSpans(
     }
     if (isSecretArg(item.value)) spans.push(item.span);
   });
+  // A password of the command line the list makes (`["mysql", "-pS3cret"]`, `["curl", "-u", "bob:S3cret"]`).
+  for (const index of argvFlagSecrets(items.map((item) => item.value)).keys()) {
+    const item = items[index];
+    if (item !== undefined) spans.push(item.span);
+  }
   return spans;
 }
 
@@ -299,7 +321,8 @@ export function hasSecretArgs(
  * The secret values an argument list holds, to hide wherever they may be echoed (a server's
  * stderr): each argument {@link secretArgSpans} marks, and within it the part a server would print
  * alone — the value of a `NAME=value` assignment (also one inside `sh -c "…"`, without its
- * quotes) or a `Name: value` header, a URL's password, the secret values of a JSON-valued argument.
+ * quotes) or a secret-named `Name: value` header, a URL's password, a password after its flag
+ * (`-pS3cret`, `-u bob:S3cret`), the secret values of a JSON-valued argument.
  *
  * Source: SPEC §5.2 ("secrets masked"), field case F11.
  * @param args - An entry's arguments, placeholders filled in.
@@ -319,7 +342,12 @@ export function secretArgValues(args: readonly string[]): string[] {
     if (password !== undefined) values.push(password);
     values.push(...secretPairValues(ASSIGNMENT, arg));
     values.push(...commandFlagSecrets(arg));
+    values.push(...flagSecrets(arg).map(({ start, end }) => arg.slice(start, end)));
+    const header = HEADER.exec(arg);
+    if (header !== null && isSecretName(header[1] ?? "")) values.push(header[2] ?? "");
     values.push(...jsonSecrets(arg));
   }
+  for (const [index, found] of argvFlagSecrets(args))
+    for (const { start, end } of found) values.push((args[index] ?? "").slice(start, end));
   return values;
 }

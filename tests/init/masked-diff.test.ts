@@ -83,6 +83,33 @@ describe("maskedDiff()", () => {
     expect(plan.warnings).toHaveLength(2);
   });
 
+  test("maskedDiff() masks, and the plan does not stash, a labelled pair in a JSON argument, an XML secret element and a password no secret name precedes", () => {
+    const servers = {
+      pair: { command: "srv", args: ["--headers", '[{"name":"Authorization","value":"S3cretPairA1"}]'] },
+      prefixed: {
+        command: "srv",
+        args: ['{"headers":[{"headerName":"X-Api-Key","headerValue":"S3cretPairA2"}]}'],
+      },
+      xml: { command: "srv", args: ["--config", "<config><apiKey>S3cretXmlA3</apiKey></config>"] },
+      user: { command: "srv", args: ["--fetch", "curl -u bob:S3cretCurlA4 https://api.example"] },
+      argv: { command: "mysql-mcp", args: ["mysql", "-uroot", "-pS3cretGluedA5", "db"] },
+      header: { command: "srv", args: ["--header=Authorization: token S3cretHdrA6"] },
+    };
+    const text = `${JSON.stringify({ mcpServers: { ...servers, port: { command: "srv", args: ["-p", "3000"] } } }, null, 2)}\n`;
+    const client = clientInfo("claude-code");
+    const plan = planInit(text, { client, mode: "wrap", launcher: BREW_LAUNCHER });
+    const diff = maskedDiff(plan, { file: ".mcp.json", client });
+    expect(diff).toContain("+");
+    expect(diff).not.toContain("S3cret");
+    expect(plan.actions.map((action) => action.message)).toEqual([
+      ...Object.keys(servers).map(
+        (name) => `wrap "${name}" (no x-bouncer-upstream: its arguments hold a secret)`,
+      ),
+      'wrap "port"',
+    ]);
+    expect(plan.warnings).toHaveLength(Object.keys(servers).length);
+  });
+
   test("maskedDiff() is empty when nothing changes", () => {
     const sample = { file: "edge/cursor-remote-url-only.mcp.json", kind: "cursor" } as const;
     const client = sampleClient(sample);

@@ -222,6 +222,21 @@ describe("isSecretArg()", () => {
     expect(hasSecretArgs(["sh", "-c", "exec npx srv --api-key S3cretFlagVal"])).toBe(true);
   });
 
+  test("secretArgValues() gives the password alone of -pS3cret, -u user:password and a labelled pair (what doctor hides in a server's stderr)", () => {
+    const values = secretArgValues([
+      "mysql",
+      "-pS3cretGlued",
+      "--fetch",
+      "curl -u bob:S3cretCurl https://x",
+      '[{"name":"X-Api-Key","value":"S3cretPair"}]',
+    ]);
+    expect(values).toContain("S3cretGlued");
+    expect(values).toContain("S3cretCurl");
+    expect(values).toContain("S3cretPair");
+    expect(values).not.toContain("X-Api-Key");
+    expect(hasSecretArgs(["ssh", "-p", "2222", "host"])).toBe(false);
+  });
+
   test("hasSecretArgs() counts a Bearer credential (no stash for it)", () => {
     expect(hasSecretArgs(["npx", "mcp-remote", "--header", "Authorization: Bearer abcdefghijkl"])).toBe(true);
     expect(hasSecretArgs(["npx", "-y", "pkg", "/data"])).toBe(false);
