@@ -34,6 +34,14 @@ export interface OversizedLine {
   readonly tail: string;
 }
 
+/** What the framer tells of each delivered line's size (see {@link LineFramerOptions.nudge}). */
+export interface LineNudge {
+  /** The line is decoded and its bytes dropped; its handler runs next. */
+  arrived?(bytes: number): void;
+  /** The line's handler returned. */
+  passed(bytes: number): void;
+}
+
 /** Options of {@link LineFramer}. */
 export interface LineFramerOptions {
   /** The longest line that passes, in bytes (default {@link DEFAULT_MAX_LINE_BYTES}). */
@@ -41,10 +49,12 @@ export interface LineFramerOptions {
   /** Called for an over-long line once its newline (or the end of input) arrives. */
   readonly onOversize?: (line: OversizedLine) => void;
   /**
-   * Told the byte length of each delivered line after its handler returned (default: a
-   * {@link GcNudge} that collects after every 1 MiB of large lines; `null` for none). SPEC §7.
+   * Told the byte length of each delivered line once it is decoded, before its handler runs
+   * (`arrived`, optional), and after its handler returned (`passed`). Default: a {@link GcNudge}
+   * that collects before a line of 1 MiB or more and after every 1 MiB of large lines; `null` for
+   * none. SPEC §7.
    */
-  readonly nudge?: { passed(bytes: number): void } | null;
+  readonly nudge?: LineNudge | null;
 }
 
 /**
@@ -61,7 +71,7 @@ export class LineFramer {
   readonly #maxLineBytes: number;
   readonly #onOversize: (line: OversizedLine) => void;
   readonly #decoder = new TextDecoder("utf-8");
-  readonly #nudge: { passed(bytes: number): void } | undefined;
+  readonly #nudge: LineNudge | undefined;
   #parts: Uint8Array[] = [];
   #length = 0;
   /** While discarding an over-long line: its length so far, head and rolling tail. */
@@ -157,6 +167,7 @@ export class LineFramer {
     const text = this.#decoder.decode(bytes);
     bytes = EMPTY;
     if (isBlank(text)) return;
+    this.#nudge?.arrived?.(byteLength);
     this.#onLine(text);
     this.#nudge?.passed(byteLength);
   }
