@@ -17,6 +17,7 @@ import { escapeControls, safeName } from "../engine/index.ts";
 import { repeatedFlag } from "../platform/args.ts";
 import { BouncerError } from "../platform/errors.ts";
 import { describeReadError } from "../platform/fs-error-text.ts";
+import { bouncerHome } from "../platform/home-dir.ts";
 import { resolvePathSteps } from "../platform/path-walk.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import { terminalJson } from "../platform/terminal-json.ts";
@@ -151,6 +152,8 @@ export async function runReplay(options: ReplayCommandOptions, io: CommandIo): P
     home: homedir(),
     cwd: io.cwd,
     platform: process.platform === "win32" ? "win32" : "posix",
+    // As live (`bouncer run`): no path argument may reach Bouncer's home or the policy files.
+    protectedPaths: [bouncerHome({ cwd: io.cwd }), ...options.policies.map((file) => resolve(io.cwd, file))],
   });
   const json = options.json === true;
   const { rows, summary } = await replaySession(events, gate, {

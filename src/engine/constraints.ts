@@ -10,6 +10,7 @@ import { type ArgumentKeys, collectParamValues, createArgumentKeys } from "./par
 import type { RelativeBase } from "./path-context.ts";
 import { checkPathConfinement } from "./paths.ts";
 import { renderPattern } from "./pattern-text.ts";
+import { checkProtectedPaths } from "./protected-paths.ts";
 import { renderUntrusted } from "./render.ts";
 import { NO_OBJECTION } from "./state.ts";
 import type { CallInput, ContractResult, JsonValue, Question, Reason, RuleSource } from "./types.ts";
@@ -43,18 +44,73 @@ function baseText(base: RelativeBase): string {
     : `the root ${renderUntrusted(base.dir)} the client gave the upstream`;
 }
 
+/** A path value's confinement deny (SPEC §2.4), or none when it stays inside the prefixes. */
+function confinementDenial(
+  input: CallInput,
+  item: { readonly value: string; readonly at: string },
+  rule: { readonly prefixes: readonly string[]; readonly text: string; readonly source: RuleSource },
+): Reason | undefined {
+  const { value, at } = item;
+  const { source } = rule;
+  const check = checkPathConfinement(value, rule.prefixes, input.paths);
+  const reading = check.kind !== "inside" && check.asPath === true ? " read as a relative path" : "";
+  if (check.kind === "invalid") {
+    const against = check.base === undefined ? "" : ` (${baseText(check.base)})`;
+    const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(value)}${reading} ${check.problem}${against}, so ${rule.text} cannot be checked`;
+    return { code: "path_invalid", message, path: at, source };
+  }
+  if (check.kind === "outside") {
+    const via =
+      check.base !== undefined
+        ? ` resolved against ${baseText(check.base)} (it resolves to ${renderUntrusted(check.step)})`
+        : check.step === check.steps[0] && reading === ""
+          ? ""
+          : ` (it resolves to ${renderUntrusted(check.step)})`;
+    const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(value)}${reading} is outside ${rule.text}${via}`;
+    return { code: "path_outside_prefixes", message, path: at, source };
+  }
+  return undefined;
+}
+
+/** A path value's deny for reaching Bouncer's own files (`protected-paths.ts`), or none. */
+function protectedDenial(
+  input: CallInput,
+  item: { readonly value: string; readonly at: string },
+): Reason | undefined {
+  const { value, at } = item;
+  const check = checkProtectedPaths(value, input.paths);
+  if (check.kind === "clear") return undefined;
+  const against = check.base === undefined ? "" : ` resolved against ${baseText(check.base)}`;
+  if (check.kind === "invalid") {
+    const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(value)} ${check.problem}${against}, so whether it reaches Bouncer's own files cannot be checked`;
+    return { code: "path_invalid", message, path: at, source: "default" };
+  }
+  const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(value)}${against} reaches Bouncer's own files at ${renderUntrusted(check.reached)} (it resolves to ${renderUntrusted(check.step)}): no tool may write Bouncer's home, pins, policy, audit log or session file`;
+  return { code: "path_protected", message, path: at, source: "default" };
+}
+
+/**
+ * The first path deny of a call: each value `write_params` reaches must be a string or a list of
+ * strings inside `allowed_path_prefixes` when those are set (SPEC §2.4), and must never reach
+ * Bouncer's own files (`protected-paths.ts`), prefixes or not. Without prefixes, a value of another
+ * type is no path and is left alone, as before.
+ */
 function firstPathDenial(input: CallInput, keys: ArgumentKeys): Reason | undefined {
   const { rules } = input;
   const prefixes = rules.allowedPathPrefixes;
-  if (rules.writeParams === undefined || prefixes === undefined || prefixes.value.length === 0) {
-    return undefined;
-  }
-  const source = prefixes.source;
-  const rule = `allowed_path_prefixes ${JSON.stringify(prefixes.value)}`;
+  if (rules.writeParams === undefined) return undefined;
+  const confined = prefixes !== undefined && prefixes.value.length > 0;
+  if (!confined && (input.paths.protectedPaths?.length ?? 0) === 0) return undefined;
+  const source = prefixes?.source ?? rules.writeParams.source;
+  const rule = {
+    prefixes: prefixes?.value ?? [],
+    text: `allowed_path_prefixes ${JSON.stringify(prefixes?.value ?? [])}`,
+    source,
+  };
   for (const param of rules.writeParams.value) {
     const found = collectParamValues(input.arguments, paramPathOf(rules, param), keys);
     const mismatch = found.mismatches[0];
-    if (mismatch !== undefined) {
+    if (mismatch !== undefined && confined) {
       const message = `Argument ${renderUntrusted(mismatch.path || param)} must be ${mismatch.expected} to reach write_params "${param}", got ${typeName(mismatch.value)}`;
       return { code: "path_wrong_type", message, path: mismatch.path || param, source };
     }
@@ -63,26 +119,14 @@ function firstPathDenial(input: CallInput, keys: ArgumentKeys): Reason | undefin
       for (const [i, item] of items.entries()) {
         const at = Array.isArray(value) ? `${path}[${i}]` : path;
         if (typeof item !== "string") {
-          const message = `Argument ${renderUntrusted(at)} must be a string or a list of strings for ${rule}, got ${typeName(item)}`;
+          if (!confined) continue;
+          const message = `Argument ${renderUntrusted(at)} must be a string or a list of strings for ${rule.text}, got ${typeName(item)}`;
           return { code: "path_wrong_type", message, path: at, source };
         }
-        const check = checkPathConfinement(item, prefixes.value, input.paths);
-        const reading = check.kind !== "inside" && check.asPath === true ? " read as a relative path" : "";
-        if (check.kind === "invalid") {
-          const against = check.base === undefined ? "" : ` (${baseText(check.base)})`;
-          const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(item)}${reading} ${check.problem}${against}, so ${rule} cannot be checked`;
-          return { code: "path_invalid", message, path: at, source };
-        }
-        if (check.kind === "outside") {
-          const via =
-            check.base !== undefined
-              ? ` resolved against ${baseText(check.base)} (it resolves to ${renderUntrusted(check.step)})`
-              : check.step === check.steps[0] && reading === ""
-                ? ""
-                : ` (it resolves to ${renderUntrusted(check.step)})`;
-          const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(item)}${reading} is outside ${rule}${via}`;
-          return { code: "path_outside_prefixes", message, path: at, source };
-        }
+        const denial =
+          (confined ? confinementDenial(input, { value: item, at }, rule) : undefined) ??
+          protectedDenial(input, { value: item, at });
+        if (denial !== undefined) return denial;
       }
     }
   }

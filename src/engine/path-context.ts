@@ -50,6 +50,13 @@ export interface PathContext {
    * (`normalizeRelativeBases`); absent, or made from other bases, they are normalised per check.
    */
   readonly normalizedBases?: NormalizedBases;
+  /**
+   * Bouncer's own files and folders (its home with the pins and sessions, the policy files, the
+   * audit log, the session file): no path argument of `write_params` may resolve inside one of them,
+   * or to a folder that holds one, whatever the prefixes allow. Absolute, or resolved as prefixes
+   * are. Stricter than SPEC §2.4, which is silent on them.
+   */
+  readonly protectedPaths?: readonly string[];
 }
 
 /**

@@ -51,8 +51,11 @@ const lexicalResolver: PathResolver = (absolutePath) => [absolutePath];
  * kernel reads a path opened as given: a link followed by `..` (`out/link/../x`) leads to the
  * parent of the link's target, which the lexical form (`out/x`) never shows. Both walks must stay
  * inside: a server may open either.
+ * @param value - A path value or prefix, as written.
+ * @param ctx - The path context (its `cwd` is the base of a relative value).
+ * @returns Every step, the lexical form first; or why the value cannot be resolved.
  */
-function resolveSteps(value: string, ctx: PathContext): ParsedPath[] | { problem: string } {
+export function resolveSteps(value: string, ctx: PathContext): ParsedPath[] | { problem: string } {
   const lexical = toAbsolute(value, ctx);
   if (isProblem(lexical)) return lexical;
   const resolver = ctx.resolve ?? lexicalResolver;
@@ -132,7 +135,15 @@ function foldWindowsName(name: string): string {
   return folded;
 }
 
-function within(path: ParsedPath, prefix: ParsedPath, platform: PathContext["platform"]): boolean {
+/**
+ * Whether a path is a prefix's folder or inside it, component by component (Windows folds case as
+ * NTFS does).
+ * @param path - A resolved path.
+ * @param prefix - A resolved prefix.
+ * @param platform - The platform whose comparison applies.
+ * @returns True when every component of the prefix starts the path.
+ */
+export function within(path: ParsedPath, prefix: ParsedPath, platform: PathContext["platform"]): boolean {
   const fold = platform === "win32" ? foldWindowsName : (s: string): string => s;
   if (fold(path.root) !== fold(prefix.root) || prefix.parts.length > path.parts.length) return false;
   return prefix.parts.every((part, i) => fold(part) === fold(path.parts[i]!));
@@ -213,8 +224,12 @@ export function normalizeRelativeBases(ctx: PathContext): PathContext {
   return { ...ctx, normalizedBases: { from, bases: normalizeBases(ctx) } };
 }
 
-/** The context's bases normalised: as made once while they are its own, else now. */
-function basesOf(ctx: PathContext): readonly NormalizedBase[] {
+/**
+ * The context's bases of relative values normalised: as made once while they are its own, else now.
+ * @param ctx - The path context.
+ * @returns Its bases, in order, each directory once.
+ */
+export function basesOf(ctx: PathContext): readonly NormalizedBase[] {
   const made = ctx.normalizedBases;
   if (made === undefined) return normalizeBases(ctx);
   const { from } = made;

@@ -52,18 +52,18 @@ export interface ServerState {
  * Source: SPEC §2.4 (relative prefixes resolve against the upstream's working directory), §4.3.
  * @param context - The server's name and facts.
  * @param packs - The packs that matched it, strongest first.
- * @param options - The gate's options (cwd, home, platform, path resolver), and the server's
+ * @param options - The gate's options (cwd, home, platform, path resolver, protected paths), and the server's
  *   `previous` state when it is registered again (its last walk and client roots stay).
  * @returns The state, with empty caches.
  */
 export function serverState(
   context: ServerContext,
   packs: readonly MatchedPack[],
-  options: Pick<GateOptions, "cwd" | "home" | "platform" | "resolvePath"> & {
+  options: Pick<GateOptions, "cwd" | "home" | "platform" | "resolvePath" | "protectedPaths"> & {
     readonly previous?: ServerState;
   },
 ): ServerState {
-  const { resolvePath, previous } = options;
+  const { resolvePath, previous, protectedPaths } = options;
   const entry: ServerState = {
     context,
     packs,
@@ -75,6 +75,7 @@ export function serverState(
       home: options.home,
       platform: options.platform ?? "posix",
       ...(resolvePath === undefined ? {} : { resolve: resolvePath }),
+      ...(protectedPaths === undefined ? {} : { protectedPaths }),
       relativeBases: commandLineBases(context.command, packs),
     }),
   };

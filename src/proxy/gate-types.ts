@@ -33,6 +33,11 @@ export interface GateOptions {
   readonly platform?: "posix" | "win32";
   /** The lstat/readlink walk (SPEC §2.4); absent: the engine's lexical default. */
   readonly resolvePath?: PathResolver;
+  /**
+   * Bouncer's own files and folders (its home, the policy files, the audit log, the session file),
+   * absolute: no `write_params` value may reach them (`PathContext.protectedPaths`).
+   */
+  readonly protectedPaths?: readonly string[];
   /** Taint seen by other instances of the client session (SPEC §3.7). */
   readonly externalTaint?: ExternalTaintLookup;
   /** Options of the session's taint store (window size). */

@@ -10,7 +10,12 @@
  */
 
 import { isAbsolute, join, resolve } from "node:path";
-import { createAuditWriter, createSessionRecorder, type SessionRecorder } from "../audit/index.ts";
+import {
+  createAuditWriter,
+  createSessionRecorder,
+  ROTATE_KEEP,
+  type SessionRecorder,
+} from "../audit/index.ts";
 import type { JsonObject } from "../engine/index.ts";
 import { errorText } from "../engine/index.ts";
 import { userHome } from "../platform/home-dir.ts";
@@ -137,6 +142,7 @@ export async function startGatingSession(
     cwd: upstream.cwd,
     platform: process.platform === "win32" ? "win32" : "posix",
     resolvePath: resolvePathSteps,
+    protectedPaths: ownPaths(setup),
   });
   gate.registerServer(server);
   const writer = createAuditWriter(auditPath(setup), {
@@ -244,6 +250,31 @@ export function refuse(
  * @param setup - Flags and home.
  * @returns An absolute path.
  */
+/**
+ * Bouncer's own files and folders for this run, absolute: its home (pins, sessions, the default
+ * audit log), each `--policy` file, the `--audit-log` file and its rotations, the `--record` file
+ * and the `--config` client config. No path argument may reach them (`protected-paths.ts`): an
+ * agent writing through a gated file tool must not accept its own rug pull or loosen its policy.
+ *
+ * Source: SPEC §2.2 (a changed definition is accepted by a person), §2.4, §3.5.
+ * @param setup - The run's flags and home.
+ * @returns The paths, each once.
+ */
+function ownPaths(setup: GatingSetup): string[] {
+  const { run } = setup;
+  const cwd = process.cwd();
+  const audit = auditPath(setup);
+  const files = [
+    setup.home,
+    ...run.policies.map((file) => resolve(cwd, file)),
+    audit,
+    ...Array.from({ length: ROTATE_KEEP }, (_, i) => `${audit}.${i + 1}`),
+    ...(run.record === undefined ? [] : [resolve(cwd, run.record)]),
+    ...(run.config === undefined ? [] : [resolve(cwd, run.config)]),
+  ];
+  return [...new Set(files)];
+}
+
 function auditPath(setup: GatingSetup): string {
   const flag = setup.run.auditLog;
   if (flag === undefined) return join(setup.home, "audit.jsonl");

@@ -417,3 +417,54 @@ describe("evaluateConstraints() properties", () => {
     );
   });
 });
+
+describe("evaluateConstraints() and Bouncer's own files", () => {
+  const paths = {
+    cwd: "/home/u",
+    home: "/home/u",
+    platform: "posix" as const,
+    protectedPaths: ["/home/u/.bouncer"],
+  };
+  const pinFile = "/home/u/.bouncer/pins/abc.json";
+
+  test("evaluateConstraints() denies a write into Bouncer's home that the prefixes allow", () => {
+    const rules = makeRules({ writeParams: sourced(["path"]), allowedPathPrefixes: sourced(["/home/u"]) });
+    const result = evaluateConstraints(makeInput({ rules, paths, arguments: { path: pinFile } }));
+    expect(result.denies[0]).toMatchObject({ code: "path_protected", path: "path", source: "default" });
+    expect(result.denies[0]?.message).toContain("reaches Bouncer's own files");
+  });
+
+  test("evaluateConstraints() denies a write into Bouncer's home with no prefixes set", () => {
+    const rules = makeRules({ writeParams: sourced(["source", "destination"]) });
+    const args = { source: pinFile, destination: "/home/u/moved.json" };
+    const result = evaluateConstraints(makeInput({ rules, paths, arguments: args }));
+    expect(codeOf(result)).toBe("path_protected");
+  });
+
+  test("evaluateConstraints() checks every element of a list of paths against Bouncer's files", () => {
+    const rules = makeRules({ writeParams: sourced(["paths"]) });
+    const args = { paths: ["/home/u/a.txt", pinFile] };
+    const result = evaluateConstraints(makeInput({ rules, paths, arguments: args }));
+    expect(result.denies[0]?.path).toBe("paths[1]");
+  });
+
+  test("evaluateConstraints() leaves a value that is no path alone when no prefixes are set", () => {
+    const rules = makeRules({ writeParams: sourced(["path"]) });
+    const result = evaluateConstraints(makeInput({ rules, paths, arguments: { path: 42 } }));
+    expect(result).toEqual({ denies: [], asks: [] });
+  });
+
+  test("evaluateConstraints() allows a write outside Bouncer's files", () => {
+    const rules = makeRules({ writeParams: sourced(["path"]), allowedPathPrefixes: sourced(["/home/u"]) });
+    const result = evaluateConstraints(
+      makeInput({ rules, paths, arguments: { path: "/home/u/notes/a.md" } }),
+    );
+    expect(result).toEqual({ denies: [], asks: [] });
+  });
+
+  test("evaluateConstraints() keeps the prefix deny for a value outside the prefixes and inside Bouncer's home", () => {
+    const rules = makeRules({ writeParams: sourced(["path"]), allowedPathPrefixes: sourced(["/srv"]) });
+    const result = evaluateConstraints(makeInput({ rules, paths, arguments: { path: pinFile } }));
+    expect(codeOf(result)).toBe("path_outside_prefixes");
+  });
+});
