@@ -91,6 +91,9 @@ export function deferredHooks(context: RelayContext, load: HooksLoader): RelayHo
         } catch (error) {
           verdict = Promise.reject(error);
         }
+        // Handled below, a turn later or never (a gate whose start failed has ended the session):
+        // a rejection must not be an unhandled one meanwhile (Bun exits on those).
+        verdict.catch(() => undefined);
       });
       // The policy files were validated before the spawn: the gate's own verdict follows, and a
       // refusal then ends the session before anything can be decided ungated. The gate starts

@@ -117,6 +117,30 @@ describe("deferredHooks()", () => {
     expect(gate.seen.slice(0, 2)).toEqual(["initialize", "ready"]);
   });
 
+  test("deferredHooks() ends the session with 1, no rejection unhandled, when the gate's initialize verdict rejects with a tools/list pipelined behind it", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const gate = controlledGate({
+        onClientInitialize: async () => {
+          throw new Error("verdict failed");
+        },
+      });
+      const r = memoryRelay((context) => deferredHooks(context, gate.load));
+      r.fromClient(INITIALIZE);
+      r.fromClient({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+      gate.finish();
+      await settle();
+      await settle();
+      await Bun.sleep(20);
+      expect(unhandled).toEqual([]);
+      expect(r.ended).toEqual([1]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
   test("deferredHooks() answers a waiting tools/call with an error and ends the session with 1 when the gate fails", async () => {
     const gate = controlledGate();
     const r = memoryRelay((context) => deferredHooks(context, gate.load));
