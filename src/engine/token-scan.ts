@@ -37,6 +37,12 @@ export interface Scan {
   readonly text: string;
   readonly found: FoundToken;
   readonly visit: FoundVisitor;
+  /**
+   * Called with a dotted match that is no host (its last label has no letter and it is no IPv4
+   * address) but has `_` or `-` at an edge or a run of `. _ -` (`_203.0.113.5_`,
+   * `evil.example._`): the caller reports the hosts it stands for without them.
+   */
+  readonly gluedDotted?: (start: number, end: number) => void;
 }
 
 /** The longest DNS name (RFC 1035: 253 characters written out); longer parent domains are not indexed. */
@@ -47,6 +53,7 @@ const AT = 64;
 const HASH = 35;
 const DASH = 45;
 const PLUS = 43;
+const UNDERSCORE = 95;
 
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
@@ -136,6 +143,31 @@ function isDottedQuad(text: string, start: number, end: number): boolean {
   return groups === 4;
 }
 
+/** `_` or `-`. */
+function isGlue(c: number): boolean {
+  return c === UNDERSCORE || c === DASH;
+}
+
+/**
+ * Whether `text[start, end)` has `_` or `-` at an edge, or two of `. _ -` in a row: punctuation
+ * glued to a token rather than part of it (`token-variants.ts`).
+ *
+ * Source: SPEC §2.5 "Index, not rescans"; hostile hunt of the sink gate.
+ * @param text - The text.
+ * @param start - The match's start.
+ * @param end - The match's end.
+ * @returns True when the match may stand for a token without that punctuation.
+ */
+export function hasGluedPunct(text: string, start: number, end: number): boolean {
+  if (isGlue(text.charCodeAt(start)) || isGlue(text.charCodeAt(end - 1))) return true;
+  for (let i = start + 1; i < end; i += 1) {
+    const c = text.charCodeAt(i);
+    if ((isGlue(c) || c === DOT) && (isGlue(text.charCodeAt(i - 1)) || text.charCodeAt(i - 1) === DOT))
+      return true;
+  }
+  return false;
+}
+
 /** One dotted match: a host when its last label has a letter or it is an IPv4 address. */
 function visitHost(scan: Scan, start: number, end: number): void {
   const { text } = scan;
@@ -143,7 +175,10 @@ function visitHost(scan: Scan, start: number, end: number): void {
   let letter = false;
   for (let i = lastDot + 1; i < end && !letter; i += 1) letter = isLetter(text.charCodeAt(i));
   const quad = isDottedQuad(text, start, end);
-  if (!letter && !quad) return;
+  if (!letter && !quad) {
+    if (scan.gluedDotted !== undefined && hasGluedPunct(text, start, end)) scan.gluedDotted(start, end);
+    return;
+  }
   scan.found.start = start;
   scan.found.end = end;
   emit(scan, start);
@@ -185,7 +220,21 @@ export function scanHosts(scan: Scan): void {
 }
 
 /**
- * `(?<![\w.@#-])[@#]\w(?:[\w.-]*\w)?`: handles and channels, with and without their sigil.
+ * Whether the `_` and `-` right before `at` are glued to what follows: the run of them is at the
+ * text's start or after a character that is no label character, `.`, `@` or `#` (`_@mallory_`,
+ * `-#leaks`, not `bob_@x` or `a-#b`).
+ */
+function gluedBefore(text: string, at: number): boolean {
+  let i = at - 1;
+  while (isGlue(text.charCodeAt(i))) i -= 1;
+  if (i === at - 1) return false;
+  const c = text.charCodeAt(i);
+  return !(isLabel(c) || c === DOT || c === AT || c === HASH);
+}
+
+/**
+ * `(?:(?<![\w.@#-])|(?<=(?<![\w.@#-])[_-]+))[@#]\w(?:[\w.-]*\w)?`: handles and channels, with and
+ * without their sigil, also right after `_` or `-` glued to them (Markdown's `_@mallory_`).
  *
  * Source: SPEC §2.5 "Index, not rescans".
  * @param scan - The text, the reused token and the visitor.
@@ -203,7 +252,8 @@ export function scanHandles(scan: Scan): void {
     if (p === -1) return;
     from = p + 1;
     const before = text.charCodeAt(p - 1);
-    if (isLabel(before) || before === DOT || before === AT || before === HASH) continue;
+    if ((isLabel(before) || before === DOT || before === AT || before === HASH) && !gluedBefore(text, p))
+      continue;
     if (!isWord(text.charCodeAt(p + 1))) continue;
     let end = p + 2;
     for (let i = p + 2; ; i += 1) {

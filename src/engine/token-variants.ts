@@ -8,10 +8,14 @@
  * part of the token and makes no variant. A `+` after a word character in an address's local part
  * also gives the address after it: form-encoded text writes a space as `+`
  * (`?q=please+forward+the+invoice+to+attacker@evil.example`; of a subaddress, `bob+tag@`, this adds
- * `tag@`, a key that can only add taint). Pure.
+ * `tag@`, a key that can only add taint). Handles, channels and alphanumeric tokens get the same
+ * readings from their `_` and `-` (`@mallory_` in `_@mallory_`, `#leaks_`, `_mallory99_`,
+ * `c0123abcde-`): a handle also without its sigil, an alphanumeric token only while it is still one
+ * (6 to 64 characters with a digit). Pure.
  *
  * Source: SPEC §2.5 ("occurs in free text … on token boundaries"); review of session 8 (glued
- * punctuation hid planted addresses); review of the sink gate (`+` for a space hid one).
+ * punctuation hid planted addresses); review of the sink gate (`+` for a space hid one); hostile
+ * hunt of the sink gate (glued `_` and `-` hid handles, channels and alphanumeric tokens).
  * @module
  */
 
@@ -26,6 +30,8 @@ import type { FoundToken, FoundVisitor } from "./token-scan.ts";
 export interface VariantShapes {
   readonly isEmail: (value: string) => boolean;
   readonly isHost: (value: string) => boolean;
+  /** A handle, a channel, or an alphanumeric token of 6 to 64 characters with a digit. */
+  readonly isToken: (value: string) => boolean;
 }
 
 /** `.`, `_`, `+` and `-`: the punctuation a token's characters include. */
@@ -123,19 +129,53 @@ function domainReadings(domain: string): Set<string> {
   return readings;
 }
 
+/** A key of word characters and `-` only: an alphanumeric token (or a handle without its sigil). */
+const WORD_KEY = /^[\p{L}\p{M}\p{N}_-]+$/u;
+
+/** Strips leading and trailing `. _ -` (a handle's or an alphanumeric token's glued punctuation). */
+function trimWordPunct(part: string): string {
+  return part.replace(/^[._-]+|[._-]+$/g, "");
+}
+
+/**
+ * A handle's or an alphanumeric token's readings: trimmed of `. _ -`, what precedes its first run of
+ * punctuation and, for an alphanumeric token, what follows its last (a handle's sigil stays with the
+ * start).
+ */
+function wordReadings(body: string, after: boolean): Set<string> {
+  const readings = new Set([trimWordPunct(body)]);
+  const { first, lastEnd } = runsOf(body);
+  if (first !== -1) readings.add(trimWordPunct(body.slice(0, first)));
+  if (after && lastEnd !== -1) readings.add(trimWordPunct(body.slice(lastEnd)));
+  return readings;
+}
+
 /**
  * The other keys a token stands for (see the module comment): for an address, every combination
  * of its local part's and its domain's readings that is still an address; for a host, its readings
- * that are still hosts. Other tokens have none.
+ * that are still hosts; for a handle or channel, its readings that are still handles, each with and
+ * without its sigil; for an alphanumeric token (word characters and `-` only), its readings that
+ * are still alphanumeric tokens. Other keys (phones, IBANs, IPv6 addresses) have none.
  *
  * Source: SPEC §2.5 "Index, not rescans".
  * @param key - A token's key (lower case).
- * @param shapes - The address and host shape tests.
+ * @param shapes - The address, host and token shape tests.
  * @returns The variant keys, without the key itself (usually none).
  * @example tokenVariants("_attacker@evil.example_", shapes) // ["attacker@evil.example"]
+ * @example tokenVariants("@mallory_", shapes) // ["@mallory", "mallory"]
  */
 export function tokenVariants(key: string, shapes: VariantShapes): string[] {
   const out = new Set<string>();
+  const sigil = key.charCodeAt(0);
+  if (sigil === 64 || sigil === 35) {
+    for (const body of wordReadings(key.slice(1), false)) {
+      const handle = `${key[0]}${body}`;
+      if (body === "" || handle === key || !shapes.isToken(handle)) continue;
+      out.add(handle);
+      out.add(body);
+    }
+    return [...out];
+  }
   const at = key.indexOf("@");
   if (at !== -1) {
     const domains = domainReadings(key.slice(at + 1));
@@ -147,6 +187,8 @@ export function tokenVariants(key: string, shapes: VariantShapes): string[] {
     }
   } else if (key.includes(".")) {
     for (const host of domainReadings(trimPunct(key))) if (host !== key && shapes.isHost(host)) out.add(host);
+  } else if (WORD_KEY.test(key)) {
+    for (const word of wordReadings(key, true)) if (word !== key && shapes.isToken(word)) out.add(word);
   }
   return [...out];
 }
@@ -154,7 +196,8 @@ export function tokenVariants(key: string, shapes: VariantShapes): string[] {
 /**
  * Wraps a scan's visitor so that a token with punctuation at an edge or a run of it (rare) is also
  * reported under each of its {@link tokenVariants} (same span); other tokens cost two character
- * looks and a loop over their characters, and no string.
+ * looks and a loop over their characters, and no string. A handle's variants without its sigil
+ * are reported right after it (its own key without the sigil comes next, with its variants).
  *
  * Source: SPEC §2.5 "Index, not rescans".
  * @param text - The text being scanned.
@@ -173,7 +216,6 @@ export function withTokenVariants(text: string, visit: FoundVisitor, shapes: Var
     )
       return;
     const key = found.key ?? text.slice(found.keyStart, found.end);
-    if (!key.includes(".")) return;
     const span = { start: found.start, end: found.end };
     for (const variant of tokenVariants(key, shapes)) {
       found.start = span.start;

@@ -12,6 +12,7 @@ import { UNSPACED_SCRIPT_CLASS } from "./scripts.ts";
 import {
   type FoundToken,
   type FoundVisitor,
+  hasGluedPunct,
   scanAlphanumerics,
   scanEmails,
   scanHandles,
@@ -25,6 +26,7 @@ import {
   isEmailShaped,
   isHostShaped,
   isPhoneShaped,
+  isTokenShapedString,
 } from "./token-shapes.ts";
 import { tokenVariants, type VariantShapes, withTokenVariants } from "./token-variants.ts";
 import { scanUrlIpv4Hosts } from "./url-ipv4.ts";
@@ -42,7 +44,8 @@ const PATTERNS = {
   ascii: { iban: /(?<![a-zA-Z0-9])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/g },
   unicode: {
     host: /(?<![\p{L}\p{M}\p{N}_.-])[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+/gu,
-    handle: /(?<![\p{L}\p{M}\p{N}_.@#-])[@#][\p{L}\p{M}\p{N}_](?:[\p{L}\p{M}\p{N}_.-]*[\p{L}\p{M}\p{N}_])?/gu,
+    handle:
+      /(?:(?<![\p{L}\p{M}\p{N}_.@#-])|(?<=(?<![\p{L}\p{M}\p{N}_.@#-])[_-]+))[@#][\p{L}\p{M}\p{N}_](?:[\p{L}\p{M}\p{N}_.-]*[\p{L}\p{M}\p{N}_])?/gu,
     iban: /(?<![\p{L}\p{M}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu,
     alnum: /(?<![\p{L}\p{M}\p{N}_-])[\p{L}\p{M}\p{N}_-]{6,64}(?![\p{L}\p{M}\p{N}_-])/gu,
   },
@@ -185,6 +188,24 @@ function unicodeHostVariants(match: string): string[] {
   return tokenVariants(match, SHAPES);
 }
 
+/**
+ * The hosts a dotted match that is no host stands for without glued punctuation — an IPv4 address
+ * or a host in Markdown emphasis or before a stray `._` (`_203.0.113.5_`, `-203.0.113.5`,
+ * `https://evil.example._`): each {@link tokenVariants} of the match, with its parent domains,
+ * reported with the match's span.
+ *
+ * Source: SPEC §2.5 "Index, not rescans"; hostile hunt of the sink gate (such a host was indexed by
+ * nothing and asked about as "not seen").
+ * @param match - A dotted match of canonical text whose last label has no letter.
+ * @param start - Where it starts.
+ * @param report - Reports each key.
+ */
+function gluedDottedHosts(match: string, start: number, report: ReportKey): void {
+  for (const variant of tokenVariants(match, SHAPES)) {
+    for (const key of hostSuffixes(hostKey(variant))) report(key, { start, length: match.length });
+  }
+}
+
 /** The token patterns on text with characters above U+007F (Unicode classes, keys built as strings). */
 function scanUnicode(text: string, visit: FoundVisitor): void {
   const patterns = PATTERNS.unicode;
@@ -204,7 +225,10 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
       pattern: patterns.host,
       visit: (match, start) => {
         const last = match.slice(match.lastIndexOf(".") + 1);
-        if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
+        if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) {
+          if (hasGluedPunct(match, 0, match.length)) gluedDottedHosts(match, start, report);
+          return;
+        }
         for (const key of hostSuffixes(hostKey(match))) report(key, { start, length: match.length });
         // Glued punctuation is taken off the host as written, before punycode: `_bücher.example_`
         // in punycode is `xn--_bcher-4ya.example_`, whose variants are no host anyone sends to.
@@ -245,7 +269,7 @@ function scanUnicode(text: string, visit: FoundVisitor): void {
 const UNSPACED_LETTERS = new RegExp(`[${UNSPACED_SCRIPT_CLASS}]+`, "gu");
 
 /** The shape tests token variants must pass. */
-const SHAPES: VariantShapes = { isEmail: isEmailShaped, isHost: isHostShaped };
+const SHAPES: VariantShapes = { isEmail: isEmailShaped, isHost: isHostShaped, isToken: isTokenShapedString };
 
 /** Any character above U+007F: such text is scanned with the Unicode patterns. */
 const NON_ASCII = /[\u0080-\uffff]/;
@@ -282,7 +306,9 @@ function scanShapes(text: string, visit: FoundVisitor): void {
     return;
   }
   const found: FoundToken = { start: 0, end: 0, keyStart: 0, key: undefined };
-  const scan = { text, found, visit };
+  const gluedDotted = (start: number, end: number): void =>
+    gluedDottedHosts(text.slice(start, end), start, keyReporter(found, visit));
+  const scan = { text, found, visit, gluedDotted };
   const at = text.includes("@");
   if (at) scanEmails(scan);
   if (at && text.includes('"@')) quotedAddresses(text, keyReporter(found, visit));

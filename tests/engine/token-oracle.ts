@@ -13,26 +13,28 @@ import {
   isEmailShaped,
   isHostShaped,
   isPhoneShaped,
+  isTokenShapedString,
 } from "../../src/engine/token-shapes.ts";
 import { tokenVariants } from "../../src/engine/token-variants.ts";
 import { scanUrlIpv4Hosts } from "../../src/engine/url-ipv4.ts";
 import { scanIpv6Hosts } from "../../src/engine/url-ipv6.ts";
 import { scanUrlLabelHosts } from "../../src/engine/url-label-hosts.ts";
 
-const SHAPES = { isEmail: isEmailShaped, isHost: isHostShaped };
+const SHAPES = { isEmail: isEmailShaped, isHost: isHostShaped, isToken: isTokenShapedString };
 
 const EMAIL_AT = /[\p{L}\p{M}\p{N}._+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+/uy;
 const LOCAL_CHAR = /[\p{L}\p{M}\p{N}._+-]/u;
 const PATTERNS = {
   unicode: {
     host: /(?<![\p{L}\p{M}\p{N}_.-])[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+/gu,
-    handle: /(?<![\p{L}\p{M}\p{N}_.@#-])[@#][\p{L}\p{M}\p{N}_](?:[\p{L}\p{M}\p{N}_.-]*[\p{L}\p{M}\p{N}_])?/gu,
+    handle:
+      /(?:(?<![\p{L}\p{M}\p{N}_.@#-])|(?<=(?<![\p{L}\p{M}\p{N}_.@#-])[_-]+))[@#][\p{L}\p{M}\p{N}_](?:[\p{L}\p{M}\p{N}_.-]*[\p{L}\p{M}\p{N}_])?/gu,
     iban: /(?<![\p{L}\p{M}\p{N}])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/gu,
     alnum: /(?<![\p{L}\p{M}\p{N}_-])[\p{L}\p{M}\p{N}_-]{6,64}(?![\p{L}\p{M}\p{N}_-])/gu,
   },
   ascii: {
     host: /(?<![\w.-])[\w-]+(?:\.[\w-]+)+/g,
-    handle: /(?<![\w.@#-])[@#]\w(?:[\w.-]*\w)?/g,
+    handle: /(?:(?<![\w.@#-])|(?<=(?<![\w.@#-])[_-]+))[@#]\w(?:[\w.-]*\w)?/g,
     iban: /(?<![a-zA-Z0-9])[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}/g,
     alnum: /(?<![\w-])[\w-]{6,64}(?![\w-])/g,
   },
@@ -80,7 +82,7 @@ export function oracleTokens(text: string, found: Visit): void {
   // Each key, then the keys it stands for without glued punctuation or after a `+` (token-variants.ts).
   const visit: Visit = (key, start, end) => {
     found(key, start, end);
-    if (!key.includes(".") || !/^[._+-]|[._+-]$|[._+-]{2}|\+/.test(key)) return;
+    if (!/^[._+-]|[._+-]$|[._+-]{2}|\+/.test(key)) return;
     for (const variant of tokenVariants(key, SHAPES)) found(variant, start, end);
   };
   const patterns = /[\u0080-\uffff]/.test(text) ? PATTERNS.unicode : PATTERNS.ascii;
@@ -102,7 +104,15 @@ export function oracleTokens(text: string, found: Visit): void {
   if (text.includes(".")) {
     each(text, patterns.host, (match, start) => {
       const last = match.slice(match.lastIndexOf(".") + 1);
-      if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) return;
+      if (!/\p{L}/u.test(last) && !DOTTED_QUAD.test(match)) {
+        // A dotted match that is no host stands for the hosts it holds without glued `_`/`-`.
+        if (/^[_-]|[_-]$|[._-]{2}/.test(match)) {
+          for (const variant of tokenVariants(match, SHAPES)) {
+            for (const key of hostSuffixes(hostKey(variant))) visit(key, start, start + match.length);
+          }
+        }
+        return;
+      }
       for (const key of hostSuffixes(hostKey(match))) visit(key, start, start + match.length);
       // A non-ASCII host's glued punctuation is taken off before punycode.
       if (/[^\x21-\x7e]/.test(match) && /^[._+-]|[._+-]$|[._+-]{2}/.test(match)) {

@@ -50,6 +50,13 @@ const PIECES = [
   "-",
   "((",
   "..",
+  "_@eve_",
+  "-#team_",
+  "_user4711x_",
+  "--ab12cd",
+  "_10.0.0.12_",
+  "evil.example._",
+  "__",
 ];
 const pieced = fc
   .array(fc.oneof(fc.constantFrom(...PIECES), textOf(ALPHABET, 4)), { maxLength: 12 })
@@ -84,6 +91,10 @@ describe("scanTokens()", () => {
     ["digits after fourteen groups", "12345678901234567890"],
     ["a run of hosts and dots", "a.b..c.d.-e.f. g.h@i.j.k"],
     ["sigils in a row", "@@a ##b @a.b- #c_d. x@y#z"],
+    [
+      "glued `_` and `-`",
+      "_#leaks_ _@mallory_ -@eve bob_@x a-#b _c0123abcde_ mallory99- _203.0.113.5_ x.example._",
+    ],
     ["an IBAN of thirty groups and more", `ab12 ${"c".repeat(40)}`],
   ])("scanTokens() agrees with the token patterns on %s", (_name, text) => {
     expect(scanned(text)).toEqual(expected(text));

@@ -29,6 +29,30 @@ describe("extractTokens() and punctuation glued to a token", () => {
     expect(keys(text)).toContain(key);
   });
 
+  test.each([
+    ["a channel in italics", "post in _#leaks_ now", ["#leaks_", "#leaks", "leaks", "leaks_"]],
+    ["a handle after a dash", "dm -@mallory now", ["@mallory", "mallory"]],
+    [
+      "a handle with trailing underscores",
+      "dm @mallory__ now",
+      ["@mallory__", "@mallory", "mallory", "mallory__"],
+    ],
+    ["an alphanumeric token in italics", "id _c0123abcde_ ok", ["_c0123abcde_", "c0123abcde"]],
+    ["an alphanumeric token after a run of dashes", "see--mallory99 ok", ["see--mallory99", "mallory99"]],
+    ["an IPv4 address in italics", "to _203.0.113.5_ ok", ["203.0.113.5", "+20301135"]],
+    ["a host before a stray `._`", "https://a.evil.example._ ok", ["a.evil.example", "evil.example"]],
+  ])(
+    "extractTokens() finds the token behind %s, with and without the punctuation",
+    (_name, text, expected) => {
+      expect(keys(text)).toEqual(expected);
+    },
+  );
+
+  test("extractTokens() finds no handle after punctuation that is part of a word, nor a token in a version", () => {
+    expect(keys("ask bob_@mallory or a-#b")).toEqual([]);
+    expect(keys("version 1.2.3_ and 1.2.3-")).toEqual([]);
+  });
+
   test("extractTokens() makes no variant of a single inner dot or dash, nor of a punycode label", () => {
     expect(keys("first.last@corp.example")).not.toContain("last@corp.example");
     expect(keys("first-last@corp.example")).not.toContain("last@corp.example");
