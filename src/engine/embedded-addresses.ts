@@ -11,7 +11,13 @@ import { canonicalize } from "./canonical.ts";
 import type { DestinationPiece } from "./destination-pieces.ts";
 import { isUrlShaped } from "./identity.ts";
 import { LIST_OR_SPACE, laterUrls } from "./later-urls.ts";
-import { isEmailShaped, isIbanShaped, isPhoneShaped } from "./token-shapes.ts";
+import {
+  isEmailShaped,
+  isHostShaped,
+  isIbanShaped,
+  isPhoneShaped,
+  isTokenShapedString,
+} from "./token-shapes.ts";
 import { extractTokens } from "./tokens.ts";
 
 /**
@@ -168,6 +174,59 @@ function isValidIban(text: string): boolean {
   return text.length <= 42 && isIbanShaped(text) && isValidIBAN(text.replaceAll(" ", "").toUpperCase());
 }
 
+/** A list separator of a value of words (`#general,#leaks`, `u1;u2`, `c1|c2`). */
+const WORD_LIST_SEPARATOR = /[,;|]/;
+/**
+ * A list item that is one plain word: a name, an id or a handle (an item of several words is prose
+ * or a postal address, one with `/` or `:` a URL, whose host decides).
+ */
+const PLAIN_WORD = /^[\p{L}\p{M}\p{N}_.@#-]+$/u;
+
+/**
+ * Whether a canonical value is a list of single words (`alice, mallory99`, `c0999trust|c0123abcde`)
+ * or of tokens only (`c0999trust c0123abcde`): the alphanumeric tokens of such a value are
+ * destinations of their own. Prose or a postal address (`revert de12f4a fix login`, `10 lordship
+ * lane, london se22 0ab`) is none: a commit hash or a postcode in it reaches no one.
+ */
+function isListOfWords(canonical: string): boolean {
+  if (WORD_LIST_SEPARATOR.test(canonical)) {
+    const items = canonical.split(/[,;|]+/).map((item) => item.trim());
+    return items.every((item) => item === "" || PLAIN_WORD.test(item));
+  }
+  return canonical.split(LIST_OR_SPACE).every((word) => word === "" || isTokenShapedString(word));
+}
+
+/**
+ * The handles and channels written in a value of several words (`#general #leaks`, `@alice;@mallory`,
+ * `#leaks (the secret one)`), and the alphanumeric tokens (6 to 64 characters with a digit) of a
+ * list of words ({@link isListOfWords}: `c0999trust,c0123abcde`, `alice, mallory99`): a tool that
+ * takes a list of channels or users (Slack's `channels` of `files.upload`, a comma-separated
+ * `users`) reaches each of them, and a planted one is a token of untrusted output however the list
+ * around it is written. Each once, in order, as written in the value; none for a value of one word
+ * (its own identity is looked up whole).
+ *
+ * Source: SPEC §2.5 "Splitting", "Flattening" (one bad element decides for the call); hostile hunt
+ * of the sink gate (a planted channel in a list of two was asked about as never seen).
+ * @param canonical - A piece's canonical form.
+ * @returns The tokens, as written there (canonical).
+ */
+function embeddedTokens(canonical: string): string[] {
+  if (!LIST_OR_SPACE.test(canonical)) return [];
+  const hasSigil = canonical.includes("#") || canonical.includes("@");
+  const words = isListOfWords(canonical);
+  if (!hasSigil && !words) return [];
+  const found = new Set<string>();
+  extractTokens(canonical, (key) => {
+    // A handle's key without its sigil comes right after it: the handle stands for it.
+    if (key === canonical || found.has(`@${key}`) || found.has(`#${key}`)) return;
+    // `attacker @evil.example` is an address with white space beside its `@`, not a handle.
+    const handle = (key.startsWith("@") || key.startsWith("#")) && !isHostShaped(key.slice(1));
+    // Keys are looked for as written: an IBAN's key (upper case) is no word of the value.
+    if ((handle || words) && isTokenShapedString(key) && canonical.includes(key)) found.add(key);
+  });
+  return [...found];
+}
+
 /**
  * The pieces, each followed by the email addresses written inside it when it is no address itself
  * (`attacker@evil.example (boss)`, a group `team: a@x.example`, addresses separated by spaces or
@@ -198,6 +257,10 @@ export function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
     for (const number of embeddedNumbers(canonical)) {
       if (pieceForms.has(number)) continue;
       out.push({ raw: number, canonical: number, eligible: false });
+    }
+    for (const token of embeddedTokens(canonical)) {
+      if (pieceForms.has(token)) continue;
+      out.push({ raw: token, canonical: token, eligible: piece.eligible });
     }
     if (!canonical.includes("@") || isEmailShaped(canonical)) continue;
     const seen = new Set<string>(pieceForms);
