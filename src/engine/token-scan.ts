@@ -194,8 +194,10 @@ function visitHost(scan: Scan, start: number, end: number): void {
 }
 
 /**
- * `(?<![\w.-])[\w-]+(?:\.[\w-]+)+`, found from each `.`: the label run before it starts a match.
- * Each host is reported with its parent domains (as `hostSuffixes`).
+ * `(?:(?<![\w.-])|(?<=(?<![\w-])\.))[\w-]+(?:\.[\w-]+)+`, found from each `.`: the label run
+ * before it starts a match, also right after a `.` that follows no label character (`.evil.example`,
+ * `to...evil.example`: the dots are glued to the host). Each host is reported with its parent
+ * domains (as `hostSuffixes`).
  *
  * Source: SPEC §2.5 "Index, not rescans".
  * @param scan - The text, the reused token and the visitor.
@@ -208,7 +210,9 @@ export function scanHosts(scan: Scan): void {
     let start = dot;
     while (start > from && isLabel(text.charCodeAt(start - 1))) start -= 1;
     const before = text.charCodeAt(start - 1);
-    const end = start === dot || isLabel(before) || before === DOT ? -1 : dottedEnd(text, dot);
+    // After a `.` only when no label character stands before it (`.evil.example`, `to...evil.example`).
+    const glued = before === DOT && !isLabel(text.charCodeAt(start - 2));
+    const end = start === dot || isLabel(before) || (before === DOT && !glued) ? -1 : dottedEnd(text, dot);
     if (end === -1) {
       dot = text.indexOf(".", dot + 1);
       continue;
@@ -220,20 +224,24 @@ export function scanHosts(scan: Scan): void {
 }
 
 /**
- * Whether the `_` and `-` right before `at` are glued to what follows: the run of them is at the
- * text's start or after a character that is no label character, `.`, `@` or `#` (`_@mallory_`,
- * `-#leaks`, not `bob_@x` or `a-#b`).
+ * Whether the `.`, `_` and `-` right before `at` are glued to what follows: the run of them is at
+ * the text's start, after a character that is no label character, `@` or `#`, or holds two dots in
+ * a row (`_@mallory_`, `-#leaks`, ` .#leaks`, `to...#leaks`; not `bob_@x`, `a-#b` or `end.#x`).
  */
 function gluedBefore(text: string, at: number): boolean {
   let i = at - 1;
-  while (isGlue(text.charCodeAt(i))) i -= 1;
+  let dots = false;
+  for (let c = text.charCodeAt(i); isGlue(c) || c === DOT; c = text.charCodeAt(i)) {
+    dots ||= c === DOT && text.charCodeAt(i - 1) === DOT;
+    i -= 1;
+  }
   if (i === at - 1) return false;
   const c = text.charCodeAt(i);
-  return !(isLabel(c) || c === DOT || c === AT || c === HASH);
+  return dots || !(isLabel(c) || c === AT || c === HASH);
 }
 
 /**
- * `(?:(?<![\w.@#-])|(?<=(?<![\w.@#-])[_-]+))[@#]\w(?:[\w.-]*\w)?`: handles and channels, with and
+ * `(?:(?<![\w.@#-])|(?<=(?<![\w.@#-])[._-]+)|(?<=\.\.[._-]*))[@#]\w(?:[\w.-]*\w)?`: handles and channels, with and
  * without their sigil, also right after `_` or `-` glued to them (Markdown's `_@mallory_`).
  *
  * Source: SPEC §2.5 "Index, not rescans".

@@ -57,6 +57,9 @@ const PIECES = [
   "_10.0.0.12_",
   "evil.example._",
   "__",
+  "...",
+  ".#c",
+  ".evil.example",
 ];
 const pieced = fc
   .array(fc.oneof(fc.constantFrom(...PIECES), textOf(ALPHABET, 4)), { maxLength: 12 })
