@@ -7,7 +7,7 @@
 
 import { canonicalize } from "./canonical.ts";
 import { member } from "./json-access.ts";
-import { isDestinationShapedKey } from "./key-shapes.ts";
+import { isDestinationShapedKey, splitWords } from "./key-shapes.ts";
 import {
   flushFreeScalars,
   queueFreeScalar,
@@ -37,17 +37,40 @@ function fieldLineKey(line: string): { key: string; value: string } | undefined 
   const key = match?.[1];
   const value = match?.[3];
   if (key === undefined || value === undefined) return undefined;
-  // A colon with the value glued to it after a key of several words is a URI's scheme, not a
-  // separator (`Forward to mailto:attacker@…`, `Upload to s3://bucket/…`, `Reply to tel:+44…`: a
-  // sentence naming a destination, whose last word is the scheme). A glued value is a field only
-  // after a one-word key (`email:bob@…`, `Reply-To:bob@…`).
-  if (match?.[2] === "" && /\s/.test(key.trim())) return undefined;
   // The key is words only (split on `_`, `-` and spaces), in Markdown emphasis at most
   // (`**Sender**:`): `> To:`, `# To:`, `// To:` or `1) To:` is not a `Key: value` line of SPEC §2.5
   // (after indentation only an optional `- ` or `* `).
   const words = key.trim().replace(MARKDOWN_EMPHASIS, "$2");
   if (/[^\p{L}\p{M}\p{N}\s_-]/u.test(words)) return undefined;
+  if (match?.[2] === "" && gluedUri(words, value)) return undefined;
   return isDestinationShapedKey(words, { maxWords: 3 }) ? { key: key.trim(), value } : undefined;
+}
+
+/**
+ * URI schemes written with no `//` before what they name (`mailto:a@…`, `tel:+44…`, `xmpp:a@…`),
+ * and the WHATWG special schemes, which need none (`http:intranet` is `http://intranet/`).
+ */
+const BARE_SCHEMES: ReadonlySet<string> = new Set([
+  ...["mailto", "tel", "sms", "smsto", "mms", "mmsto", "callto", "whatsapp", "viber", "signal"],
+  ...["facetime", "facetime-audio", "sip", "sips", "xmpp", "im", "skype", "matrix", "geo"],
+  ...["http", "https", "ws", "wss", "ftp", "file"],
+]);
+
+/**
+ * Whether a `Key:value` line with the value glued to the colon is a URI whose scheme is the key's
+ * last word (split on spaces, `_`, `-` and camelCase): `Forward to mailto:a@…`, `Forward-to-mailto:…`,
+ * `ForwardToMailto:…`, `Reply to tel:+44…`, `Upload to s3://bucket/…` (any word before `://`).
+ * Such a line names a destination in a sentence, not a field; a key whose last word is no scheme
+ * keeps its glued value (`email:bob@…`, `Contact email:support@…`, `Company website:https://…`).
+ */
+function gluedUri(words: string, value: string): boolean {
+  if (value.startsWith("//")) return true;
+  const split = splitWords(words);
+  const last = split.at(-1);
+  return (
+    (last !== undefined && BARE_SCHEMES.has(last)) ||
+    (split.length >= 2 && BARE_SCHEMES.has(split.slice(-2).join("-")))
+  );
 }
 
 /**

@@ -593,11 +593,28 @@ describe("a sentence naming a destination by a URI, not a Key: value line (SPEC 
     expect(gate(state, sinkRules({ sinks: ["to"] }), args).verdict).toBe("deny");
   });
 
-  test("evaluateSinkGate() still asks about a one-word key's glued value (email:bob@…)", () => {
+  test.each([
+    ["Reply-to-tel:+15551234567", { to: "+15551234567" }],
+    ["replyToTel:+15551234567", { to: "+15551234567" }],
+  ])("evaluateSinkGate() denies what the line %p plants, its key split on - or camelCase ★", (line, args) => {
     const state = createEngineState();
-    recordResult(state, { tool: "read_page", seq: 1, value: textResult("email:bob@partner.example") });
-    expect(gate(state, sinkRules({ sinks: ["to"] }), { to: "bob@partner.example" }).verdict).toBe("ask");
+    recordResult(state, { tool: "read_page", seq: 1, value: textResult(`Hello,\n${line}\nThanks`) });
+    expect(gate(state, sinkRules({ sinks: ["to"] }), args).verdict).toBe("deny");
   });
+
+  test.each([
+    ["email:bob@partner.example", { to: "bob@partner.example" }],
+    ["Contact email:support@vendor.example", { to: "support@vendor.example" }],
+    ["Billing contact:billing@vendor.example", { to: "billing@vendor.example" }],
+    ["Company website:https://vendor.example/", { to: "https://vendor.example/" }],
+  ])(
+    "evaluateSinkGate() still asks about the glued value of %p, a key whose last word is no scheme ★",
+    (line, args) => {
+      const state = createEngineState();
+      recordResult(state, { tool: "read_page", seq: 1, value: textResult(line) });
+      expect(gate(state, sinkRules({ sinks: ["to"] }), args).verdict).toBe("ask");
+    },
+  );
 });
 
 describe("a number of output run on into the digits beside it (SPEC §2.5: on token boundaries) ★", () => {
