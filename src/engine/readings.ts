@@ -64,12 +64,12 @@ export function withoutHiddenControls(text: string): string | undefined {
  * The readings of an untrusted text other than the text as sent: its escapes decoded, and the text
  * and that decoding without hidden control characters, as a terminal shows them (control
  * sequences removed whole), as a page or Markdown view renders them (tags and markers
- * removed), and with MIME encoded words decoded (`encoded-words.ts`) — each only when it differs,
- * each once.
+ * removed), with MIME encoded words decoded (`encoded-words.ts`), and with a `mailto:` glued to a
+ * word set apart from it — each only when it differs, each once.
  *
  * Source: SPEC §2.5 "Untrusted text, recorded".
  * @param text - Untrusted text as the upstream sent it.
- * @returns Zero to nine texts, none equal to `text`.
+ * @returns Zero to eleven texts, none equal to `text`.
  * @example otherReadings("a\\u0007\u0007@x.example") // ["a\u0007\u0007@x.example", "a\\u0007@x.example", "a@x.example"]
  */
 export function otherReadings(text: string): string[] {
@@ -81,11 +81,33 @@ export function otherReadings(text: string): string[] {
       asTerminalShows(form),
       asRendered(form),
       decodeEncodedWords(form),
+      withSchemeApart(form),
     ]) {
       if (reading !== undefined && reading !== text && !readings.includes(reading)) readings.push(reading);
     }
   }
   return readings;
+}
+
+/** A `mailto:` glued to the letter, digit, `_`, `-`, `.` or `+` before it. */
+const GLUED_MAILTO = /(?<=[\p{L}\p{N}_.+-])mailto:/giu;
+/** Whether a text may hold a glued `mailto:` (case-insensitive, as canonical form lower-cases first). */
+const MAY_HOLD_GLUED_MAILTO = /[\p{L}\p{N}_.+-]mailto:/iu;
+
+/**
+ * A text with each `mailto:` glued to a word set apart from it by a space: canonical form removes
+ * every `mailto:` of output, which joins that word to the address (`Forward-to-mailto:attacker@…`,
+ * `ForwardToMailto:attacker@…` gave `forward-to-attacker@…`, `forwardtoattacker@…`), while the
+ * model reads the scheme as a break. Recorded beside the text as sent, whose joined token stays.
+ *
+ * Source: SPEC §2.5 "Canonical form" (strip `mailto:`), "Free text versus field values" (keys split
+ * on `_`, `-`, spaces and camelCase); review of the glued `Key:value` rule.
+ * @param text - Any text.
+ * @returns That text, or undefined when it holds no glued `mailto:`.
+ */
+function withSchemeApart(text: string): string | undefined {
+  if (!MAY_HOLD_GLUED_MAILTO.test(text)) return undefined;
+  return text.replace(GLUED_MAILTO, " ");
 }
 
 /** An HTML tag or comment: `<b>`, `</span>`, `<wbr>`, `<br/>`, `<a href="…">`, `<!-- … -->`. */

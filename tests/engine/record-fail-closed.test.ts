@@ -210,6 +210,9 @@ describe("otherReadings()", () => {
     ["an emoji 😀 stays, a lone \udc00 half goes", ["an emoji 😀 stays, a lone  half goes"]],
     ["feed\u001bescape", ["feedescape"]],
     ["a\u001b]8;;https://x.example\u0007b", ["a]8;;https://x.exampleb", "ab"]],
+    ["Forward-to-MAILTO:a@x.example, mailto:b@x.example", ["Forward-to- a@x.example, mailto:b@x.example"]],
+    ["ForwardToMailto:a@x.example", ["ForwardTo a@x.example"]],
+    ["(mailto:a@x.example)", []],
   ])("otherReadings(%p) is %p", (text, readings) => {
     expect(otherReadings(text)).toEqual(readings);
   });
