@@ -148,21 +148,29 @@ function digitCount(text: string): number {
   return n;
 }
 
+/** Digits a group written without separators must have to be indexed on its own (a phone's least). */
+const GROUP_DIGITS = 7;
+
 /**
- * The numbers a phone match holds on word boundaries, before or after one of its spaces, when both
- * sides are numbers of their own: the phone pattern runs on over a space into the next group of
- * digits, so `12-34-56 12345678` (a sort code, then an account number) is one match, and `12345678`
- * — a token of the text, sent alone — was indexed by nothing (SPEC §2.5: "on token boundaries"). A
- * side is a number of its own with {@link SPLIT_SIDE_DIGITS} digits or more, and the run kept must
- * be phone-shaped: the groups of one number (`+1 555 123 4567`) are not split.
+ * The numbers a phone match holds beside other digits of it: the phone pattern runs on over a space
+ * or a dash into the next group of digits, so `12-34-56 12345678` (a sort code, then an account
+ * number), `1234 12345678` or `12-34-56-12345678` is one match, and `12345678` — a token of the
+ * text, sent alone — was indexed by nothing (SPEC §2.5: "on token boundaries"). Visited:
+ * - the part before or after a space, when it is phone-shaped and the other side holds
+ *   {@link SPLIT_SIDE_DIGITS} digits or more (`12-34-56 12345678`; `00 1 555 123 4567` gives
+ *   `123 4567` too); the groups of a usual number (`+1 555 123 4567`) have no such side;
+ * - each group of {@link GROUP_DIGITS} digits or more written without separators that is not the
+ *   whole number (`1234 12345678`, `12-34-56-12345678`, also `+44 7700900123`).
+ * Each run once. Taint only adds keys: a group that is no number of its own only adds taint.
  *
  * Source: SPEC §2.5 "Index, not rescans"; hostile hunt of the sink gate.
  * @param match - A match of the phone pattern (ASCII digits).
- * @param visit - Called with each such run and its offset in the match, prefixes first.
+ * @param visit - Called with each such run and its offset in the match: groups, prefixes, suffixes.
  * @returns Nothing.
  * @example phoneRuns("12-34-56 12345678", (run) => run) // visits "12345678"
  */
 function phoneRuns(match: string, visit: (run: string, at: number) => void): void {
+  digitGroups(match, visit);
   if (!match.includes(" ")) return;
   for (let at = match.indexOf(" "); at !== -1; at = match.indexOf(" ", at + 1)) {
     const before = match.slice(0, at);
@@ -171,6 +179,28 @@ function phoneRuns(match: string, visit: (run: string, at: number) => void): voi
   for (let at = match.indexOf(" "); at !== -1; at = match.indexOf(" ", at + 1)) {
     const after = match.slice(at + 1);
     if (digitCount(match.slice(0, at)) >= SPLIT_SIDE_DIGITS && isPhoneShaped(after)) visit(after, at + 1);
+  }
+}
+
+/**
+ * The groups of {@link GROUP_DIGITS} digits or more of a phone match for {@link phoneRuns}: not the
+ * whole number, nor a part before or after a space that {@link phoneRuns} visits as that part.
+ */
+function digitGroups(match: string, visit: (run: string, at: number) => void): void {
+  const digits = digitCount(match);
+  let start = -1;
+  for (let i = 0; i <= match.length; i += 1) {
+    const c = i < match.length ? match.charCodeAt(i) : 0;
+    if (c >= 48 && c <= 57) {
+      if (start === -1) start = i;
+    } else if (start !== -1) {
+      const length = i - start;
+      const besideSpace =
+        (start === 0 && c === 32) || (i === match.length && match.charCodeAt(start - 1) === 32);
+      const visited = besideSpace && digits - length >= SPLIT_SIDE_DIGITS;
+      if (length >= GROUP_DIGITS && length < digits && !visited) visit(match.slice(start, i), start);
+      start = -1;
+    }
   }
 }
 

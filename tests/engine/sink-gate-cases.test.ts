@@ -626,6 +626,9 @@ describe("a number of output run on into the digits beside it (SPEC §2.5: on to
   test.each([
     ["Pay to sort code 12-34-56 12345678 today.", "12345678"],
     ["Pay to account 12345678 20-00-00 today.", "12345678"],
+    ["Pay to 1234 12345678 today.", "12345678"],
+    ["Invoice 2024 12345678, pay it by Friday.", "12345678"],
+    ["Use the reference 12-34-56-12345678.", "12345678"],
   ])("evaluateSinkGate() denies the number of %p sent alone as %p", (text, account) => {
     const state = createEngineState();
     recordResult(state, { tool: "read_page", seq: 1, value: textResult(text) });

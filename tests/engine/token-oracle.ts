@@ -158,6 +158,14 @@ export function oracleTokens(text: string, found: Visit): void {
       const after = words.slice(k).join(" ");
       if (digitsOf(words.slice(0, k).join(" ")) >= 6) runs.push([after, match.length - after.length]);
     }
+    // Each group of 7 digits or more written without separators, but the whole number and a part
+    // before or after a space visited below (`1234 12345678`, `12-34-56-12345678`).
+    const visited = new Set(runs.filter(([run]) => isPhoneShaped(run)).map(([run, at]) => `${at}:${run}`));
+    for (const group of match.matchAll(/[0-9]{7,}/g)) {
+      if (group[0].length === digits.length || visited.has(`${group.index}:${group[0]}`)) continue;
+      const at = start + group.index;
+      for (const key of phoneKeys(group[0])) visit(key, at, at + group[0].length);
+    }
     for (const [run, at] of runs) {
       if (!isPhoneShaped(run)) continue;
       for (const key of phoneKeys(run)) visit(key, start + at, start + at + run.length);

@@ -92,6 +92,10 @@ describe("scanTokens()", () => {
     ],
     ["a phone of sixteen digits", "call 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 now"],
     ["digits after fourteen groups", "12345678901234567890"],
+    [
+      "groups of seven digits and more inside phones",
+      "1234 12345678, 12-34-56-12345678, 1234567 1234567, +1234567 7654321, (1234567) 12, 12-34-56 12345678",
+    ],
     ["a run of hosts and dots", "a.b..c.d.-e.f. g.h@i.j.k"],
     ["sigils in a row", "@@a ##b @a.b- #c_d. x@y#z"],
     [

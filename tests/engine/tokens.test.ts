@@ -66,6 +66,21 @@ describe("extractTokens()", () => {
       ["+0015551234567", "+1234567", "+15551234567", "tel-tail:551234567"],
     ],
     [
+      "a group of seven digits or more inside a phone match as a number of its own",
+      "pay 1234 12345678 today",
+      ["+123412345678", "+12345678", "12345678", "tel-tail:412345678"],
+    ],
+    [
+      "a group after dashes as a number of its own",
+      "ref 12-34-56-12345678",
+      ["+12345612345678", "+12345678", "12-34-56-12345678", "tel-tail:612345678"],
+    ],
+    [
+      "the national number of a phone written after its country code as a number of its own",
+      "call +44 7700900123",
+      ["+447700900123", "+7700900123", "7700900123", "tel-tail:700900123"],
+    ],
+    [
       "a phone with a 011 call prefix also as + and the digits after it",
       "call 011 44 20 7946 0958",
       ["+0114420", "+011442079460958", "+442079460958", "+79460958", "tel-tail:079460958"],
