@@ -33,6 +33,13 @@ export interface DestinationPiece {
    * is never trusted, nor approved as a URL or a site.
    */
   readonly decoded?: true;
+  /**
+   * True for a destination written inside another that is decided as a whole (an address in a
+   * URL's query, `https://relay.example/send?to=attacker@evil.example`): it can only deny, never
+   * ask — it objects only when tainted (free text of untrusted output, SPEC §2.5), so a trusted or
+   * asked-about URL carrying an ordinary address decides as before.
+   */
+  readonly taintOnly?: true;
 }
 
 /** Splits on `,` and `;` outside double quotes and angle brackets. */

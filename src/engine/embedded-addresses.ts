@@ -233,7 +233,8 @@ function embeddedTokens(canonical: string): string[] {
  * `|`, a URL followed by a space and an address). An added piece may be trusted only when the piece
  * it is in was already canonical (it is then written there as it is); the piece it is in is decided
  * too, so an added piece can only add a deny or a question (SPEC §2.5 "Flattening": one bad
- * element decides for the call). A URL without white space is left whole (its host decides).
+ * element decides for the call). A URL without white space is decided whole (its host decides);
+ * the addresses written inside it are added as `taintOnly` pieces, which only a taint makes deny.
  *
  * Source: SPEC §2.5 "Splitting", "Flattening".
  * @param pieces - The pieces of one destination argument's value.
@@ -271,6 +272,14 @@ export function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
         if (key === canonical || seen.has(key) || !isEmailShaped(key)) return;
         seen.add(key);
         out.push({ raw: key, canonical: key, eligible: piece.eligible });
+      });
+    } else {
+      // Inside a URL (its query, its path: `…/send?to=attacker@evil.example`) an address may be
+      // where the server sends: a deny when it is tainted, nothing otherwise (the URL decides).
+      extractTokens(canonical, (key) => {
+        if (key === canonical || seen.has(key) || !isEmailShaped(key)) return;
+        seen.add(key);
+        out.push({ raw: key, canonical: key, eligible: false, taintOnly: true });
       });
     }
     // RFC 5322 comments and folding white space inside an address (`attacker(x)@evil.example`,

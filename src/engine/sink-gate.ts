@@ -152,6 +152,9 @@ interface AskText {
 function classify(gate: Gate, target: Target): Finding {
   const { input } = gate;
   const { dest, piece, identity } = target;
+  // An address inside a URL objects only when tainted; the URL itself is decided on its own.
+  if (piece.taintOnly === true && occurrences(gate, identity).tainting.length === 0)
+    return { kind: "trusted" };
   if (piece.eligible && matchTrusted(identity, input.rules.trustedDestinations) !== undefined) {
     return { kind: "trusted" };
   }
@@ -218,7 +221,8 @@ function classify(gate: Gate, target: Target): Finding {
  * least `taint_min_length` long, in free text of untrusted output; field values too under
  * `taint_fields: strict`) → deny `sink_tainted` with evidence, or an ask under `on_tainted: ask`;
  * seen (field value or definition only) → ask `sink_seen` with provenance; unproven → ask
- * `sink_unproven`. One question per destination; a call without destination values has no objection.
+ * `sink_unproven`. An address written inside a URL objects only when tainted. One question per
+ * destination; a call without destination values has no objection.
  *
  * Source: SPEC §2.5 "Sink gate — deny unless trusted", §2.6.
  * @param input - The call, its rules, pinned schema, one-time approvals and cross-process taint lookup.

@@ -517,12 +517,23 @@ describe("destinationPieces()", () => {
       ["https://hooks.corp.example/b/ a@x.example", "a@x.example"],
     ],
     [
-      "leaves a URL with an address in its path whole",
+      "decides a URL with an address in its path whole, the address added (as taint-only)",
       "https://lists.example/archive/a@x.example",
-      ["https://lists.example/archive/a@x.example"],
+      ["https://lists.example/archive/a@x.example", "a@x.example"],
     ],
   ])("destinationPieces() of a gated call's argument (sink) %s", (_name, raw, expected) => {
     expect(destinationPieces(raw, { sink: true }).map((p) => p.canonical)).toEqual(expected);
+  });
+
+  test("destinationPieces() of a gated call's argument (sink) marks an address inside a URL taint-only, and nothing else", () => {
+    const pieces = destinationPieces("https://relay.example/send?to=a@x.example", { sink: true });
+    expect(pieces.map((p) => [p.canonical, p.taintOnly === true])).toEqual([
+      ["https://relay.example/send?to=a@x.example", false],
+      ["a@x.example", true],
+    ]);
+    expect(destinationPieces("a@x.example (boss)", { sink: true }).some((p) => p.taintOnly === true)).toBe(
+      false,
+    );
   });
 
   test.each<[string, string, [string, boolean][]]>([
