@@ -216,13 +216,15 @@ function embeddedTokens(canonical: string): string[] {
   const words = isListOfWords(canonical);
   if (!hasSigil && !words) return [];
   const found = new Set<string>();
-  extractTokens(canonical, (key) => {
+  extractTokens(canonical, (key, start, end) => {
     // A handle's key without its sigil comes right after it: the handle stands for it.
     if (key === canonical || found.has(`@${key}`) || found.has(`#${key}`)) return;
     // `attacker @evil.example` is an address with white space beside its `@`, not a handle.
     const handle = (key.startsWith("@") || key.startsWith("#")) && !isHostShaped(key.slice(1));
-    // Keys are looked for as written: an IBAN's key (upper case) is no word of the value.
-    if ((handle || words) && isTokenShapedString(key) && canonical.includes(key)) found.add(key);
+    // Keys are looked for as written, inside their own match (not the whole value again: linear):
+    // an IBAN's key (upper case) is no word of the value.
+    if ((handle || words) && isTokenShapedString(key) && canonical.slice(start, end).includes(key))
+      found.add(key);
   });
   return [...found];
 }

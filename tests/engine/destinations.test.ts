@@ -630,3 +630,14 @@ describe("destinationPieces()", () => {
     expect(destinationPieces(raw).map((p) => p.eligible)).toEqual(expected);
   });
 });
+
+describe("destinationPieces() on a long list of channels", () => {
+  // A hang guard, not a timing assertion: looking for each handle in the whole value again made
+  // this quadratic (a 1 MB value took 20–30 s, over the test timeout).
+  test("destinationPieces() of a gated 1 MB list of distinct channels gives each channel once", () => {
+    const channels = Array.from({ length: 120_000 }, (_, i) => `#c${String(i).padStart(6, "0")}`);
+    const pieces = destinationPieces(channels.join(" "), { sink: true });
+    const added = pieces.slice(1).map((piece) => piece.canonical);
+    expect(added).toEqual(channels);
+  });
+});
