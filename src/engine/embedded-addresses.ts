@@ -278,9 +278,11 @@ export function withEmbedded(pieces: DestinationPiece[]): DestinationPiece[] {
     } else {
       // Inside a URL (its query, its path: `…/send?to=attacker@evil.example`) an address may be
       // where the server sends: a deny when it is tainted, nothing otherwise (the URL decides).
+      // Not added to `seen`: the comment reading below still decides such an address in full.
+      const inside = new Set<string>(seen);
       extractTokens(canonical, (key) => {
-        if (key === canonical || seen.has(key) || !isEmailShaped(key)) return;
-        seen.add(key);
+        if (key === canonical || inside.has(key) || !isEmailShaped(key)) return;
+        inside.add(key);
         out.push({ raw: key, canonical: key, eligible: false, taintOnly: true });
       });
     }

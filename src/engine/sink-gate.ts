@@ -251,8 +251,9 @@ export function evaluateSinkGate(
   const done = new Set<string>();
   for (const dest of values) {
     for (const piece of destinationPieces(dest.value, { sink: true })) {
-      // A JSON pair, never a join: a parameter and a value may both hold any character.
-      const once = JSON.stringify([dest.param, piece.raw]);
+      // JSON, never a join: a parameter and a value may both hold any character. A taint-only
+      // piece does not stand for a full one of the same value (which may ask).
+      const once = JSON.stringify([dest.param, piece.raw, piece.taintOnly === true]);
       if (done.has(once)) continue;
       done.add(once);
       const finding = classify(

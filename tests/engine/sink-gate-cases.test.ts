@@ -774,4 +774,9 @@ describe("an address written inside a URL objects only when tainted", () => {
     expect(verdict).toBe("ask");
     expect(result.asks).toHaveLength(1);
   });
+
+  test("evaluateSinkGate() still asks about an address a comment hides inside a trusted URL (the taint-only reading does not stand for it)", () => {
+    const url = "https://relay.corp.example/send?to=carol@other.example&n=(hi)";
+    expect(gate(createEngineState(), rules, { url }, { schema }).verdict).toBe("ask");
+  });
 });
