@@ -14,7 +14,7 @@
 
 import { isFileUri, isRelative, type ParsedPath, serialise } from "./normalize-path.ts";
 import type { PathContext, RelativeBase } from "./path-context.ts";
-import { basesOf, resolveSteps, within } from "./paths.ts";
+import { basesOf, resolveSteps } from "./paths.ts";
 
 /** The outcome of {@link checkProtectedPaths}. */
 export type ProtectedCheck =
@@ -53,6 +53,12 @@ export function checkProtectedPaths(value: string, ctx: PathContext): ProtectedC
   for (const path of paths) {
     const forms = resolveSteps(path, ctx);
     if (Array.isArray(forms)) guarded.push(...forms);
+    else {
+      // A protected path the walk cannot resolve is still guarded as written (fail closed).
+      const { resolve: _walk, ...lexicalCtx } = ctx;
+      const lexical = resolveSteps(path, lexicalCtx);
+      if (Array.isArray(lexical)) guarded.push(...lexical);
+    }
   }
   const readings = isFileUri(value) ? [value, `./${value}`] : [value];
   for (const reading of readings) {
@@ -83,11 +89,67 @@ function checkSteps(value: string, guarded: readonly ParsedPath[], ctx: PathCont
   if (!Array.isArray(steps)) return { kind: "invalid", problem: steps.problem };
   for (const step of steps) {
     for (const path of guarded) {
-      if (within(step, path, ctx.platform) || within(path, step, ctx.platform)) {
+      if (reaches(step, path, ctx.platform) || reaches(path, step, ctx.platform)) {
         const reached = serialise(path, ctx.platform);
         return { kind: "protected", step: serialise(step, ctx.platform), reached };
       }
     }
   }
   return CLEAR;
+}
+
+/**
+ * A `\\localhost\C$\` or `\\127.0.0.1\c$\` root (the drive's administrative share on this machine)
+ * as the drive it is (`C:\`); any other root as it is, upper-cased.
+ */
+function guardRoot(root: string): string {
+  const share = /^\\\\(?:localhost|127\.0\.0\.1|\[::1\])\\([a-z])\$\\$/i.exec(root);
+  return share === null ? root.toUpperCase() : `${share[1]!.toUpperCase()}:\\`;
+}
+
+/**
+ * A name as a protected path is compared by: case folded on every platform (macOS and Windows
+ * ignore case by default, and a stricter match only adds denies), in NFC (macOS stores NFD); on
+ * Windows without an NTFS stream suffix (`.bouncer::$INDEX_ALLOCATION`) and without the trailing
+ * dots and spaces Windows drops (`.bouncer.`).
+ */
+function guardName(name: string, platform: PathContext["platform"]): string {
+  let folded = name.normalize("NFC").toLowerCase();
+  if (platform === "win32") {
+    const stream = folded.indexOf(":");
+    if (stream > 0) folded = folded.slice(0, stream);
+    folded = folded.replace(/[. ]+$/, "");
+  }
+  return folded;
+}
+
+/** A Windows 8.3 short name (`BOUNCE~1`, `POLICY~2.YAM`): its first characters, before the `~`. */
+const SHORT_NAME = /^([^~.\s]{1,6})~\d+(?:\.[^.]{0,3})?$/;
+
+/**
+ * Whether two names may name one file (either way round): the same folded name, or, on Windows, an
+ * 8.3 short name that may stand for the other (its characters before `~` start the long name without dots and
+ * spaces: `BOUNCE~1` for `.bouncer`). A short name is matched by its shape alone, so another file
+ * of that shape is protected too (a deny, never an allow).
+ */
+function sameName(stepName: string, guardedName: string, platform: PathContext["platform"]): boolean {
+  const a = guardName(stepName, platform);
+  const b = guardName(guardedName, platform);
+  if (a === b) return true;
+  if (platform !== "win32") return false;
+  const shortA = SHORT_NAME.exec(a)?.[1];
+  if (shortA !== undefined && b.replace(/[. ]/g, "").startsWith(shortA)) return true;
+  const shortB = SHORT_NAME.exec(b)?.[1];
+  return shortB !== undefined && a.replace(/[. ]/g, "").startsWith(shortB);
+}
+
+/**
+ * Whether a path is a protected path or inside it, names compared as {@link sameName} does:
+ * stricter than `within` (which the prefixes use, where an alias can only deny), since here an
+ * alias that is not recognised would let a write reach Bouncer's files.
+ */
+function reaches(path: ParsedPath, protectedPath: ParsedPath, platform: PathContext["platform"]): boolean {
+  if (guardRoot(path.root) !== guardRoot(protectedPath.root)) return false;
+  if (protectedPath.parts.length > path.parts.length) return false;
+  return protectedPath.parts.every((part, i) => sameName(path.parts[i]!, part, platform));
 }

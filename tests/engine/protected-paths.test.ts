@@ -75,3 +75,48 @@ describe("checkProtectedPaths()", () => {
     expect(checkProtectedPaths("c:\\USERS\\U\\.Bouncer\\pins\\x.json", ctx).kind).toBe("protected");
   });
 });
+
+describe("checkProtectedPaths() and names that alias a protected one", () => {
+  const windows: PathContext = {
+    cwd: "C:\\w",
+    home: "C:\\Users\\u",
+    platform: "win32",
+    protectedPaths: ["C:\\Users\\u\\.bouncer"],
+  };
+  test.each<[string, string]>([
+    ["another letter case (macOS and Windows file systems ignore it)", "/home/u/.BOUNCER/pins/x.json"],
+    ["a policy file in another case", "/home/u/proj/Bouncer.YAML"],
+    ["a decomposed (NFD) spelling of the same name", "/home/u/proj/bouncer.yaml".normalize("NFD")],
+  ])("checkProtectedPaths() finds %s", (_what, value) => {
+    expect(checkProtectedPaths(value, guarded).kind).toBe("protected");
+  });
+
+  test.each<[string, string]>([
+    ["Windows letter case", "C:\\USERS\\U\\.BOUNCER\\pins\\x.json"],
+    ["a trailing dot Windows drops", "C:\\Users\\u\\.bouncer.\\pins\\x.json"],
+    ["trailing spaces Windows drops", "C:\\Users\\u\\.bouncer  \\pins\\x.json"],
+    ["an NTFS stream suffix", "C:\\Users\\u\\.bouncer::$INDEX_ALLOCATION\\pins\\x.json"],
+    ["an 8.3 short name", "C:\\Users\\u\\BOUNCE~1\\pins\\x.json"],
+    ["an 8.3 short name of a parent (moving it moves the home)", "C:\\USERS~1\\u"],
+    ["the drive's administrative share", "\\\\localhost\\C$\\Users\\u\\.bouncer\\pins\\x.json"],
+    ["a verbatim path", "\\\\?\\C:\\Users\\u\\.bouncer\\pins\\x.json"],
+  ])("checkProtectedPaths() on Windows finds %s", (_what, value) => {
+    expect(checkProtectedPaths(value, windows).kind).toBe("protected");
+  });
+
+  test("checkProtectedPaths() on Windows leaves ordinary files of the home alone", () => {
+    expect(checkProtectedPaths("C:\\Users\\u\\notes.txt", windows).kind).toBe("clear");
+    expect(checkProtectedPaths("C:\\Users\\u\\PROGRA~1\\x.txt", windows).kind).toBe("clear");
+  });
+
+  test("checkProtectedPaths() guards a protected path as written when its walk fails", () => {
+    const failing: PathContext = {
+      ...guarded,
+      resolve: (path) => {
+        if (path === "/home/u/.bouncer") throw new Error("EACCES");
+        return [path];
+      },
+    };
+    expect(checkProtectedPaths("/home/u/.bouncer/pins/x.json", failing).kind).toBe("protected");
+  });
+});
