@@ -17,11 +17,12 @@ import { isSecretName, SECRET_NAME_PART } from "../platform/secret-shapes.ts";
 const HOLDER = /\{[^{}]{1,4096}\}|<[A-Za-z_][^<>]{1,4096}>/g;
 
 /**
- * A member: a quoted name (with the backslashes of JSON inside a JSON string) and its `:` or `=`,
+ * A member: a quoted name (with the backslashes of JSON inside a JSON string, at most 31: each
+ * match is bounded, so a long run of backslashes stays linear) and its `:` or `=`,
  * or an unquoted one (an XML attribute, a JavaScript object), then its value's start.
  */
 const MEMBER =
-  /(?:(\\*)(["'])([^"'\\\r\n=:]{1,64})\1\2|(?<![\w.:-])([A-Za-z_][\w.:-]{0,63}))[ \t]*[:=][ \t]*/g;
+  /(?:(\\{0,31})(["'])([^"'\\\r\n=:]{1,64})\1\2|(?<![\w.:-])([A-Za-z_][\w.:-]{0,63}))[ \t]*[:=][ \t]*/g;
 
 /** What a holder with a value member holds (`value`, `Value`, `val`, `headerValue`). */
 const VALUE_WORD = /val/i;
@@ -58,20 +59,23 @@ export interface TextPair {
  * @returns The members, in order.
  */
 function membersIn(text: string, from: number, to: number): Member[] {
+  // Read in the holder's own text: no search runs past its end (one that did would make a text of
+  // many holders without members quadratic).
+  const holder = text.slice(from, to);
   const members: Member[] = [];
-  MEMBER.lastIndex = from;
-  for (let match = MEMBER.exec(text); match !== null && match.index < to; match = MEMBER.exec(text)) {
+  MEMBER.lastIndex = 0;
+  for (let match = MEMBER.exec(holder); match !== null; match = MEMBER.exec(holder)) {
     const name = match[3] ?? match[4] ?? "";
     const at = match.index + match[0].length;
     OPENING.lastIndex = at;
-    const opening = OPENING.exec(text)?.[0];
+    const opening = OPENING.exec(holder)?.[0];
     if (opening === undefined) {
-      members.push({ name, at });
+      members.push({ name, at: from + at });
       continue;
     }
-    const close = text.indexOf(opening, at + opening.length);
-    if (close === -1 || close >= to) break;
-    members.push({ name, at, text: text.slice(at + opening.length, close) });
+    const close = holder.indexOf(opening, at + opening.length);
+    if (close === -1) break;
+    members.push({ name, at: from + at, text: holder.slice(at + opening.length, close) });
     MEMBER.lastIndex = close + opening.length;
   }
   return members;

@@ -17,10 +17,11 @@ import { type TextPair, textPairs } from "./labelled-text.ts";
 const HIDDEN = "[redacted]";
 
 /**
- * A quoted name (JSON, a Python dict, JSON inside a JSON string: `\"name\"`), its `\u` escapes
+ * A quoted name (JSON, a Python dict, JSON inside a JSON string: `\"name\"`, with at most 31
+ * backslashes: each match is bounded, so a long run of backslashes stays linear), its `\u` escapes
  * included (`"\u0070assword"`), and its `:` or `=`.
  */
-const QUOTED_NAME = /(\\*)(["'])((?:[^"'\\\r\n=]|\\+u[0-9A-Fa-f]{4}){1,64})\1\2[ \t]*[:=][ \t]*/g;
+const QUOTED_NAME = /(\\{0,31})(["'])((?:[^"'\\\r\n=]|\\+u[0-9A-Fa-f]{4}){1,64})\1\2[ \t]*[:=][ \t]*/g;
 
 /**
  * `name=value` where a name starts: at the start, after white space or `? & ; # , ( | ' " { [ : =`
@@ -266,18 +267,56 @@ function hiddenValueAt(
   return { end: start + found[0].length, value: shownAs(found[0], name) };
 }
 
+/** A text after a pass, and the offsets of the labels it keeps, moved as the pass moved them. */
+interface Pass {
+  readonly text: string;
+  readonly kept: ReadonlySet<number>;
+}
+
+/** No offsets kept (the long-flag pass keeps none). */
+const NO_OFFSETS: ReadonlySet<number> = new Set();
+
+/** One value a pass replaced: where it stood, and how long its replacement is. */
+interface Edit {
+  readonly start: number;
+  readonly end: number;
+  readonly length: number;
+}
+
+/**
+ * Offsets of a text moved to where they stand once some of its spans are replaced. An offset inside
+ * a replaced span (past its start) is gone with it.
+ * @param offsets - Offsets in the text.
+ * @param edits - The replaced spans, in order, not overlapping.
+ * @returns The offsets in the new text.
+ */
+function moved(offsets: ReadonlySet<number>, edits: readonly Edit[]): ReadonlySet<number> {
+  if (edits.length === 0 || offsets.size === 0) return offsets;
+  const out = new Set<number>();
+  let index = 0;
+  let shift = 0;
+  for (const offset of [...offsets].sort((a, b) => a - b)) {
+    for (let edit = edits[index]; edit !== undefined && edit.end <= offset; edit = edits[++index])
+      shift += edit.length - (edit.end - edit.start);
+    const edit = edits[index];
+    if (edit === undefined || offset <= edit.start) out.add(offset + shift);
+  }
+  return out;
+}
+
 /**
  * Replaces the value after each secret-named name that a pattern finds (the name and what follows
  * it in group 0, the name in the last group), scanning on after each value (what a hidden object
  * holds is gone with it). A value is read by {@link hiddenValueAt}. A value that starts at an offset
  * in `kept` (a labelled pair's label, `labelled-text.ts`) is a name, and stays.
- * @param text - The text.
+ * @param before - The text, and the offsets of values that stay.
  * @param names - A global pattern as above.
  * @param bare - How a value that is no string, object or list is found (sticky).
- * @param kept - Offsets of values that stay (default none).
- * @returns The text with those values hidden.
+ * @returns The text with those values hidden, and the kept offsets as they stand in it.
  */
-function hideAfterNames(text: string, names: RegExp, bare: RegExp, kept?: ReadonlySet<number>): string {
+function hideAfterNames(before: Pass, names: RegExp, bare: RegExp): Pass {
+  const { text, kept } = before;
+  const edits: Edit[] = [];
   let out = "";
   let from = 0;
   names.lastIndex = 0;
@@ -285,15 +324,16 @@ function hideAfterNames(text: string, names: RegExp, bare: RegExp, kept?: Readon
     const name = match.at(-1) ?? "";
     if (!isSecretField(name)) continue;
     const start = match.index + match[0].length;
-    if (kept?.has(start) === true) continue;
+    if (kept.has(start)) continue;
     const escapes = match.length > 2 ? (match[1] ?? "") : "";
     const hidden = hiddenValueAt(text, start, name, { escapes, bare });
     if (hidden === undefined) continue;
     out += `${text.slice(from, start)}${hidden.value}`;
+    edits.push({ start, end: hidden.end, length: hidden.value.length });
     from = hidden.end;
     names.lastIndex = Math.max(hidden.end, names.lastIndex);
   }
-  return from === 0 ? text : out + text.slice(from);
+  return from === 0 ? before : { text: out + text.slice(from), kept: moved(kept, edits) };
 }
 
 /**
@@ -301,9 +341,14 @@ function hideAfterNames(text: string, names: RegExp, bare: RegExp, kept?: Readon
  * (`labelled-text.ts`: `{"name":"X-Api-Key","value":"…"}`, `<add key="ApiKey" value="…"/>`).
  * @param text - The text.
  * @param pairs - Its pairs (`textPairs`).
- * @returns The text with those values hidden.
+ * @returns The text with those values hidden, and the offsets of the labels whose member name is
+ *   secret-like (`"key": "ApiKey"`, `ParameterKey="DbPassword"`: names, not values) as they stand in it.
  */
-function hidePairValues(text: string, pairs: readonly TextPair[]): string {
+function hidePairValues(text: string, pairs: readonly TextPair[]): Pass {
+  const labels: ReadonlySet<number> = new Set(
+    pairs.filter((pair) => pair.secretLabelName).map((pair) => pair.labelAt),
+  );
+  const edits: Edit[] = [];
   let out = "";
   let from = 0;
   for (const pair of pairs) {
@@ -311,19 +356,10 @@ function hidePairValues(text: string, pairs: readonly TextPair[]): string {
     const hidden = hiddenValueAt(text, pair.valueAt, pair.name, { escapes: "", bare: BARE_VALUE });
     if (hidden === undefined) continue;
     out += `${text.slice(from, pair.valueAt)}${hidden.value}`;
+    edits.push({ start: pair.valueAt, end: hidden.end, length: hidden.value.length });
     from = hidden.end;
   }
-  return from === 0 ? text : out + text.slice(from);
-}
-
-/**
- * The offsets of the labels of the labelled pairs written in a text: names, not values, though
- * under a secret-like member name (`"key": "ApiKey"`, `ParameterKey="DbPassword"`).
- * @param text - The text.
- * @returns The offsets (empty when it holds no pair).
- */
-function labelOffsets(text: string): ReadonlySet<number> {
-  return new Set(textPairs(text).map((pair) => pair.labelAt));
+  return from === 0 ? { text, kept: labels } : { text: out + text.slice(from), kept: moved(labels, edits) };
 }
 
 /**
@@ -341,18 +377,16 @@ function labelOffsets(text: string): ReadonlySet<number> {
  */
 export function redactSecretFields(text: string, options: { readonly namePart?: RegExp } = {}): string {
   if (!(options.namePart ?? SECRET_NAME_PART).test(text)) return text;
-  let out = text;
-  const separated = out.includes("=") || out.includes(":");
-  const pairs = separated ? textPairs(out) : [];
-  if (pairs.some((pair) => pair.secret)) out = hidePairValues(out, pairs);
-  const paired = pairs.some((pair) => pair.secretLabelName);
-  // A pair's label is a name: the passes below keep it (recomputed, as each pass moves offsets).
-  const kept = (): ReadonlySet<number> | undefined => (paired ? labelOffsets(out) : undefined);
-  if (separated && (out.includes('"') || out.includes("'")))
-    out = hideAfterNames(out, QUOTED_NAME, BARE_VALUE, kept());
-  if (out.includes("=")) out = hideAfterNames(out, ASSIGNMENT, ASSIGNED_VALUE, kept());
-  if (separated) out = hideAfterNames(out, BARE_NAME, LINE_VALUE, kept());
-  if (out.includes(":")) out = hideAfterNames(out, INLINE_NAME, INLINE_VALUE, kept());
-  if (out.includes("--")) out = hideAfterNames(out, FLAG, FLAG_VALUE);
-  return out;
+  const separated = text.includes("=") || text.includes(":");
+  // A pair's label is a name: the passes below keep it (the pairs are read once, and each pass
+  // moves the offsets of their labels as it moves the text).
+  let pass = hidePairValues(text, separated ? textPairs(text) : []);
+  if (separated && (pass.text.includes('"') || pass.text.includes("'")))
+    pass = hideAfterNames(pass, QUOTED_NAME, BARE_VALUE);
+  if (pass.text.includes("=")) pass = hideAfterNames(pass, ASSIGNMENT, ASSIGNED_VALUE);
+  if (separated) pass = hideAfterNames(pass, BARE_NAME, LINE_VALUE);
+  if (pass.text.includes(":")) pass = hideAfterNames(pass, INLINE_NAME, INLINE_VALUE);
+  if (pass.text.includes("--"))
+    pass = hideAfterNames({ text: pass.text, kept: NO_OFFSETS }, FLAG, FLAG_VALUE);
+  return pass.text;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { toRecord } from "../../src/audit/audit-line.ts";
-import { REDACTED, redactText } from "../../src/audit/redact.ts";
+import { REDACTED, redactJson, redactText } from "../../src/audit/redact.ts";
 import { redactSecretFields } from "../../src/audit/redact-fields.ts";
 
 /** Builds a fake secret from parts (so no scanner mistakes this file for a leak). */
@@ -252,5 +252,71 @@ describe("redactText() with secret-named fields", () => {
     expect(line).not.toContain(SECRET);
     expect(line).toContain("X-Api-Key");
     expect(line).toContain("DbPassword");
+  });
+});
+
+/** 1 MiB: a tool's request body or a page of output is this long. */
+const MIB = 1 << 20;
+
+/** A text of one piece repeated to 1 MiB, then a tail. */
+function mib(piece: string, tail = ""): string {
+  return `${piece.repeat(Math.ceil(MIB / piece.length)).slice(0, MIB)}${tail}`;
+}
+
+/**
+ * How far a run's regular expressions searched, per character of a text: each search counts the
+ * characters from where it started to its match (or the end), and the run stops with a
+ * `RangeError` once the count passes a bound. A quadratic search passes any bound at 1 MiB long
+ * before it would end.
+ * @param text - The text the run works on.
+ * @param run - The run.
+ * @param bound - The most characters searched per character of the text.
+ * @returns Characters searched per character of the text.
+ */
+function searchedPerChar(text: string, run: () => unknown, bound = 256): number {
+  const exec = RegExp.prototype.exec;
+  const most = bound * text.length;
+  let searched = 0;
+  RegExp.prototype.exec = function counted(this: RegExp, input: string) {
+    const from = this.global || this.sticky ? this.lastIndex : 0;
+    const match = exec.call(this, input);
+    searched += (match === null ? input.length : match.index) - from;
+    if (searched > most)
+      throw new RangeError(`Cannot redact in linear work: searched over ${most} characters`);
+    return match;
+  };
+  try {
+    run();
+  } finally {
+    RegExp.prototype.exec = exec;
+  }
+  return searched / text.length;
+}
+
+describe("redaction work", () => {
+  test.each<[string, string]>([
+    // Each object holds `val` and `key` but no member: a search for its members must stop at its end.
+    ["objects naming val and key", mib('{"val key"} ', " :")],
+    ["start tags naming val and key", mib("<a val key> ", "=")],
+    ["labelled pairs", mib('{"name":"X-Api-Key","value":"abc"} ')],
+    ["pairs whose label is a key", mib('{"key":"ApiKey","value":"abc"} ')],
+  ])(
+    "redactText() and redactJson() search a 1 MiB text of %s a bounded number of times per character",
+    (_label, text) => {
+      expect(searchedPerChar(text, () => redactText(text))).toBeLessThan(256);
+      expect(searchedPerChar(text, () => redactJson({ body: text }))).toBeLessThan(256);
+    },
+  );
+
+  test("redactText() keeps the labels of pairs found once, as the passes move them", () => {
+    const text = `{"key":"ApiKey","value":"${SECRET}"} token=${SECRET} {"key":"Password","value":"${SECRET}"}`;
+    expect(redactText(text)).toBe(
+      `{"key":"ApiKey","value":"${REDACTED}"} token=${REDACTED} {"key":"Password","value":"${REDACTED}"}`,
+    );
+  });
+
+  test("redactText() ends on a 1 MiB run of backslashes after a secret name (each quoted-name match is bounded)", () => {
+    const text = `key: ${"\\".repeat(MIB)}"`;
+    expect(redactText(text)).toStartWith("key: ");
   });
 });
