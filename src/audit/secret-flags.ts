@@ -25,33 +25,57 @@ const VALUE = String.raw`[^\s"']{1,4096}`;
 const SAME_COMMAND = String.raw`[^\n|;&]{0,256}?`;
 
 /**
+ * Where a command's program is named: at the start of the text, or of a command in it (after a line
+ * break, `|`, `;`, `&`, `(`, a quote or a backtick: `sh -c "mysql …"`, `cd /app && mysql …`, or
+ * after `--`: `kubectl exec db -- mysql …`), after `docker exec` and its words (`docker exec -it db
+ * mysql …`), and after up to four launchers and assignments (`sudo -E mysql …`, `env X=1 mysql
+ * …`, `MYSQL_HOST=db mysql …`, `sudo -u root mysql …`); then the program's folder, if written (`/usr/bin/mysql`). Not a
+ * word elsewhere: `find . -name mysql -print` runs `find`, whose `-print` is no password.
+ */
+const COMMAND_AT = String.raw`(?:^|[\n|;&(\x60"']|\s--\s)\s*(?:(?:docker|podman|nerdctl|kubectl|oc)(?:\s+compose)?\s+exec(?:\s+[^\s"'|;&]{1,256}){0,8}?\s+)?(?:(?:sudo|doas|env|exec|time|nohup|nice|command|npx|bunx|[A-Za-z_]\w{0,63}=[^\s"'|;&]{0,256})(?:\s+-[^\s"'|;&]{1,64}(?:\s+[^\s"'|;&-][^\s"'|;&]{0,63})?){0,4}\s+){0,4}(?:[^\s"'|;&]{0,256}[\\/])?`;
+
+/**
+ * A command's program and the rest of that command before a flag: {@link COMMAND_AT}, one of the
+ * names (`.exe` allowed), then {@link SAME_COMMAND}.
+ * @param names - The program names, as a pattern (`mysql|mariadb`).
+ * @returns The pattern's text.
+ */
+function command(names: string): string {
+  return String.raw`${COMMAND_AT}(?:${names})(?:\.exe)?(?=\s)${SAME_COMMAND}`;
+}
+
+/**
  * Each rule finds what stays (group `kept`) and the secret after it (group `secret`); a rule with a
  * `name` group inside `kept` counts only where that name is secret-like (`aws configure set
- * aws_secret_access_key …`). Only the secret is replaced; the command around it stays readable.
+ * aws_secret_access_key …`). Only the secret is replaced; the command around it stays readable. A
+ * short flag's rule holds for its program only ({@link command}): `-p` is mysql's password and
+ * `find`'s `-print`, `-u user:password` curl's credentials and `docker run`'s `-u 1000:1000`.
  */
 const FLAG_RULES: readonly RegExp[] = [
   new RegExp(
-    String.raw`(?<kept>\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b${SAME_COMMAND}\s-p["']?)(?<secret>${VALUE})`,
+    String.raw`(?<kept>${command("mysql|mysqldump|mysqladmin|mariadb|mariadb-dump")}\s-p["']?)(?<secret>${VALUE})`,
     "g",
   ),
-  new RegExp(String.raw`(?<kept>\bsshpass\b${SAME_COMMAND}\s-p\s*["']?)(?<secret>${VALUE})`, "g"),
+  new RegExp(String.raw`(?<kept>${command("sshpass")}\s-p\s*["']?)(?<secret>${VALUE})`, "g"),
   new RegExp(
-    String.raw`(?<kept>\b(?:docker|podman|nerdctl|az)\s+login\b${SAME_COMMAND}\s-p\s+["']?)(?<secret>${VALUE})`,
+    String.raw`(?<kept>${command("docker|podman|nerdctl|az")}\s+login\b${SAME_COMMAND}\s-p\s+["']?)(?<secret>${VALUE})`,
     "g",
   ),
-  new RegExp(String.raw`(?<kept>\bredis-cli\b${SAME_COMMAND}\s-a\s+["']?)(?<secret>${VALUE})`, "g"),
-  new RegExp(String.raw`(?<kept>\bzip\b${SAME_COMMAND}\s-P\s+["']?)(?<secret>${VALUE})`, "g"),
-  new RegExp(String.raw`(?<kept>\b7za?\b${SAME_COMMAND}\s-p["']?)(?<secret>${VALUE})`, "g"),
+  new RegExp(String.raw`(?<kept>${command("redis-cli")}\s-a\s+["']?)(?<secret>${VALUE})`, "g"),
+  new RegExp(String.raw`(?<kept>${command("zip")}\s-P\s+["']?)(?<secret>${VALUE})`, "g"),
+  new RegExp(String.raw`(?<kept>${command("7za?|7zz")}\s-p["']?)(?<secret>${VALUE})`, "g"),
   // SQL Server's tools: `sqlcmd -S db -U sa -P …` (and glued, `-P…`).
+  new RegExp(String.raw`(?<kept>${command("sqlcmd|bcp|osql|isql")}\s-P\s*["']?)(?<secret>${VALUE})`, "g"),
+  // `openssl enc -k …`: the password of an encryption.
+  new RegExp(String.raw`(?<kept>${command("openssl")}\s-k\s+["']?)(?<secret>${VALUE})`, "g"),
+  new RegExp(String.raw`(?<kept>\s-pass(?:in|out)?\s+pass:["']?)(?<secret>${VALUE})`, "g"),
+  // HTTP clients' `user:password`: curl's `-u`/`--user` (and its proxy's `-U`/`--proxy-user`), HTTPie's and xh's `-a`/`--auth`.
   new RegExp(
-    String.raw`(?<kept>\b(?:sqlcmd|bcp|osql|isql)\b${SAME_COMMAND}\s-P\s*["']?)(?<secret>${VALUE})`,
+    String.raw`(?<kept>${command("curl")}\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)["']?[^\s:"']{0,256}:)(?<secret>${VALUE})`,
     "g",
   ),
-  // `openssl enc -k …`: the password of an encryption.
-  new RegExp(String.raw`(?<kept>\bopenssl\b${SAME_COMMAND}\s-k\s+["']?)(?<secret>${VALUE})`, "g"),
-  new RegExp(String.raw`(?<kept>\s-pass(?:in|out)?\s+pass:["']?)(?<secret>${VALUE})`, "g"),
   new RegExp(
-    String.raw`(?<kept>(?:^|\s)(?:-u|-U|--user|--proxy-user)(?:\s+|=)["']?[^\s:"']{0,256}:)(?<secret>${VALUE})`,
+    String.raw`(?<kept>${command("http|https|xh|xhs")}\s(?:-a|--auth)(?:\s+|=)["']?[^\s:"']{0,256}:)(?<secret>${VALUE})`,
     "g",
   ),
   new RegExp(
@@ -84,7 +108,7 @@ const FLAG_RULES: readonly RegExp[] = [
 
 /** A word one of {@link FLAG_RULES} needs: a text with none holds nothing for them. */
 const ANY_RULE =
-  /mysql|mariadb|sshpass|login|redis-cli|zip|7z|-pass|-u|-U|--user|--proxy-user|machine|sqlcmd|bcp|osql|isql|openssl|config|secret|echo/;
+  /mysql|mariadb|sshpass|login|redis-cli|zip|7z|-pass|curl|http|xh|machine|sqlcmd|bcp|osql|isql|openssl|config|secret|echo/;
 
 /** An XML element with text only (`<password>…</password>`), its name in group 1. */
 const ELEMENT = /<([A-Za-z_][\w.:-]{0,63})>([^<]{1,4096})<\/\1>/g;
@@ -171,7 +195,9 @@ export function redactFlagSecrets(text: string): string {
  * The secrets of the module doc in an argument list (an argv: `["mysql", "-uroot", "-pS3cret"]`,
  * `["curl", "-u", "bob:S3cret"]`), found in the command line the list makes, its elements joined by
  * spaces — what `"mysql -uroot -pS3cret"` written as one string hides. A list with an element that
- * is no string is no argv.
+ * is no string, or whose first element is no program's name (`PROGRAM`), is no argv; a short
+ * flag's password counts after its own program only (`["find", ".", "-name", "mysql", "-print"]`
+ * holds none).
  *
  * Source: SPEC §3.5; review s18 finding A2 (an argv list's secrets were logged in clear).
  * @param list - A list of the value redacted.
@@ -181,6 +207,7 @@ export function redactFlagSecrets(text: string): string {
 export function argvFlagSecrets(list: readonly unknown[]): ReadonlyMap<number, readonly FlagSecret[]> {
   if (list.length < 2 || list.length > MAX_ARGV || !list.every((item) => typeof item === "string"))
     return NO_SECRETS;
+  if (!PROGRAM.test(list[0] as string)) return NO_SECRETS;
   const text = (list as readonly string[]).join(" ");
   const spans = flagSecrets(text);
   if (spans.length === 0) return NO_SECRETS;
@@ -199,6 +226,12 @@ export function argvFlagSecrets(list: readonly unknown[]): ReadonlyMap<number, r
   }
   return found;
 }
+
+/**
+ * What an argv's first element is: a program's name or path (no white space, not a flag). A list
+ * that starts otherwise (`["-v", …]`, `["a tag", …]`) is no command line.
+ */
+const PROGRAM = /^[^\s-][^\s]{0,4095}$/;
 
 /** Elements of an argument list looked at as one command line at most. */
 const MAX_ARGV = 4096;

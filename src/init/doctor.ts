@@ -233,7 +233,7 @@ async function checkEntry(job: Job, context: CheckContext): Promise<DoctorRow> {
     }
     const cwd = entry.cwd === undefined ? workspace : path.resolve(workspace, expand(entry.cwd));
     const args = (entry.args ?? []).map(expand);
-    secrets.push(...secretArgValues(args));
+    secrets.push(...secretArgValues(args, { command: expand(entry.command ?? "") }));
     // A whole command line written as `command` (`npx pkg --password=…`): its words are arguments too.
     secrets.push(...secretArgValues(expand(entry.command ?? "").split(/\s+/)));
     for (const arg of entry.args ?? []) {

@@ -253,16 +253,18 @@ function secretSpansOf(
       }
     }
   }
+  const command = holderProps.get("command")?.children?.[1];
   const args = holderProps.get("args")?.children?.[1];
   if (args?.type === "array") {
     const items = (args.children ?? []).map((item) => ({
       value: item.value,
       span: { start: item.offset, end: item.offset + item.length },
     }));
-    spans.push(...secretArgSpans(items));
+    // The program the arguments are given to (`-u bob:…` is curl's).
+    const program = command?.type === "string" ? String(command.value) : undefined;
+    spans.push(...secretArgSpans(items, program === undefined ? {} : { command: program }));
   }
   // The command too (`env API_KEY=… npx …` in one string).
-  const command = holderProps.get("command")?.children?.[1];
   if (command?.type === "string" && isSecretArg(String(command.value))) {
     spans.push({ start: command.offset, end: command.offset + command.length });
   }

@@ -267,11 +267,13 @@ function secretInText(value: string, level: number): boolean {
  * @param items - The elements of an `args` array, decoded, with their ranges.
  * @param options - `literalValues`: count a flag's value only when it is literal (not a
  *   placeholder, path, boolean or short number), for warnings; masking counts every value.
+ *   `command`: the entry's command, when the items do not start with it (the program a short
+ *   flag belongs to: `-u bob:…` is curl's).
  * @returns The ranges to mask.
  */
 export function secretArgSpans(
   items: readonly { readonly value: unknown; readonly span: Span }[],
-  options: { readonly literalValues?: boolean } = {},
+  options: { readonly literalValues?: boolean; readonly command?: string } = {},
 ): Span[] {
   const spans: Span[] = [];
   // Masking takes any value after a secret-named flag; a warning only a literal one.
@@ -292,11 +294,33 @@ export function secretArgSpans(
     if (isSecretArg(item.value)) spans.push(item.span);
   });
   // A password of the command line the list makes (`["mysql", "-pS3cret"]`, `["curl", "-u", "bob:S3cret"]`).
-  for (const index of argvFlagSecrets(items.map((item) => item.value)).keys()) {
+  for (const index of argvFlags(
+    items.map((item) => item.value),
+    options.command,
+  ).keys()) {
     const item = items[index];
     if (item !== undefined) spans.push(item.span);
   }
   return spans;
+}
+
+/**
+ * The passwords of the command line an argument list makes (`argvFlagSecrets`), the entry's command
+ * first when it is given apart (`{"command": "curl", "args": ["-u", "bob:…"]}`: `-u` is curl's).
+ * @param args - The arguments (an element that is no string makes the list no argv).
+ * @param command - The entry's command, when `args` does not start with it.
+ * @returns From the index of each argument holding one to where each stands in it.
+ */
+function argvFlags(
+  args: readonly unknown[],
+  command: string | undefined,
+): ReadonlyMap<number, readonly { readonly start: number; readonly end: number }[]> {
+  // A command of several words (`npx pkg`), or none, is no program's name: the list is judged alone.
+  if (command === undefined || !/^\S+$/.test(command)) return argvFlagSecrets(args);
+  const found = new Map<number, readonly { readonly start: number; readonly end: number }[]>();
+  for (const [index, spans] of argvFlagSecrets([command, ...args]))
+    if (index > 0) found.set(index - 1, spans);
+  return found;
 }
 
 /**
@@ -326,12 +350,17 @@ export function hasSecretArgs(
  *
  * Source: SPEC §5.2 ("secrets masked"), field case F11.
  * @param args - An entry's arguments, placeholders filled in.
+ * @param options - `command`: the entry's command, when `args` does not start with it (the
+ *   program a short flag belongs to).
  * @returns The values (possibly overlapping; {@link maskValues} masks the longest first).
  */
-export function secretArgValues(args: readonly string[]): string[] {
+export function secretArgValues(
+  args: readonly string[],
+  options: { readonly command?: string } = {},
+): string[] {
   const items = args.map((value, index) => ({ value, span: { start: index, end: index + 1 } }));
   const values: string[] = [];
-  for (const { start } of secretArgSpans(items)) {
+  for (const { start } of secretArgSpans(items, options)) {
     const arg = args[start] ?? "";
     values.push(arg);
     const assigned = /^[^=:\s]+\s*[=:]\s*(.+)$/s.exec(arg)?.[1];
@@ -347,7 +376,7 @@ export function secretArgValues(args: readonly string[]): string[] {
     if (header !== null && isSecretName(header[1] ?? "")) values.push(header[2] ?? "");
     values.push(...jsonSecrets(arg));
   }
-  for (const [index, found] of argvFlagSecrets(args))
+  for (const [index, found] of argvFlags(args, options.command))
     for (const { start, end } of found) values.push((args[index] ?? "").slice(start, end));
   return values;
 }

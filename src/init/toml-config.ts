@@ -189,6 +189,11 @@ function fileSecretSpans(text: string, leaves: readonly Leaf[]): Span[] {
  */
 function secretSpansOf(text: string, own: readonly Leaf[]): Span[] {
   const spans: Span[] = [];
+  // The program the arguments are given to (`-u bob:…` is curl's).
+  const commandLeaf = own.find(
+    (leaf) => leaf.path[2] === "command" && leaf.path.length === 3 && leaf.kv.value.kind === "string",
+  );
+  const command = commandLeaf === undefined ? undefined : String(decodeValue(text, commandLeaf.kv.value));
   for (const leaf of own) {
     const key = leaf.path[2];
     const value = { start: leaf.kv.value.start, end: leaf.kv.value.end };
@@ -199,7 +204,7 @@ function secretSpansOf(text: string, own: readonly Leaf[]): Span[] {
         value: item.kind === "string" ? decodeValue(text, item) : undefined,
         span: { start: item.start, end: item.end },
       }));
-      spans.push(...secretArgSpans(items));
+      spans.push(...secretArgSpans(items, command === undefined ? {} : { command }));
     }
     // The command too (`env API_KEY=… npx …` in one string).
     if (key === "command" && leaf.path.length === 3 && leaf.kv.value.kind === "string") {

@@ -401,6 +401,36 @@ describe("redactJson()", () => {
     });
   });
 
+  test("redactJson() keeps an argv's short flags that are another program's, and lists that are no command line", () => {
+    const lists = [
+      ["docker", "run", "-u", "1000:1000", "img"],
+      ["rsync", "-u", "src:/data", "dst"],
+      ["find", ".", "-name", "mysql", "-print"],
+      ["apps", "mysql", "mariadb", "-pinned"],
+      ["tags", "mysql", "-p8080"],
+      ["-v", "curl", "-u", "bob:not-an-argv"],
+    ];
+    expect(redactJson(lists)).toEqual(lists);
+  });
+
+  test("redactJson() redacts a password glued to its flag where its program is launched (docker exec, sudo, kubectl exec --, a path)", () => {
+    expect(
+      redactJson({
+        exec: ["docker", "exec", "-it", "db", "mysql", "-uroot", "-pExecArgvPw9"],
+        sudo: ["sudo", "-u", "root", "mysql", "-pSudoArgvPw9"],
+        kube: ["kubectl", "exec", "pod", "--", "mysql", "-pKubeArgvPw9"],
+        path: ["/usr/bin/mysql", "-pPathArgvPw9"],
+        http: ["http", "-a", "bob:HttpArgvPw9", "api.example"],
+      }),
+    ).toEqual({
+      exec: ["docker", "exec", "-it", "db", "mysql", "-uroot", `-p${REDACTED}`],
+      sudo: ["sudo", "-u", "root", "mysql", `-p${REDACTED}`],
+      kube: ["kubectl", "exec", "pod", "--", "mysql", `-p${REDACTED}`],
+      path: ["/usr/bin/mysql", `-p${REDACTED}`],
+      http: ["http", "-a", `bob:${REDACTED}`, "api.example"],
+    });
+  });
+
   test("redactJson() redacts the element after a secret-named flag in an argv list, as the same command in one string", () => {
     const placeholder = ["$", "{PW}"].join("");
     expect(

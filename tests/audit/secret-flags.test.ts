@@ -115,6 +115,14 @@ describe("redactText() on command lines and credential files (secrets no secret-
       'dotnet user-secrets set "Smtp:Relay" [redacted]',
     ],
     [
+      "mysql's -p in a command after &&, under sudo",
+      "cd /app && sudo -E mysql -uroot -pAndPass9 db",
+      "cd /app && sudo -E mysql -uroot -p[redacted] db",
+    ],
+    ["mysql's -p in sh -c", 'sh -c "mysql -pShPass9 db"', 'sh -c "mysql -p[redacted] db"'],
+    ["mysql's -p after an assignment", "MYSQL_HOST=db mysql -pEnvPass9", "MYSQL_HOST=db mysql -p[redacted]"],
+    ["HTTPie's -a user:password", "http -a bob:HttpPass9 api.example", "http -a bob:[redacted] api.example"],
+    [
       "a password echoed into --password-stdin",
       "echo DockerPw99 | docker login -u bob --password-stdin",
       "echo [redacted] | docker login -u bob --password-stdin",
@@ -134,12 +142,16 @@ describe("redactText() on command lines and credential files (secrets no secret-
     ["git's user name", 'git config --global user.name "Bob"'],
     ["an echo into another command", "echo hello | wc -c"],
     ["sqlcmd's query", "sqlcmd -S db -Q 'select 1'"],
+    ["find's -print after a name", "find /var/lib -name mysql -print"],
+    ["docker run's user and group", "docker run -u 1000:1000 img"],
+    ["rsync's -u", "rsync -u src:/data dst"],
+    ["a word list", "tags: mysql -p8080"],
   ])("redactText() keeps %s", (_name, text) => {
     expect(redactText(text)).toBe(text);
   });
 
-  test("flagSecrets() gives where each secret stands, merged where two rules find one", () => {
-    const text = "mysql -u bob:pw -pMyPass9 db";
+  test("flagSecrets() gives where each secret stands, in order", () => {
+    const text = "curl -u bob:pw https://x.example && mysql -uroot -pMyPass9 db";
     expect(flagSecrets(text).map(({ start, end }) => text.slice(start, end))).toEqual(["pw", "MyPass9"]);
   });
 

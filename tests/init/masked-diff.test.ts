@@ -92,8 +92,9 @@ describe("maskedDiff()", () => {
       },
       xml: { command: "srv", args: ["--config", "<config><apiKey>S3cretXmlA3</apiKey></config>"] },
       user: { command: "srv", args: ["--fetch", "curl -u bob:S3cretCurlA4 https://api.example"] },
-      argv: { command: "mysql-mcp", args: ["mysql", "-uroot", "-pS3cretGluedA5", "db"] },
+      argv: { command: "mysql", args: ["-uroot", "-pS3cretGluedA5", "db"] },
       header: { command: "srv", args: ["--header=Authorization: token S3cretHdrA6"] },
+      curl: { command: "curl", args: ["-s", "-u", "bob:S3cretCurlA7", "https://api.example/mcp"] },
     };
     const text = `${JSON.stringify({ mcpServers: { ...servers, port: { command: "srv", args: ["-p", "3000"] } } }, null, 2)}\n`;
     const client = clientInfo("claude-code");

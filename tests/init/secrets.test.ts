@@ -237,6 +237,19 @@ describe("isSecretArg()", () => {
     expect(hasSecretArgs(["ssh", "-p", "2222", "host"])).toBe(false);
   });
 
+  test("hasSecretArgs() and secretArgValues() take a short flag's password only after its program (-u 1000:1000 is docker's user)", () => {
+    expect(hasSecretArgs(["docker", "run", "-i", "--rm", "-u", "1000:1000", "mcp/filesystem"])).toBe(false);
+    expect(secretArgValues(["run", "-i", "--rm", "-u", "1000:1000", "mcp/filesystem"])).toEqual([]);
+    expect(secretArgValues(["find", ".", "-name", "mysql", "-print"])).toEqual([]);
+    expect(hasSecretArgs(["curl", "-u", "bob:S3cretCurlPw", "https://x.example"])).toBe(true);
+    // The entry's command given apart: its arguments are the program's.
+    expect(secretArgValues(["-u", "bob:S3cretCurlPw"], { command: "curl" })).toContain("S3cretCurlPw");
+    expect(secretArgValues(["-uroot", "-pS3cretGlued"], { command: "/usr/bin/mysql" })).toContain(
+      "S3cretGlued",
+    );
+    expect(secretArgValues(["-u", "1000:1000"], { command: "docker" })).toEqual([]);
+  });
+
   test("hasSecretArgs() counts a Bearer credential (no stash for it)", () => {
     expect(hasSecretArgs(["npx", "mcp-remote", "--header", "Authorization: Bearer abcdefghijkl"])).toBe(true);
     expect(hasSecretArgs(["npx", "-y", "pkg", "/data"])).toBe(false);
