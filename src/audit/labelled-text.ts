@@ -3,8 +3,10 @@
  * (`'[{"name":"X-Api-Key","value":"…"}]'`, JSON inside a JSON string) or an XML element's
  * attributes (`<add key="ApiKey" value="…"/>`) whose label is secret-like. A tool takes its request
  * body or a config file as one string, so the rule that hides such a pair's value in arguments
- * hides it there too. Only an object with no object inside it is read (a pair's members are
- * strings). Edge (pure string work).
+ * hides it there too. Only an object with no brace inside it is read (a pair's members are
+ * strings): not one that holds an object (`{"name": …, "meta": {…}, "value": …}`) or a string with
+ * a brace, nor YAML (`- name: DB_PASSWORD` / `value: …`) or words (`name=… value=…`). Edge (pure
+ * string work).
  *
  * Source: SPEC §3.5 ("values of arguments named like secrets … become `[redacted]`").
  * @module

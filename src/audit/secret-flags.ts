@@ -11,6 +11,7 @@
  * @module
  */
 
+import { isSecretSetting } from "../platform/labelled-pairs.ts";
 import { isSecretName } from "../platform/secret-shapes.ts";
 
 /** What a hidden value becomes (the text of `REDACTED` in `redact.ts`). */
@@ -46,8 +47,8 @@ function command(names: string): string {
 
 /**
  * Each rule finds what stays (group `kept`) and the secret after it (group `secret`); a rule with a
- * `name` group inside `kept` counts only where that name is secret-like (`aws configure set
- * aws_secret_access_key …`). Only the secret is replaced; the command around it stays readable. A
+ * `name` group inside `kept` counts only where that name is a secret's (`aws configure set
+ * aws_secret_access_key …`; not `git config credential.helper store`: `isSecretSetting`). Only the secret is replaced; the command around it stays readable. A
  * short flag's rule holds for its program only ({@link command}): `-p` is mysql's password and
  * `find`'s `-print`, `-u user:password` curl's credentials and `docker run`'s `-u 1000:1000`.
  */
@@ -141,7 +142,7 @@ export function flagSecrets(text: string): FlagSecret[] {
       rule.lastIndex = 0;
       for (const match of text.matchAll(rule)) {
         const { kept = "", secret = "", name } = match.groups ?? {};
-        if (PLACEHOLDER.test(secret) || (name !== undefined && !isSecretName(name))) continue;
+        if (PLACEHOLDER.test(secret) || (name !== undefined && !isSecretSetting(name))) continue;
         const start = match.index + kept.length;
         found.push({ start, end: start + secret.length });
       }

@@ -4,8 +4,10 @@
  * variables and parameters — `{"name": "DB_PASSWORD", "value": "…"}`, `{"headerName":
  * "Authorization", "headerValue": "…"}`, `{"ParameterKey": "DbPassword", "ParameterValue": "…"}`,
  * `<add key="ApiKey" value="…"/>`. The label is the value's name: the value is a secret when the
- * label is secret-like (`isSecretName`). One rule for the audit log (objects and text) and `init`
- * (JSON-valued arguments). Edge (pure string work).
+ * label names a secret (`isSecretSetting`). One rule for the audit log (objects, and in text the
+ * objects and XML start tags `labelled-text.ts` reads: not YAML, so a Kubernetes manifest's `- name:
+ * DB_PASSWORD` / `value: …` lines are not read as a pair) and `init` (JSON-valued arguments). Edge
+ * (pure string work).
  *
  * Source: SPEC §3.5 ("values of arguments named like secrets … become `[redacted]`"), §5.2
  * ("secrets masked"): the label is the name.
@@ -103,8 +105,32 @@ export function labelledPair(
 }
 
 /**
- * Whether a labelled pair's value is a secret: one of its labels' values is secret-like
- * (`isSecretName`: `Authorization`, `DB_PASSWORD`, `X-Api-Key`, `/prod/db/password`).
+ * Last words of a setting's name that make it a setting about a secret, not the secret: where it is
+ * fetched or sent (`token_endpoint`, `auth_url`, `jwks_uri`), what kind it is (`key_type`) or what
+ * keeps it (`credential.helper`).
+ */
+const ABOUT_A_SECRET: ReadonlySet<string> = new Set(["endpoint", "url", "uri", "type", "helper"]);
+
+/**
+ * Whether a setting's name (a labelled pair's label, a setting given as two words: `git config
+ * credential.helper store`) names a secret: it is secret-like (`isSecretName`) and its last word
+ * is none of {@link ABOUT_A_SECRET}. `isSecretName` itself is unchanged (a server's identity is
+ * computed with it).
+ *
+ * Source: SPEC §3.5, §5.2.
+ * @param name - The setting's name.
+ * @returns True when a value under it is a secret.
+ * @example isSecretSetting("DB_PASSWORD") // => true
+ * @example isSecretSetting("token_endpoint") // => false
+ */
+export function isSecretSetting(name: string): boolean {
+  return isSecretName(name) && !ABOUT_A_SECRET.has(nameWords(name).at(-1) ?? "");
+}
+
+/**
+ * Whether a labelled pair's value is a secret: one of its labels' values names a secret
+ * ({@link isSecretSetting}: `Authorization`, `DB_PASSWORD`, `X-Api-Key`, `/prod/db/password`; not
+ * `token_endpoint`).
  *
  * Source: SPEC §3.5, §5.2.
  * @param pair - From {@link labelledPair}.
@@ -112,5 +138,5 @@ export function labelledPair(
  * @returns True when the value member holds a secret.
  */
 export function isSecretPair(pair: LabelledPair, labelOf: (key: string) => string): boolean {
-  return [pair.label, ...pair.otherLabels].some((key) => isSecretName(labelOf(key)));
+  return [pair.label, ...pair.otherLabels].some((key) => isSecretSetting(labelOf(key)));
 }

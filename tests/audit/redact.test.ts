@@ -401,6 +401,20 @@ describe("redactJson()", () => {
     });
   });
 
+  test("redactJson() and redactText() keep a labelled pair whose label names where or how a secret is kept, not the secret", () => {
+    const pairs = [
+      { name: "token_endpoint", value: "https://auth.example/oauth/token" },
+      { name: "jwks_uri", value: "https://auth.example/.well-known/jwks.json" },
+      { key: "credential.helper", value: "store" },
+      { name: "key_type", value: "ed25519" },
+    ];
+    expect(redactJson(pairs)).toEqual(pairs);
+    expect(redactText(JSON.stringify(pairs))).toBe(JSON.stringify(pairs));
+    expect(redactJson([{ name: "DB_PASSWORD", value: "S3cretPairPw" }])).toEqual([
+      { name: "DB_PASSWORD", value: REDACTED },
+    ]);
+  });
+
   test("redactJson() keeps an argv's short flags that are another program's, and lists that are no command line", () => {
     const lists = [
       ["docker", "run", "-u", "1000:1000", "img"],

@@ -146,6 +146,7 @@ describe("redactText() on command lines and credential files (secrets no secret-
     ["docker run's user and group", "docker run -u 1000:1000 img"],
     ["rsync's -u", "rsync -u src:/data dst"],
     ["a word list", "tags: mysql -p8080"],
+    ["git's credential helper (a setting about a secret)", "git config --global credential.helper store"],
   ])("redactText() keeps %s", (_name, text) => {
     expect(redactText(text)).toBe(text);
   });

@@ -250,6 +250,13 @@ describe("isSecretArg()", () => {
     expect(secretArgValues(["-u", "1000:1000"], { command: "docker" })).toEqual([]);
   });
 
+  test("isSecretArg() takes no labelled pair whose label names where a secret is fetched", () => {
+    expect(isSecretArg('[{"name":"token_endpoint","value":"https://auth.example/oauth/token-x1"}]')).toBe(
+      false,
+    );
+    expect(isSecretArg('[{"name":"DB_PASSWORD","value":"S3cretPairPw"}]')).toBe(true);
+  });
+
   test("hasSecretArgs() counts a Bearer credential (no stash for it)", () => {
     expect(hasSecretArgs(["npx", "mcp-remote", "--header", "Authorization: Bearer abcdefghijkl"])).toBe(true);
     expect(hasSecretArgs(["npx", "-y", "pkg", "/data"])).toBe(false);
