@@ -35,10 +35,12 @@ const ASSIGNED_VALUE = /[^&#;\s"'<>]+/y;
 /**
  * An unquoted name and its `:` (or an `=` with white space beside it: `name=value` is an
  * {@link ASSIGNMENT}) at the start of a line (after an optional `- `) or after `{ , ; ' " ( [`: a
- * header, a YAML or INI line, a JavaScript object.
+ * header, a YAML or INI line, a JavaScript object. The look behind runs only where a name can start
+ * (a letter or `_`): run at each character of a long run of blanks, it read back over the run from
+ * each one.
  */
 const BARE_NAME =
-  /(?<=(?:^|[\r\n])[ \t]*(?:-[ \t]+)?|[{,;'"([][ \t]*)([A-Za-z_][A-Za-z0-9_.-]{0,63})(?:[ \t]*:(?![:=/])|[ \t]+=(?!=)|=(?=[ \t]))[ \t]*/g;
+  /(?=[A-Za-z_])(?<=(?:^|[\r\n])[ \t]*(?:-[ \t]+)?|[{,;'"([][ \t]*)([A-Za-z_][A-Za-z0-9_.-]{0,63})(?:[ \t]*:(?![:=/])|[ \t]+=(?!=)|=(?=[ \t]))[ \t]*/g;
 
 /**
  * An unquoted name and its `:` inside a line, after white space (`Settings: password: hunter2`,
