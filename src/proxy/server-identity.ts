@@ -58,6 +58,9 @@ export function scrubCommand(command: readonly string[]): string[] {
   return out;
 }
 
+/** What follows a `-k` and is no key: a flag, a URL, a path (`curl -k https://…`: curl's `--insecure`). */
+const NOT_A_KEY = /^(?:-|[a-z][a-z0-9+.-]*:\/\/|\.{0,2}\/|~\/)/i;
+
 /** Short flags whose value is a secret by convention (`-k KEY`: the API key of many CLIs, as `init` holds). */
 const SECRET_SHORT_FLAGS: ReadonlySet<string> = new Set(["-k"]);
 
@@ -81,7 +84,8 @@ export function storedCommand(command: readonly string[]): string[] {
   return scrubbed.map((part, index) => {
     const argument = command[index] ?? "";
     const previous = command[index - 1];
-    if (previous !== undefined && SECRET_SHORT_FLAGS.has(previous) && !argument.startsWith("-"))
+    // Not a URL or a path after it: `curl -k https://…` is curl's --insecure, with no value.
+    if (previous !== undefined && SECRET_SHORT_FLAGS.has(previous) && !NOT_A_KEY.test(argument))
       return REDACTED;
     // What the identity's flag rule hid (`--max-tokens 1000` too) stays hidden.
     if (part !== redactTokens(argument, { namePart: IDENTITY_NAME_PART })) return part;

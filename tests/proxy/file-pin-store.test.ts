@@ -97,6 +97,23 @@ describe("createFilePinStore()", () => {
     expect(store.fileFor({ ...server, command: command.with(12, "OtherToken") })).toBe(path);
   });
 
+  test("createFilePinStore() keeps a URL or a path after -k (curl's --insecure takes no value)", async () => {
+    const command = ["curl-mcp", "-k", "https://self-signed.example/mcp", "-k", "./certs", "-k", "Key9"];
+    const server: ServerContext = { name: "c", command, cwd: "/work" };
+    const store = createFilePinStore({ home: home() });
+    await store.pin(server, [SEND]);
+    const path = store.fileFor(server);
+    expect(parsePinFile(readFileSync(path, "utf8"), path).command).toEqual([
+      "curl-mcp",
+      "-k",
+      "https://self-signed.example/mcp",
+      "-k",
+      "./certs",
+      "-k",
+      "[redacted]",
+    ]);
+  });
+
   test("createFilePinStore() drops a secret an older pin file stored from its command at the next write", async () => {
     const server: ServerContext = { name: "srv", command: ["srv", "--bearer", "BearerValue9"], cwd: "/work" };
     const store = createFilePinStore({ home: home() });
