@@ -18,6 +18,7 @@ import {
 } from "../audit/index.ts";
 import type { JsonObject } from "../engine/index.ts";
 import { errorText } from "../engine/index.ts";
+import { candidateFiles } from "../init/client-files.ts";
 import { userHome } from "../platform/home-dir.ts";
 import { builtinPacks } from "../platform/packs.ts";
 import { resolvePathSteps } from "../platform/path-walk.ts";
@@ -252,11 +253,13 @@ export function refuse(
  */
 /**
  * Bouncer's own files and folders for this run, absolute: its home (pins, sessions, the default
- * audit log), each `--policy` file, the `--audit-log` file and its rotations, the `--record` file
- * and the `--config` client config. No path argument may reach them (`protected-paths.ts`): an
- * agent writing through a gated file tool must not accept its own rug pull or loosen its policy.
+ * audit log), each `--policy` file, the `--audit-log` file and its rotations, the `--record` file,
+ * the `--config` client config, and every client config file `bouncer init` knows (project files
+ * of the working directory, the user's: `init`'s discovery list, SPEC §5.2). No path argument may
+ * reach them (`protected-paths.ts`): an agent writing through a gated file tool must not accept its
+ * own rug pull, loosen its policy, or unwrap its servers for the next session.
  *
- * Source: SPEC §2.2 (a changed definition is accepted by a person), §2.4, §3.5.
+ * Source: SPEC §2.2 (a changed definition is accepted by a person), §2.4, §3.5, §5.2.
  * @param setup - The run's flags and home.
  * @returns The paths, each once.
  */
@@ -271,6 +274,9 @@ function ownPaths(setup: GatingSetup): string[] {
     ...Array.from({ length: ROTATE_KEEP }, (_, i) => `${audit}.${i + 1}`),
     ...(run.record === undefined ? [] : [resolve(cwd, run.record)]),
     ...(run.config === undefined ? [] : [resolve(cwd, run.config)]),
+    ...candidateFiles({ home: userHome(), platform: process.platform, env: process.env, cwd }).map(
+      (file) => file.path,
+    ),
   ];
   return [...new Set(files)];
 }

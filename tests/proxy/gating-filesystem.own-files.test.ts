@@ -24,14 +24,19 @@ function text(result: unknown): string {
 
 describe("bouncer run keeps the gated filesystem server out of Bouncer's own files", () => {
   test(
-    "bouncer run denies writes, moves and folders that reach the pins, the home or the policy, and allows the rest",
+    "bouncer run denies writes, moves and folders that reach the pins, the home, the policy or a client config, and allows the rest",
     async () => {
       const w = realpathSync(mkdtempSync(join(tmpdir(), "bouncer-own-")));
       const home = join(w, ".bouncer");
       const policy = join(w, "bouncer.yaml");
       writeFileSync(policy, "version: 1\n");
       const run = bouncerCommand("cli", ["--upstream-name", "fs", "--policy", policy, "--", FS_SERVER, w]);
-      const connected = await connect(run.command, { args: run.args, cwd: w, env: { BOUNCER_HOME: home } });
+      // The folder is the user's home too: its client configs are the user's (`~/.claude.json`).
+      const connected = await connect(run.command, {
+        args: run.args,
+        cwd: w,
+        env: { BOUNCER_HOME: home, HOME: w, USERPROFILE: w },
+      });
       clients.push(connected);
       const { client } = connected;
       // The first walk pinned the server's tools on first sight.
@@ -48,6 +53,11 @@ describe("bouncer run keeps the gated filesystem server out of Bouncer's own fil
         { name: "write_file", arguments: { path: ".bouncer/pins/new.json", content: "{}" } },
         { name: "write_file", arguments: { path: policy, content: "write_file: {action: allow}\n" } },
         { name: "create_directory", arguments: { path: join(home, "sessions", "forged") } },
+        // Client configs: an agent must not unwrap its servers for the next session.
+        { name: "write_file", arguments: { path: join(w, ".mcp.json"), content: "{}" } },
+        { name: "write_file", arguments: { path: ".vscode/mcp.json", content: "{}" } },
+        { name: "write_file", arguments: { path: join(w, ".claude.json"), content: "{}" } },
+        { name: "create_directory", arguments: { path: join(w, ".cursor") } },
       ];
       for (const call of blocked) {
         const result = await client.callTool(call);
@@ -61,6 +71,8 @@ describe("bouncer run keeps the gated filesystem server out of Bouncer's own fil
       expect(existsSync(join(w, "away.json"))).toBe(false);
       expect(existsSync(join(home, "pins", "new.json"))).toBe(false);
       expect(existsSync(join(home, "sessions", "forged"))).toBe(false);
+      expect(existsSync(join(w, ".mcp.json"))).toBe(false);
+      expect(existsSync(join(w, ".claude.json"))).toBe(false);
 
       const inside = join(w, "notes.txt");
       const allowed = await client.callTool({
