@@ -13,7 +13,7 @@
 import { canonicalize, renderUntrusted, renderUntrustedEnd } from "../engine/index.ts";
 import { MAX_DEPTH, redactText, secretListNames, secretMembers } from "./redact.ts";
 import { destinationParts, isPlainNumber } from "./redact-fields.ts";
-import { argvFlagSecrets, hideSpans } from "./secret-flags.ts";
+import { ARGS_KEYS, argvFlagSecrets, hideSpans, siblingProgram } from "./secret-flags.ts";
 import {
   addPieces,
   hideForms,
@@ -53,11 +53,11 @@ export interface ArgumentSecrets {
 export function argumentSecrets(value: unknown): ArgumentSecrets {
   const found = new Set<string>();
   const others: string[] = [];
-  const stack: { item: unknown; under: boolean; depth: number; name: string }[] = [
+  const stack: { item: unknown; under: boolean; depth: number; name: string; program?: string }[] = [
     { item: value, under: false, depth: 0, name: "" },
   ];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const { item, under, depth, name } = next;
+    const { item, under, depth, name, program } = next;
     if (typeof item === "string" || typeof item === "number") {
       const text = String(item);
       // What `redactJson` shows of a secret-named value is shown here too: a small number, an
@@ -76,7 +76,7 @@ export function argumentSecrets(value: unknown): ArgumentSecrets {
     // Children go on the stack last first, so values are found in document order.
     if (Array.isArray(item)) {
       const secretAt = secretListNames(item);
-      const flagged = under ? undefined : argvFlagSecrets(item);
+      const flagged = under ? undefined : argvFlagSecrets(item, program);
       for (let i = item.length - 1; i >= 0; i -= 1) {
         const name = secretAt.get(i);
         const spans = name === undefined ? flagged?.get(i) : undefined;
@@ -95,6 +95,7 @@ export function argumentSecrets(value: unknown): ArgumentSecrets {
     const keys = Object.keys(item);
     if (under) for (const key of keys) if (key.length >= MIN_SECRET_VALUE) found.add(key);
     const isSecret = secretMembers(item, keys);
+    const sibling = siblingProgram(item);
     for (let i = keys.length - 1; i >= 0; i -= 1) {
       const key = keys[i] as string;
       stack.push({
@@ -102,6 +103,7 @@ export function argumentSecrets(value: unknown): ArgumentSecrets {
         under: under || isSecret(key),
         depth: depth + 1,
         name: key,
+        ...(sibling !== undefined && ARGS_KEYS.has(key) ? { program: sibling } : {}),
       });
     }
   }

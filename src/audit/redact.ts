@@ -19,7 +19,7 @@ import {
   URL_PASSWORD,
 } from "../platform/secret-shapes.ts";
 import { destinationParts, isPlainNumber, isSecretFieldValue, redactSecretFields } from "./redact-fields.ts";
-import { argvFlagSecrets, hideSpans, redactFlagSecrets } from "./secret-flags.ts";
+import { ARGS_KEYS, argvFlagSecrets, hideSpans, redactFlagSecrets, siblingProgram } from "./secret-flags.ts";
 
 export { isSecretName };
 
@@ -160,12 +160,14 @@ export function redactJson(value: unknown, redactString: (text: string) => strin
  * @param value - The value at this depth.
  * @param depth - Nesting depth so far.
  * @param redactString - How a string value is redacted.
+ * @param program - For a list under `args` beside a `command` member: that program (`argvFlagSecrets`).
  * @returns The redacted value, or `undefined` for a value JSON cannot hold.
  */
 function redactAt(
   value: unknown,
   depth: number,
   redactString: (text: string) => string,
+  program?: string,
 ): JsonValue | undefined {
   if (value === null || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : null;
@@ -174,7 +176,7 @@ function redactAt(
   if (depth >= MAX_DEPTH) return "[too deep]";
   if (Array.isArray(value)) {
     const secretAt = secretListNames(value);
-    const flagged = argvFlagSecrets(value);
+    const flagged = argvFlagSecrets(value, program);
     return value.map((item: unknown, i) => {
       const name = secretAt.get(i);
       const spans = flagged.get(i);
@@ -186,11 +188,12 @@ function redactAt(
   const out: { [key: string]: JsonValue } = Object.create(null);
   const keys = Object.keys(value);
   const isSecret = secretMembers(value, keys);
+  const sibling = siblingProgram(value);
   for (const key of keys) {
     const item: unknown = Reflect.get(value, key);
     const redacted = isSecret(key)
       ? secretValue(item, key, redactString)
-      : redactAt(item, depth + 1, redactString);
+      : redactAt(item, depth + 1, redactString, ARGS_KEYS.has(key) ? sibling : undefined);
     if (redacted === undefined) continue;
     const clean = redactKey(key);
     let outKey = clean;

@@ -202,10 +202,23 @@ export function redactFlagSecrets(text: string): string {
  *
  * Source: SPEC §3.5; review s18 finding A2 (an argv list's secrets were logged in clear).
  * @param list - A list of the value redacted.
+ * @param program - The program a sibling member names (`{"command": "curl", "args": ["-u", …]}`):
+ *   a list that does not start with a program's name is judged as that program's arguments.
  * @returns From the index of each element holding one to where each stands in it (empty when none).
  * @example argvFlagSecrets(["mysql", "-pS3cret"]).get(1) // => [{ start: 2, end: 8 }]
+ * @example argvFlagSecrets(["-u", "bob:S3cret"], "curl").get(1) // => [{ start: 4, end: 10 }]
  */
-export function argvFlagSecrets(list: readonly unknown[]): ReadonlyMap<number, readonly FlagSecret[]> {
+export function argvFlagSecrets(
+  list: readonly unknown[],
+  program?: string,
+): ReadonlyMap<number, readonly FlagSecret[]> {
+  if (program !== undefined && PROGRAM.test(program) && list.length > 0 && !PROGRAM.test(String(list[0]))) {
+    // The list is the arguments of a program named beside it: judged as that command line.
+    const found = new Map<number, readonly FlagSecret[]>();
+    for (const [index, spans] of argvFlagSecrets([program, ...list]))
+      if (index > 0) found.set(index - 1, spans);
+    return found.size === 0 ? NO_SECRETS : found;
+  }
   if (list.length < 2 || list.length > MAX_ARGV || !list.every((item) => typeof item === "string"))
     return NO_SECRETS;
   if (!PROGRAM.test(list[0] as string)) return NO_SECRETS;
@@ -233,6 +246,26 @@ export function argvFlagSecrets(list: readonly unknown[]): ReadonlyMap<number, r
  * that starts otherwise (`["-v", …]`, `["a tag", …]`) is no command line.
  */
 const PROGRAM = /^[^\s-][^\s]{0,4095}$/;
+
+/**
+ * The program an object's sibling member names for its argument list (`command`, `cmd`,
+ * `program`, `executable`), when it is a string.
+ * @param object - An object of the value redacted.
+ * @returns The program, or undefined.
+ */
+export function siblingProgram(object: object): string | undefined {
+  for (const key of PROGRAM_KEYS) {
+    const value: unknown = Object.hasOwn(object, key) ? Reflect.get(object, key) : undefined;
+    if (typeof value === "string") return value;
+  }
+  return undefined;
+}
+
+/** Members naming the program whose arguments a sibling list holds. */
+const PROGRAM_KEYS: readonly string[] = ["command", "cmd", "program", "executable"];
+
+/** Members holding a program's argument list, beside one of {@link PROGRAM_KEYS}. */
+export const ARGS_KEYS: ReadonlySet<string> = new Set(["args", "arguments", "argv"]);
 
 /** Elements of an argument list looked at as one command line at most. */
 const MAX_ARGV = 4096;

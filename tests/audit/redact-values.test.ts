@@ -206,3 +206,10 @@ describe("argumentSecrets() at any depth", () => {
     ]);
   });
 });
+
+describe("argumentSecrets() of a program's arguments beside its name", () => {
+  test("argumentSecrets() finds the password of an args list that a sibling command makes a command line", () => {
+    expect(secretsOf({ command: "curl", args: ["-u", "bob:S3cretPw9"] })).toEqual(["S3cretPw9"]);
+    expect(secretsOf({ command: "docker", args: ["run", "-u", "1000:1000"] })).toEqual([]);
+  });
+});

@@ -604,3 +604,25 @@ describe("name caches", () => {
     expect(first).toEqual({ [REDACTED]: "v", password: REDACTED, plain: "ok" });
   });
 });
+
+describe("redactJson() of a program's arguments beside its name", () => {
+  test("redactJson() hides a password in an args list its sibling command makes a command line, and nothing else", () => {
+    expect(redactJson({ command: "curl", args: ["-u", "bob:S3cretPw9", "https://x.example"] })).toEqual({
+      command: "curl",
+      args: ["-u", `bob:${REDACTED}`, "https://x.example"],
+    });
+    expect(redactJson({ cmd: "mysql", argv: ["-uroot", "-pS3cretPw9"] })).toEqual({
+      cmd: "mysql",
+      argv: ["-uroot", `-p${REDACTED}`],
+    });
+    expect(redactJson({ command: "docker", args: ["run", "-u", "1000:1000", "img"] })).toEqual({
+      command: "docker",
+      args: ["run", "-u", "1000:1000", "img"],
+    });
+    // Not the arguments of that program: another member's list.
+    expect(redactJson({ command: "curl", tags: ["-u", "bob:visible"] })).toEqual({
+      command: "curl",
+      tags: ["-u", "bob:visible"],
+    });
+  });
+});
