@@ -10,7 +10,7 @@
  */
 
 import { homedir } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { defineCommand } from "citty";
 import { createColors } from "picocolors";
 import { escapeControls, safeName } from "../engine/index.ts";
@@ -22,6 +22,7 @@ import { resolvePathSteps } from "../platform/path-walk.ts";
 import { readRegularTextFile } from "../platform/regular-file.ts";
 import { terminalJson } from "../platform/terminal-json.ts";
 import { Gate } from "../proxy/gate.ts";
+import { ownPaths } from "../proxy/own-paths.ts";
 import { type ReplayRow, type ReplaySummary, replaySession } from "../proxy/replay.ts";
 import { parseSession } from "../proxy/replay-session.ts";
 import { type CommandIo, commandIo } from "./io.ts";
@@ -148,12 +149,19 @@ export async function runReplay(options: ReplayCommandOptions, io: CommandIo): P
     onCutShort: (message) => io.err(`bouncer: ${message}\n`),
   });
   const policy = await loadPolicyPaths(options.policies, { cwd: io.cwd });
+  const home = bouncerHome({ cwd: io.cwd });
   const gate = new Gate(policy, {
     home: homedir(),
     cwd: io.cwd,
     platform: process.platform === "win32" ? "win32" : "posix",
-    // As live (`bouncer run`): no path argument may reach Bouncer's home or the policy files.
-    protectedPaths: [bouncerHome({ cwd: io.cwd }), ...options.policies.map((file) => resolve(io.cwd, file))],
+    // As live (`bouncer run` with the default audit log): no path argument may reach Bouncer's
+    // own files or the client configs.
+    protectedPaths: ownPaths({
+      home,
+      cwd: io.cwd,
+      policies: options.policies,
+      auditLog: join(home, "audit.jsonl"),
+    }),
   });
   const json = options.json === true;
   const { rows, summary } = await replaySession(events, gate, {

@@ -10,15 +10,9 @@
  */
 
 import { isAbsolute, join, resolve } from "node:path";
-import {
-  createAuditWriter,
-  createSessionRecorder,
-  ROTATE_KEEP,
-  type SessionRecorder,
-} from "../audit/index.ts";
+import { createAuditWriter, createSessionRecorder, type SessionRecorder } from "../audit/index.ts";
 import type { JsonObject } from "../engine/index.ts";
 import { errorText } from "../engine/index.ts";
-import { candidateFiles } from "../init/client-files.ts";
 import { userHome } from "../platform/home-dir.ts";
 import { builtinPacks } from "../platform/packs.ts";
 import { resolvePathSteps } from "../platform/path-walk.ts";
@@ -38,6 +32,7 @@ import type { CallGate } from "./gated-call.ts";
 import type { RpcErrorObject } from "./jsonrpc.ts";
 import { listedToolWarnings } from "./listed-tool-warnings.ts";
 import { createMemoryPinStore } from "./memory-pin-store.ts";
+import { ownPaths } from "./own-paths.ts";
 import type { RelayContext } from "./relay-hooks.ts";
 import type { RunOptions } from "./run-args.ts";
 import { checkRunPolicy, SESSION_REFUSED_CODE } from "./run-policy.ts";
@@ -143,7 +138,14 @@ export async function startGatingSession(
     cwd: upstream.cwd,
     platform: process.platform === "win32" ? "win32" : "posix",
     resolvePath: resolvePathSteps,
-    protectedPaths: ownPaths(setup),
+    protectedPaths: ownPaths({
+      home: setup.home,
+      cwd: process.cwd(),
+      policies: setup.run.policies,
+      auditLog: auditPath(setup),
+      ...(setup.run.record === undefined ? {} : { record: setup.run.record }),
+      ...(setup.run.config === undefined ? {} : { config: setup.run.config }),
+    }),
   });
   gate.registerServer(server);
   const writer = createAuditWriter(auditPath(setup), {
@@ -251,36 +253,6 @@ export function refuse(
  * @param setup - Flags and home.
  * @returns An absolute path.
  */
-/**
- * Bouncer's own files and folders for this run, absolute: its home (pins, sessions, the default
- * audit log), each `--policy` file, the `--audit-log` file and its rotations, the `--record` file,
- * the `--config` client config, and every client config file `bouncer init` knows (project files
- * of the working directory, the user's: `init`'s discovery list, SPEC §5.2). No path argument may
- * reach them (`protected-paths.ts`): an agent writing through a gated file tool must not accept its
- * own rug pull, loosen its policy, or unwrap its servers for the next session.
- *
- * Source: SPEC §2.2 (a changed definition is accepted by a person), §2.4, §3.5, §5.2.
- * @param setup - The run's flags and home.
- * @returns The paths, each once.
- */
-function ownPaths(setup: GatingSetup): string[] {
-  const { run } = setup;
-  const cwd = process.cwd();
-  const audit = auditPath(setup);
-  const files = [
-    setup.home,
-    ...run.policies.map((file) => resolve(cwd, file)),
-    audit,
-    ...Array.from({ length: ROTATE_KEEP }, (_, i) => `${audit}.${i + 1}`),
-    ...(run.record === undefined ? [] : [resolve(cwd, run.record)]),
-    ...(run.config === undefined ? [] : [resolve(cwd, run.config)]),
-    ...candidateFiles({ home: userHome(), platform: process.platform, env: process.env, cwd }).map(
-      (file) => file.path,
-    ),
-  ];
-  return [...new Set(files)];
-}
-
 function auditPath(setup: GatingSetup): string {
   const flag = setup.run.auditLog;
   if (flag === undefined) return join(setup.home, "audit.jsonl");
