@@ -85,7 +85,7 @@ function protectedDenial(
     const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(value)} ${check.problem}${against}, so whether it reaches Bouncer's own files cannot be checked`;
     return { code: "path_invalid", message, path: at, source: "default" };
   }
-  const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(value)}${against} reaches Bouncer's own files at ${renderUntrusted(check.reached)} (it resolves to ${renderUntrusted(check.step)}): no tool may write Bouncer's home, pins, policy, audit log or session file`;
+  const message = `Argument ${renderUntrusted(at)} = ${renderUntrusted(value)}${against} reaches Bouncer's own files at ${renderUntrusted(check.reached)} (it resolves to ${renderUntrusted(check.step)}): no tool may write Bouncer's home, pins, policy, audit log, session file or a client config`;
   return { code: "path_protected", message, path: at, source: "default" };
 }
 

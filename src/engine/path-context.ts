@@ -52,9 +52,10 @@ export interface PathContext {
   readonly normalizedBases?: NormalizedBases;
   /**
    * Bouncer's own files and folders (its home with the pins and sessions, the policy files, the
-   * audit log, the session file): no path argument of `write_params` may resolve inside one of them,
-   * or to a folder that holds one, whatever the prefixes allow. Absolute, or resolved as prefixes
-   * are. Stricter than SPEC §2.4, which is silent on them.
+   * audit log, the session file, the client configs: `own-paths.ts` makes the list), absolute: no
+   * path argument of `write_params` may resolve inside one of them,
+   * or to a folder that holds one, whatever the prefixes allow. Stricter than SPEC §2.4, which is
+   * silent on them.
    */
   readonly protectedPaths?: readonly string[];
 }

@@ -143,7 +143,7 @@ function foldWindowsName(name: string): string {
  * @param platform - The platform whose comparison applies.
  * @returns True when every component of the prefix starts the path.
  */
-export function within(path: ParsedPath, prefix: ParsedPath, platform: PathContext["platform"]): boolean {
+function within(path: ParsedPath, prefix: ParsedPath, platform: PathContext["platform"]): boolean {
   const fold = platform === "win32" ? foldWindowsName : (s: string): string => s;
   if (fold(path.root) !== fold(prefix.root) || prefix.parts.length > path.parts.length) return false;
   return prefix.parts.every((part, i) => fold(part) === fold(path.parts[i]!));
