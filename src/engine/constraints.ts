@@ -6,6 +6,7 @@
 import { argumentLines } from "./argument-lines.ts";
 import { paramPathOf } from "./call-rules.ts";
 import { canonicalJson } from "./canonical-json.ts";
+import { jsonLeaves } from "./json-leaves.ts";
 import { type ArgumentKeys, collectParamValues, createArgumentKeys } from "./param-paths.ts";
 import type { RelativeBase } from "./path-context.ts";
 import { checkPathConfinement } from "./paths.ts";
@@ -89,6 +90,34 @@ function protectedDenial(
   return { code: "path_protected", message, path: at, source: "default" };
 }
 
+/** Strings looked at inside one value of another shape, at most (past them: a deny, fail closed). */
+const MAX_NESTED_PATHS = 4096;
+
+/**
+ * The protected-paths deny of a `write_params` value of another shape than asked for (an object, a
+ * nested list, a string where a list was declared): each string inside it is a path a server may write (`files[].path`
+ * declared without the `[]`), so none may reach Bouncer's own files; one with more strings than
+ * {@link MAX_NESTED_PATHS} is denied `path_invalid` (it cannot be checked in bounds).
+ */
+function nestedProtectedDenial(input: CallInput, value: JsonValue, at: string): Reason | undefined {
+  if (typeof value === "string") return protectedDenial(input, { value, at });
+  if (typeof value !== "object" || value === null) return undefined;
+  const { leaves, more } = jsonLeaves(value, MAX_NESTED_PATHS);
+  if (more > 0) {
+    const message = `Argument ${renderUntrusted(at)} holds more than ${MAX_NESTED_PATHS} values, so whether one reaches Bouncer's own files cannot be checked`;
+    return { code: "path_invalid", message, path: at, source: "default" };
+  }
+  for (const leaf of leaves) {
+    if (typeof leaf.value !== "string") continue;
+    const denial = protectedDenial(input, {
+      value: leaf.value,
+      at: leaf.path === "" ? at : `${at}.${leaf.path}`,
+    });
+    if (denial !== undefined) return denial;
+  }
+  return undefined;
+}
+
 /**
  * The first path deny of a call: each value `write_params` reaches must be a string or a list of
  * strings inside `allowed_path_prefixes` when those are set (SPEC §2.4), and must never reach
@@ -114,12 +143,21 @@ function firstPathDenial(input: CallInput, keys: ArgumentKeys): Reason | undefin
       const message = `Argument ${renderUntrusted(mismatch.path || param)} must be ${mismatch.expected} to reach write_params "${param}", got ${typeName(mismatch.value)}`;
       return { code: "path_wrong_type", message, path: mismatch.path || param, source };
     }
+    for (const { path, value } of found.mismatches) {
+      const denial = nestedProtectedDenial(input, value, path || param);
+      if (denial !== undefined) return denial;
+    }
     for (const { path, value } of found.values) {
       const items = Array.isArray(value) ? value : [value];
       for (const [i, item] of items.entries()) {
         const at = Array.isArray(value) ? `${path}[${i}]` : path;
         if (typeof item !== "string") {
-          if (!confined) continue;
+          if (!confined) {
+            // No path type is asked for without prefixes, but no string in it may reach Bouncer's files.
+            const denial = nestedProtectedDenial(input, item as JsonValue, at);
+            if (denial !== undefined) return denial;
+            continue;
+          }
           const message = `Argument ${renderUntrusted(at)} must be a string or a list of strings for ${rule.text}, got ${typeName(item)}`;
           return { code: "path_wrong_type", message, path: at, source };
         }

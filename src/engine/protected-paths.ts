@@ -99,11 +99,12 @@ function checkSteps(value: string, guarded: readonly ParsedPath[], ctx: PathCont
 }
 
 /**
- * A `\\localhost\C$\` or `\\127.0.0.1\c$\` root (the drive's administrative share on this machine)
- * as the drive it is (`C:\`); any other root as it is, upper-cased.
+ * A drive's administrative share (`\\localhost\C$\`, `\\127.1\c$\`, the machine's own name: any
+ * host, since which names this machine cannot be told here, and another host only adds a deny) as
+ * the drive it is (`C:\`); any other root as it is, upper-cased.
  */
 function guardRoot(root: string): string {
-  const share = /^\\\\(?:localhost|127\.0\.0\.1|\[::1\])\\([a-z])\$\\$/i.exec(root);
+  const share = /^\\\\[^\\]+\\([a-z])\$\\$/i.exec(root);
   return share === null ? root.toUpperCase() : `${share[1]!.toUpperCase()}:\\`;
 }
 

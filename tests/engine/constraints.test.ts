@@ -454,6 +454,28 @@ describe("evaluateConstraints() and Bouncer's own files", () => {
     expect(result).toEqual({ denies: [], asks: [] });
   });
 
+  test.each<[string, string[], Record<string, unknown>]>([
+    ["an object where a list was declared", ["files[].path"], { files: { path: pinFile } }],
+    ["a nested list", ["path"], { path: [[pinFile]] }],
+    ["an object", ["path"], { path: { p: pinFile } }],
+    ["a string where a list was declared", ["files[].path"], { files: pinFile }],
+  ])(
+    "evaluateConstraints() with no prefixes denies a path to Bouncer's files inside %s",
+    (_what, params, args) => {
+      const rules = makeRules({ writeParams: sourced(params) });
+      const result = evaluateConstraints(makeInput({ rules, paths, arguments: args }));
+      expect(codeOf(result)).toBe("path_protected");
+    },
+  );
+
+  test("evaluateConstraints() with no prefixes leaves an object of other paths alone", () => {
+    const rules = makeRules({ writeParams: sourced(["path"]) });
+    const result = evaluateConstraints(
+      makeInput({ rules, paths, arguments: { path: { p: "/home/u/a.txt" } } }),
+    );
+    expect(result).toEqual({ denies: [], asks: [] });
+  });
+
   test("evaluateConstraints() allows a write outside Bouncer's files", () => {
     const rules = makeRules({ writeParams: sourced(["path"]), allowedPathPrefixes: sourced(["/home/u"]) });
     const result = evaluateConstraints(

@@ -99,6 +99,7 @@ describe("checkProtectedPaths() and names that alias a protected one", () => {
     ["an 8.3 short name", "C:\\Users\\u\\BOUNCE~1\\pins\\x.json"],
     ["an 8.3 short name of a parent (moving it moves the home)", "C:\\USERS~1\\u"],
     ["the drive's administrative share", "\\\\localhost\\C$\\Users\\u\\.bouncer\\pins\\x.json"],
+    ["the drive's administrative share by another name", "\\\\127.1\\c$\\Users\\u\\.bouncer\\pins\\x.json"],
     ["a verbatim path", "\\\\?\\C:\\Users\\u\\.bouncer\\pins\\x.json"],
   ])("checkProtectedPaths() on Windows finds %s", (_what, value) => {
     expect(checkProtectedPaths(value, windows).kind).toBe("protected");
