@@ -109,7 +109,7 @@ const FLAG_RULES: readonly RegExp[] = [
 
 /** A word one of {@link FLAG_RULES} needs: a text with none holds nothing for them. */
 const ANY_RULE =
-  /mysql|mariadb|sshpass|login|redis-cli|zip|7z|-pass|curl|http|xh|machine|sqlcmd|bcp|osql|isql|openssl|config|secret|echo/;
+  /mysql|mariadb|sshpass|login|redis-cli|zip|7z|-pass|curl|https?(?:\.exe)?\s|xh|machine|sqlcmd|bcp|osql|isql|openssl|config|secret|echo/;
 
 /** An XML element with text only (`<password>…</password>`), its name in group 1. */
 const ELEMENT = /<([A-Za-z_][\w.:-]{0,63})>([^<]{1,4096})<\/\1>/g;
@@ -203,7 +203,7 @@ export function redactFlagSecrets(text: string): string {
  * Source: SPEC §3.5; review s18 finding A2 (an argv list's secrets were logged in clear).
  * @param list - A list of the value redacted.
  * @param program - The program a sibling member names (`{"command": "curl", "args": ["-u", …]}`):
- *   a list that does not start with a program's name is judged as that program's arguments.
+ *   the list is judged as that program's arguments (`curl https://x -u bob:…`).
  * @returns From the index of each element holding one to where each stands in it (empty when none).
  * @example argvFlagSecrets(["mysql", "-pS3cret"]).get(1) // => [{ start: 2, end: 8 }]
  * @example argvFlagSecrets(["-u", "bob:S3cret"], "curl").get(1) // => [{ start: 4, end: 10 }]
@@ -212,7 +212,7 @@ export function argvFlagSecrets(
   list: readonly unknown[],
   program?: string,
 ): ReadonlyMap<number, readonly FlagSecret[]> {
-  if (program !== undefined && PROGRAM.test(program) && list.length > 0 && !PROGRAM.test(String(list[0]))) {
+  if (program !== undefined && PROGRAM.test(program) && list.length > 0) {
     // The list is the arguments of a program named beside it: judged as that command line.
     const found = new Map<number, readonly FlagSecret[]>();
     for (const [index, spans] of argvFlagSecrets([program, ...list]))

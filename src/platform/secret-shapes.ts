@@ -183,7 +183,9 @@ export const SECRET_NAME_PART: RegExp = new RegExp(
   [
     ...SECRET_WORDS,
     ...LAST_WORD_SECRETS,
-    ...[...SECRET_PAIRS].map((pair) => pair.slice(pair.indexOf(" ") + 1)),
+    // A pair's first word: as necessary as its last (both must be there), and rarer in text than
+    // `code`, which nearly every text holds (`encode`, `postcode`), so the quick test still filters.
+    ...new Set([...SECRET_PAIRS].map((pair) => pair.slice(0, pair.indexOf(" ")))),
     "pass",
     "key",
     "%",

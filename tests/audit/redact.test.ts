@@ -626,3 +626,16 @@ describe("redactJson() of a program's arguments beside its name", () => {
     });
   });
 });
+
+describe("redactJson() of an args list whose first element is no flag", () => {
+  test("redactJson() judges the whole list as its command's arguments, the first element a URL or a database", () => {
+    expect(redactJson({ command: "curl", args: ["https://x.example", "-u", "bob:S3cretPw9"] })).toEqual({
+      command: "curl",
+      args: ["https://x.example", "-u", `bob:${REDACTED}`],
+    });
+    expect(redactJson({ command: "mysql", args: ["db", "-pS3cretPw9"] })).toEqual({
+      command: "mysql",
+      args: ["db", `-p${REDACTED}`],
+    });
+  });
+});

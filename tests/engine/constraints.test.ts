@@ -454,7 +454,7 @@ describe("evaluateConstraints() and Bouncer's own files", () => {
     expect(result).toEqual({ denies: [], asks: [] });
   });
 
-  test.each<[string, string[], Record<string, unknown>]>([
+  test.each<[string, string[], JsonObject]>([
     ["an object where a list was declared", ["files[].path"], { files: { path: pinFile } }],
     ["a nested list", ["path"], { path: [[pinFile]] }],
     ["an object", ["path"], { path: { p: pinFile } }],
