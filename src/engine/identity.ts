@@ -4,6 +4,7 @@
  * @module
  */
 
+import { percentDecode } from "./canonical.ts";
 import { phoneKeys } from "./phone-iban-keys.ts";
 import { asciiPhoneText } from "./phone-text.ts";
 import { schemeLessHost } from "./scheme-less-hosts.ts";
@@ -162,15 +163,8 @@ export function otherReadingHost(raw: string): string | undefined {
  * @returns The key; the host itself when it decodes to nothing else.
  */
 function textHostKey(host: string): string {
-  let decoded = host;
-  if (host.includes("%")) {
-    try {
-      decoded = decodeURIComponent(host);
-    } catch {
-      decoded = host;
-    }
-  }
-  return hostKey(decoded.toLowerCase());
+  // As canonical form decodes text: a bad escape stays as written, the rest is decoded.
+  return hostKey((host.includes("%") ? percentDecode(host) : host).toLowerCase());
 }
 
 function urlIdentity(raw: string | undefined, canonical: string): UrlIdentity | undefined {

@@ -152,9 +152,14 @@ interface AskText {
 function classify(gate: Gate, target: Target): Finding {
   const { input } = gate;
   const { dest, piece, identity } = target;
+  // Looked up once, and only when needed (a trusted destination is not looked up).
+  let found: Occurrences | undefined;
+  const lookup = (): Occurrences => {
+    found ??= occurrences(gate, identity);
+    return found;
+  };
   // An address inside a URL objects only when tainted; the URL itself is decided on its own.
-  if (piece.taintOnly === true && occurrences(gate, identity).tainting.length === 0)
-    return { kind: "trusted" };
+  if (piece.taintOnly === true && lookup().tainting.length === 0) return { kind: "trusted" };
   if (piece.eligible && matchTrusted(identity, input.rules.trustedDestinations) !== undefined) {
     return { kind: "trusted" };
   }
@@ -188,7 +193,7 @@ function classify(gate: Gate, target: Target): Finding {
       question: { kind: "destination", message: text.question, key, ...withOrigin, ...withDecline, ...shown },
     };
   };
-  const { tainting, seen } = occurrences(gate, identity);
+  const { tainting, seen } = lookup();
   const [first] = tainting;
   if (first !== undefined) {
     const message =
